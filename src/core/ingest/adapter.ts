@@ -1,0 +1,124 @@
+/**
+ * The contract between the ingest engine and an agent adapter (DESIGN §5).
+ *
+ * An adapter says where its agent keeps files and turns bytes into facts. The engine does all
+ * the I/O: discovery, offsets, the process table, the spool, the store. Adapters never import
+ * the store, and commands never import adapters directly (they go through the registry in
+ * src/adapters/index.ts).
+ */
+import type {Agent, FactSource, HardBlock, ProcessStatus, SessionFacts} from '../model/types.js'
+
+export interface AdapterEnv {
+  /** The environment to honour (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, …). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** $HOME (already resolved from env, else os.homedir()). */
+  readonly home: string
+}
+
+/** How the engine should read a file an adapter cares about. */
+export type FileMatch =
+  /** Append-only JSONL: read incrementally with the adapter's resumable parser. */
+  | {readonly kind: 'jsonl'; readonly nativeId: string; readonly parentNativeId?: string | null; readonly role?: string}
+  /** Small file rewritten whole (registries, indexes, JSON sessions): re-read on change. */
+  | {readonly kind: 'whole'; readonly role: string; readonly nativeId?: string}
+  /** A SQLite database owned by the agent: opened read-only, re-read on change. */
+  | {readonly kind: 'sqlite'; readonly role: string; readonly nativeId?: string}
+
+/**
+ * A process that a file says runs a session. The engine checks it against the live process
+ * table (pid alive and, when startedAt is known, the start time matches) and turns it into
+ * ProcessFacts with `alive` set.
+ */
+export interface ProcessClaim {
+  readonly pid: number
+  /** Epoch ms the process started, when the file records it (guards against pid reuse). */
+  readonly startedAt: number | null
+  readonly status: ProcessStatus | null
+  readonly heartbeatAt: number | null
+  readonly source: FactSource
+}
+
+/**
+ * What one file knows about one session. JSON-serializable: the engine stores it so a session
+ * can be recomposed when any of its files changes without re-reading the others.
+ */
+export interface Contribution {
+  readonly nativeId: string
+  /** Facts this file knows. Undefined keys are left to other files. */
+  readonly facts: Partial<SessionFacts>
+  /** A process this file says runs the session (registry, lock file, open handle). */
+  readonly processClaim?: ProcessClaim
+  /** When two contributions set the same fact, the higher priority wins (transcript 0, registry 10, hooks 20). */
+  readonly priority?: number
+  /** Free-form data for the adapter's own compose step (e.g. a registry's waitingFor). */
+  readonly extra?: Readonly<Record<string, unknown>>
+}
+
+/** A contribution whose process claim the engine has checked against the process table. */
+export interface CheckedContribution extends Contribution {
+  /** Set when processClaim was present: the claim, checked. */
+  readonly processAlive?: boolean
+}
+
+/** Resumable parser for an append-only JSONL file. State must be small and JSON-serializable. */
+export interface JsonlParser<S = unknown> {
+  init(path: string, match: FileMatch & {kind: 'jsonl'}): S
+  /**
+   * Feed one complete line (without its newline) that starts at byte `offset`.
+   * Returns false when the line is malformed: the engine counts it and moves on.
+   */
+  line(state: S, text: string, offset: number): boolean
+  /** What the file knows so far, per session (a transcript may also describe subagents). */
+  contributions(state: S, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[]
+}
+
+/** A read-only handle to an agent's SQLite database, opened by the engine. */
+export interface ReadonlyDb {
+  all(sql: string, ...params: unknown[]): Record<string, unknown>[]
+  columns(table: string): string[]
+}
+
+/** One hook payload from the spool, as the engine hands it to the adapter that owns it. */
+export interface HookEvent {
+  readonly agent: Agent
+  /** Receive time (epoch ms) stamped by the hook command. */
+  readonly at: number
+  readonly payload: Readonly<Record<string, unknown>>
+}
+
+export interface HookReducer<S = unknown> {
+  /** The session a payload belongs to, or null to drop it. */
+  sessionOf(event: HookEvent): string | null
+  init(): S
+  reduce(state: S, event: HookEvent): S
+  contribution(state: S, nativeId: string): Contribution | null
+}
+
+export interface Adapter {
+  readonly agent: Agent
+  /** Human name for doctor/explain. */
+  readonly label: string
+  /** Directories to discover and watch (missing ones are fine). */
+  roots(ctx: AdapterEnv): string[]
+  /** Should the engine read this file, and how? Called for every file under a root. */
+  match(path: string, ctx: AdapterEnv): FileMatch | null
+  /** Directories under a root not worth walking (large blobs). */
+  skipDir?(path: string): boolean
+  readonly jsonl?: JsonlParser<any>
+  parseWhole?(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[]
+  readSqlite?(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[]
+  readonly hooks?: HookReducer<any>
+  /**
+   * Process names (as in /proc/<pid>/comm or argv[0]'s basename) that hold their transcript open
+   * while they run (Codex). The engine maps open file handles to pids once per sync and adds a
+   * ProcessClaim for every jsonl file such a process holds open.
+   */
+  readonly openFileProcesses?: readonly string[]
+  /**
+   * Combine every contribution for one session (transcript, registry, hooks, …) into facts.
+   * Default: composeFacts from src/core/model/facts.ts.
+   */
+  compose?(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts
+}
+
+export type {HardBlock}
