@@ -183,6 +183,11 @@ export interface SessionRecords {
   readonly triggers: {readonly recurring: number; readonly oneShot: number}
   /** An open `cast decide` card. */
   readonly openDecision: boolean
+  /**
+   * When the open decision card was posted. Optional: placement uses it so a stash made while a
+   * card was already open stays stashed; unknown means the card counts as new.
+   */
+  readonly openDecisionAt?: number | null
   /** A settle classifier judged the current turn delivered. */
   readonly delivered: boolean
   /** Marked unread by the user. */
@@ -198,6 +203,7 @@ export const EMPTY_RECORDS: SessionRecords = {
   killedAt: null,
   lastSendAt: null,
   openDecision: false,
+  openDecisionAt: null,
   owners: [],
   pinned: false,
   snoozedUntil: null,
@@ -211,6 +217,11 @@ export interface ChildSummary {
   readonly producing: boolean
   /** A child has an open question or permission prompt. */
   readonly asking: boolean
+  /**
+   * When the oldest open child ask opened. Optional: placement uses it so a stash or a verdict
+   * made after the ask is not undone by it; unknown means the ask counts as new.
+   */
+  readonly askingSince?: number | null
 }
 
 export interface ClassifyInput {

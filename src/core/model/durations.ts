@@ -1,0 +1,69 @@
+/**
+ * Durations, points in time and ages as users type and read them. Pure: every time is relative
+ * to the `now` passed in, never the clock.
+ */
+import * as chrono from 'chrono-node'
+import parse from 'parse-duration'
+
+/** One or more `<number><unit>` groups: '90s', '15m', '2h', '1d', '1h30m', '1h 30m', '2 hours'. */
+const DURATION_SHAPE = /^(?:\d+(?:\.\d+)?\s*[a-zµ]+\s*)+$/i
+const DURATION_PART = /\d+(?:\.\d+)?\s*[a-zµ]+/gi
+const EPOCH_MS = /^\d+$/
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
+
+/**
+ * A duration in ms, or null when the text is not one. Every number needs a unit (a bare '15' is
+ * refused: minutes or seconds?), every unit must be known, and nothing else may appear.
+ */
+export function parseDuration(text: string): number | null {
+  const trimmed = text.trim()
+  if (!DURATION_SHAPE.test(trimmed)) return null
+  for (const part of trimmed.match(DURATION_PART) ?? []) {
+    if (parse(part) === null) return null
+  }
+
+  const ms = parse(trimmed)
+  return ms === null || !Number.isFinite(ms) ? null : Math.round(ms)
+}
+
+/**
+ * A point in time (epoch ms), or null: epoch ms ('1780000000000'), ISO 8601 ('2026-11-29T21:31:00Z';
+ * a date alone is local midnight), or natural language read against `now` and looking forward
+ * ('tomorrow 9am', 'in 2 hours', '3pm', 'friday'). Local times use the machine's time zone.
+ */
+export function parseTime(text: string, now: number): number | null {
+  const trimmed = text.trim()
+  if (trimmed === '') return null
+  if (EPOCH_MS.test(trimmed)) return Number(trimmed)
+
+  const date = ISO_DATE.exec(trimmed)
+  if (date) return new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3])).getTime()
+  if (ISO_DATE_TIME.test(trimmed)) {
+    const ms = Date.parse(trimmed)
+    return Number.isNaN(ms) ? null : ms
+  }
+
+  const parsed = chrono.parseDate(trimmed, new Date(now), {forwardDate: true})
+  if (parsed) return parsed.getTime()
+  // 'in 90s', 'in 1h30m': chrono reads spelled-out units; the short forms go through parseDuration.
+  const inDuration = /^in\s+(.+)$/i.exec(trimmed)
+  const ms = inDuration?.[1] === undefined ? null : parseDuration(inDuration[1])
+  return ms === null ? null : now + ms
+}
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/** How long ago, for rows: 'just now', '49 min ago', '1 hour ago', '5 hours ago', '3 days ago'. */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms) || ms < MINUTE) return 'just now'
+  if (ms < HOUR) return `${Math.floor(ms / MINUTE)} min ago`
+  if (ms < DAY) return plural(Math.floor(ms / HOUR), 'hour')
+  return plural(Math.floor(ms / DAY), 'day')
+}
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'} ago`
+}
