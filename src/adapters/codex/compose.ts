@@ -1,0 +1,115 @@
+/**
+ * Combine what the rollout file(s), the session index, the engine's process claim and the hook
+ * spool know about one Codex thread into SessionFacts.
+ *
+ * Plain facts merge by priority (transcript 0 < index 5 < registry 10 < hooks 20). Hook facts
+ * about the turn (settled, approval, a new prompt) are different: a hook only reports what was
+ * true when it fired, so it stands only while the transcript shows nothing newer. A turn that
+ * completed in a hook and was followed by a new task_started in the file reads as working again.
+ */
+import type {CheckedContribution} from '../../core/ingest/adapter.js'
+import {EMPTY_FACTS} from '../../core/model/types.js'
+import type {FactSource, ProcessFacts, SessionFacts} from '../../core/model/types.js'
+import {later} from './text.js'
+
+type Draft = {-readonly [K in keyof SessionFacts]: SessionFacts[K]}
+
+/** Facts a stale hook may still fill in when nothing else knows them. */
+const FILL_IN_ONLY: readonly (keyof SessionFacts)[] = ['model', 'cwd']
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+function isHook(c: CheckedContribution): boolean {
+  return c.extra?.codex === 'hook'
+}
+
+function apply(
+  draft: Draft,
+  sources: Record<string, FactSource>,
+  c: CheckedContribution,
+  keys: readonly string[] | null,
+): void {
+  const fromSources = c.facts.sources ?? {}
+  for (const [key, value] of Object.entries(c.facts)) {
+    if (key === 'sources' || key === 'parseErrors' || value === undefined) continue
+    if (keys !== null && !keys.includes(key)) continue
+    if (key === 'lastActivityAt') {
+      draft.lastActivityAt = later(draft.lastActivityAt, num(value))
+    } else {
+      ;(draft as Record<string, unknown>)[key] = value
+    }
+
+    const source = fromSources[key]
+    if (source) sources[key] = source
+  }
+
+  if (keys === null) {
+    // Notes with no fact of their own (compaction, archived, subagent, forkedFrom, …).
+    for (const [key, source] of Object.entries(fromSources)) sources[key] ??= source
+  }
+}
+
+function processOf(contributions: readonly CheckedContribution[]): ProcessFacts | null {
+  let best: CheckedContribution | null = null
+  for (const c of contributions) {
+    if (!c.processClaim) continue
+    if (best === null) {
+      best = c
+      continue
+    }
+
+    const alive = c.processAlive === true
+    const bestAlive = best.processAlive === true
+    if (alive !== bestAlive ? alive : (c.priority ?? 0) > (best.priority ?? 0)) best = c
+  }
+
+  const claim = best?.processClaim
+  if (!best || !claim) return null
+  return {
+    alive: best.processAlive === true,
+    exited: null,
+    heartbeatAt: claim.heartbeatAt,
+    pid: claim.pid,
+    source: claim.source,
+    status: claim.status,
+  }
+}
+
+export function composeCodex(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+  const draft: Draft = {...EMPTY_FACTS}
+  const sources: Record<string, FactSource> = {}
+  const plain = contributions
+    .filter((c) => !isHook(c))
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || (a.facts.lastActivityAt ?? -1) - (b.facts.lastActivityAt ?? -1))
+  const hooks = contributions.filter(isHook).sort((a, b) => (num(a.extra?.at) ?? 0) - (num(b.extra?.at) ?? 0))
+
+  for (const c of plain) apply(draft, sources, c, null)
+
+  const rollouts = plain.filter((c) => c.extra?.codex === 'rollout')
+  let progressAt: number | null = null
+  for (const c of rollouts) progressAt = later(progressAt, num(c.extra?.progressAt))
+  const turnId = rollouts.at(-1)?.extra?.turnId ?? null
+
+  for (const h of hooks) {
+    const at = num(h.extra?.at) ?? 0
+    const sameTurnDone = h.facts.settled === true && turnId !== null && h.extra?.turnId === turnId
+    if (progressAt === null || at >= progressAt || sameTurnDone) {
+      apply(draft, sources, h, Object.keys(h.facts))
+    } else {
+      const missing = FILL_IN_ONLY.filter((key) => draft[key] === null)
+      apply(draft, sources, h, missing)
+    }
+  }
+
+  const process = processOf(contributions)
+  if (process) {
+    draft.process = process
+    sources.process = process.source
+  }
+
+  draft.parseErrors = contributions.reduce((sum, c) => sum + (c.facts.parseErrors ?? 0), 0)
+  draft.sources = sources
+  return draft
+}

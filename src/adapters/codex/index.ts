@@ -1,0 +1,31 @@
+/**
+ * The Codex CLI adapter (agent-formats §2, §10.3): rollout transcripts, the /rename index and the
+ * notify / lifecycle hooks. Liveness comes from the engine: a running `codex` holds its rollout
+ * open, so every rollout a process named in `openFileProcesses` holds gets a process claim.
+ */
+import type {Adapter} from '../../core/ingest/adapter.js'
+import {composeCodex} from './compose.js'
+import {codexHooks} from './hooks.js'
+import {codexRoots, matchCodexFile, skipCodexDir} from './paths.js'
+import {rolloutParser} from './rollout.js'
+import {parseSessionIndex} from './session-index.js'
+
+export const codex: Adapter = {
+  agent: 'codex',
+  compose: composeCodex,
+  hooks: codexHooks,
+  jsonl: rolloutParser,
+  label: 'Codex CLI',
+  match: matchCodexFile,
+  openFileProcesses: ['codex'],
+  parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
+  roots: codexRoots,
+  skipDir: skipCodexDir,
+}
+
+export {composeCodex} from './compose.js'
+export {codexHooks} from './hooks.js'
+export {codexHome, codexRoots, matchCodexFile, threadIdOf} from './paths.js'
+export {feedRollout, initRollout, isSettled, rolloutParser} from './rollout.js'
+export type {RolloutState} from './rollout.js'
+export {parseSessionIndex} from './session-index.js'
