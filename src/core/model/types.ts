@@ -156,6 +156,8 @@ export interface Declaration {
   readonly text: string
   readonly at: number
   readonly turnIndex: number
+  /** The session's message count when it was declared, so a stale line looks stale. */
+  readonly messages?: number
 }
 
 export const VERDICTS = ['done', 'dormant', 'needs_input'] as const
