@@ -1,0 +1,226 @@
+/**
+ * Claude Code hook payloads (agent-formats §10.1), reduced to what they say about a session.
+ *
+ *   UserPromptSubmit, PreToolUse      working (the turn runs)
+ *   PermissionRequest,
+ *   Notification permission_prompt    approval open (tool name) until PostToolUse,
+ *                                     UserPromptSubmit, Stop or SessionEnd
+ *   Notification elicitation_dialog,
+ *   PreToolUse AskUserQuestion        question open until its tool finishes or the turn ends
+ *   Notification idle_prompt, Stop    settled
+ *   SessionEnd                        exited
+ *
+ * Hooks fired inside a subagent carry the parent's session_id: they describe the parent's
+ * terminal (its permission prompt is the parent's), so they stay with the parent.
+ */
+import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
+import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import {clip, isObject, oneLine, str, type Json} from './text.js'
+
+export interface HookBlock {
+  readonly text: string
+  readonly at: number
+  readonly event: string
+}
+
+export interface HookState {
+  /** The last event and when it arrived. */
+  event: string | null
+  at: number | null
+  /** Settled (true) or running (false) as of `settledAt`; null before any turn event. */
+  settled: boolean | null
+  settledAt: number | null
+  settledEvent: string | null
+  approval: HookBlock | null
+  question: HookBlock | null
+  /** The AskUserQuestion/ExitPlanMode tool whose PostToolUse closes the question. */
+  askTool: string | null
+  promptAt: number | null
+  sessionStartAt: number | null
+  exitedAt: number | null
+  model: string | null
+  cwd: string | null
+  lastAssistantText: string | null
+}
+
+const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
+
+function askOf(tool: string, input: unknown): string {
+  if (isObject(input)) {
+    const questions = input['questions']
+    if (Array.isArray(questions)) {
+      const first: unknown = questions[0]
+      if (isObject(first) && typeof first['question'] === 'string' && first['question'].trim() !== '') return first['question'].trim()
+    }
+    const question = str(input['question']) ?? str(input['plan'])
+    if (question !== null && question.trim() !== '') return question.trim().slice(0, 500)
+  }
+  return tool === 'ExitPlanMode' ? 'Approve the plan?' : 'Question'
+}
+
+/** "Claude needs your permission to use Bash" → "Bash". */
+function toolFromMessage(message: string | null): string | null {
+  if (message === null) return null
+  return /permission to use ([\w:.-]+)/.exec(message)?.[1] ?? null
+}
+
+function settle(s: HookState, settled: boolean, at: number, event: string): void {
+  s.settled = settled
+  s.settledAt = at
+  s.settledEvent = event
+}
+
+function closeAsks(s: HookState): void {
+  s.approval = null
+  s.question = null
+  s.askTool = null
+}
+
+export function sessionOfHook(event: HookEvent): string | null {
+  const id = str(event.payload['session_id'])
+  return id === null || id === '' ? null : id
+}
+
+export function initHooks(): HookState {
+  return {
+    approval: null,
+    askTool: null,
+    at: null,
+    cwd: null,
+    event: null,
+    exitedAt: null,
+    lastAssistantText: null,
+    model: null,
+    promptAt: null,
+    question: null,
+    sessionStartAt: null,
+    settled: null,
+    settledAt: null,
+    settledEvent: null,
+  }
+}
+
+export function reduceHook(prev: HookState, event: HookEvent): HookState {
+  const p: Json = {...event.payload}
+  const name = str(p['hook_event_name'])
+  if (name === null) return prev
+  const s: HookState = {...prev, at: event.at, event: name}
+  const at = event.at
+  const cwd = str(p['cwd'])
+  if (cwd !== null && cwd !== '') s.cwd = cwd
+  const tool = str(p['tool_name'])
+
+  switch (name) {
+    case 'SessionStart': {
+      s.sessionStartAt = at
+      s.exitedAt = null
+      closeAsks(s)
+      settle(s, true, at, name)
+      const model = str(p['model'])
+      if (model !== null && model !== '') s.model = model
+      break
+    }
+    case 'UserPromptSubmit': {
+      s.promptAt = at
+      s.exitedAt = null
+      closeAsks(s)
+      settle(s, false, at, name)
+      break
+    }
+    case 'PreToolUse': {
+      // A new tool call means any earlier permission prompt was answered.
+      s.approval = null
+      settle(s, false, at, name)
+      if (tool !== null && ASK_TOOLS.includes(tool)) {
+        s.question = {at, event: name, text: askOf(tool, p['tool_input'])}
+        s.askTool = tool
+      }
+      break
+    }
+    case 'PermissionRequest': {
+      s.approval = {at, event: name, text: tool ?? 'tool'}
+      break
+    }
+    case 'Notification': {
+      const kind = str(p['notification_type'])
+      const message = str(p['message'])
+      if (kind === 'permission_prompt') {
+        s.approval = {at, event: name, text: s.approval?.text ?? tool ?? toolFromMessage(message) ?? 'tool'}
+      } else if (kind === 'elicitation_dialog') {
+        s.question = {at, event: name, text: oneLine(message ?? '') ?? 'Question'}
+      } else if (kind === 'idle_prompt') {
+        closeAsks(s)
+        settle(s, true, at, name)
+      }
+      break
+    }
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      s.approval = null
+      if (s.question !== null && (s.askTool === null || tool === null || tool === s.askTool)) {
+        s.question = null
+        s.askTool = null
+      }
+      settle(s, false, at, name)
+      break
+    }
+    case 'Stop': {
+      closeAsks(s)
+      settle(s, true, at, name)
+      const text = str(p['last_assistant_message'])
+      if (text !== null && text !== '') s.lastAssistantText = clip(text)
+      break
+    }
+    case 'SessionEnd': {
+      closeAsks(s)
+      s.exitedAt = at
+      break
+    }
+    default:
+  }
+  return s
+}
+
+function block(b: HookBlock | null): HardBlock | null {
+  return b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text}
+}
+
+export function hookContribution(s: HookState, nativeId: string): Contribution | null {
+  if (s.event === null) return null
+  const sources: Record<string, FactSource> = {}
+  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {
+    approval: block(s.approval),
+    question: block(s.question),
+  }
+  if (s.approval !== null) sources['approval'] = {kind: 'hook', ref: s.approval.event}
+  if (s.question !== null) sources['question'] = {kind: 'hook', ref: s.question.event}
+  if (s.settled !== null && s.settledEvent !== null) {
+    facts.settled = s.settled
+    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
+  }
+  if (s.model !== null) facts.model = s.model
+  if (s.cwd !== null) facts.cwd = s.cwd
+  if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
+  facts.sources = sources
+  return {
+    extra: {
+      at: s.at,
+      event: s.event,
+      exitedAt: s.exitedAt,
+      promptAt: s.promptAt,
+      role: 'hooks',
+      sessionStartAt: s.sessionStartAt,
+      settledAt: s.settledAt,
+    },
+    facts,
+    nativeId,
+    priority: 20,
+  }
+}
+
+export const claudeHooks: HookReducer<HookState> = {
+  contribution: hookContribution,
+  init: initHooks,
+  reduce: reduceHook,
+  sessionOf: sessionOfHook,
+}

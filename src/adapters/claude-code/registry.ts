@@ -1,0 +1,97 @@
+/**
+ * Files rewritten whole: the process registry `~/.claude/sessions/<pid>.json` (one per running
+ * `claude`; deleted on a clean exit, left behind by a crash) and a subagent's
+ * `agent-<id>.meta.json` (its description).
+ */
+import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {FactSource, ProcessStatus} from '../../core/model/types.js'
+import {isObject, num, oneLine, str, toMs} from './text.js'
+
+const STATUS: Readonly<Record<string, ProcessStatus>> = {
+  busy: 'working',
+  idle: 'idle',
+  waiting: 'waiting',
+}
+
+/** What compose needs from a registry file beyond the process claim. */
+export interface RegistryExtra {
+  readonly role: 'registry'
+  /** The raw status (`busy` | `idle` | `waiting` | …). */
+  readonly status: string | null
+  /** `approve <Tool>` | `dialog open` | `input needed` | `worker request` | `sandbox request`. */
+  readonly waitingFor: string | null
+  /** When the status last changed (epoch ms). */
+  readonly statusAt: number | null
+  /** A name the user gave (`nameSource` is not `derived`). */
+  readonly name: string | null
+}
+
+export function parseRegistry(path: string, text: string): Contribution[] {
+  let rec: unknown
+  try {
+    rec = JSON.parse(text)
+  } catch {
+    return []
+  }
+  if (!isObject(rec)) return []
+  const pid = num(rec['pid'])
+  const sessionId = str(rec['sessionId'])
+  if (pid === null || !Number.isInteger(pid) || pid <= 0 || sessionId === null || sessionId === '') return []
+
+  const source: FactSource = {kind: 'registry', ref: path}
+  const raw = str(rec['status'])
+  const updatedAt = toMs(rec['updatedAt'])
+  const statusUpdatedAt = toMs(rec['statusUpdatedAt'])
+  const heartbeatAt = updatedAt === null ? statusUpdatedAt : statusUpdatedAt === null ? updatedAt : Math.max(updatedAt, statusUpdatedAt)
+  const name = str(rec['name'])
+  const cwd = str(rec['cwd'])
+  const extra: RegistryExtra = {
+    name: name !== null && rec['nameSource'] !== 'derived' ? oneLine(name) : null,
+    role: 'registry',
+    status: raw,
+    statusAt: statusUpdatedAt ?? updatedAt,
+    waitingFor: str(rec['waitingFor']),
+  }
+  return [
+    {
+      extra: {...extra},
+      facts: cwd === null || cwd === '' ? {} : {cwd, sources: {cwd: source}},
+      nativeId: sessionId,
+      priority: 10,
+      processClaim: {
+        heartbeatAt,
+        pid,
+        source,
+        startedAt: toMs(rec['startedAt']),
+        status: raw === null ? null : (STATUS[raw] ?? null),
+      },
+    },
+  ]
+}
+
+export function parseAgentMeta(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
+  if (match.nativeId === undefined) return []
+  let rec: unknown
+  try {
+    rec = JSON.parse(text)
+  } catch {
+    return []
+  }
+  if (!isObject(rec)) return []
+  const description = str(rec['description'])
+  const parent = match.nativeId.includes('/') ? match.nativeId.slice(0, match.nativeId.indexOf('/')) : null
+  return [
+    {
+      extra: {agentType: str(rec['agentType']), description: description === null ? null : oneLine(description), path, role: 'subagent-meta'},
+      facts: {parentNativeId: parent},
+      nativeId: match.nativeId,
+      priority: 1,
+    },
+  ]
+}
+
+export function parseWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
+  if (match.role === 'registry') return parseRegistry(path, text)
+  if (match.role === 'subagent-meta') return parseAgentMeta(path, text, match)
+  return []
+}
