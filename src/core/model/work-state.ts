@@ -40,11 +40,23 @@ interface Context {
   readonly live: boolean
   /** The declaration, if it was made in the current turn. */
   readonly declaration: Declaration | null
+  /** A `cast send` newer than anything in the transcript: the agent has not picked it up yet. */
+  readonly pendingSend: boolean
 }
 
 /** "Activity": the later of the last transcript activity and the last `cast send`. */
 export function lastActivityAt(facts: SessionFacts, records: SessionRecords): number | null {
   return later(facts.lastActivityAt, records.lastSendAt)
+}
+
+/**
+ * A `cast send` the transcript does not show yet. Until the agent picks it up, the settled turn
+ * before it is not the last word: the session reads turn_pending (rule 8), so `send` then `wait`
+ * never sees the stale answer.
+ */
+export function hasPendingSend(facts: SessionFacts, records: SessionRecords): boolean {
+  if (records.lastSendAt === null) return false
+  return facts.lastActivityAt === null || records.lastSendAt > facts.lastActivityAt
 }
 
 /** The process is running: alive in the process table and not reported exited. */
@@ -95,6 +107,7 @@ export function classifyWorkState(input: ClassifyInput, now: number): Classifica
     facts,
     live: isProcessLive(facts.process),
     now,
+    pendingSend: hasPendingSend(facts, records),
     records,
   }
 
@@ -186,8 +199,9 @@ function deadRule({declaration, facts, live}: Context): Outcome {
 }
 
 function settledRule(ctx: Context): Outcome {
-  const {activityAt, children, declaration, facts, now, records} = ctx
+  const {activityAt, children, declaration, facts, now, pendingSend, records} = ctx
   if (!facts.settled) return 'turn not settled'
+  if (pendingSend) return `settled, but a send ${at(records.lastSendAt)} is not picked up yet`
   const stale = records.declaration !== null && declaration === null ? `; declaration from turn ${records.declaration.turnIndex} no longer applies` : ''
   const wake = verifiableWake(facts, records, children)
 
@@ -235,22 +249,23 @@ function settledRule(ctx: Context): Outcome {
   return {note: `settled, nothing else holds it${stale}`, reason: 'settled', state: 'needs_input'}
 }
 
-function pendingRule({activityAt, facts, live, now}: Context): Outcome {
-  if (facts.messages === 0) return {note: 'no messages', reason: 'empty', state: 'idle'}
+function pendingRule({activityAt, facts, live, now, pendingSend, records}: Context): Outcome {
+  if (facts.messages === 0 && !pendingSend) return {note: 'no messages', reason: 'empty', state: 'idle'}
+  const why = pendingSend ? `a send ${at(records.lastSendAt)} not picked up yet` : 'turn not settled'
   const proc = facts.process
   if (live && proc !== null && proc.status === null) {
-    return {note: `turn not settled, process ${proc.pid} alive`, reason: 'turn_pending', state: 'working'}
+    return {note: `${why}, process ${proc.pid} alive`, reason: 'turn_pending', state: 'working'}
   }
 
   const evidence = live && proc !== null ? `process ${proc.pid} reports ${proc.status ?? 'no status'}` : 'no live process'
   const since = activityAt ?? facts.createdAt
-  if (since === null) return {note: `turn not settled, ${evidence}, no activity time`, reason: 'unresponsive', state: 'needs_input'}
+  if (since === null) return {note: `${why}, ${evidence}, no activity time`, reason: 'unresponsive', state: 'needs_input'}
   const deadline = since + TIME_LIMITS.TURN_PENDING_TTL_MS
   if (now < deadline) {
-    return {nextCheckAt: deadline, note: `turn not settled, ${evidence}; pending until ${iso(deadline)}`, reason: 'turn_pending', state: 'working'}
+    return {nextCheckAt: deadline, note: `${why}, ${evidence}; pending until ${iso(deadline)}`, reason: 'turn_pending', state: 'working'}
   }
 
-  return {note: `turn not settled, ${evidence}; nothing since ${iso(since)}`, reason: 'unresponsive', state: 'needs_input'}
+  return {note: `${why}, ${evidence}; nothing since ${iso(since)}`, reason: 'unresponsive', state: 'needs_input'}
 }
 
 function later(a: number | null, b: number | null): number | null {
