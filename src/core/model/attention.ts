@@ -52,3 +52,17 @@ export function isQuiet(input: QuietInput, now: number): boolean {
   const at = quietAt(input)
   return at !== null && now >= at
 }
+
+/**
+ * The earliest of `times` strictly after `now`, or null: folds a classification's nextCheckAt and
+ * a row's quietAt into the one timer the watcher schedules.
+ */
+export function earliestAfter(now: number, times: readonly (number | null | undefined)[]): number | null {
+  let earliest: number | null = null
+  for (const at of times) {
+    if (at === null || at === undefined || at <= now) continue
+    if (earliest === null || at < earliest) earliest = at
+  }
+
+  return earliest
+}

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {REASON_PRIORITY, compareAttention, isQuiet, quietAt, reasonRank} from '../../../src/core/model/attention.js'
+import {REASON_PRIORITY, compareAttention, earliestAfter, isQuiet, quietAt, reasonRank} from '../../../src/core/model/attention.js'
 import type {AttentionRow} from '../../../src/core/model/attention.js'
 import {TIME_LIMITS} from '../../../src/core/model/types.js'
 import {HOUR, MIN, NOW} from './helpers.js'
@@ -64,5 +64,18 @@ describe('isQuiet and quietAt', () => {
 
     expect(isQuiet(row, NOW)).toBe(quiet)
     expect(quietAt(row)).toBe(at)
+  })
+})
+
+describe('earliestAfter', () => {
+  it.each`
+    times                                  | expected
+    ${[]}                                  | ${null}
+    ${[null, undefined]}                   | ${null}
+    ${[NOW - 1, NOW]}                      | ${null}
+    ${[NOW + HOUR, null, NOW + MIN]}       | ${NOW + MIN}
+    ${[NOW, NOW + 1]}                      | ${NOW + 1}
+  `('$times -> $expected', ({expected, times}) => {
+    expect(earliestAfter(NOW, times)).toBe(expected)
   })
 })
