@@ -1,0 +1,13 @@
+/**
+ * Every adapter cast knows, in the order `cast doctor` lists them. Commands reach adapters only
+ * through this registry and the ingest engine.
+ */
+import type {Adapter} from '../core/ingest/adapter.js'
+import {claudeCode} from './claude-code/index.js'
+import {codex} from './codex/index.js'
+
+export const ADAPTERS: readonly Adapter[] = [claudeCode, codex]
+
+export function adapterFor(agent: string): Adapter | undefined {
+  return ADAPTERS.find((a) => a.agent === agent)
+}

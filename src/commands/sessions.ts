@@ -1,0 +1,77 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import {filterFlags} from '../lib/flags.js'
+import type {Listing} from '../lib/views.js'
+
+export default class Sessions extends BaseCommand {
+  static override description = `Every agent session on the machine, grouped by who acts next: Questions, Pinned, New,
+Needs Input, Done, Working, Dormant, Idle, then the collapsed Snoozed, Stashed and Killed.
+
+Before reading, cast brings its store up to date: when no ingester (cast daemon, or another
+cast sessions -w) holds the lease, it does one incremental sync of the agents' files itself.
+
+With -w it prints nothing until something changes, then one line per transition (NDJSON with
+--json), flushed at once. --since SEQ replays the log from SEQ and continues; --snapshot first
+prints each matching session once.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
+    {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet.'},
+    {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42: nothing lost, nothing twice.'},
+  ]
+  static override flags = {
+    ...filterFlags,
+    since: Flags.integer({min: 0, summary: 'With -w: replay transitions after this seq, then continue live.', helpValue: 'SEQ'}),
+    snapshot: Flags.boolean({summary: 'With -w: first print every matching session once (event "snapshot").'}),
+    watch: Flags.boolean({char: 'w', summary: 'Stream one line per transition until interrupted.'}),
+  }
+  static override summary = 'List agent sessions by who acts next.'
+
+  async run(): Promise<Listing | void> {
+    const {flags} = await this.parse(Sessions)
+    if (flags.watch) {
+      const {watchSessions} = await import('../lib/watch.js')
+      await watchSessions(this, flags, this.jsonEnabled())
+      return
+    }
+
+    if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', 2)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead, makeIngester} = await import('../lib/ingest.js')
+    const {loadConfig} = await import('../lib/config.js')
+    const {buildListing, renderListing} = await import('../lib/views.js')
+    const config = await loadConfig(this.env)
+    syncBeforeRead(store, this.env, clock, this.me)
+    const now = clock()
+    const {listing, rows} = buildListing(store.loadSessions(), this.me, now, {
+      agent: flags.agent,
+      all: flags.all,
+      cwd: flags.cwd,
+      label: flags.label,
+      quiet: flags.quiet,
+      recencyMs: config.inbox.recencyMs,
+      states: flags.state,
+      team: flags.team,
+    })
+    if (!this.jsonEnabled()) {
+      const {terminalStyle} = await import('../lib/style.js')
+      const {homeDir} = await import('../lib/env.js')
+      const style = await terminalStyle()
+      this.log(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'))
+      if (store.countSessions() === 0) {
+        const roots = makeIngester(store, this.env, clock, this.me).roots()
+        this.log('')
+        this.log('No agent sessions found. cast looked in:')
+        for (const r of roots) this.log(`  ${r.root}  (${r.agent})`)
+        this.log('Try "cast demo" to see the inbox over a bundled example.')
+      } else if (rows.length === 0) {
+        this.log('')
+        this.log('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
+      }
+    }
+
+    return listing
+  }
+}

@@ -1,0 +1,29 @@
+import {BaseCommand} from '../../lib/base-command.js'
+import {sessionFlag} from '../../lib/flags.js'
+
+export default class StateClear extends BaseCommand {
+  static override description = 'Removes the state line your session declared; the session falls back to what its files show.'
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --session 3f9a2c1']
+  static override flags = {session: sessionFlag}
+  static override summary = 'Clear your session\'s declared state.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = await this.parse(StateClear)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {sessionJson} = await import('../../lib/views.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const self = findOwnSession(store, flags.session, this.env)
+    const now = clock()
+    store.tx(() => {
+      store.patchRecords(self.id, {declaration: null})
+      store.reconcile(now, [self.id])
+    })
+    const row = store.loadSessions([self.id])[0]!
+    const json = sessionJson(row, this.me, now)
+    if (!this.jsonEnabled()) this.log(`${json.short_id}: state cleared (now ${row.state}:${row.reason})`)
+    return {session: json}
+  }
+}

@@ -1,0 +1,78 @@
+import {Args, Flags} from '@oclif/core'
+
+import {DECLARED_STATUSES} from '../../core/model/types.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {EXIT} from '../../lib/exit-codes.js'
+import {sessionFlag} from '../../lib/flags.js'
+
+/** A state line is a short block: a sane limit keeps the inbox readable. */
+export const MAX_STATE_TEXT = 4000
+
+export default class State extends BaseCommand {
+  static override args = {
+    text: Args.string({description: 'What the session is doing or waiting on; first line = headline. "-" reads stdin.'}),
+  }
+  static override description = `Pins one short block of text to your session and says who acts next.
+
+--status is your answer to WHO ACTS NEXT, and it decides where the session
+files in the inbox when your turn ends:
+  working   still moving (default)
+  blocked   a human must act to unblock you            → Needs Input
+  done      delivered; nothing stalled, review at leisure → Done
+  dormant   a machine wakes you: name the wake in the text → Dormant
+done and dormant cover exactly the turn that declares them: after the next
+wake, declare again or the session returns to Needs Input.
+
+The session is found from --session, else CAST_SESSION, else the agent's own variables
+(CODEX_THREAD_ID), else the process tree (the nearest agent process above this one).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --status dormant "Waiting on CI run 8841: tr-42 re-checks at 3pm"',
+    '<%= config.bin %> <%= command.id %> --status done "Shipped: all four fixes verified in the browser"',
+    '<%= config.bin %> <%= command.id %> clear               # the state no longer holds',
+  ]
+  static override flags = {
+    session: sessionFlag,
+    status: Flags.option({default: 'working', options: DECLARED_STATUSES, summary: 'Who acts next when this turn ends.'})(),
+  }
+  static override summary = "Declare your session's state: working, blocked, done or dormant."
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(State)
+    let text = args.text ?? ''
+    if (text === '-') text = await readStdin()
+    text = text.replace(/\s+$/, '')
+    if (text.length > MAX_STATE_TEXT) this.fail(`The state text is ${text.length} characters; keep it under ${MAX_STATE_TEXT}.`, EXIT.USAGE)
+    if (flags.status === 'dormant' && text.trim() === '') {
+      this.fail('--status dormant needs text that names the wake (what will wake you, and when).', EXIT.USAGE, [
+        'cast state --status dormant "Waiting on CI run 8841; re-checks at 3pm"',
+      ])
+    }
+
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {sessionJson} = await import('../../lib/views.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const self = findOwnSession(store, flags.session, this.env)
+    const now = clock()
+    store.tx(() => {
+      const row = store.loadSessions([self.id])[0]!
+      store.patchRecords(self.id, {
+        declaration: {at: now, messages: row.facts.messages, status: flags.status, text, turnIndex: row.facts.turnIndex},
+      })
+      store.reconcile(now, [self.id])
+    })
+    const row = store.loadSessions([self.id])[0]!
+    const json = sessionJson(row, this.me, now)
+    if (!this.jsonEnabled()) this.log(`${json.short_id}: ${flags.status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`)
+    return {session: json, via: self.via}
+  }
+}
+
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return ''
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,39 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {sessionFlag} from '../../lib/flags.js'
+
+export default class StateShow extends BaseCommand {
+  static override args = {session: Args.string({description: 'Another session to read (default: your own).'})}
+  static override description = `Prints the state line a session declared, its status, when, and how many messages have
+passed since it was written — with the session's current state and reason.`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> 3f9a2c1 --json']
+  static override flags = {session: sessionFlag}
+  static override summary = "Read a session's declared state line."
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(StateShow)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {resolveSession} = await import('../../lib/resolve.js')
+    const {sessionJson} = await import('../../lib/views.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const id = args.session ? resolveSession(store, args.session) : findOwnSession(store, flags.session, this.env).id
+    const now = clock()
+    const row = store.loadSessions([id])[0]!
+    const json = sessionJson(row, this.me, now)
+    if (!this.jsonEnabled()) {
+      this.log(`${json.short_id}  ${json.title ?? '(untitled)'}  — ${row.state}:${row.reason}`)
+      if (json.state_line) {
+        this.log(`${json.state_line.status} at ${json.state_line.at} (${json.state_line.messages_since} messages since)`)
+        this.log(json.state_line.text)
+      } else {
+        this.log('No state declared.')
+      }
+    }
+
+    return {session: json.id, short_id: json.short_id, state: row.state, reason: row.reason, state_line: json.state_line}
+  }
+}

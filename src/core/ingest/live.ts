@@ -1,0 +1,168 @@
+/**
+ * The live ingester: holds the lease, watches the adapters' roots with chokidar (events
+ * coalesced per file), consumes the hook spool, re-checks known pids every second, and wakes
+ * once at the earliest next_check_at for time-based changes. No per-session polling.
+ */
+import fs from 'node:fs'
+import {hostname} from 'node:os'
+import path from 'node:path'
+
+import type {Store} from '../store/store.js'
+import type {Ingester} from './engine.js'
+
+export interface LiveOptions {
+  readonly leaseName: string
+  /** Coalescing window for file events. */
+  readonly debounceMs?: number
+  /** Extra directories to watch (the hook spool). */
+  readonly extraDirs?: readonly string[]
+  /** Called after every pass that may have written transitions. */
+  readonly onChange?: () => void
+  /** Called for each change in an extra directory (the spool consumer). */
+  readonly onExtra?: () => void
+  readonly log?: (msg: string) => void
+  /** The clock time rules use (CAST_NOW or the real one). */
+  readonly clock: () => number
+}
+
+export const PID_RECHECK_MS = 1000
+export const HEARTBEAT_MS = 2000
+
+export class LiveIngester {
+  private watcher: {close(): Promise<void>} | null = null
+  private pending = new Set<string>()
+  private flushTimer: NodeJS.Timeout | null = null
+  private timeTimer: NodeJS.Timeout | null = null
+  private intervals: NodeJS.Timeout[] = []
+  private stopped = false
+  readonly startedAt = Date.now()
+  watched = 0
+  passes = 0
+
+  constructor(
+    private readonly store: Store,
+    private readonly ingester: Ingester,
+    private readonly opts: LiveOptions,
+  ) {}
+
+  /** Take the lease (returns false when another live ingester holds it). */
+  tryAcquire(isStale: Parameters<Store['acquireLease']>[3]): boolean {
+    return this.store.acquireLease(this.opts.leaseName, {host: hostname(), pid: process.pid}, Date.now(), isStale, this.info())
+  }
+
+  private info(): Record<string, unknown> {
+    return {
+      files: this.watched,
+      passes: this.passes,
+      roots: this.ingester.roots().map((r) => r.root),
+    }
+  }
+
+  async start(): Promise<void> {
+    // Catch up on whatever changed while nobody watched.
+    const first = this.ingester.sync()
+    this.watched = first.files
+    this.passes++
+    this.opts.onExtra?.()
+    this.opts.onChange?.()
+    const {watch} = await import('chokidar')
+    const roots = this.ingester.roots().map((r) => r.root)
+    const existing = roots.filter((r) => fs.existsSync(r))
+    const missing = new Set(roots.filter((r) => !fs.existsSync(r)))
+    const extra = new Set((this.opts.extraDirs ?? []).map((d) => path.resolve(d)))
+    const w = watch([...existing, ...extra], {
+      awaitWriteFinish: false,
+      ignoreInitial: true,
+      ignored: (p: string) => /[\\/](tool-results|file-history|node_modules|\.git)([\\/]|$)/.test(p),
+      persistent: true,
+    })
+    const onEvent = (p: string): void => {
+      if (this.stopped) return
+      for (const d of extra) {
+        if (p === d || p.startsWith(d + path.sep)) {
+          this.opts.onExtra?.()
+          this.opts.onChange?.()
+          return
+        }
+      }
+
+      this.pending.add(p)
+      this.flushTimer ??= setTimeout(() => this.flush(), this.opts.debounceMs ?? 15)
+    }
+
+    w.on('add', onEvent).on('change', onEvent).on('unlink', (p: string) => {
+      if (this.stopped) return
+      // A vanished file (a registry deleted on clean exit): a full pass forgets it.
+      this.pending.add(p)
+      this.flushTimer ??= setTimeout(() => this.flush(true), this.opts.debounceMs ?? 15)
+    })
+    w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
+    this.watcher = w
+    this.intervals.push(
+      setInterval(() => {
+        if (this.stopped) return
+        const r = this.ingester.recheckProcesses()
+        if (r.transitions > 0) this.opts.onChange?.()
+        // Roots that did not exist at start: pick them up when they appear.
+        for (const m of missing) {
+          if (!fs.existsSync(m)) continue
+          missing.delete(m)
+          ;(w as unknown as {add(p: string): void}).add(m)
+          this.flush(true)
+        }
+      }, PID_RECHECK_MS),
+      setInterval(() => {
+        if (this.stopped) return
+        const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
+        if (!ok) this.opts.log?.('lost the ingester lease')
+      }, HEARTBEAT_MS),
+    )
+    for (const t of this.intervals) t.unref()
+    this.armTimeTimer()
+  }
+
+  private flush(full = false): void {
+    this.flushTimer = null
+    if (this.stopped) return
+    const paths = new Set(this.pending)
+    this.pending.clear()
+    try {
+      const stats = full ? this.ingester.sync() : this.ingester.sync(paths)
+      if (full) this.watched = stats.files
+      this.passes++
+    } catch (error) {
+      this.opts.log?.(`sync failed: ${(error as Error).message}`)
+    }
+
+    this.opts.onChange?.()
+    this.armTimeTimer()
+  }
+
+  /** One timer, set to the earliest next_check_at of any session. */
+  armTimeTimer(): void {
+    if (this.stopped) return
+    if (this.timeTimer) clearTimeout(this.timeTimer)
+    this.timeTimer = null
+    const at = this.store.nextCheckAt()
+    if (at === null) return
+    const delay = Math.min(Math.max(0, at - this.opts.clock()) + 5, 2 ** 31 - 1)
+    this.timeTimer = setTimeout(() => {
+      this.timeTimer = null
+      if (this.ingester.tick() > 0) this.opts.onChange?.()
+      this.armTimeTimer()
+    }, delay)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    if (this.timeTimer) clearTimeout(this.timeTimer)
+    for (const t of this.intervals) clearInterval(t)
+    await this.watcher?.close()
+    try {
+      this.store.releaseLease(this.opts.leaseName, process.pid)
+    } catch {
+      // the store may already be closed
+    }
+  }
+}

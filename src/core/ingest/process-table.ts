@@ -1,0 +1,132 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+/**
+ * The live process table, read from /proc (Linux) with a kill(pid, 0) fallback elsewhere.
+ * A pid counts as the claimed process only when it is alive and, when the claim records a start
+ * time, the process started within a few seconds of it, so pid reuse cannot fake a live agent.
+ */
+const START_TOLERANCE_MS = 10_000
+
+let bootTimeMs: number | null | undefined
+function bootTime(): number | null {
+  if (bootTimeMs !== undefined) return bootTimeMs
+  try {
+    const m = /^btime (\d+)/m.exec(fs.readFileSync('/proc/stat', 'utf8'))
+    bootTimeMs = m ? Number(m[1]) * 1000 : null
+  } catch {
+    bootTimeMs = null
+  }
+
+  return bootTimeMs
+}
+
+/** Clock ticks per second for /proc/<pid>/stat starttime (USER_HZ, 100 on Linux). */
+const CLK_TCK = 100
+
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Epoch ms a process started, from /proc; null where /proc is not available. */
+export function processStartTime(pid: number): number | null {
+  const boot = bootTime()
+  if (boot === null) return null
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name may contain spaces and parentheses: fields start after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(rest[19])
+    if (!Number.isFinite(ticks)) return null
+    return boot + (ticks * 1000) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+/** Is `pid` alive and (when known) the same process that started at `startedAt`? */
+export function isSameProcessAlive(pid: number, startedAt: number | null): boolean {
+  if (!pidAlive(pid)) return false
+  if (startedAt === null) return true
+  const actual = processStartTime(pid)
+  if (actual === null) return true
+  return Math.abs(actual - startedAt) <= START_TOLERANCE_MS
+}
+
+/** The parent pid of a process, from /proc; null at the top or where unknown. */
+export function parentPid(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ppid = Number(rest[1])
+    return Number.isInteger(ppid) && ppid > 0 ? ppid : null
+  } catch {
+    return null
+  }
+}
+
+export function processName(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+  } catch {
+    return null
+  }
+}
+
+export function processArgv(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Files held open by processes whose name (comm, or argv[0]/argv[1] basename) is in `names`:
+ * path -> pid. One pass over /proc per call.
+ */
+export function openFilesOf(names: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>()
+  if (names.length === 0) return out
+  let pids: string[]
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return out
+  }
+
+  const wanted = new Set(names)
+  for (const p of pids) {
+    const pid = Number(p)
+    const comm = processName(pid)
+    let match = comm !== null && wanted.has(comm)
+    if (!match) {
+      const argv = processArgv(pid)
+      match = argv.slice(0, 2).some((a) => wanted.has(path.basename(a)))
+    }
+
+    if (!match) continue
+    let fds: string[]
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      continue
+    }
+
+    for (const fd of fds) {
+      try {
+        out.set(fs.readlinkSync(`/proc/${pid}/fd/${fd}`), pid)
+      } catch {
+        // closed in the meantime
+      }
+    }
+  }
+
+  return out
+}

@@ -1,0 +1,138 @@
+/**
+ * The hook spool: `bin/cast-hook` drops each hook payload as one file under `$CAST_HOME/spool`;
+ * the ingester consumes them here, in arrival order. A payload is only ever parsed as JSON data.
+ * The reduced hook state of each session is stored as that session's hook contribution, and
+ * the name of the last consumed file is recorded in the same transaction, so a crash between
+ * the commit and the unlink never applies an event twice.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+import type {Agent} from '../model/types.js'
+import type {Store} from '../store/store.js'
+import type {Contribution, HookEvent} from './adapter.js'
+import type {Ingester} from './engine.js'
+
+export function spoolDir(home: string): string {
+  return path.join(home, 'spool')
+}
+
+/** `1795980579.890171263.7203.claude_code.json` -> {at, agent}. */
+export function parseSpoolName(name: string): {at: number; agent: string} | null {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.([a-z0-9_-]+)\.json$/.exec(name)
+  if (!m) return null
+  return {agent: m[4]!.replaceAll('-', '_'), at: Number(m[1]) * 1000 + Math.floor(Number(m[2]!.padEnd(9, '0').slice(0, 9)) / 1e6)}
+}
+
+/** Sort key: seconds and nanoseconds compared as numbers, then pid. */
+function order(a: string, b: string): number {
+  const pa = a.split('.')
+  const pb = b.split('.')
+  for (let i = 0; i < 3; i++) {
+    const d = Number(pa[i]) - Number(pb[i])
+    if (d !== 0) return d
+  }
+
+  return 0
+}
+
+const LAST_KEY = 'spool_last'
+/** Payloads larger than this are not hook events: skipped and counted. */
+const MAX_PAYLOAD = 4 * 1024 * 1024
+
+export interface SpoolStats {
+  consumed: number
+  bad: number
+  transitions: number
+}
+
+export function consumeSpool(store: Store, ingester: Ingester, home: string, clock: () => number): SpoolStats {
+  const dir = spoolDir(home)
+  const stats: SpoolStats = {bad: 0, consumed: 0, transitions: 0}
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'))
+  } catch {
+    return stats
+  }
+
+  if (names.length === 0) return stats
+  names.sort(order)
+  const last = store.getMeta(LAST_KEY)
+  const events: {name: string; event: HookEvent | null}[] = []
+  for (const name of names) {
+    if (last !== null && order(name, last) <= 0 && parseSpoolName(name)) {
+      // Applied before a crash: only the unlink is left to do.
+      unlinkQuietly(path.join(dir, name))
+      continue
+    }
+
+    const meta = parseSpoolName(name)
+    let event: HookEvent | null = null
+    try {
+      const st = fs.statSync(path.join(dir, name))
+      if (meta && st.size <= MAX_PAYLOAD) {
+        const payload = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as unknown
+        if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
+          event = {agent: meta.agent as Agent, at: meta.at, payload: payload as Record<string, unknown>}
+        }
+      }
+    } catch {
+      event = null
+    }
+
+    events.push({event, name})
+  }
+
+  if (events.length === 0) return stats
+  const result = store.tx(() => {
+    const touched = new Map<string, {agent: Agent; nativeId: string}>()
+    for (const {event} of events) {
+      if (!event) {
+        stats.bad++
+        continue
+      }
+
+      const adapter = ingester.adapters.find((a) => a.agent === event.agent)
+      const reducer = adapter?.hooks
+      if (!adapter || !reducer) {
+        stats.bad++
+        continue
+      }
+
+      const nativeId = reducer.sessionOf(event)
+      if (!nativeId) {
+        stats.bad++
+        continue
+      }
+
+      const source = `hooks://${adapter.agent}`
+      const prev = store.getContribution(source, nativeId)
+      const prevState = prev ? (JSON.parse(prev) as {hookState?: unknown}).hookState : undefined
+      const state = reducer.reduce(prevState ?? reducer.init(), event)
+      const contribution: Contribution | null = reducer.contribution(state, nativeId)
+      store.upsertContribution(source, adapter.agent, 'hook', nativeId, JSON.stringify({...(contribution ?? {facts: {}, nativeId}), hookState: state}), clock())
+      touched.set(`${adapter.agent}\0${nativeId}`, {agent: adapter.agent, nativeId})
+      stats.consumed++
+    }
+
+    store.setMeta(LAST_KEY, events.at(-1)!.name)
+    if (stats.bad > 0) {
+      store.upsertContribution('hooks://spool', 'spool', 'hook', '-', '{"facts":{}}', clock())
+      store.addParseErrors('hooks://spool', stats.bad)
+    }
+
+    return ingester.recompose([...touched.values()])
+  })
+  stats.transitions = result.transitions
+  for (const {name} of events) unlinkQuietly(path.join(dir, name))
+  return stats
+}
+
+function unlinkQuietly(p: string): void {
+  try {
+    fs.unlinkSync(p)
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,218 @@
+import type Database from 'better-sqlite3'
+
+export interface Migration {
+  readonly version: number
+  readonly up: (db: Database.Database) => void
+}
+
+export class SchemaFromFutureError extends Error {
+  override name = 'SchemaFromFutureError'
+}
+
+/** Append only: never edit a shipped step, add a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up(db) {
+      db.exec(`
+        CREATE TABLE sessions (
+          id               TEXT PRIMARY KEY,
+          agent            TEXT NOT NULL,
+          native_id        TEXT NOT NULL,
+          parent_id        TEXT,
+          facts            TEXT NOT NULL,
+          cwd              TEXT,
+          title            TEXT,
+          last_activity_at INTEGER,
+          runner           TEXT,
+          device           TEXT,
+          first_seen_at    INTEGER NOT NULL,
+          state            TEXT,
+          reason           TEXT,
+          rule             INTEGER,
+          bucket           TEXT,
+          next_check_at    INTEGER,
+          state_since      INTEGER,
+          working_since    INTEGER,
+          UNIQUE (agent, native_id)
+        ) STRICT;
+        CREATE INDEX sessions_parent ON sessions (parent_id);
+        CREATE INDEX sessions_next_check ON sessions (next_check_at) WHERE next_check_at IS NOT NULL;
+
+        -- cast's own records about a session (DESIGN §3.3)
+        CREATE TABLE records (
+          session_id     TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+          declaration    TEXT,
+          verdict        TEXT,
+          verdict_at     INTEGER,
+          filing         TEXT,
+          filed_at       INTEGER,
+          snoozed_until  INTEGER,
+          killed_at      INTEGER,
+          last_send_at   INTEGER,
+          pinned         INTEGER NOT NULL DEFAULT 0,
+          deferred_at    INTEGER,
+          unread         INTEGER NOT NULL DEFAULT 0,
+          delivered_turn INTEGER,
+          renamed        TEXT
+        ) STRICT;
+
+        CREATE TABLE owners (
+          session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          who        TEXT NOT NULL,
+          added_at   INTEGER NOT NULL,
+          added_by   TEXT NOT NULL,
+          PRIMARY KEY (session_id, who)
+        ) STRICT;
+
+        CREATE TABLE labels (
+          session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          who        TEXT NOT NULL,
+          label      TEXT NOT NULL,
+          PRIMARY KEY (session_id, who)
+        ) STRICT;
+
+        -- Every file an adapter reads: identity, offset and the parser's resumable state.
+        CREATE TABLE files (
+          path         TEXT PRIMARY KEY,
+          agent        TEXT NOT NULL,
+          kind         TEXT NOT NULL,
+          dev          INTEGER NOT NULL,
+          ino          INTEGER NOT NULL,
+          size         INTEGER NOT NULL,
+          mtime_ms     INTEGER NOT NULL,
+          offset       INTEGER NOT NULL,
+          state        TEXT,
+          parse_errors INTEGER NOT NULL DEFAULT 0,
+          read_at      INTEGER NOT NULL
+        ) STRICT;
+
+        -- What one file knows about one session.
+        CREATE TABLE contributions (
+          path      TEXT NOT NULL REFERENCES files (path) ON DELETE CASCADE,
+          agent     TEXT NOT NULL,
+          native_id TEXT NOT NULL,
+          data      TEXT NOT NULL,
+          PRIMARY KEY (path, native_id)
+        ) STRICT;
+        CREATE INDEX contributions_session ON contributions (agent, native_id);
+
+        -- The append-only transitions log: exactly one row per change of state, reason or bucket.
+        CREATE TABLE transitions (
+          seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+          ts         INTEGER NOT NULL,
+          session_id TEXT NOT NULL,
+          event      TEXT NOT NULL,
+          from_state TEXT,
+          to_state   TEXT NOT NULL,
+          reason     TEXT NOT NULL,
+          bucket     TEXT NOT NULL,
+          from_bucket TEXT
+        ) STRICT;
+        CREATE INDEX transitions_session ON transitions (session_id, seq);
+
+        CREATE TABLE leases (
+          name         TEXT PRIMARY KEY,
+          pid          INTEGER NOT NULL,
+          host         TEXT NOT NULL,
+          started_at   INTEGER NOT NULL,
+          heartbeat_at INTEGER NOT NULL,
+          info         TEXT
+        ) STRICT;
+
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) STRICT;
+      `)
+    },
+  },
+  {
+    version: 2,
+    up(db) {
+      db.exec(`
+        -- Undo history of triage actions: the records rows before the action.
+        CREATE TABLE history (
+          id         INTEGER PRIMARY KEY AUTOINCREMENT,
+          at         INTEGER NOT NULL,
+          who        TEXT NOT NULL,
+          verb       TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          before     TEXT NOT NULL,
+          undone_at  INTEGER
+        ) STRICT;
+
+        CREATE TABLE decisions (
+          id          TEXT PRIMARY KEY,
+          session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          question    TEXT NOT NULL,
+          options     TEXT NOT NULL,
+          recommend   INTEGER,
+          why         TEXT,
+          asked_at    INTEGER NOT NULL,
+          asked_by    TEXT NOT NULL,
+          answer      INTEGER,
+          answer_note TEXT,
+          answered_at INTEGER,
+          answered_by TEXT,
+          auto        INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        CREATE INDEX decisions_open ON decisions (session_id) WHERE answered_at IS NULL;
+
+        CREATE TABLE schedules (
+          id           TEXT PRIMARY KEY,
+          session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          message      TEXT NOT NULL,
+          due_at       INTEGER NOT NULL,
+          every_ms     INTEGER,
+          created_at   INTEGER NOT NULL,
+          created_by   TEXT NOT NULL,
+          status       TEXT NOT NULL,
+          delivered_at INTEGER,
+          deliveries   INTEGER NOT NULL DEFAULT 0,
+          claimed_by   TEXT,
+          last_error   TEXT
+        ) STRICT;
+        CREATE INDEX schedules_due ON schedules (due_at) WHERE status = 'armed';
+
+        CREATE TABLE sends (
+          id         INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id TEXT NOT NULL,
+          at         INTEGER NOT NULL,
+          who        TEXT NOT NULL,
+          via        TEXT NOT NULL,
+          message    TEXT NOT NULL
+        ) STRICT;
+
+        CREATE TABLE presence (
+          who      TEXT PRIMARY KEY,
+          presence TEXT NOT NULL,
+          set_at   INTEGER NOT NULL,
+          until    INTEGER
+        ) STRICT;
+      `)
+    },
+  },
+]
+
+export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
+
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const latest = migrations.at(-1)?.version ?? 0
+  const current = db.pragma('user_version', {simple: true}) as number
+  if (current > latest) {
+    throw new SchemaFromFutureError(
+      `The database was written by a newer cast (schema v${current}; this build knows up to v${latest}). Upgrade cast; nothing was changed.`,
+    )
+  }
+
+  if (current === latest) return latest
+  // One write transaction: every pending step and the new user_version land together, or none do.
+  // The version is read again inside it, so two processes migrating at once do the work once.
+  db.transaction(() => {
+    const now = db.pragma('user_version', {simple: true}) as number
+    for (const m of migrations) if (m.version > now) m.up(db)
+    db.pragma(`user_version = ${latest}`)
+  }).immediate()
+  return latest
+}

@@ -1,0 +1,100 @@
+import {Command} from '@oclif/core'
+
+import type {Store} from '../core/store/store.js'
+import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
+import {EXIT} from './exit-codes.js'
+
+type OclifError = Error & {code?: string; exitCode?: number; oclif?: {exit?: false | number}}
+
+/** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
+export class CastError extends Error {
+  override name = 'CastError'
+  constructor(
+    message: string,
+    readonly exit: number,
+    readonly suggestions: string[] = [],
+  ) {
+    super(message)
+  }
+}
+
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+  private storeHandle: Store | undefined
+
+  protected get env(): Env {
+    return process.env
+  }
+
+  protected get me(): string {
+    return whoAmI(this.env)
+  }
+
+  protected clock(): () => number {
+    try {
+      return clockFrom(this.env)
+    } catch (error) {
+      throw new CastError((error as Error).message, EXIT.USAGE)
+    }
+  }
+
+  protected now(): number {
+    return this.clock()()
+  }
+
+  /** The store at CAST_HOME, opened once per command and closed in finally(). */
+  protected async openStore(options: {readonly?: boolean} = {}): Promise<Store> {
+    if (this.storeHandle) return this.storeHandle
+    const {Store} = await import('../core/store/store.js')
+    try {
+      this.storeHandle = new Store(castHome(this.env), options)
+    } catch (error) {
+      throw new CastError((error as Error).message, EXIT.FAILURE)
+    }
+
+    return this.storeHandle
+  }
+
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    this.storeHandle?.close()
+    this.storeHandle = undefined
+    return super.finally(err)
+  }
+
+  /** Fail with a one-line message and an exit code from the table. */
+  protected fail(message: string, exit: number, suggestions: string[] = []): never {
+    throw new CastError(message, exit, suggestions)
+  }
+
+  // Command.catch() reads err.exitCode and ignores err.oclif.exit when --json is set,
+  // so this.error(msg, {exit: 3}) would exit 1 under --json. Carry the code across.
+  protected override async catch(err: OclifError): Promise<unknown> {
+    if (err instanceof CastError || err instanceof UsageError) {
+      const exit = err instanceof CastError ? err.exit : EXIT.USAGE
+      const suggestions = err instanceof CastError ? err.suggestions : []
+      if (this.jsonEnabled()) {
+        process.stdout.write(JSON.stringify({error: {code: err.name, exit_code: exit, message: err.message, suggestions}}) + '\n')
+      } else {
+        process.stderr.write(`cast: ${err.message}\n`)
+        for (const s of suggestions) process.stderr.write(`  ${s}\n`)
+      }
+
+      process.exitCode = exit
+      return
+    }
+
+    if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError') {
+      process.stderr.write(`cast: ${err.message}\n`)
+      process.exitCode = EXIT.FAILURE
+      return
+    }
+
+    if (err.exitCode === undefined && typeof err.oclif?.exit === 'number') err.exitCode = err.oclif.exit
+    // oclif's parse errors (bad flag, bad value) are usage errors.
+    if (err.exitCode === undefined && /^(Expected|Unexpected argument|Nonexistent flag|Missing|The following error|Parsing)/.test(err.message)) {
+      err.exitCode = EXIT.USAGE
+    }
+
+    return super.catch(err)
+  }
+}

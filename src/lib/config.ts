@@ -1,0 +1,66 @@
+/**
+ * cast's one config file: `$CAST_HOME/config.json` when CAST_HOME is set, else
+ * `$XDG_CONFIG_HOME/cast/config.json` (default `~/.config/cast/config.json`). Validated with zod;
+ * an error names the key and the file. zod is loaded only when a file exists.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {CastError} from './base-command.js'
+import {type Env, homeDir} from './env.js'
+import {EXIT} from './exit-codes.js'
+
+export interface PresenceConfig {
+  readonly name: string
+  /** How long `decide --wait` may block, in ms; null = indefinitely (online). */
+  readonly waitBudgetMs: number | null
+  readonly instructions: string
+}
+
+export interface CastConfig {
+  readonly file: string
+  readonly team: readonly {readonly id: string; readonly name?: string}[]
+  readonly inbox: {readonly recencyMs: number}
+  readonly presences: readonly PresenceConfig[]
+  /** A command that reads the last assistant message on stdin and answers delivered/not. */
+  readonly settleClassifier: readonly string[] | null
+  /** argv templates per agent: {interactive, headless, resume}. `{prompt}`, `{id}`, `{cwd}` are filled in. */
+  readonly agents: Readonly<Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>>
+  /** Extra or replacement screen patterns for the terminal fallback, per agent. */
+  readonly screenPatterns: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
+}
+
+export const BUILTIN_PRESENCES: readonly PresenceConfig[] = [
+  {instructions: 'A question may wait indefinitely.', name: 'online', waitBudgetMs: null},
+  {instructions: 'Never block on the user. Decide, keep working, leave notes in the inbox.', name: 'away', waitBudgetMs: 0},
+]
+
+export function configPath(env: Env): string {
+  if (env.CAST_HOME) return path.join(path.resolve(env.CAST_HOME), 'config.json')
+  const base = env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config')
+  return path.join(base, 'cast', 'config.json')
+}
+
+const DEFAULTS = {agents: {}, inbox: {recencyMs: 7 * 24 * 3600 * 1000}, presences: BUILTIN_PRESENCES, screenPatterns: {}, settleClassifier: null, team: []}
+
+/** Load and validate the config file; zod is imported only when there is a file. */
+export async function loadConfig(env: Env): Promise<CastConfig> {
+  const file = configPath(env)
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {...DEFAULTS, file}
+    throw new CastError(`Cannot read the config file ${file}: ${(error as Error).message}`, EXIT.USAGE)
+  }
+
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (error) {
+    throw new CastError(`The config file ${file} is not valid JSON: ${(error as Error).message}`, EXIT.USAGE)
+  }
+
+  const {validateConfig} = await import('./config-schema.js')
+  return validateConfig(raw, file)
+}

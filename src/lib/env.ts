@@ -1,0 +1,60 @@
+import {execFileSync} from 'node:child_process'
+import os from 'node:os'
+import path from 'node:path'
+
+/** Environment every command reads: where data lives, who I am, what time it is. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** `CAST_HOME`, else `$XDG_DATA_HOME/cast`, else `~/.local/share/cast`. */
+export function castHome(env: Env = process.env): string {
+  if (env.CAST_HOME) return path.resolve(env.CAST_HOME)
+  if (env.XDG_DATA_HOME) return path.join(env.XDG_DATA_HOME, 'cast')
+  return path.join(homeDir(env), '.local', 'share', 'cast')
+}
+
+export function homeDir(env: Env = process.env): string {
+  return env.HOME || os.homedir()
+}
+
+/** The clock every time rule uses: `CAST_NOW` (ISO 8601 or epoch ms) or the real one. */
+export function nowFrom(env: Env = process.env): number {
+  const raw = env.CAST_NOW?.trim()
+  if (!raw) return Date.now()
+  if (/^\d+$/.test(raw)) return Number(raw)
+  const t = Date.parse(raw)
+  if (Number.isNaN(t)) throw new UsageError(`CAST_NOW="${raw}" is neither ISO 8601 nor epoch milliseconds.`)
+  return t
+}
+
+/** A clock: fixed when CAST_NOW is set, else the real time on every call. */
+export function clockFrom(env: Env = process.env): () => number {
+  if (env.CAST_NOW?.trim()) {
+    const fixed = nowFrom(env)
+    return () => fixed
+  }
+
+  return () => Date.now()
+}
+
+let cachedMe: string | undefined
+/** `CAST_USER`, else `git config user.email`, else `$USER@hostname`. */
+export function whoAmI(env: Env = process.env): string {
+  if (env.CAST_USER?.trim()) return env.CAST_USER.trim()
+  if (cachedMe) return cachedMe
+  try {
+    const email = execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim()
+    if (email) return (cachedMe = email)
+  } catch {
+    // no git, or no email configured
+  }
+
+  return (cachedMe = `${env.USER || os.userInfo().username}@${os.hostname()}`)
+}
+
+export function deviceName(): string {
+  return os.hostname()
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError'
+}

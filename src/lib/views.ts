@@ -1,0 +1,312 @@
+/**
+ * Turning stored sessions into what commands print: the JSON shapes of DESIGN §6.1 and the
+ * human rows of seed 000. Pure: `me` and `now` are passed in.
+ */
+import {compareAttention, isQuiet} from '../core/model/attention.js'
+import {formatAge} from '../core/model/durations.js'
+import {shortId} from '../core/model/ids.js'
+import {inInbox, isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
+import {type Counts, formatTally, tally} from '../core/model/tally.js'
+import type {Bucket, WorkState} from '../core/model/types.js'
+import {SECTION_ORDER} from '../core/model/types.js'
+import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
+
+const iso = (t: number | null | undefined): string | null => (t === null || t === undefined ? null : new Date(t).toISOString())
+
+export interface SessionJson {
+  id: string
+  short_id: string
+  agent: string
+  native_id: string
+  title: string | null
+  cwd: string | null
+  model: string | null
+  state: WorkState
+  reason: string
+  rule: number
+  bucket: Bucket
+  messages: number
+  created_at: string | null
+  last_activity_at: string | null
+  waiting_since: string | null
+  live: boolean
+  pid: number | null
+  background_work: number
+  quiet: boolean
+  state_line: {text: string; status: string; at: string; messages_since: number} | null
+  owners: string[]
+  runner: string | null
+  device: string | null
+  labels: string[]
+  pinned: boolean
+  filing: string | null
+  snoozed_until: string | null
+  parent_id: string | null
+  children: string[]
+  decision: DecisionJson | null
+}
+
+export interface DecisionJson {
+  id: string
+  session_id: string
+  question: string
+  options: {n: number; label: string; effect: string}[]
+  recommend: number | null
+  why: string | null
+  asked_at: string
+  asked_by: string
+  answer: number | null
+  answer_label: string | null
+  answer_note: string | null
+  answered_at: string | null
+  answered_by: string | null
+  auto: boolean
+}
+
+export function decisionJson(d: DecisionCard): DecisionJson {
+  return {
+    answer: d.answer,
+    answer_label: d.answer === null ? null : (d.options[d.answer - 1]?.label ?? null),
+    answer_note: d.answerNote,
+    answered_at: iso(d.answeredAt),
+    answered_by: d.answeredBy,
+    asked_at: iso(d.askedAt)!,
+    asked_by: d.askedBy,
+    auto: d.auto,
+    id: d.id,
+    options: d.options.map((o, i) => ({effect: o.effect, label: o.label, n: i + 1})),
+    question: d.question,
+    recommend: d.recommend,
+    session_id: d.sessionId,
+    why: d.why,
+  }
+}
+
+export function titleOf(row: SessionRow): string | null {
+  return row.renamed ?? row.facts.title
+}
+
+export function isLive(row: SessionRow): boolean {
+  return row.facts.process?.alive === true
+}
+
+export function isRowQuiet(row: SessionRow, now: number): boolean {
+  return isQuiet({lastOutputAt: row.facts.lastOutputAt, state: row.state, workingSince: row.workingSince}, now)
+}
+
+export function sessionJson(row: SessionRow, me: string, now: number): SessionJson {
+  const f = row.facts
+  const d = row.records.declaration
+  const myLabel = row.labels[me]
+  return {
+    agent: row.agent,
+    background_work: f.backgroundWork,
+    bucket: row.bucket,
+    children: [...row.childIds],
+    created_at: iso(f.createdAt),
+    cwd: f.cwd,
+    decision: row.decision ? decisionJson(row.decision) : null,
+    device: row.device,
+    filing: row.records.filing,
+    id: row.id,
+    labels: myLabel ? [myLabel] : [],
+    last_activity_at: iso(f.lastActivityAt),
+    live: isLive(row),
+    messages: f.messages,
+    model: f.model,
+    native_id: row.nativeId,
+    owners: [...row.records.owners],
+    parent_id: row.parentId,
+    pid: f.process?.pid ?? null,
+    pinned: row.records.pinned,
+    quiet: isRowQuiet(row, now),
+    reason: row.reason,
+    rule: row.rule,
+    runner: row.runner,
+    short_id: shortId(row.id),
+    snoozed_until: iso(row.records.snoozedUntil),
+    state: row.state,
+    state_line: d
+      ? {at: iso(d.at)!, messages_since: Math.max(0, f.messages - (d.messages ?? f.messages)), status: d.status, text: d.text}
+      : null,
+    title: titleOf(row),
+    waiting_since: row.state === 'needs_input' ? iso(row.stateSince) : null,
+  }
+}
+
+/** The watch line of DESIGN §6.1: codecast's field names, so scripts written for it keep working. */
+export function watchLine(t: Transition | {event: 'snapshot'; seq: number; ts: number}, row: SessionRow | undefined, me: string): Record<string, unknown> {
+  const label = row?.labels[me] ?? null
+  const isTransition = t.event !== 'snapshot'
+  return {
+    event: t.event,
+    seq: t.seq,
+    ts: new Date(t.ts).toISOString(),
+    id: row?.id ?? (isTransition ? (t as Transition).sessionId : null),
+    session_id: row?.nativeId ?? null,
+    short_id: row ? shortId(row.id) : null,
+    agent: row?.agent ?? null,
+    title: row ? titleOf(row) : null,
+    cwd: row?.facts.cwd ?? null,
+    from: isTransition ? (t as Transition).from : null,
+    to: isTransition ? (t as Transition).to : (row?.state ?? null),
+    reason: isTransition ? (t as Transition).reason : (row?.reason ?? null),
+    bucket: isTransition ? (t as Transition).bucket : (row?.bucket ?? null),
+    is_pinned: row?.records.pinned ?? false,
+    is_live: row ? isLive(row) : false,
+    label,
+    labels: label ? [label] : [],
+    owners: row ? [...row.records.owners] : [],
+  }
+}
+
+export interface ListFilters {
+  readonly states?: readonly string[]
+  readonly agent?: string
+  readonly cwd?: string
+  readonly label?: string
+  readonly all?: boolean
+  readonly quiet?: boolean
+  readonly team?: boolean
+  readonly recencyMs?: number
+}
+
+/** Is this session one the user should see under these filters (my inbox, or the team's)? */
+export function matchesFilters(row: SessionRow, me: string, now: number, f: ListFilters): boolean {
+  if (!f.team && !inInbox({all: f.all, lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt, me, now, owners: row.records.owners, recencyMs: f.recencyMs, runner: row.runner})) {
+    return false
+  }
+
+  if (f.states && f.states.length > 0 && !f.states.includes(row.state)) return false
+  if (f.agent && row.agent !== f.agent) return false
+  if (f.cwd && row.facts.cwd !== f.cwd && !(row.facts.cwd ?? '').startsWith(f.cwd.endsWith('/') ? f.cwd : f.cwd + '/')) return false
+  if (f.label && row.labels[me] !== f.label) return false
+  if (f.quiet && !isRowQuiet(row, now)) return false
+  return true
+}
+
+/** Sort rows in display order: by section, then attention (needs input, questions) or recency. */
+export function sortRows(rows: SessionRow[]): SessionRow[] {
+  const order = new Map(SECTION_ORDER.map((b, i) => [b, i]))
+  const deferred = (r: SessionRow): number =>
+    r.records.deferredAt !== null && (r.facts.lastActivityAt ?? 0) <= r.records.deferredAt ? 1 : 0
+  return rows.sort((a, b) => {
+    const s = (order.get(a.bucket) ?? 99) - (order.get(b.bucket) ?? 99)
+    if (s !== 0) return s
+    const d = deferred(a) - deferred(b)
+    if (d !== 0) return d
+    if (a.bucket === 'needs_input' || a.bucket === 'questions') {
+      const c = compareAttention({reason: a.reason, waitingSince: a.stateSince}, {reason: b.reason, waitingSince: b.stateSince})
+      if (c !== 0) return c
+    }
+
+    return (b.facts.lastActivityAt ?? 0) - (a.facts.lastActivityAt ?? 0)
+  })
+}
+
+export interface Listing {
+  me: string
+  generated_at: string
+  counts: Counts
+  sessions: SessionJson[]
+}
+
+/**
+ * The listing of `cast sessions`: counts over my inbox (children folded), rows in display order.
+ * Dismissed and hidden rows are counted but listed only with `all`.
+ */
+export function buildListing(all: readonly SessionRow[], me: string, now: number, f: ListFilters): {listing: Listing; rows: SessionRow[]} {
+  const visible = all.filter((r) => matchesFilters(r, me, now, f))
+  const counts = tally(visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})))
+  const listed = sortRows(visible.filter((r) => r.bucket !== 'folded' && (f.all || (r.bucket !== 'dismissed' && r.bucket !== 'hidden'))))
+  return {
+    listing: {counts, generated_at: new Date(now).toISOString(), me, sessions: listed.map((r) => sessionJson(r, me, now))},
+    rows: listed,
+  }
+}
+
+const MARKERS: Record<WorkState, string> = {dormant: '◌', done: '●', idle: '·', needs_input: '○', working: '◐'}
+const SECTION_TITLES: Partial<Record<Bucket, string>> = {
+  dismissed: 'DISMISSED',
+  dormant: 'DORMANT',
+  done: 'DONE',
+  hidden: 'STASHED (HIDDEN)',
+  idle: 'IDLE',
+  killed: 'KILLED',
+  needs_input: 'NEEDS INPUT',
+  new: 'NEW',
+  pinned: 'PINNED',
+  questions: 'QUESTIONS',
+  snoozed: 'SNOOZED',
+  stashed: 'STASHED',
+  working: 'WORKING',
+}
+
+export function tildify(p: string | null, home: string): string {
+  if (!p) return '?'
+  return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p
+}
+
+export interface RenderStyle {
+  readonly bold: (s: string) => string
+  readonly dim: (s: string) => string
+  readonly state: (state: WorkState, s: string) => string
+}
+
+export const PLAIN: RenderStyle = {bold: (s) => s, dim: (s) => s, state: (_st, s) => s}
+
+/** One row as in seed 000: marker, state, short id, title; age, messages, cwd, agent; state line. */
+export function renderRow(row: SessionRow, me: string, now: number, home: string, style: RenderStyle): string[] {
+  const j = sessionJson(row, me, now)
+  const stateWord = row.state.replace('_', ' ')
+  const detail = j.quiet ? 'quiet' : row.reason
+  const head = `${style.state(row.state, `${MARKERS[row.state]} ${stateWord}:${detail}`)}  ${style.bold(j.short_id)}  ${j.title ?? '(untitled)'}`
+  const age = row.facts.lastActivityAt === null ? 'never' : formatAge(now - row.facts.lastActivityAt)
+  const bits = [age, `${j.messages} msgs`, tildify(j.cwd, home), row.agent]
+  if (j.live) bits.push(`live pid ${j.pid}`)
+  if (j.labels.length > 0) bits.push(`label ${j.labels[0]}`)
+  if (row.records.owners.length > 0) bits.push(`owners ${row.records.owners.join(', ')}`)
+  if (row.runner && row.runner !== me && !isOwnedBy([row.runner], me)) bits.push(`run by ${row.runner}`)
+  if (row.records.snoozedUntil && row.bucket === 'snoozed') bits.push(`until ${new Date(row.records.snoozedUntil).toISOString()}`)
+  if (row.childIds.length > 0) bits.push(`${row.childIds.length} subagent${row.childIds.length === 1 ? '' : 's'}`)
+  const lines = [head, `   ${style.dim(bits.join('  ·  '))}`]
+  if (j.state_line) {
+    const first = j.state_line.text.split('\n')[0] ?? ''
+    const since = j.state_line.messages_since > 0 ? style.dim(`  (${j.state_line.messages_since} msgs since)`) : ''
+    lines.push(`   ${j.state_line.status}: ${first}${since}`)
+  }
+
+  if (row.decision) {
+    lines.push(`   decide ${row.decision.id}: ${row.decision.question}`)
+  } else if (row.facts.approval) {
+    lines.push(`   approve ${row.facts.approval.text}?`)
+  } else if (row.facts.question) {
+    lines.push(`   asks: ${row.facts.question.text.split('\n')[0]}`)
+  } else if (row.facts.error && row.reason === 'error') {
+    lines.push(`   error: ${row.facts.error.text.split('\n')[0]}`)
+  }
+
+  const lastNote = row.decision?.auto ? `auto-decided: ${row.decision.answerNote ?? ''}` : null
+  if (lastNote) lines.push(`   ${lastNote}`)
+  if (isAssignedAwayFromOwnerSet(row.records.owners, me)) lines.push(`   ${style.dim('(owned by others: not in your inbox)')}`)
+  return lines
+}
+
+export function renderListing(listing: Listing, rows: SessionRow[], now: number, home: string, style: RenderStyle, title: string): string {
+  const out: string[] = []
+  const clock = new Date(now).toLocaleTimeString('en-US', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
+  out.push(`${title} · ${listing.me}  ${clock}`, formatTally(listing.counts), '')
+  let current: Bucket | null = null
+  const sizes = new Map<Bucket, number>()
+  for (const r of rows) sizes.set(r.bucket, (sizes.get(r.bucket) ?? 0) + 1)
+  for (const r of rows) {
+    if (r.bucket !== current) {
+      current = r.bucket
+      out.push(style.bold(`${SECTION_TITLES[r.bucket] ?? r.bucket.toUpperCase()} (${sizes.get(r.bucket)})`), '')
+    }
+
+    out.push(...renderRow(r, listing.me, now, home, style), '')
+  }
+
+  return out.join('\n').trimEnd()
+}
