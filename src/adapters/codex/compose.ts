@@ -2,14 +2,16 @@
  * Combine what the rollout file(s), the session index, the engine's process claim and the hook
  * spool know about one Codex thread into SessionFacts.
  *
- * Plain facts merge by priority (transcript 0 < index 5 < registry 10 < hooks 20). Hook facts
+ * Plain facts merge by priority (transcript 0 < registry 10 < hooks 20); the /rename title from
+ * session_index.jsonl (carried in `extra`, see session-index.ts) beats the first prompt. Hook facts
  * about the turn (settled, approval, a new prompt) are different: a hook only reports what was
  * true when it fired, so it stands only while the transcript shows nothing newer. A turn that
  * completed in a hook and was followed by a new task_started in the file reads as working again.
  */
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
+import {bestProcess} from '../../core/ingest/compose.js'
 import {EMPTY_FACTS} from '../../core/model/types.js'
-import type {FactSource, ProcessFacts, SessionFacts} from '../../core/model/types.js'
+import type {FactSource, SessionFacts} from '../../core/model/types.js'
 import {later} from './text.js'
 
 type Draft = {-readonly [K in keyof SessionFacts]: SessionFacts[K]}
@@ -51,32 +53,6 @@ function apply(
   }
 }
 
-function processOf(contributions: readonly CheckedContribution[]): ProcessFacts | null {
-  let best: CheckedContribution | null = null
-  for (const c of contributions) {
-    if (!c.processClaim) continue
-    if (best === null) {
-      best = c
-      continue
-    }
-
-    const alive = c.processAlive === true
-    const bestAlive = best.processAlive === true
-    if (alive !== bestAlive ? alive : (c.priority ?? 0) > (best.priority ?? 0)) best = c
-  }
-
-  const claim = best?.processClaim
-  if (!best || !claim) return null
-  return {
-    alive: best.processAlive === true,
-    exited: null,
-    heartbeatAt: claim.heartbeatAt,
-    pid: claim.pid,
-    source: claim.source,
-    status: claim.status,
-  }
-}
-
 export function composeCodex(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
   const draft: Draft = {...EMPTY_FACTS}
   const sources: Record<string, FactSource> = {}
@@ -103,7 +79,13 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
     }
   }
 
-  const process = processOf(contributions)
+  for (const c of plain) {
+    if (c.extra?.codex !== 'index' || typeof c.extra.title !== 'string') continue
+    draft.title = c.extra.title
+    sources.title = {kind: 'index', offset: num(c.extra.offset) ?? 0, ref: String(c.extra.ref ?? '')}
+  }
+
+  const process = bestProcess(contributions)
   if (process) {
     draft.process = process
     sources.process = process.source

@@ -1,13 +1,24 @@
 /**
  * `$CODEX_HOME/session_index.jsonl`: append-only `{id, thread_name, updated_at}` written by
  * `/rename`. The newest entry per id wins; an empty name clears the title. It is small and read
- * whole on change; each id it names gets a contribution that sets only `title`.
+ * whole on change.
+ *
+ * Each id it names gets a contribution whose title rides in `extra` (not `facts`): the engine
+ * creates a session for any contribution that sets a title, and the index outlives deleted
+ * rollouts. composeCodex puts it above the transcript's first prompt.
  */
 import type {Contribution} from '../../core/ingest/adapter.js'
 import {firstLine, isRecord, str, toMs, utf8Length} from './text.js'
 
-/** Above the transcript (0) so a /rename beats the first prompt; it sets nothing but the title. */
+/** Above the transcript (0): a /rename beats the first prompt. It sets nothing but the title. */
 export const INDEX_PRIORITY = 5
+
+export interface IndexExtra {
+  readonly codex: 'index'
+  readonly title: string
+  readonly offset: number
+  readonly ref: string
+}
 
 interface Entry {
   readonly title: string | null
@@ -43,12 +54,8 @@ export function parseSessionIndex(path: string, text: string): Contribution[] {
   const out: Contribution[] = []
   for (const [nativeId, entry] of newest) {
     if (entry.title === null) continue
-    out.push({
-      extra: {codex: 'index'},
-      facts: {sources: {title: {kind: 'index', offset: entry.offset, ref: path}}, title: entry.title},
-      nativeId,
-      priority: INDEX_PRIORITY,
-    })
+    const extra: IndexExtra = {codex: 'index', offset: entry.offset, ref: path, title: entry.title}
+    out.push({extra: {...extra}, facts: {}, nativeId, priority: INDEX_PRIORITY})
   }
 
   return out

@@ -173,8 +173,8 @@ export class Store {
     if (this.db.open) this.db.close()
   }
 
-  /** A prepared statement, created once per store. */
-  private q(sql: string): Database.Statement {
+  /** A prepared statement, created once per store. Store modules (src/core/store/*.ts) use it; nothing outside src/core/store may. */
+  q(sql: string): Database.Statement {
     let s = this.stmts.get(sql)
     if (!s) {
       s = this.db.prepare(sql)
