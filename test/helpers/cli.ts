@@ -8,7 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+/** The package to run: CAST_TEST_ROOT (a private build from scripts/build-to) or this checkout. */
+export const ROOT = process.env.CAST_TEST_ROOT || path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
 export const HOOK_BIN = path.join(ROOT, 'bin', 'cast-hook')
 
