@@ -34,13 +34,14 @@ function apply(
   keys: readonly string[] | null,
 ): void {
   const fromSources = c.facts.sources ?? {}
+  const target: Record<string, unknown> = draft
   for (const [key, value] of Object.entries(c.facts)) {
     if (key === 'sources' || key === 'parseErrors' || value === undefined) continue
     if (keys !== null && !keys.includes(key)) continue
     if (key === 'lastActivityAt') {
       draft.lastActivityAt = later(draft.lastActivityAt, num(value))
     } else {
-      ;(draft as Record<string, unknown>)[key] = value
+      target[key] = value
     }
 
     const source = fromSources[key]
