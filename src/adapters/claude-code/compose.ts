@@ -16,7 +16,7 @@ type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 /** Clock skew allowed between a registry write and a transcript line (same machine, so small). */
 const SLACK_MS = 1000
 
-const TITLE_RANKS = ['custom', 'ai', 'summary', 'registry', 'meta', 'prompt'] as const
+const TITLE_RANKS: readonly string[] = ['custom', 'ai', 'summary', 'registry', 'meta', 'prompt']
 
 interface Transcript {
   readonly facts: Partial<SessionFacts>
@@ -216,19 +216,22 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
   if (meta !== null && description !== null) {
     titles.push({rank: 'meta', source: {kind: 'subagent-meta', ref: extraStr(meta, 'path') ?? ''}, text: description})
   }
-  titles.sort((a, b) => TITLE_RANKS.indexOf(a.rank as never) - TITLE_RANKS.indexOf(b.rank as never))
+  titles.sort((a, b) => TITLE_RANKS.indexOf(a.rank) - TITLE_RANKS.indexOf(b.rank))
   if (titles[0] !== undefined) {
     f.title = titles[0].text
     sources['title'] = titles[0].source
   }
 
   // Where and what.
-  for (const c of [reg?.c, hookC]) {
-    if (f.cwd === null && c?.facts.cwd != null) {
-      f.cwd = c.facts.cwd
-      const source = c.facts.sources?.['cwd'] ?? c.processClaim?.source
-      if (source !== undefined) sources['cwd'] = source
-    }
+  const regCwd = claimed === null ? null : extraStr(claimed, 'cwd')
+  if (f.cwd === null && regCwd !== null && regSource !== null) {
+    f.cwd = regCwd
+    sources['cwd'] = regSource
+  }
+  const hookCwd = hookC === null ? null : extraStr(hookC, 'cwd')
+  if (f.cwd === null && hookCwd !== null) {
+    f.cwd = hookCwd
+    sources['cwd'] = {kind: 'hook', ref: hooks?.event ?? 'hook'}
   }
   if (f.model === null && hooks?.facts.model != null) {
     f.model = hooks.facts.model

@@ -199,12 +199,13 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
     sources['settled'] = {kind: 'hook', ref: s.settledEvent}
   }
   if (s.model !== null) facts.model = s.model
-  if (s.cwd !== null) facts.cwd = s.cwd
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
   return {
     extra: {
       at: s.at,
+      // Not a fact: hooks alone (no transcript found) do not make a session.
+      cwd: s.cwd,
       event: s.event,
       exitedAt: s.exitedAt,
       promptAt: s.promptAt,

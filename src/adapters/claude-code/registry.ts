@@ -24,6 +24,11 @@ export interface RegistryExtra {
   readonly statusAt: number | null
   /** A name the user gave (`nameSource` is not `derived`). */
   readonly name: string | null
+  /**
+   * Kept here rather than in facts: the engine creates a session only from a file that describes
+   * the conversation, and a registry alone (a `claude` at its first prompt) does not.
+   */
+  readonly cwd: string | null
 }
 
 export function parseRegistry(path: string, text: string): Contribution[] {
@@ -46,6 +51,7 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   const name = str(rec['name'])
   const cwd = str(rec['cwd'])
   const extra: RegistryExtra = {
+    cwd: cwd === null || cwd === '' ? null : cwd,
     name: name !== null && rec['nameSource'] !== 'derived' ? oneLine(name) : null,
     role: 'registry',
     status: raw,
@@ -55,7 +61,7 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   return [
     {
       extra: {...extra},
-      facts: cwd === null || cwd === '' ? {} : {cwd, sources: {cwd: source}},
+      facts: {},
       nativeId: sessionId,
       priority: 10,
       processClaim: {

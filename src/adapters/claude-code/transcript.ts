@@ -250,6 +250,7 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
 
   // Tool results close their calls; a background launch opens a task.
   let results = 0
+  let interrupted = false
   if (Array.isArray(content)) {
     for (const block of content) {
       if (!isObject(block) || block['type'] !== 'tool_result') continue
@@ -259,6 +260,7 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
       const tool = s.open[id]
       delete s.open[id]
       const text = resultText(block['content'])
+      if (isInterrupt(text)) interrupted = true
       const task = block['is_error'] === true ? null : startedTask(rec['toolUseResult'], text)
       if (task !== null) openBackground(s, task, off)
       if (tool?.shell !== undefined) {
@@ -271,7 +273,8 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
   }
   if (results > 0) {
     s.lastInputAt = later(s.lastInputAt, at)
-    setLast(s, 'result', off)
+    if (interrupted) closeForegroundTools(s)
+    setLast(s, interrupted ? 'interrupt' : 'result', off)
     return
   }
 
@@ -450,8 +453,8 @@ export function feedLine(s: TranscriptState, text: string, offset: number): bool
   const type = rec['type']
   switch (type) {
     case 'summary': {
-      const summary = str(rec['summary'])
-      if (summary !== null && oneLine(summary) !== null) s.summary = {off: offset, text: oneLine(summary) ?? summary}
+      const summary = oneLine(str(rec['summary']) ?? '')
+      if (summary !== null) s.summary = {off: offset, text: summary}
       return true
     }
     case 'ai-title': {

@@ -172,3 +172,20 @@ export function liveRegistry(sessionId: string, fields: Record<string, unknown>)
     ...fields,
   })
 }
+
+/** Feed records (objects or raw text) as one file's lines; returns the composed facts. */
+export function feedRecords(records: readonly (Record<string, unknown> | string)[], nativeId = 'c0ffee00-0000-4000-8000-000000000000'): {facts: SessionFacts; rejected: number} {
+  const path = join(PROJ, `${nativeId}.jsonl`)
+  const match = claudeCode.match(path, ctx)
+  if (match?.kind !== 'jsonl' || claudeCode.jsonl === undefined) throw new Error('no parser')
+  const parser = claudeCode.jsonl
+  const state: unknown = parser.init(path, match)
+  let offset = 0
+  let rejected = 0
+  for (const record of records) {
+    const text = typeof record === 'string' ? record : JSON.stringify(record)
+    if (!parser.line(state, text, offset)) rejected += 1
+    offset += Buffer.byteLength(text) + 1
+  }
+  return {facts: compose(nativeId, parser.contributions(state, path, match)), rejected}
+}

@@ -16,7 +16,8 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     const [c] = parseWhole(stalePath)
 
     expect(c).toMatchObject({
-      facts: {cwd: '/tmp/proj'},
+      extra: {cwd: '/tmp/proj', status: 'busy', waitingFor: null},
+      facts: {},
       nativeId: sid(4),
       priority: 10,
       processClaim: {
@@ -27,6 +28,12 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
         status: 'working',
       },
     })
+  })
+
+  it('describes no conversation: a registry alone does not make a session', () => {
+    const [c] = parseWhole(stalePath)
+
+    expect(c?.facts).toEqual({})
   })
 
   it('keeps waitingFor for compose', () => {
