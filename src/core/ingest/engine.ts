@@ -75,7 +75,10 @@ export class Ingester {
     const out: Discovered[] = []
     const seen = new Set<string>()
     for (const adapter of this.adapters) {
-      for (const root of adapter.roots(this.ctx)) this.walk(adapter, root, out, seen, 0)
+      // A root inside another root of the same adapter is walked once, as part of the outer one.
+      const roots = adapter.roots(this.ctx).map((r) => path.resolve(r))
+      const outer = roots.filter((r) => !roots.some((o) => o !== r && r.startsWith(o + path.sep)))
+      for (const root of new Set(outer)) this.walk(adapter, root, out, seen, 0)
     }
 
     this.lastDiscovery = out
