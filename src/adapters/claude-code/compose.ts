@@ -35,7 +35,7 @@ interface Registry {
 
 interface Hooks {
   readonly facts: Partial<SessionFacts>
-  readonly at: number | null
+  readonly activityAt: number | null
   readonly event: string | null
   readonly promptAt: number | null
   readonly sessionStartAt: number | null
@@ -164,7 +164,7 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
     hookC === null
       ? null
       : {
-          at: extraNum(hookC, 'at'),
+          activityAt: extraNum(hookC, 'activityAt'),
           event: extraStr(hookC, 'event'),
           exitedAt: extraNum(hookC, 'exitedAt'),
           facts: hookC.facts,
@@ -241,8 +241,8 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
     f.createdAt = claimed.processClaim.startedAt
     if (regSource !== null) sources['createdAt'] = regSource
   }
-  if (hooks?.at != null && (f.lastActivityAt === null || hooks.at > f.lastActivityAt)) {
-    f.lastActivityAt = hooks.at
+  if (hooks?.activityAt != null && (f.lastActivityAt === null || hooks.activityAt > f.lastActivityAt)) {
+    f.lastActivityAt = hooks.activityAt
     sources['lastActivityAt'] = {kind: 'hook', ref: hooks.event ?? 'hook'}
   }
   if (f.parentNativeId === null) {

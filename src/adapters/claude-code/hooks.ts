@@ -36,6 +36,8 @@ export interface HookState {
   /** The AskUserQuestion/ExitPlanMode tool whose PostToolUse closes the question. */
   askTool: string | null
   promptAt: number | null
+  /** The last event that is activity in the session (not SessionStart/End or an idle reminder). */
+  activityAt: number | null
   sessionStartAt: number | null
   exitedAt: number | null
   model: string | null
@@ -44,6 +46,8 @@ export interface HookState {
 }
 
 const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
+
+const ACTIVITY = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop']
 
 function askOf(tool: string, input: unknown): string {
   if (isObject(input)) {
@@ -83,6 +87,7 @@ export function sessionOfHook(event: HookEvent): string | null {
 
 export function initHooks(): HookState {
   return {
+    activityAt: null,
     approval: null,
     askTool: null,
     at: null,
@@ -172,12 +177,15 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
       break
     }
     case 'SessionEnd': {
+      // The user left: whatever the turn was doing is over, as after an interrupt.
       closeAsks(s)
       s.exitedAt = at
+      settle(s, true, at, name)
       break
     }
     default:
   }
+  if (ACTIVITY.includes(name) && !(name === 'Notification' && str(p['notification_type']) === 'idle_prompt')) s.activityAt = at
   return s
 }
 
@@ -203,6 +211,7 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
   facts.sources = sources
   return {
     extra: {
+      activityAt: s.activityAt,
       at: s.at,
       // Not a fact: hooks alone (no transcript found) do not make a session.
       cwd: s.cwd,

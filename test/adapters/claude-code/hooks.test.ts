@@ -54,7 +54,7 @@ describe('Claude Code hooks', () => {
     expect(hookFacts([ev(0, 'Stop'), ev(1, 'PreToolUse', {tool_name: 'Read'})])?.facts.settled).toBe(false)
     expect(hookFacts([ev(0, 'Stop'), ev(1, 'SessionEnd', {reason: 'prompt_input_exit'})])).toMatchObject({
       extra: {exitedAt: base + 1000},
-      facts: {settled: true, sources: {settled: {kind: 'hook', ref: 'Stop'}}},
+      facts: {settled: true, sources: {settled: {kind: 'hook', ref: 'SessionEnd'}}},
     })
   })
 
@@ -96,6 +96,26 @@ describe('Claude Code hooks', () => {
 
     expect(f.error).toBeNull()
     expect(f.settled).toBe(false)
+  })
+
+  it('composed: SessionEnd after a turn left running settles it (the user quit)', () => {
+    const f = compose(sid(3), [
+      ...feedFile(transcriptPath(3)).contributions,
+      ...reduceHooks([hook(base + 30_000, {...common, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit', session_id: sid(3)})]),
+    ])
+
+    expect(f).toMatchObject({settled: true, sources: {settled: {kind: 'hook', ref: 'SessionEnd'}}})
+  })
+
+  it('composed: an idle reminder is not activity; a permission request is', () => {
+    const idle = compose(sid(2), [
+      ...feedFile(transcriptPath(2)).contributions,
+      ...reduceHooks([hook(base + 200_000, {...common, hook_event_name: 'Notification', notification_type: 'idle_prompt', session_id: sid(2)})]),
+    ])
+    const asked = compose(S, [...feedFile(transcriptPath(4)).contributions, ...reduceHooks([ev(40, 'PermissionRequest', {tool_name: 'Bash'})])])
+
+    expect(idle.lastActivityAt).toBe(base + 63_000)
+    expect(asked.lastActivityAt).toBe(base + 40_000)
   })
 
   it('composed: SessionEnd ends background work', () => {
