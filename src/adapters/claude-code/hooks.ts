@@ -150,11 +150,12 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
       const kind = str(p['notification_type'])
       const message = str(p['message'])
       if (kind === 'permission_prompt') {
-        s.approval = {at, event: name, text: s.approval?.text ?? tool ?? toolFromMessage(message) ?? 'tool'}
+        // Usually follows PermissionRequest for the same prompt: keep when it opened.
+        s.approval ??= {at, event: name, text: tool ?? toolFromMessage(message) ?? 'tool'}
       } else if (kind === 'elicitation_dialog') {
         s.question = {at, event: name, text: oneLine(message ?? '') ?? 'Question'}
-      } else if (kind === 'idle_prompt') {
-        closeAsks(s)
+      } else if (kind === 'idle_prompt' && s.approval === null && s.question === null) {
+        // Waiting at the prompt for a while; an open ask is not a settled turn.
         settle(s, true, at, name)
       }
       break

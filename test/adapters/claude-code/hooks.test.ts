@@ -32,6 +32,17 @@ describe('Claude Code hooks', () => {
     expect(c?.facts.approval).toMatchObject({source: {kind: 'hook', ref: 'Notification'}, text: 'Write'})
   })
 
+  it('the notification after a PermissionRequest keeps when the prompt opened', () => {
+    const c = hookFacts([
+      ev(3, 'PermissionRequest', {tool_name: 'Bash'}),
+      ev(9, 'Notification', {message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt'}),
+      ev(70, 'Notification', {message: 'Claude is waiting for your input', notification_type: 'idle_prompt'}),
+    ])
+
+    expect(c?.facts.approval).toMatchObject({at: base + 3000, source: {ref: 'PermissionRequest'}, text: 'Bash'})
+    expect(c?.facts.settled).toBeUndefined()
+  })
+
   it.each(['PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionEnd'])('%s closes the approval', (name) => {
     const c = hookFacts([ev(3, 'PermissionRequest', {tool_name: 'Bash'}), ev(5, name, {tool_name: 'Bash'})])
 
