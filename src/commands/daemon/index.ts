@@ -1,0 +1,80 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {EXIT} from '../../lib/exit-codes.js'
+
+export default class Daemon extends BaseCommand {
+  static override description = `Holds the ingester lease and keeps the store current: watches every adapter's files
+(chokidar, events coalesced per file), consumes the hook spool, re-checks known agent pids
+every second so a crash reads dead within 2 s, wakes once at the earliest time-based change
+(snooze end, dormant claim TTL, turn-pending TTL) and delivers due scheduled messages.
+
+Only one ingester runs at a time. While it runs, cast sessions and cast sessions -w read
+what it writes instead of syncing themselves. Logs go to stderr.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %> --once', description: 'Sync once and exit (for cron or a login script).'},
+    '<%= config.bin %> daemon status',
+  ]
+  static override flags = {
+    once: Flags.boolean({summary: 'Sync once (files, spool, timers, schedules) and exit.'}),
+  }
+  static override summary = 'Run the ingester in the foreground.'
+
+  async run(): Promise<Record<string, unknown> | void> {
+    const {flags} = await this.parse(Daemon)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {INGESTER_LEASE, leaseIsLive, makeIngester} = await import('../../lib/ingest.js')
+    const {consumeSpool, spoolDir} = await import('../../core/ingest/spool.js')
+    const {castHome} = await import('../../lib/env.js')
+    const {LiveIngester} = await import('../../core/ingest/live.js')
+    const {deliverDue} = await import('../../lib/deliver-hook.js')
+    const home = castHome(this.env)
+    const ingester = makeIngester(store, this.env, clock, this.me)
+    const current = store.getLease(INGESTER_LEASE)
+    const live = new LiveIngester(store, ingester, {
+      clock,
+      extraDirs: [spoolDir(home)],
+      leaseName: INGESTER_LEASE,
+      log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
+      onExtra: () => consumeSpool(store, ingester, home, clock),
+    })
+    if (!live.tryAcquire((l) => !leaseIsLive(l))) {
+      this.fail(`Another ingester holds the lease (pid ${current?.pid} on ${current?.host}).`, EXIT.REFUSED, ['See it with: cast daemon status'])
+    }
+
+    if (flags.once) {
+      try {
+        const stats = ingester.sync()
+        const spool = consumeSpool(store, ingester, home, clock)
+        const ticked = ingester.tick()
+        const delivered = await deliverDue(store, this.env, clock, this.me)
+        const result = {...stats, delivered, hook_events: spool.consumed, sessions: store.countSessions(), timed_transitions: ticked}
+        if (!this.jsonEnabled()) {
+          this.log(
+            `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
+              `${stats.transitions + ticked + spool.transitions} transitions, ${spool.consumed} hook events, ${delivered} scheduled messages delivered, ${store.countSessions()} sessions`,
+          )
+        }
+
+        return result
+      } finally {
+        store.releaseLease(INGESTER_LEASE, process.pid)
+      }
+    }
+
+    await live.start()
+    process.stderr.write(`cast daemon: watching ${live.watched} files under ${ingester.roots().map((r) => r.root).join(', ')} (pid ${process.pid})\n`)
+    const schedules = setInterval(() => {
+      void deliverDue(store, this.env, clock, this.me).catch((error: Error) => process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`))
+    }, 1000)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    clearInterval(schedules)
+    await live.stop()
+    process.stderr.write('cast daemon: stopped\n')
+  }
+}

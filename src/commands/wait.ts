@@ -1,0 +1,69 @@
+import {Args, Flags} from '@oclif/core'
+
+import {WORK_STATES} from '../core/model/types.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {EXIT} from '../lib/exit-codes.js'
+
+export default class Wait extends BaseCommand {
+  static override args = {session: Args.string({description: 'Session ids or prefixes (several allowed).', required: true})}
+  static override description = `Blocks until every named session (or any, with --any) is in one of the given states, then
+exits 0; with --json it prints the sessions' lines. Exits 124 when --timeout passes first.
+It reads the store, so it keeps waiting across an ingester restart; with no ingester running it
+syncs the agents' files itself.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1 --until needs_input,done',
+    '<%= config.bin %> <%= command.id %> 3f9a2c1 8be01d2 --until done --any --timeout 30m --json',
+  ]
+  static override flags = {
+    any: Flags.boolean({summary: 'Return as soon as one of the sessions is in a wanted state.'}),
+    timeout: Flags.string({summary: 'Give up after this long (e.g. 90s, 30m, 2h): exit 124.'}),
+    until: Flags.string({required: true, summary: 'Wanted states, comma-separated: working, needs_input, done, dormant, idle.'}),
+  }
+  static override strict = false
+  static override summary = 'Wait until sessions reach a state.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {argv, flags} = await this.parse(Wait)
+    const wanted = flags.until.split(',').map((s) => s.trim()).filter(Boolean)
+    for (const s of wanted) {
+      if (!(WORK_STATES as readonly string[]).includes(s)) this.fail(`--until: "${s}" is not a state (one of ${WORK_STATES.join(', ')}).`, EXIT.USAGE)
+    }
+
+    const {parseDuration} = await import('../core/model/durations.js')
+    let timeoutMs: number | null = null
+    if (flags.timeout !== undefined) {
+      timeoutMs = parseDuration(flags.timeout)
+      if (timeoutMs === null) this.fail(`--timeout: "${flags.timeout}" is not a duration (try 90s, 30m, 2h).`, EXIT.USAGE)
+    }
+
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {resolveSessions} = await import('../lib/resolve.js')
+    const {sessionJson} = await import('../lib/views.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const ids = resolveSessions(store, argv as string[])
+    const deadline = timeoutMs === null ? null : Date.now() + timeoutMs
+    for (;;) {
+      const rows = store.loadSessions(ids)
+      const met = rows.filter((r) => wanted.includes(r.state))
+      if (flags.any ? met.length > 0 : met.length === rows.length) {
+        const now = clock()
+        const sessions = (flags.any ? met : rows).map((r) => sessionJson(r, this.me, now))
+        if (!this.jsonEnabled()) for (const s of sessions) this.log(`${s.short_id}  ${s.state}:${s.reason}  ${s.title ?? ''}`)
+        return {met: true, sessions}
+      }
+
+      if (deadline !== null && Date.now() >= deadline) {
+        const now = clock()
+        const sessions = rows.map((r) => sessionJson(r, this.me, now))
+        if (!this.jsonEnabled()) process.stderr.write(`cast: timed out waiting for ${wanted.join(' or ')}\n`)
+        process.exitCode = EXIT.TIMEOUT
+        return {met: false, sessions}
+      }
+
+      await new Promise((r) => setTimeout(r, 250))
+      syncBeforeRead(store, this.env, clock, this.me)
+    }
+  }
+}
