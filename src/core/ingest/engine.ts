@@ -477,6 +477,7 @@ export function readLines(
   start: number,
   end: number,
   onLine: (text: string, offset: number) => void,
+  maxLine = MAX_LINE,
 ): {offset: number; oversize: number} {
   const buf = Buffer.allocUnsafe(CHUNK)
   let pos = start
@@ -514,7 +515,7 @@ export function readLines(
     }
 
     if (s < chunk.length && skipFrom === null) {
-      if (chunk.length - s > MAX_LINE) {
+      if (chunk.length - s > maxLine) {
         skipFrom = base + s
       } else {
         carry = Buffer.from(chunk.subarray(s))
