@@ -193,6 +193,34 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 3,
+    up(db) {
+      db.exec(`
+        -- Sessions started by cast spawn: the parent link, the tree, the label to apply on first
+        -- sight. session_id is known up front when the agent takes a preassigned id, else once it
+        -- appears. Rows are never deleted once started (the tree cap counts finished ones).
+        CREATE TABLE spawns (
+          id         TEXT PRIMARY KEY,
+          session_id TEXT UNIQUE,
+          agent      TEXT NOT NULL,
+          parent_id  TEXT,
+          root_id    TEXT,
+          depth      INTEGER NOT NULL,
+          label      TEXT,
+          cwd        TEXT NOT NULL,
+          prompt     TEXT NOT NULL,
+          mode       TEXT NOT NULL,
+          target     TEXT,
+          pid        INTEGER,
+          spawned_at INTEGER NOT NULL,
+          spawned_by TEXT NOT NULL,
+          status     TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX spawns_root ON spawns (root_id);
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

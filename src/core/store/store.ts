@@ -338,7 +338,8 @@ export class Store {
     context: {now: number; runner: string; device: string},
   ): {id: string; changed: boolean} {
     const id = castId(agent, nativeId)
-    const parentId = parentNativeId ? castId(agent, parentNativeId) : null
+    // A parent the agent's files name wins; else the one `cast spawn --parent` recorded.
+    const parentId = parentNativeId ? castId(agent, parentNativeId) : this.spawnedParent(id)
     const data = JSON.stringify(facts)
     const existing = this.q('SELECT facts, parent_id FROM sessions WHERE id = ?').get(id) as Row | undefined
     if (existing && existing.facts === data && str(existing.parent_id) === parentId) return {changed: false, id}
@@ -356,9 +357,19 @@ export class Store {
         `INSERT INTO sessions (id, agent, native_id, parent_id, facts, cwd, title, last_activity_at, runner, device, first_seen_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(id, agent, nativeId, parentId, data, facts.cwd, facts.title, facts.lastActivityAt, context.runner, context.device, context.now)
+      // A session `cast spawn --label` started carries its label from its first transition on.
+      this.q(
+        `INSERT INTO labels (session_id, who, label) SELECT session_id, spawned_by, label FROM spawns
+         WHERE session_id = ? AND label IS NOT NULL ON CONFLICT (session_id, who) DO NOTHING`,
+      ).run(id)
     }
 
     return {changed: true, id}
+  }
+
+  /** The parent `cast spawn --parent` recorded for a session, if any. */
+  private spawnedParent(id: string): string | null {
+    return str((this.q('SELECT parent_id FROM spawns WHERE session_id = ?').get(id) as Row | undefined)?.parent_id)
   }
 
   loadFactsByNative(agent: string, nativeId: string): SessionFacts | null {
