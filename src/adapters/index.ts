@@ -5,8 +5,10 @@
 import type {Adapter} from '../core/ingest/adapter.js'
 import {claudeCode} from './claude-code/index.js'
 import {codex} from './codex/index.js'
+import {opencode} from './opencode/index.js'
+import {pi} from './pi/index.js'
 
-export const ADAPTERS: readonly Adapter[] = [claudeCode, codex]
+export const ADAPTERS: readonly Adapter[] = [claudeCode, codex, opencode, pi]
 
 export function adapterFor(agent: string): Adapter | undefined {
   return ADAPTERS.find((a) => a.agent === agent)

@@ -1,0 +1,33 @@
+/**
+ * The OpenCode adapter (agent-formats §3, §10.6, §11.4): the SQLite database of OpenCode ≥ 1.2
+ * (opened read-only by the engine) and the storage/ JSON files of older releases.
+ *
+ * OpenCode keeps pending permission prompts in its server's memory and writes no process
+ * registry, so the files give: settled or working, open questions (a running `question` tool),
+ * named errors, compaction and subagent children (`parent_id`, folded under their parent). Its
+ * loopback server's event stream could sharpen this (permission asks, busy/idle); cast does not
+ * query it yet.
+ */
+import type {Adapter} from '../../core/ingest/adapter.js'
+import {composeOpencode} from './compose.js'
+import {readOpencodeDb} from './db.js'
+import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
+import {parseStorageFile} from './storage.js'
+
+export const opencode: Adapter = {
+  agent: 'opencode',
+  compose: composeOpencode,
+  label: 'OpenCode',
+  match: matchOpencodeFile,
+  parseWhole: parseStorageFile,
+  readSqlite: (db, path) => readOpencodeDb(db, path),
+  roots: opencodeRoots,
+  skipDir: skipOpencodeDir,
+}
+
+export {composeOpencode} from './compose.js'
+export {clearOpencodeCache, readOpencodeDb} from './db.js'
+export {errorText, isPlaceholderTitle, summarize} from './model.js'
+export type {OcMessage, OcPart, OcSession} from './model.js'
+export {matchOpencodeFile, opencodeDataDir, opencodeRoots, skipOpencodeDir} from './paths.js'
+export {parseStorageFile} from './storage.js'

@@ -1,0 +1,22 @@
+/**
+ * The pi adapter (agent-formats §5, §10.6, §11.7): one append-only JSONL file per session, read
+ * incrementally. pi keeps no process registry and offers no shell hooks (only an in-process
+ * extension API), so the file is the whole story: the leaf assistant's stopReason says whether the
+ * turn ended, and a reply still streaming is not written yet. pi has no permission prompts.
+ */
+import type {Adapter} from '../../core/ingest/adapter.js'
+import {matchPiFile, piRoots, skipPiDir} from './paths.js'
+import {piParser} from './session.js'
+
+export const pi: Adapter = {
+  agent: 'pi',
+  jsonl: piParser,
+  label: 'pi',
+  match: matchPiFile,
+  roots: piRoots,
+  skipDir: skipPiDir,
+}
+
+export {agentDir, matchPiFile, piRoots, sessionIdOf, sessionsDir} from './paths.js'
+export {feedPi, initPi, isSettled, piContribution, piParser, piTitle} from './session.js'
+export type {PiState, Tail} from './session.js'

@@ -1,0 +1,418 @@
+/**
+ * Resumable parser for pi session files (agent-formats §5.2, §5.3; pi's own
+ * `packages/coding-agent/src/core/session-manager.ts`).
+ *
+ * A file is a header line `{type:"session", version?, id, timestamp, cwd, parentSession?}` then
+ * entries. v1 entries carry no ids (the file is a plain list); v2 and v3 entries have `id` and
+ * `parentId` and form a tree whose current leaf, when pi loads the file, is the last entry written.
+ *
+ * Following the leaf without keeping the tree. pi appends every entry as a child of the current
+ * leaf, so while nobody moves the leaf each entry's `parentId` is the id of the entry written just
+ * before it. The leaf only jumps when the user navigates (`/tree`, branching): pi then writes a
+ * `branch_summary`, or simply appends the next entry under an older one. The state therefore keeps
+ * the previous entry's id and the turn state of the chain ending at the leaf (`tail`):
+ * - a message entry sets the tail itself (a prompt or a tool result: working; an assistant by its
+ *   `stopReason`);
+ * - a non-message entry (model change, label, session name, compaction, custom data) that continues
+ *   the chain leaves it as it was;
+ * - an entry that does not continue the chain, or a branch summary, means the user moved the leaf
+ *   by hand, which pi only lets them do at the prompt: settled, and any error banner of the old
+ *   branch is no longer on screen.
+ * So the state is a few scalars however large the file grows, and it is plain JSON.
+ *
+ * pi writes a message when it ends (message_end), so a reply still streaming is not in the file:
+ * a prompt followed by silence reads as a turn in progress, which is what it is.
+ */
+import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import {sessionIdOf} from './paths.js'
+import {clip, contentText, firstLine, hasToolCall, isRecord, later, oneLine, str, toMs} from './text.js'
+import type {Json} from './text.js'
+
+const MAX_ASSISTANT_TEXT = 4000
+const MAX_ERROR_TEXT = 500
+
+/** What the chain ending at the current leaf says about the turn. */
+export type Tail = 'none' | 'working' | 'settled' | 'error'
+
+export interface PiState {
+  readonly v: 1
+  nativeId: string
+  /** The header line was read. */
+  header: boolean
+  /** Header `version` (absent in v1 files). */
+  version: number | null
+  headerId: string | null
+  cwd: string | null
+  createdAt: number | null
+  /** The session this one was forked from (`parentSession`, or v1 `branchedFrom`), as a native id. */
+  forkedFrom: string | null
+  /** Latest non-empty `session_info.name` (`/name`). */
+  name: string | null
+  /** First prompt that is more than a lone slash command. */
+  firstPrompt: string | null
+  /** First prompt of any kind, the title of last resort. */
+  firstAny: string | null
+  model: string | null
+  provider: string | null
+  users: number
+  assistants: number
+  turnIndex: number
+  turnStartedAt: number | null
+  lastActivityAt: number | null
+  lastOutputAt: number | null
+  lastAssistantText: string | null
+  compactions: number
+  /** Id of the entry written just before (null before the first, and in v1 files). */
+  prevId: string | null
+  tail: Tail
+  /** Why the tail is what it is (prompt, tool_use, tool_result, stop, length, aborted, error, navigated, compaction_retry). */
+  tailWhy: string | null
+  /** The leaf assistant's error, while the tail is 'error'. */
+  error: {text: string; at: number | null; offset: number} | null
+  parseErrors: number
+  /** Fact name -> byte offset of the line it came from. */
+  src: Record<string, number>
+}
+
+export function initPi(nativeId: string): PiState {
+  return {
+    assistants: 0,
+    compactions: 0,
+    createdAt: null,
+    cwd: null,
+    error: null,
+    firstAny: null,
+    firstPrompt: null,
+    forkedFrom: null,
+    header: false,
+    headerId: null,
+    lastActivityAt: null,
+    lastAssistantText: null,
+    lastOutputAt: null,
+    model: null,
+    name: null,
+    nativeId,
+    parseErrors: 0,
+    prevId: null,
+    provider: null,
+    src: {},
+    tail: 'none',
+    tailWhy: null,
+    turnIndex: 0,
+    turnStartedAt: null,
+    users: 0,
+    v: 1,
+    version: null,
+  }
+}
+
+function touch(s: PiState, at: number | null, offset: number): void {
+  if (at === null) return
+  if (s.lastActivityAt === null || at >= s.lastActivityAt) {
+    s.lastActivityAt = at
+    s.src.lastActivityAt = offset
+  }
+}
+
+function output(s: PiState, at: number | null, offset: number): void {
+  if (at === null) return
+  if (s.lastOutputAt === null || at >= s.lastOutputAt) {
+    s.lastOutputAt = at
+    s.src.lastOutputAt = offset
+  }
+}
+
+function setTail(s: PiState, tail: Tail, why: string, offset: number): void {
+  s.tail = tail
+  s.tailWhy = why
+  s.src.settled = offset
+  if (tail !== 'error' && s.error !== null) {
+    s.error = null
+    s.src.error = offset
+  }
+}
+
+function header(s: PiState, e: Json, at: number | null, offset: number): void {
+  if (s.header) return
+  s.header = true
+  s.version = typeof e.version === 'number' ? e.version : null
+  s.headerId = str(e.id)
+  s.createdAt = at
+  s.src.createdAt = offset
+  const cwd = str(e.cwd)
+  if (cwd !== null) {
+    s.cwd = cwd
+    s.src.cwd = offset
+  }
+
+  // v1 headers named the model the session started with.
+  const modelId = str(e.modelId)
+  if (modelId !== null && s.model === null) {
+    s.model = modelId
+    s.provider = str(e.provider)
+    s.src.model = offset
+  }
+
+  const parent = str(e.parentSession) ?? str(e.branchedFrom)
+  if (parent !== null) {
+    s.forkedFrom = sessionIdOf(parent) ?? parent
+    s.src.forkedFrom = offset
+  }
+}
+
+/** A bare `/command` (no argument text): a UI command, not what the session is about. */
+function isSlashOnly(text: string): boolean {
+  return /^\/\S+$/.test(text.trim())
+}
+
+function prompt(s: PiState, m: Json, at: number | null, offset: number): void {
+  s.users += 1
+  s.turnIndex += 1
+  s.turnStartedAt = toMs(m.timestamp) ?? at
+  s.src.messages = offset
+  s.src.turnIndex = offset
+  s.src.turnStartedAt = offset
+  setTail(s, 'working', 'prompt', offset)
+  const title = firstLine(contentText(m.content))
+  if (title === null) return
+  if (s.firstAny === null) {
+    s.firstAny = title
+    s.src.firstAny = offset
+  }
+
+  if (s.firstPrompt === null && !isSlashOnly(title)) {
+    s.firstPrompt = title
+    s.src.firstPrompt = offset
+  }
+}
+
+function reply(s: PiState, m: Json, at: number | null, offset: number): void {
+  s.assistants += 1
+  s.src.messages = offset
+  output(s, later(at, toMs(m.timestamp)), offset)
+  const model = str(m.model)
+  if (model !== null) {
+    s.model = model
+    s.provider = str(m.provider)
+    s.src.model = offset
+  }
+
+  const text = contentText(m.content).trim()
+  if (text.length > 0) {
+    s.lastAssistantText = clip(text, MAX_ASSISTANT_TEXT)
+    s.src.lastAssistantText = offset
+  }
+
+  const stop = str(m.stopReason)
+  switch (stop) {
+    case 'toolUse': {
+      setTail(s, 'working', 'tool_use', offset)
+      return
+    }
+
+    case 'error': {
+      s.tail = 'error'
+      s.tailWhy = 'error'
+      s.src.settled = offset
+      const text = (typeof m.errorMessage === 'string' ? oneLine(m.errorMessage, MAX_ERROR_TEXT) : null) ?? 'error'
+      s.error = {at: later(at, toMs(m.timestamp)), offset, text}
+      s.src.error = offset
+      return
+    }
+
+    case 'stop':
+    case 'length':
+    case 'aborted': {
+      setTail(s, 'settled', stop, offset)
+      return
+    }
+
+    default: {
+      // A stop reason this parser does not know: judge by whether it asks for a tool.
+      if (hasToolCall(m.content)) setTail(s, 'working', 'tool_use', offset)
+      else setTail(s, 'settled', stop ?? 'stop', offset)
+    }
+  }
+}
+
+function message(s: PiState, m: Json, at: number | null, offset: number, linear: boolean): void {
+  switch (m.role) {
+    case 'user': {
+      prompt(s, m, at, offset)
+      return
+    }
+
+    case 'assistant': {
+      reply(s, m, at, offset)
+      return
+    }
+
+    case 'toolResult': {
+      output(s, at, offset)
+      setTail(s, 'working', 'tool_result', offset)
+      return
+    }
+
+    default:
+      // bashExecution (the user's own `!cmd`), custom / hookMessage (extensions), summaries:
+      // they start no turn of their own.
+      neutral(s, offset, linear)
+  }
+}
+
+/** An entry that is not a turn step: it keeps the chain's state, unless the leaf moved. */
+function neutral(s: PiState, offset: number, linear: boolean): void {
+  if (!linear && s.tail !== 'none') setTail(s, 'settled', 'navigated', offset)
+}
+
+/** Feed one complete line. Returns false for a malformed line (counted, otherwise ignored). */
+export function feedPi(s: PiState, text: string, offset: number): boolean {
+  if (text.trim().length === 0) return true
+  let e: unknown
+  try {
+    e = JSON.parse(text)
+  } catch {
+    s.parseErrors += 1
+    return false
+  }
+
+  if (!isRecord(e) || typeof e.type !== 'string') {
+    s.parseErrors += 1
+    return false
+  }
+
+  const at = toMs(e.timestamp)
+  if (e.type === 'session') {
+    touch(s, at, offset)
+    header(s, e, at, offset)
+    return true
+  }
+
+  // v1 entries have no ids: a plain list, always continuing the chain.
+  const id = str(e.id)
+  const linear = id === null || !('parentId' in e) || (e.parentId ?? null) === s.prevId
+  touch(s, at, offset)
+  switch (e.type) {
+    case 'message': {
+      const m = e.message
+      if (isRecord(m)) {
+        touch(s, toMs(m.timestamp), offset)
+        message(s, m, at, offset, linear)
+      } else {
+        neutral(s, offset, linear)
+      }
+
+      break
+    }
+
+    case 'model_change': {
+      const model = str(e.modelId)
+      if (model !== null) {
+        s.model = model
+        s.provider = str(e.provider)
+        s.src.model = offset
+      }
+
+      neutral(s, offset, linear)
+      break
+    }
+
+    case 'session_info': {
+      const name = typeof e.name === 'string' ? firstLine(e.name) : null
+      if (name !== null) {
+        s.name = name
+        s.src.name = offset
+      }
+
+      neutral(s, offset, linear)
+      break
+    }
+
+    case 'compaction': {
+      s.compactions += 1
+      s.src.compaction = offset
+      // An overflow error followed by a compaction: pi compacts and retries the turn on its own.
+      if (linear && s.tail === 'error') setTail(s, 'working', 'compaction_retry', offset)
+      else neutral(s, offset, linear)
+      break
+    }
+
+    case 'branch_summary': {
+      if (s.tail !== 'none') setTail(s, 'settled', 'navigated', offset)
+      break
+    }
+
+    default:
+      // thinking_level_change, label, custom, custom_message and anything newer.
+      neutral(s, offset, linear)
+  }
+
+  if (id !== null) s.prevId = id
+  return true
+}
+
+/** The turn has ended: the leaf assistant stopped (stop, length, aborted, error) or the user moved the leaf. */
+export function isSettled(s: PiState): boolean {
+  return s.tail === 'settled' || s.tail === 'error'
+}
+
+export function piTitle(s: PiState): {title: string | null; offset: number | undefined} {
+  if (s.name !== null) return {offset: s.src.name, title: s.name}
+  if (s.firstPrompt !== null) return {offset: s.src.firstPrompt, title: s.firstPrompt}
+  return {offset: s.src.firstAny, title: s.firstAny}
+}
+
+export function piContribution(s: PiState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution {
+  const at = (offset: number | undefined): FactSource =>
+    offset === undefined ? {kind: 'transcript', ref: path} : {kind: 'transcript', offset, ref: path}
+  const sources: Record<string, FactSource> = {}
+  for (const [fact, offset] of Object.entries(s.src)) {
+    if (fact === 'name' || fact === 'firstPrompt' || fact === 'firstAny') continue
+    sources[fact] = at(offset)
+  }
+
+  const title = piTitle(s)
+  if (title.title !== null) sources.title = at(title.offset)
+  const error: HardBlock | null =
+    s.tail === 'error' && s.error !== null ? {at: s.error.at ?? s.lastActivityAt ?? 0, source: at(s.error.offset), text: s.error.text} : null
+  const facts: Partial<SessionFacts> = {
+    createdAt: s.createdAt,
+    cwd: s.cwd,
+    error,
+    lastActivityAt: s.lastActivityAt,
+    lastAssistantText: s.lastAssistantText,
+    lastOutputAt: s.lastOutputAt,
+    messages: s.users + s.assistants,
+    model: s.model,
+    // A fork is a conversation of its own that the user carries on: it stays a row of its own
+    // (folding is for subagents). The link is kept in `extra.forkedFrom` and its source.
+    parentNativeId: null,
+    parseErrors: s.parseErrors,
+    settled: isSettled(s),
+    sources,
+    title: title.title,
+    turnIndex: s.turnIndex,
+    turnStartedAt: s.turnStartedAt,
+  }
+  return {
+    extra: {
+      compactions: s.compactions,
+      forkedFrom: s.forkedFrom,
+      headerId: s.headerId,
+      pi: 'session',
+      provider: s.provider,
+      tail: s.tailWhy,
+      version: s.version ?? (s.header ? 1 : null),
+    },
+    facts,
+    nativeId: match.nativeId,
+    priority: 0,
+  }
+}
+
+export const piParser: JsonlParser<PiState> = {
+  contributions: (state, path, match) => [piContribution(state, path, match)],
+  init: (_path, match) => initPi(match.nativeId),
+  line: feedPi,
+}
