@@ -1,0 +1,45 @@
+/**
+ * Where and how `cast hooks install claude-code` adds cast's hooks (agent-formats §10.1).
+ *
+ *   $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+ *   {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}
+ *
+ * Tool events take a tool-name matcher ("*": every tool), Notification a notification-type
+ * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks-install.ts,
+ * the payloads are reduced by ./hooks.ts.
+ */
+import {join} from 'node:path'
+
+import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import {configDir} from './paths.js'
+
+export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [
+  {event: 'SessionStart'},
+  {event: 'UserPromptSubmit'},
+  {event: 'PreToolUse', matcher: '*'},
+  {event: 'PermissionRequest', matcher: '*'},
+  {event: 'PostToolUse', matcher: '*'},
+  {event: 'Notification', matcher: 'permission_prompt|elicitation_dialog|idle_prompt'},
+  {event: 'Stop'},
+  {event: 'SubagentStart'},
+  {event: 'SubagentStop'},
+  {event: 'PreCompact'},
+  {event: 'SessionEnd'},
+]
+
+export const claudeCodeHookSpec: HookSpec = {
+  agent: 'claude_code',
+  aliases: ['claude', 'claude_code', 'claudecode'],
+  commandKey: 'command',
+  events: CLAUDE_HOOK_EVENTS,
+  // Keys in the order people write them in settings.json.
+  handler: (command) => ({type: 'command', command, timeout: 10}),
+  label: 'Claude Code',
+  layout: 'grouped',
+  name: 'claude-code',
+  notes: ['Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).'],
+  settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
+  settingsNotes(doc) {
+    return doc['disableAllHooks'] === true ? ['settings.json has "disableAllHooks": true, so Claude Code runs no hooks at all.'] : []
+  },
+}

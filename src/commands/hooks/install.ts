@@ -1,0 +1,84 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {EXIT} from '../../lib/exit-codes.js'
+import type {InstallResult} from '../../lib/hooks-install.js'
+
+export default class HooksInstall extends BaseCommand {
+  static override args = {
+    agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot.', required: true}),
+  }
+  static override description = `Merges cast's hook entries into the agent CLI's own settings, so the moments its files cannot
+show (a permission prompt, a turn starting or ending) reach cast as they happen.
+
+Every other key and every hook you had stay as they were. The file is backed up first
+(<file>.cast-backup-<timestamp>) and written atomically; a malformed file is refused untouched.
+Installing twice adds nothing; an entry left by another cast install is replaced.
+
+The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it
+never opens the database and never blocks the agent. When CAST_HOME (or XDG_DATA_HOME) is set,
+its store is written into the command, so hooks feed the store you run cast with.
+
+Files: claude-code  $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json
+       codex        $CODEX_HOME/hooks.json (lifecycle hooks) and notify in config.toml
+       gemini       ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini)
+       cursor       ~/.cursor/hooks.json
+       copilot      ~/.copilot/hooks/cast.json ($COPILOT_HOME)`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> claude-code',
+    {command: '<%= config.bin %> <%= command.id %> codex --dry-run', description: 'Show what would change, write nothing.'},
+    '<%= config.bin %> <%= command.id %> gemini --json',
+  ]
+  static override flags = {
+    'dry-run': Flags.boolean({summary: 'Show what would change and the resulting file; write nothing.'}),
+  }
+  static override summary = "Add cast's hooks to an agent CLI's settings."
+
+  async run(): Promise<InstallResult> {
+    const {args, flags} = await this.parse(HooksInstall)
+    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks-install.js')
+    const found = lookupHookSpec(args.agent)
+    if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
+    let result: InstallResult
+    try {
+      result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
+    } catch (error) {
+      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE)
+      throw error
+    }
+
+    if (this.jsonEnabled()) return result
+    const t = (p: string): string => tildePath(p, this.env)
+    const where = t(result.file)
+    const verb = result.dry_run ? 'Would install' : 'Installed'
+    if (!result.changed) {
+      this.log(`cast's hooks for ${result.label} are already installed in ${where}; nothing changed.`)
+    } else if (result.added.length + result.updated.length + result.dropped.length === 0) {
+      this.log(`${verb} cast's hooks for ${result.label}: ${where} already had them.`)
+    } else {
+      this.log(`${verb} cast's hooks for ${result.label} in ${where}${result.created ? ' (new file)' : ''}`)
+      if (result.added.length > 0) this.log(`  added     ${result.added.join(', ')}`)
+      if (result.updated.length > 0) this.log(`  updated   ${result.updated.join(', ')}`)
+      if (result.dropped.length > 0) this.log(`  removed   ${result.dropped.join(', ')} (no longer used)`)
+    }
+
+    this.log(`  command   ${result.command}`)
+    if (result.backup) this.log(`  backup    ${t(result.backup)}`)
+    if (result.toml) {
+      const tm = result.toml
+      const file = t(tm.file)
+      if (tm.result === 'taken') this.log(`  ${tm.key.padEnd(9)} ${file} already runs ${tm.value}; left as it is`)
+      else if (tm.result === 'unchanged') this.log(`  ${tm.key.padEnd(9)} already set in ${file}`)
+      else this.log(`  ${tm.key.padEnd(9)} ${result.dry_run ? 'would set' : 'set'} in ${file}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
+    }
+
+    if (result.changed) for (const note of result.notes) this.log(`  note: ${note}`)
+    if (result.dry_run && result.preview !== undefined) {
+      this.log('')
+      this.log(`${where} would read:`)
+      this.log(result.preview.trimEnd())
+    }
+
+    return result
+  }
+}
