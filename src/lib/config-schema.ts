@@ -1,7 +1,7 @@
 import {z} from 'zod'
 
 import {CastError} from './base-command.js'
-import {BUILTIN_PRESENCES, type CastConfig} from './config.js'
+import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config.js'
 import {EXIT} from './exit-codes.js'
 import {parseDuration} from '../core/model/durations.js'
 
@@ -18,12 +18,17 @@ const duration = z.union([z.number().int().nonnegative(), z.string()]).transform
 
 const argv = z.array(z.string()).min(1)
 
+/** An identity as `CAST_USER` gives it: an email or user@host, no spaces. */
+const identity = z.string().trim().regex(IDENTITY_SHAPE, 'an identity like "ana@example.com" (3+ characters, no spaces or commas)')
+
 const Config = z.strictObject({
   $schema: z.string().optional(),
   agents: z
     .record(z.string(), z.strictObject({headless: argv.optional(), interactive: argv.optional(), resume: argv.optional()}))
     .default({}),
-  inbox: z.strictObject({recency: duration.default(7 * 24 * 3600 * 1000)}).default({recency: 7 * 24 * 3600 * 1000}),
+  inbox: z
+    .strictObject({recency: duration.refine((ms) => ms > 0, 'must be longer than 0 (try "7d")').default(7 * 24 * 3600 * 1000)})
+    .default({recency: 7 * 24 * 3600 * 1000}),
   presences: z
     .array(
       z.strictObject({
@@ -32,12 +37,27 @@ const Config = z.strictObject({
         wait_budget: z.union([duration, z.null()]).default(null),
       }),
     )
-    .default([]),
+    .default([])
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>()
+      for (const [i, p] of list.entries()) {
+        if (seen.has(p.name)) ctx.addIssue({code: 'custom', message: `presence "${p.name}" is defined twice`, path: [i, 'name']})
+        seen.add(p.name)
+      }
+    }),
   screen_patterns: z.record(z.string(), z.record(z.string(), z.array(z.string()))).default({}),
   settle_classifier: z.union([argv, z.null()]).default(null),
   team: z
-    .array(z.union([z.string().min(3), z.strictObject({id: z.string().min(3), name: z.string().optional()})]))
-    .default([]),
+    .array(z.union([identity, z.strictObject({id: identity, name: z.string().min(1).optional()})]))
+    .default([])
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>()
+      for (const [i, t] of list.entries()) {
+        const id = (typeof t === 'string' ? t : t.id).trim().toLowerCase()
+        if (seen.has(id)) ctx.addIssue({code: 'custom', message: `"${id}" is listed twice`, path: typeof t === 'string' ? [i] : [i, 'id']})
+        seen.add(id)
+      }
+    }),
 })
 
 export function validateConfig(raw: unknown, file: string): CastConfig {

@@ -41,6 +41,31 @@ export function configPath(env: Env): string {
   return path.join(base, 'cast', 'config.json')
 }
 
+/** What an identity looks like (`CAST_USER`, an owner, a team member): 3+ characters, no spaces or commas. */
+export const IDENTITY_SHAPE = /^[^\s,]{3,}$/
+
+/**
+ * The identity `who` names. With a team configured it must be a member, named by id or by name
+ * (without case), and the member's id is returned; without one, anything identity-shaped is taken
+ * as typed. Otherwise exit 2, naming the key and the file.
+ */
+export function resolveIdentity(config: CastConfig, who: string): string {
+  const typed = who.trim()
+  if (config.team.length > 0) {
+    const key = typed.toLowerCase()
+    const member = config.team.find((t) => t.id.trim().toLowerCase() === key || t.name?.trim().toLowerCase() === key)
+    if (member) return member.id
+    const list = config.team.map((t) => (t.name ? `${t.id} (${t.name})` : t.id)).join(', ')
+    throw new CastError(`"${typed}" is not on the team: key "team" in ${config.file} lists ${list}.`, EXIT.USAGE)
+  }
+
+  if (!IDENTITY_SHAPE.test(typed)) {
+    throw new CastError(`"${typed}" is not an identity: use an email or user@host (3+ characters, no spaces or commas).`, EXIT.USAGE)
+  }
+
+  return typed
+}
+
 const DEFAULTS = {agents: {}, inbox: {recencyMs: 7 * 24 * 3600 * 1000}, presences: BUILTIN_PRESENCES, screenPatterns: {}, settleClassifier: null, team: []}
 
 /** Load and validate the config file; zod is imported only when there is a file. */

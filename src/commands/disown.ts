@@ -1,0 +1,47 @@
+import {Args, Flags} from '@oclif/core'
+
+import {EXIT} from '../lib/exit-codes.js'
+import {TriageCommand, type TriageResult} from '../lib/triage.js'
+
+export default class Disown extends TriageCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+    who: Args.string({description: 'The owner to remove (default: you).'}),
+  }
+  static override description = `Removes an owner from a session (you, by default), or every owner with --all. A session
+with no owner left goes back to whoever runs it, within the inbox's recency window.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> jx7c6zk',
+    '<%= config.bin %> <%= command.id %> jx7c6zk ana@example.com',
+    '<%= config.bin %> <%= command.id %> jx7c6zk --all',
+  ]
+  static override flags = {
+    all: Flags.boolean({summary: 'Remove every owner.'}),
+  }
+  static override summary = 'Remove an owner from a session (or all of them).'
+
+  async run(): Promise<TriageResult> {
+    const {args, flags} = await this.parse(Disown)
+    if (flags.all && args.who) this.fail('Give WHO or --all, not both.', EXIT.USAGE)
+    const {isOwnedBy} = await import('../core/model/ownership.js')
+    const {shortId} = await import('../core/model/ids.js')
+    const who = (args.who ?? this.me).trim()
+    return this.triage(
+      flags.all ? 'disown --all' : 'disown',
+      [args.session],
+      (row) => {
+        if (flags.all) return row.records.owners.length === 0 ? null : {owners: {clear: true}}
+        return {owners: {remove: [who]}}
+      },
+      {
+        done: (row) => (row.records.owners.length === 0 ? 'no owners' : `owned by ${row.records.owners.join(', ')}`),
+        refuse: (row) => {
+          if (flags.all || isOwnedBy(row.records.owners, who)) return null
+          const owners = row.records.owners.length === 0 ? 'it has no owners' : `its owners: ${row.records.owners.join(', ')}`
+          return `${who} does not own ${shortId(row.id)} (${owners}).`
+        },
+        refuseExit: EXIT.NOT_FOUND,
+      },
+    )
+  }
+}

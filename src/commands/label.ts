@@ -1,0 +1,44 @@
+import {Flags} from '@oclif/core'
+
+import {EXIT} from '../lib/exit-codes.js'
+import {TriageCommand, type TriageResult} from '../lib/triage.js'
+
+export const MAX_LABEL = 40
+
+export default class Label extends TriageCommand {
+  static override description = `Files sessions under one of your personal labels. A session carries at most one label per
+person: labelling it again replaces yours, and teammates never see it (they have their own).
+Filter by it with cast sessions --label NAME, cast sessions -w --label NAME and cast feed --label NAME.
+
+The first argument is the label, the rest are sessions; with --clear every argument is a session.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> fleet 3f9a2c1 7be01d4',
+    '<%= config.bin %> <%= command.id %> --clear 3f9a2c1',
+  ]
+  static override flags = {
+    clear: Flags.boolean({summary: 'Remove your label from the sessions.'}),
+  }
+  static override strict = false
+  static override summary = 'Put your personal label on sessions, or clear it.'
+  static override usage = ['<%= command.id %> NAME SESSION...', '<%= command.id %> --clear SESSION...']
+
+  async run(): Promise<TriageResult> {
+    const {argv, flags} = await this.parse(Label)
+    const args = argv.map(String)
+    let label: string | null = null
+    if (!flags.clear) {
+      label = (args.shift() ?? '').trim()
+      if (label === '') this.fail('Name the label, then the sessions: cast label NAME SESSION...', EXIT.USAGE)
+      if (label.length > MAX_LABEL || /[\s,]/.test(label)) {
+        this.fail(`"${label}" is not a label: one word of at most ${MAX_LABEL} characters, no spaces or commas.`, EXIT.USAGE)
+      }
+    }
+
+    return this.triage(
+      flags.clear ? 'label --clear' : 'label',
+      this.sessionArgs(args),
+      (row) => ((row.labels[this.me] ?? null) === label ? null : {label}),
+      {done: () => (label === null ? 'label cleared' : `labelled ${label}`)},
+    )
+  }
+}

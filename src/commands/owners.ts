@@ -1,0 +1,59 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+
+export interface OwnersJson {
+  id: string
+  short_id: string
+  title: string | null
+  runner: string | null
+  device: string | null
+  owners: {who: string; added_at: string; added_by: string}[]
+  /** Is it in my inbox? */
+  in_my_inbox: boolean
+}
+
+export default class Owners extends BaseCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+  }
+  static override description = `Lists who owns a session (who added each owner, and when), who runs it and on which device,
+and whether it is in your inbox.`
+  static override examples = ['<%= config.bin %> <%= command.id %> jx7c6zk', '<%= config.bin %> <%= command.id %> jx7c6zk --json']
+  static override summary = "List a session's owners."
+
+  async run(): Promise<OwnersJson> {
+    const {args} = await this.parse(Owners)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {resolveSession} = await import('../lib/resolve.js')
+    const {ownersOf} = await import('../core/store/ownership.js')
+    const {matchesFilters, titleOf} = await import('../lib/views.js')
+    const {loadConfig} = await import('../lib/config.js')
+    const {shortId} = await import('../core/model/ids.js')
+    const config = await loadConfig(this.env)
+    syncBeforeRead(store, this.env, clock, this.me)
+    const id = resolveSession(store, args.session)
+    const row = store.loadSessions([id])[0]!
+    const owners = ownersOf(store, id)
+    const result: OwnersJson = {
+      device: row.device,
+      id,
+      in_my_inbox: matchesFilters(row, this.me, clock(), {recencyMs: config.inbox.recencyMs}),
+      owners: owners.map((o) => ({added_at: new Date(o.addedAt).toISOString(), added_by: o.addedBy, who: o.who})),
+      runner: row.runner,
+      short_id: shortId(id),
+      title: titleOf(row),
+    }
+    if (!this.jsonEnabled()) {
+      this.log(`${result.short_id}  ${result.title ?? '(untitled)'}`)
+      this.log(`run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`)
+      if (owners.length === 0) this.log('no owners: it stays with whoever runs it')
+      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${o.added_at})`)
+      this.log(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
+    }
+
+    return result
+  }
+}

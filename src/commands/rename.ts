@@ -1,0 +1,37 @@
+import {Args, Flags} from '@oclif/core'
+
+import {EXIT} from '../lib/exit-codes.js'
+import {TriageCommand, type TriageResult} from '../lib/triage.js'
+
+export const MAX_TITLE = 200
+
+export default class Rename extends TriageCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+  }
+  static override description = `Gives a session the title cast shows everywhere (rows, the watch stream, the feed) in place
+of the one the agent's files give it. The agent's own files are not touched. --clear goes back
+to the agent's title.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1 "Checkout: 4242 card rate limit"',
+    '<%= config.bin %> <%= command.id %> 3f9a2c1 --clear',
+  ]
+  static override flags = {
+    clear: Flags.boolean({summary: "Go back to the agent's own title."}),
+  }
+  static override strict = false
+  static override summary = 'Rename a session (in cast only).'
+  static override usage = ['<%= command.id %> SESSION TITLE', '<%= command.id %> SESSION --clear']
+
+  async run(): Promise<TriageResult> {
+    const {args, argv, flags} = await this.parse(Rename)
+    const title = argv.slice(1).map(String).join(' ').replace(/\s+/g, ' ').trim()
+    if (flags.clear && title !== '') this.fail('Give a TITLE or --clear, not both.', EXIT.USAGE)
+    if (!flags.clear && title === '') this.fail('Give the new title: cast rename SESSION TITLE (or --clear).', EXIT.USAGE)
+    if (title.length > MAX_TITLE) this.fail(`The title is ${title.length} characters; keep it under ${MAX_TITLE}.`, EXIT.USAGE)
+    const renamed = flags.clear ? null : title
+    return this.triage('rename', [args.session], (row) => (row.renamed === renamed ? null : {records: {renamed}}), {
+      done: () => (renamed === null ? 'title reset' : 'renamed'),
+    })
+  }
+}

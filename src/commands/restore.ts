@@ -1,0 +1,24 @@
+import {TriageCommand, type TriageResult} from '../lib/triage.js'
+
+export default class Restore extends TriageCommand {
+  static override description = `Brings back anything set aside: a stash (hidden or not), a dismiss, a snooze, a defer and a
+kill. The session returns to the section its state puts it in. Restoring a killed session
+brings its card back, not its process: the agent stays stopped until you send to it.`
+  static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4']
+  static override strict = false
+  static override summary = 'Restore stashed, dismissed, snoozed or killed sessions.'
+
+  async run(): Promise<TriageResult> {
+    const {argv} = await this.parse(Restore)
+    return this.triage(
+      'restore',
+      this.sessionArgs(argv),
+      (row) => {
+        const r = row.records
+        if (r.filing === null && r.snoozedUntil === null && r.killedAt === null && r.deferredAt === null) return null
+        return {records: {deferredAt: null, filedAt: null, filing: null, killedAt: null, snoozedUntil: null}}
+      },
+      {done: () => 'restored'},
+    )
+  }
+}

@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+
+import {TriageCommand, type TriageResult} from '../lib/triage.js'
+
+export default class Stash extends TriageCommand {
+  static override description = `Takes sessions out of the inbox while their agents keep running. A stash comes back by
+itself when a trigger fires into the session, when the agent declares blocked, or when it
+stalls (a permission prompt, an open question, a dead process).
+
+--hide makes a stash that stays out through trigger wakes and stalls: only an ask (a question,
+a permission prompt, a decision card, a child's ask) brings it back. Made for a recurring loop
+you have reviewed and want quiet. Hidden stashes are counted, and listed with --all.
+
+Takes several sessions at once; cast undo puts them all back.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1',
+    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --hide', description: 'Stash two loops until one of them asks.'},
+  ]
+  static override flags = {
+    hide: Flags.boolean({summary: 'Stay stashed through trigger wakes and stalls: only an ask brings it back.'}),
+  }
+  static override strict = false
+  static override summary = 'Stash sessions out of the inbox; they come back when they stall or ask.'
+
+  async run(): Promise<TriageResult> {
+    const {argv, flags} = await this.parse(Stash)
+    const filing = flags.hide ? 'hidden' : 'stashed'
+    return this.triage(flags.hide ? 'stash --hide' : 'stash', this.sessionArgs(argv), (_row, now) => ({records: {filedAt: now, filing, snoozedUntil: null}}), {
+      done: () => (flags.hide ? 'stashed (hidden)' : 'stashed'),
+    })
+  }
+}
