@@ -412,7 +412,8 @@ export function piContribution(s: PiState, path: string, match: FileMatch & {kin
 }
 
 export const piParser: JsonlParser<PiState> = {
-  contributions: (state, path, match) => [piContribution(state, path, match)],
+  // A file with neither a header nor a message yet (empty, or only garbage) is no session.
+  contributions: (state, path, match) => (state.header || state.users + state.assistants > 0 ? [piContribution(state, path, match)] : []),
   init: (_path, match) => initPi(match.nativeId),
   line: feedPi,
 }
