@@ -96,7 +96,10 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
     const candidate = newIngester()
     if (!candidate.tryAcquire((l) => !leaseIsLive(l))) return false
     live = candidate
-    await candidate.start()
+    candidate.catchUp()
+    // Without --since, the stream starts after what the catch-up found: nothing until a change.
+    if (lastSeq < 0 && flags.since === undefined) lastSeq = store.lastSeq()
+    await candidate.watch()
     return true
   }
 
@@ -117,7 +120,7 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
   }
 
   await tryTakeOver()
-  if (flags.since === undefined) lastSeq = store.lastSeq()
+  if (lastSeq < 0) lastSeq = store.lastSeq()
   if (flags.snapshot) {
     const now = clock()
     const seq = store.lastSeq()

@@ -70,9 +70,18 @@ export function json<T = any>(r: RunResult): T {
   }
 }
 
+const started = new Set<ChildProcess>()
+
+/** Kill every long-running command a test started and did not stop (call in afterEach). */
+export function killStarted(): void {
+  for (const c of started) if (c.exitCode === null) c.kill('SIGKILL')
+  started.clear()
+}
+
 /** Start a long-running cast command (e.g. `sessions -w --json`) and read its lines as they come. */
 export function startCast(args: readonly string[], env: Record<string, string>): {child: ChildProcess; lines: string[]; nextLine(timeoutMs?: number): Promise<string>; stop(): Promise<number | null>} {
   const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
+  started.add(child)
   const lines: string[] = []
   const waiters: ((l: string) => void)[] = []
   let buf = ''
@@ -109,7 +118,7 @@ export function startCast(args: readonly string[], env: Record<string, string>):
     },
     stop() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode)
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
         child.once('exit', (code) => resolve(code))
         child.kill('SIGTERM')
       })
@@ -155,4 +164,27 @@ export function claudeLines(opts: {sessionId: string; cwd: string; prompt: strin
 
 export function claudeTranscriptPath(home: string, cwd: string, sessionId: string): string {
   return path.join(home, '.claude', 'projects', cwd.replace(/[^a-zA-Z0-9-]/g, '-'), `${sessionId}.jsonl`)
+}
+
+/** Wait until a live ingester (cast daemon, cast sessions -w) holds the lease and its watcher is ready. */
+export async function waitForWatcher(castHome: string, timeoutMs = 20_000): Promise<void> {
+  const {default: Database} = await import('better-sqlite3')
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const db = new Database(path.join(castHome, 'cast.db'), {fileMustExist: true, readonly: true})
+      try {
+        const row = db.prepare(`SELECT info FROM leases WHERE name = 'ingester'`).get() as {info: string} | undefined
+        if (row && (JSON.parse(row.info) as {ready?: boolean}).ready) return
+      } finally {
+        db.close()
+      }
+    } catch {
+      // not created yet
+    }
+
+    await new Promise((r) => setTimeout(r, 100))
+  }
+
+  throw new Error('the watcher did not become ready')
 }

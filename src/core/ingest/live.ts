@@ -38,6 +38,8 @@ export class LiveIngester {
   readonly startedAt = Date.now()
   watched = 0
   passes = 0
+  /** The watcher is up: every change from now on is seen. */
+  ready = false
 
   constructor(
     private readonly store: Store,
@@ -54,22 +56,34 @@ export class LiveIngester {
     return {
       files: this.watched,
       passes: this.passes,
+      ready: this.ready,
       roots: this.ingester.roots().map((r) => r.root),
     }
   }
 
   async start(): Promise<void> {
-    // Catch up on whatever changed while nobody watched.
+    this.catchUp()
+    await this.watch()
+  }
+
+  /** Catch up on whatever changed while nobody watched. */
+  catchUp(): void {
     const first = this.ingester.sync()
     this.watched = first.files
     this.passes++
     this.opts.onExtra?.()
     this.opts.onChange?.()
+  }
+
+  /** Watch the roots and the spool; resolves once the watcher is ready (and caught up again). */
+  async watch(): Promise<void> {
     const {watch} = await import('chokidar')
     const roots = this.ingester.roots().map((r) => r.root)
     const existing = roots.filter((r) => fs.existsSync(r))
     const missing = new Set(roots.filter((r) => !fs.existsSync(r)))
     const extra = new Set((this.opts.extraDirs ?? []).map((d) => path.resolve(d)))
+    // The spool must exist to be watched; the hook command also creates it on first use.
+    for (const d of extra) fs.mkdirSync(d, {mode: 0o700, recursive: true})
     const w = watch([...existing, ...extra], {
       awaitWriteFinish: false,
       ignoreInitial: true,
@@ -98,6 +112,14 @@ export class LiveIngester {
     })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
+    // Events before the watcher is ready can be missed: wait for it, then catch up once more.
+    await new Promise<void>((resolve) => {
+      w.once('ready', () => resolve())
+    })
+    this.opts.onExtra?.()
+    this.flush(true)
+    this.ready = true
+    this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
