@@ -1,0 +1,409 @@
+/**
+ * Gemini CLI chat records (agent-formats §6.2, §6.3), for both file formats:
+ * - ≥ 0.39, an append-only log (`.jsonl`): a metadata line `{sessionId, projectHash, startTime,
+ *   lastUpdated, kind?, directories?}`, then message lines `{id, timestamp, type, content, …}`
+ *   (the same id is re-appended whenever the message changes: the last line per id wins),
+ *   `{"$set": {…}}` metadata patches (`messages: […]` is a checkpoint that replaces the list) and
+ *   `{"$rewindTo": "<id>"}` (drop that message and everything after it);
+ * - ≤ 0.38, one JSON `ConversationRecord` rewritten whole on every change.
+ *
+ * Both feed the same state. It must stay small (the engine stores it after every read), so it
+ * keeps only the last WINDOW messages, each reduced to a few bytes (id, kind, time, whether a
+ * reply asks for more); older ones are folded into two counters. A re-appended id is updated in
+ * place if it is still in the window (re-appends touch the newest messages: tokens, tool calls),
+ * and a rewind drops the tail of the window. A rewind to a message older than the window, which
+ * the state can no longer place, drops the whole window and keeps the folded counts: the count of
+ * messages may then be a little high (it keeps folded messages the rewind removed). The first prompt (the title) and
+ * the text of the last three replies are kept once, not per message.
+ *
+ * What the file can tell (the file is weak on the present; hooks sharpen it):
+ * - settled: the newest message is a reply with text and no tool calls (tool calls are recorded
+ *   only once they finished, so a reply carrying them means the model goes on), an error, or a
+ *   "Request cancelled" notice; a newest user message means the turn runs;
+ * - error: an `error` message with no prompt or reply after it;
+ * - title: the `summary` set by `$set`, else the first prompt; model: the last reply's `model`;
+ * - compaction: an `info` notice about compressing, or a `$set.messages` checkpoint.
+ */
+import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {GeminiMatch} from './paths.js'
+import {clip, firstLine, isObject, later, oneLine, partsText, str, toMs, type Json} from './text.js'
+
+/** Messages kept in the state (older ones are counted, not kept). */
+export const WINDOW = 200
+const MAX_TEXT = 4000
+/** Reply texts kept (the newest first in line for the settle classifier). */
+const KEEP_REPLIES = 3
+
+/** u: user prompt, g: model reply, e: error, i: info, w: warning, x: anything else. */
+type Kind = 'u' | 'g' | 'e' | 'i' | 'w' | 'x'
+
+export interface Msg {
+  readonly id: string
+  readonly k: Kind
+  readonly at: number | null
+  /** A reply that asks for more: it carries tool calls, or no text. */
+  readonly more?: 1
+  /** An info notice that a request was cancelled (the turn ended). */
+  readonly cancel?: 1
+  /** Error text. */
+  readonly x?: string
+}
+
+export interface ChatState {
+  readonly v: 1
+  sessionId: string | null
+  kind: string | null
+  projectHash: string | null
+  startTime: number | null
+  lastUpdated: number | null
+  summary: string | null
+  /** The first workspace directory (`directories[0]`): a subagent's, or one added by /dir add. */
+  dir0: string | null
+  win: Msg[]
+  /** Prompts and replies that fell out of the window. */
+  foldedMessages: number
+  /** Prompts that fell out of the window. */
+  foldedTurns: number
+  /** The first prompt (the title when there is no summary). */
+  prompt: {id: string; text: string} | null
+  /** The newest replies with text (a few, so a rewind past the last one still knows the one before). */
+  replies: {id: string; text: string}[]
+  model: string | null
+  /** Newest message or tool-call time (what the conversation itself shows). */
+  progressAt: number | null
+  /** Newest time a prompt, reply or error was created. */
+  messageAt: number | null
+  lastOutputAt: number | null
+  compactions: number
+  checkpoints: number
+  rewinds: number
+  parseErrors: number
+  /** Fact name -> byte offset of the line it came from (log files only). */
+  src: Record<string, number>
+}
+
+export function initChat(): ChatState {
+  return {
+    checkpoints: 0,
+    compactions: 0,
+    dir0: null,
+    foldedMessages: 0,
+    foldedTurns: 0,
+    kind: null,
+    lastOutputAt: null,
+    lastUpdated: null,
+    messageAt: null,
+    model: null,
+    parseErrors: 0,
+    progressAt: null,
+    projectHash: null,
+    prompt: null,
+    replies: [],
+    rewinds: 0,
+    sessionId: null,
+    src: {},
+    startTime: null,
+    summary: null,
+    v: 1,
+    win: [],
+  }
+}
+
+const KINDS: Readonly<Record<string, Kind>> = {error: 'e', gemini: 'g', info: 'i', user: 'u', warning: 'w'}
+
+/** Text the user did not type as a prompt: slash commands and shell lines. */
+function isCommand(text: string): boolean {
+  const t = text.trimStart()
+  return t.startsWith('/') || t.startsWith('!')
+}
+
+function counts(m: Msg): boolean {
+  return m.k === 'u' || m.k === 'g'
+}
+
+function fold(s: ChatState): void {
+  while (s.win.length > WINDOW) {
+    const old = s.win.shift()
+    if (old === undefined) break
+    if (counts(old)) s.foldedMessages += 1
+    if (old.k === 'u') s.foldedTurns += 1
+  }
+}
+
+/** Apply one message record (a new id, or a newer version of one). */
+export function applyMessage(s: ChatState, rec: Json, offset: number | undefined): void {
+  const id = str(rec['id'])
+  if (id === null) return
+  const k: Kind = KINDS[String(rec['type'])] ?? 'x'
+  const at = toMs(rec['timestamp'])
+  const text = partsText(rec['content'])
+  let msg: Msg = {at, id, k}
+
+  if (k === 'g') {
+    const calls = Array.isArray(rec['toolCalls']) ? rec['toolCalls'].filter(isObject) : []
+    let outAt = at
+    for (const call of calls) outAt = later(outAt, toMs(call['timestamp']))
+    const allCancelled = calls.length > 0 && calls.every((c) => c['status'] === 'cancelled')
+    if ((calls.length > 0 && !allCancelled) || text.trim() === '') msg = {...msg, more: 1}
+    if (outAt !== null && (s.lastOutputAt === null || outAt >= s.lastOutputAt)) {
+      s.lastOutputAt = outAt
+      if (offset !== undefined) s.src['lastOutputAt'] = offset
+    }
+
+    s.progressAt = later(s.progressAt, outAt)
+    const model = str(rec['model'])
+    if (model !== null) {
+      s.model = model
+      if (offset !== undefined) s.src['model'] = offset
+    }
+
+    if (text.trim() !== '') {
+      s.replies = [...s.replies.filter((r) => r.id !== id), {id, text: clip(text.trim(), MAX_TEXT)}].slice(-KEEP_REPLIES)
+      if (offset !== undefined) s.src['lastAssistantText'] = offset
+    }
+  } else if (k === 'u') {
+    if (s.prompt === null && !isCommand(text)) {
+      const title = firstLine(text)
+      if (title !== null) {
+        s.prompt = {id, text: title}
+        if (offset !== undefined) s.src['title'] = offset
+      }
+    }
+  } else if (k === 'e') {
+    msg = {...msg, x: oneLine(text) ?? 'error'}
+  } else if (k === 'i') {
+    if (/\bcancel(?:l)?ed\b|\binterrupted\b/i.test(text)) msg = {...msg, cancel: 1}
+    if (/compress/i.test(text) && !s.win.some((m) => m.id === id)) {
+      s.compactions += 1
+      if (offset !== undefined) s.src['compaction'] = offset
+    }
+  }
+
+  s.progressAt = later(s.progressAt, at)
+  if (k === 'u' || k === 'g' || k === 'e') s.messageAt = later(s.messageAt, at)
+  if (offset !== undefined && (k === 'u' || k === 'g')) s.src['messages'] = offset
+  if (offset !== undefined && (k === 'u' || k === 'g' || k === 'e' || msg.cancel === 1)) s.src['settled'] = offset
+
+  // The last line per id wins: update in place when the id is still in the window.
+  for (let i = s.win.length - 1; i >= 0; i--) {
+    if (s.win[i]?.id === id) {
+      s.win[i] = msg
+      return
+    }
+  }
+
+  s.win.push(msg)
+  fold(s)
+}
+
+/** `{"$rewindTo": id}`: drop that message and every later one. */
+export function rewindTo(s: ChatState, id: string, offset: number | undefined): void {
+  s.rewinds += 1
+  const i = s.win.findIndex((m) => m.id === id)
+  // Not in the window: either older than it (its place is lost: drop the whole window) or
+  // unknown, which Gemini CLI itself reads as "drop everything".
+  const removed = i >= 0 ? s.win.splice(i) : s.win.splice(0)
+  const gone = new Set(removed.map((m) => m.id))
+  if (s.prompt !== null && gone.has(s.prompt.id)) s.prompt = null
+  s.replies = s.replies.filter((r) => !gone.has(r.id))
+  if (offset !== undefined) {
+    s.src['messages'] = offset
+    s.src['settled'] = offset
+  }
+}
+
+/** `{"$set": {…}}` or the metadata line/object. */
+export function applyMeta(s: ChatState, patch: Json, offset: number | undefined): void {
+  const sessionId = str(patch['sessionId'])
+  if (sessionId !== null) s.sessionId = sessionId
+  const projectHash = str(patch['projectHash'])
+  if (projectHash !== null) s.projectHash = projectHash
+  const kind = str(patch['kind'])
+  if (kind !== null) s.kind = kind
+  const start = toMs(patch['startTime'])
+  if (start !== null && s.startTime === null) {
+    s.startTime = start
+    if (offset !== undefined) s.src['createdAt'] = offset
+  }
+
+  const updated = toMs(patch['lastUpdated'])
+  if (updated !== null) {
+    s.lastUpdated = later(s.lastUpdated, updated)
+    if (offset !== undefined) s.src['lastActivityAt'] = offset
+  }
+
+  if (typeof patch['summary'] === 'string') {
+    s.summary = firstLine(patch['summary'])
+    if (offset !== undefined) s.src['summary'] = offset
+  }
+
+  const dirs = patch['directories']
+  if (Array.isArray(dirs) && typeof dirs[0] === 'string' && dirs[0] !== '') s.dir0 = dirs[0]
+
+  const messages = patch['messages']
+  if (Array.isArray(messages)) {
+    // A checkpoint: the full list, replacing what came before (history compression, masking).
+    s.checkpoints += 1
+    if (offset !== undefined) s.src['checkpoint'] = offset
+    s.win = []
+    s.foldedMessages = 0
+    s.foldedTurns = 0
+    s.prompt = null
+    s.replies = []
+    for (const m of messages) if (isObject(m)) applyMessage(s, m, offset)
+  }
+}
+
+/** Feed one line of a `.jsonl` log. Returns false for a malformed line. */
+export function feedChatLine(s: ChatState, text: string, offset: number): boolean {
+  if (text.trim() === '') return true
+  let rec: unknown
+  try {
+    rec = JSON.parse(text)
+  } catch {
+    s.parseErrors += 1
+    return false
+  }
+
+  if (!isObject(rec)) {
+    s.parseErrors += 1
+    return false
+  }
+
+  if (typeof rec['$rewindTo'] === 'string') {
+    rewindTo(s, rec['$rewindTo'], offset)
+  } else if (isObject(rec['$set'])) {
+    applyMeta(s, rec['$set'], offset)
+  } else if (typeof rec['id'] === 'string') {
+    applyMessage(s, rec, offset)
+  } else if (typeof rec['sessionId'] === 'string') {
+    applyMeta(s, rec, offset)
+  }
+
+  return true
+}
+
+/** A legacy (≤ 0.38) conversation record, parsed whole. Throws on a file caught mid-write. */
+export function readLegacy(text: string): ChatState {
+  const doc = JSON.parse(text) as unknown
+  if (!isObject(doc) || typeof doc['sessionId'] !== 'string') throw new Error('not a Gemini conversation record')
+  const s = initChat()
+  const {messages, ...meta} = doc
+  applyMeta(s, meta, undefined)
+  if (Array.isArray(messages)) for (const m of messages) if (isObject(m)) applyMessage(s, m, undefined)
+  return s
+}
+
+/** The turn has ended: the newest prompt, reply, error or cancel notice says so. */
+export function isSettled(s: ChatState): boolean {
+  for (let i = s.win.length - 1; i >= 0; i--) {
+    const m = s.win[i]!
+    if (m.k === 'u') return false
+    if (m.k === 'g') return m.more !== 1
+    if (m.k === 'e' || m.cancel === 1) return true
+  }
+
+  return false
+}
+
+/** The newest error with no prompt or reply after it. */
+export function openError(s: ChatState): Msg | null {
+  for (let i = s.win.length - 1; i >= 0; i--) {
+    const m = s.win[i]!
+    if (m.k === 'u' || m.k === 'g') return null
+    if (m.k === 'e') return m
+  }
+
+  return null
+}
+
+export function messageCount(s: ChatState): number {
+  return s.foldedMessages + s.win.filter(counts).length
+}
+
+export function turnCount(s: ChatState): number {
+  return s.foldedTurns + s.win.filter((m) => m.k === 'u').length
+}
+
+/** The extra a chat contribution carries for compose. */
+export interface ChatExtra {
+  readonly role: 'chat'
+  readonly format: 'jsonl' | 'json'
+  readonly kind: string | null
+  /** Newest message or tool-call time. */
+  readonly progressAt: number | null
+  /** Newest time a prompt, reply or error was created. */
+  readonly messageAt: number | null
+  readonly compactions: number
+  readonly checkpoints: number
+  readonly rewinds: number
+  readonly summary: boolean
+  readonly project: string | null
+}
+
+export function chatContribution(s: ChatState, path: string, match: FileMatch): Contribution[] {
+  const m = match as GeminiMatch
+  const parent = m.kind === 'jsonl' ? (m.parentNativeId ?? null) : null
+  // A main chat's file name holds only 8 characters of the id: the metadata line has all of it.
+  const nativeId = s.sessionId ?? (parent !== null ? (m.nativeId ?? null) : null)
+  if (nativeId === null) return []
+  const jsonl = m.kind === 'jsonl'
+  const at = (fact: string): FactSource => {
+    const offset = s.src[fact]
+    return offset === undefined ? {kind: 'transcript', ref: path} : {kind: 'transcript', offset, ref: path}
+  }
+
+  const sources: Record<string, FactSource> = {}
+  for (const fact of ['messages', 'settled', 'lastOutputAt', 'model', 'lastAssistantText', 'createdAt', 'lastActivityAt']) sources[fact] = at(fact)
+  if (s.compactions > 0 || s.checkpoints > 0) sources['compaction'] = at(s.src['compaction'] !== undefined ? 'compaction' : 'checkpoint')
+
+  let title: string | null = null
+  if (s.summary !== null) {
+    title = s.summary
+    sources['title'] = at('summary')
+  } else if (s.prompt !== null) {
+    title = s.prompt.text
+    sources['title'] = at('title')
+  }
+
+  const cwd = m.cwd ?? s.dir0
+  if (cwd !== null) sources['cwd'] = m.cwd != null ? {kind: 'project', ref: m.project ?? ''} : at('createdAt')
+
+  const last = s.win.filter((x) => x.k === 'u').at(-1)
+  const err = openError(s)
+  const error: HardBlock | null = err === null ? null : {at: err.at ?? s.progressAt ?? 0, source: at('settled'), text: err.x ?? 'error'}
+  if (error !== null) sources['error'] = error.source
+  if (parent !== null) sources['parentNativeId'] = {kind: 'transcript', ref: path}
+
+  const facts: Partial<SessionFacts> = {
+    createdAt: s.startTime ?? s.win[0]?.at ?? null,
+    cwd,
+    error,
+    lastActivityAt: later(later(s.startTime, s.lastUpdated), s.progressAt),
+    lastAssistantText: s.replies.at(-1)?.text ?? null,
+    lastOutputAt: s.lastOutputAt,
+    messages: messageCount(s),
+    model: s.model,
+    parentNativeId: parent,
+    parseErrors: s.parseErrors,
+    settled: isSettled(s),
+    sources,
+    title,
+    turnIndex: turnCount(s),
+    turnStartedAt: last?.at ?? null,
+  }
+  const extra: ChatExtra = {
+    checkpoints: s.checkpoints,
+    compactions: s.compactions,
+    format: jsonl ? 'jsonl' : 'json',
+    kind: s.kind,
+    messageAt: s.messageAt,
+    progressAt: s.progressAt,
+    project: m.project ?? null,
+    rewinds: s.rewinds,
+    role: 'chat',
+    summary: s.summary !== null,
+  }
+  return [{extra: {...extra}, facts, nativeId, priority: 0}]
+}

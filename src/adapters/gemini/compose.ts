@@ -1,0 +1,127 @@
+/**
+ * Combine what the chat file(s) and the hooks say about one Gemini CLI session.
+ *
+ * The chat file is best at history (title, counts, model, error notices) and weak on the
+ * present: a reply is written when its stream ends, tool calls only once they finished, and a
+ * permission prompt never. Hooks fill that in. Where the two disagree about the turn, the newer
+ * evidence wins; a hook's permission prompt stands until the file shows a prompt or reply created
+ * after it, or a later hook closes it.
+ *
+ * A legacy `.json` chat that Gemini CLI migrated on resume leaves a `.jsonl` with the same
+ * session id next to it, holding the whole history plus what came after: the newest file wins.
+ */
+import type {CheckedContribution} from '../../core/ingest/adapter.js'
+import {EMPTY_FACTS, type FactSource, type HardBlock, type SessionFacts} from '../../core/model/types.js'
+import {isObject, num, str} from './text.js'
+
+type Mutable<T> = {-readonly [K in keyof T]: T[K]}
+
+/** Clock skew allowed between a hook and a line in the file (same machine). */
+const SLACK_MS = 1000
+
+function role(c: CheckedContribution): string | null {
+  return isObject(c.extra) ? str(c.extra['role']) : null
+}
+
+function extraNum(c: CheckedContribution | null, key: string): number | null {
+  return c !== null && isObject(c.extra) ? num(c.extra[key]) : null
+}
+
+function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
+  return out as Partial<SessionFacts>
+}
+
+/** The chat file to trust: the one that saw the latest message (a migrated `.jsonl` on a tie). */
+function newestChat(chats: readonly CheckedContribution[]): CheckedContribution | null {
+  let best: CheckedContribution | null = null
+  let bestAt = -1
+  for (const c of chats) {
+    const at = extraNum(c, 'progressAt') ?? c.facts.lastActivityAt ?? 0
+    const jsonl = isObject(c.extra) && c.extra['format'] === 'jsonl'
+    if (best === null || at > bestAt || (at === bestAt && jsonl)) {
+      best = c
+      bestAt = at
+    }
+  }
+
+  return best
+}
+
+export function composeGemini(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+  const chats: CheckedContribution[] = []
+  const others: CheckedContribution[] = []
+  let hooks: CheckedContribution | null = null
+  for (const c of contributions) {
+    const r = role(c)
+    if (r === 'chat') chats.push(c)
+    else if (r === 'hooks') hooks = c
+    else others.push(c)
+  }
+
+  const chat = newestChat(chats)
+  const f: Mutable<SessionFacts> = {...EMPTY_FACTS, ...(chat === null ? {} : definedOnly(chat.facts))}
+  const sources: Record<string, FactSource> = {...chat?.facts.sources}
+  f.parseErrors = chats.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
+
+  // Sources this adapter does not know (a screen reader, …): plain overlay by priority.
+  for (const c of [...others].sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))) {
+    Object.assign(f, definedOnly(c.facts))
+    Object.assign(sources, c.facts.sources)
+    f.parseErrors += c.facts.parseErrors ?? 0
+  }
+
+  const chatAt = extraNum(chat, 'progressAt')
+  const messageAt = extraNum(chat, 'messageAt')
+  if (hooks !== null) {
+    const h = hooks.facts
+    const settledAt = extraNum(hooks, 'settledAt')
+    const exitedAt = extraNum(hooks, 'exitedAt')
+    const promptAt = extraNum(hooks, 'promptAt')
+    const activityAt = extraNum(hooks, 'activityAt')
+
+    // Did the turn end? The newer of the file's last message and the last turn hook.
+    if (h.settled !== undefined && settledAt !== null && (chat === null || chatAt === null || settledAt + SLACK_MS >= chatAt)) {
+      f.settled = h.settled
+      if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
+    }
+
+    // A permission prompt stands until the file shows a prompt or reply made after it.
+    const approval: HardBlock | null | undefined = h.approval
+    const exited = exitedAt !== null && approval != null && exitedAt >= approval.at
+    if (approval != null && !exited && (messageAt === null || messageAt <= approval.at + SLACK_MS)) {
+      f.approval = approval
+      sources['approval'] = approval.source
+    }
+
+    // An error notice stands until the next prompt.
+    if (f.error !== null && promptAt !== null && promptAt > f.error.at) {
+      f.error = null
+      sources['error'] = {kind: 'hook', ref: 'BeforeAgent'}
+    }
+
+    if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
+      f.lastActivityAt = activityAt
+      sources['lastActivityAt'] = {kind: 'hook', ref: str(hooks.extra?.['event']) ?? 'hook'}
+    }
+
+    if (h.lastAssistantText != null && settledAt !== null && (chatAt === null || settledAt >= chatAt)) {
+      f.lastAssistantText = h.lastAssistantText
+      sources['lastAssistantText'] = {kind: 'hook', ref: 'AfterAgent'}
+    }
+
+    const cwd = str(hooks.extra?.['cwd'])
+    if (f.cwd === null && cwd !== null) {
+      f.cwd = cwd
+      sources['cwd'] = {kind: 'hook', ref: str(hooks.extra?.['event']) ?? 'hook'}
+    }
+
+    const compactAt = extraNum(hooks, 'compactAt')
+    if (compactAt !== null) sources['compaction'] ??= {kind: 'hook', ref: 'PreCompress'}
+    if (exitedAt !== null) sources['exited'] = {kind: 'hook', ref: 'SessionEnd'}
+  }
+
+  f.sources = sources
+  return f
+}

@@ -1,0 +1,191 @@
+/**
+ * Gemini CLI hook payloads (agent-formats §10.2), reduced to what they say about a session.
+ * Every payload carries `session_id`, `cwd`, `hook_event_name` and `timestamp`.
+ *
+ *   SessionStart                   at the prompt (settled); a new process
+ *   BeforeAgent                    a turn starts (the user's prompt): working
+ *   BeforeTool, AfterTool          the turn runs; a tool starting or finishing answers an
+ *                                  earlier permission prompt
+ *   Notification ToolPermission    a permission prompt waits (approval), until the next tool,
+ *                                  turn or session event
+ *   AfterAgent                     the turn ended (settled), with the final reply text
+ *   PreCompress                    compaction (working)
+ *   SessionEnd                     the CLI exits: whatever ran is over (settled)
+ *
+ * The file never shows a permission prompt (only finished tool calls are recorded), so the
+ * Notification hook is the only source for one.
+ */
+import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
+import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import {clip, isObject, oneLine, str} from './text.js'
+
+export const HOOK_PRIORITY = 20
+
+export interface HookBlock {
+  readonly text: string
+  readonly at: number
+  readonly event: string
+}
+
+export interface GeminiHookState {
+  event: string | null
+  at: number | null
+  /** The last event that shows the conversation moving (not SessionStart / SessionEnd). */
+  activityAt: number | null
+  settled: boolean | null
+  settledAt: number | null
+  settledEvent: string | null
+  approval: HookBlock | null
+  promptAt: number | null
+  sessionStartAt: number | null
+  exitedAt: number | null
+  compactAt: number | null
+  cwd: string | null
+  lastAssistantText: string | null
+}
+
+export function initGeminiHooks(): GeminiHookState {
+  return {
+    activityAt: null,
+    approval: null,
+    at: null,
+    compactAt: null,
+    cwd: null,
+    event: null,
+    exitedAt: null,
+    lastAssistantText: null,
+    promptAt: null,
+    sessionStartAt: null,
+    settled: null,
+    settledAt: null,
+    settledEvent: null,
+  }
+}
+
+export function geminiHookSession(event: HookEvent): string | null {
+  return str(event.payload['session_id']) ?? str(event.payload['sessionId'])
+}
+
+/** What a ToolPermission notification is about: the tool's name or command, else its message. */
+function permissionText(p: Readonly<Record<string, unknown>>): string {
+  const details = p['details']
+  if (isObject(details)) {
+    for (const key of ['toolName', 'tool_name', 'toolDisplayName', 'name', 'rootCommand', 'title']) {
+      const v = str(details[key])
+      if (v !== null) return oneLine(v, 200) ?? v
+    }
+  }
+
+  return oneLine(str(p['message']) ?? '', 200) ?? 'tool'
+}
+
+function settle(s: GeminiHookState, settled: boolean, at: number, event: string): void {
+  s.settled = settled
+  s.settledAt = at
+  s.settledEvent = event
+}
+
+export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): GeminiHookState {
+  const p = event.payload
+  const name = str(p['hook_event_name'])
+  if (name === null) return prev
+  const at = event.at
+  const s: GeminiHookState = {...prev, at, event: name}
+  const cwd = str(p['cwd'])
+  if (cwd !== null) s.cwd = cwd
+  if (name !== 'SessionStart' && name !== 'SessionEnd') s.activityAt = at
+
+  switch (name) {
+    case 'SessionStart': {
+      s.sessionStartAt = at
+      s.exitedAt = null
+      s.approval = null
+      settle(s, true, at, name)
+      break
+    }
+
+    case 'BeforeAgent': {
+      s.promptAt = at
+      s.exitedAt = null
+      s.approval = null
+      settle(s, false, at, name)
+      break
+    }
+
+    case 'BeforeTool':
+    case 'AfterTool': {
+      s.approval = null
+      settle(s, false, at, name)
+      break
+    }
+
+    case 'Notification': {
+      if (str(p['notification_type']) === 'ToolPermission') s.approval = {at, event: name, text: permissionText(p)}
+      break
+    }
+
+    case 'AfterAgent': {
+      s.approval = null
+      settle(s, true, at, name)
+      const text = str(p['prompt_response'])
+      if (text !== null && text.trim() !== '') s.lastAssistantText = clip(text.trim(), 4000)
+      break
+    }
+
+    case 'PreCompress': {
+      s.compactAt = at
+      break
+    }
+
+    case 'SessionEnd': {
+      s.approval = null
+      s.exitedAt = at
+      settle(s, true, at, name)
+      break
+    }
+
+    default:
+  }
+
+  return s
+}
+
+export function geminiHookContribution(s: GeminiHookState, nativeId: string): Contribution | null {
+  if (s.event === null) return null
+  const sources: Record<string, FactSource> = {}
+  const approval: HardBlock | null = s.approval === null ? null : {at: s.approval.at, source: {kind: 'hook', ref: s.approval.event}, text: s.approval.text}
+  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {approval}
+  if (approval !== null) sources['approval'] = approval.source
+  if (s.settled !== null && s.settledEvent !== null) {
+    facts.settled = s.settled
+    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
+  }
+
+  if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
+  facts.sources = sources
+  return {
+    extra: {
+      activityAt: s.activityAt,
+      at: s.at,
+      compactAt: s.compactAt,
+      // Not a fact: hooks alone (no chat file) do not make a session.
+      cwd: s.cwd,
+      event: s.event,
+      exitedAt: s.exitedAt,
+      promptAt: s.promptAt,
+      role: 'hooks',
+      sessionStartAt: s.sessionStartAt,
+      settledAt: s.settledAt,
+    },
+    facts,
+    nativeId,
+    priority: HOOK_PRIORITY,
+  }
+}
+
+export const geminiHooks: HookReducer<GeminiHookState> = {
+  contribution: geminiHookContribution,
+  init: initGeminiHooks,
+  reduce: reduceGeminiHook,
+  sessionOf: geminiHookSession,
+}

@@ -1,0 +1,42 @@
+/**
+ * The Gemini CLI adapter (agent-formats §6, §10.2): chat files under `~/.gemini/tmp/<project>/chats/`
+ * in both formats (the ≥ 0.39 append-only log, read incrementally; the ≤ 0.38 JSON rewritten
+ * whole), subagent chats, and the hooks (BeforeAgent/AfterAgent for the turn, Notification
+ * ToolPermission for a permission prompt, which the files never show). Gemini CLI keeps no
+ * process registry.
+ */
+import type {Adapter, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import {chatContribution, feedChatLine, initChat, readLegacy, type ChatState} from './chat.js'
+import {composeGemini} from './compose.js'
+import {geminiHooks} from './hooks.js'
+import {geminiRoots, matchGeminiFile, skipGeminiDir} from './paths.js'
+
+export const chatLogParser: JsonlParser<ChatState> = {
+  contributions: (state, path, match) => chatContribution(state, path, match),
+  init: () => initChat(),
+  line: feedChatLine,
+}
+
+export function parseGeminiWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): ReturnType<typeof chatContribution> {
+  if (match.role !== 'chat') return []
+  // A file caught mid-rewrite does not parse: the engine counts it and reads it again on the next change.
+  return chatContribution(readLegacy(text), path, match)
+}
+
+export const gemini: Adapter = {
+  agent: 'gemini',
+  compose: composeGemini,
+  hooks: geminiHooks,
+  jsonl: chatLogParser,
+  label: 'Gemini CLI',
+  match: matchGeminiFile,
+  parseWhole: parseGeminiWhole,
+  roots: geminiRoots,
+  skipDir: skipGeminiDir,
+}
+
+export {chatContribution, feedChatLine, initChat, isSettled, readLegacy, WINDOW} from './chat.js'
+export type {ChatState} from './chat.js'
+export {composeGemini} from './compose.js'
+export {geminiHooks} from './hooks.js'
+export {geminiHome, geminiRoots, matchGeminiFile, parseProjectsJson, projectHash, projectRootOf, resetProjectRoots} from './paths.js'

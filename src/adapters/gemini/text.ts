@@ -1,0 +1,66 @@
+/**
+ * Small pure helpers for the Gemini CLI parsers: loose field access, times, one-line text, and
+ * the text of a `PartListUnion` (a string, one part, or a list of parts).
+ */
+
+export type Json = Record<string, unknown>
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function str(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+export function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+/** ISO 8601 string or epoch ms -> epoch ms. */
+export function toMs(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null
+  if (typeof value !== 'string' || value === '') return null
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? null : ms
+}
+
+export function later(a: number | null, b: number | null): number | null {
+  if (a === null) return b
+  if (b === null) return a
+  return b > a ? b : a
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
+
+/** Whitespace collapsed, trimmed, at most max characters; null when nothing is left. */
+export function oneLine(text: string, max = 500): string | null {
+  const clean = text.replace(/\s+/g, ' ').trim()
+  return clean === '' ? null : clip(clean, max)
+}
+
+/** The first non-empty line, trimmed and collapsed, at most max characters. */
+export function firstLine(text: string, max = 200): string | null {
+  for (const line of text.split(/\r?\n/)) {
+    const clean = oneLine(line, max)
+    if (clean !== null) return clean
+  }
+
+  return null
+}
+
+/** The text parts of a Gemini `PartListUnion`, joined. Function calls and responses carry none. */
+export function partsText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (isObject(content)) return typeof content['text'] === 'string' ? content['text'] : ''
+  if (!Array.isArray(content)) return ''
+  const out: string[] = []
+  for (const part of content) {
+    if (typeof part === 'string') out.push(part)
+    else if (isObject(part) && typeof part['text'] === 'string' && part['thought'] !== true) out.push(part['text'])
+  }
+
+  return out.join('')
+}
