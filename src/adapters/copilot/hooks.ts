@@ -1,0 +1,261 @@
+/**
+ * Copilot CLI hook payloads (agent-formats §10.5), reduced to what they say about a session.
+ *
+ * Copilot sends one of two shapes, picked by how the event is spelled in the hooks file:
+ * PascalCase keys (`SessionStart`, `Stop`, …) get the VS Code-compatible payload with
+ * `hook_event_name` and `session_id`; camelCase keys (`sessionStart`, `agentStop`, …) get
+ * `sessionId` and no event name at all, so the event is told from the fields it carries.
+ * `notification` names itself in both (`hook_event_name: "Notification"`).
+ *
+ *   SessionStart                     a process at the prompt (settled)
+ *   UserPromptSubmit                 a turn starts (working); closes open asks and errors
+ *   PreToolUse / PostToolUse(Failure) the turn runs; a tool moving answers a permission prompt;
+ *                                    `ask_user` opens / closes a question
+ *   Notification permission_prompt   a permission prompt waits (approval)
+ *   Notification elicitation_dialog  the agent asks the user (question)
+ *   Stop                             the turn ended (settled)
+ *   ErrorOccurred (not recoverable)  an error banner
+ *   PreCompact                       compaction
+ *   SessionEnd                       the process exits (settled)
+ */
+import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
+import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import {isObject, oneLine, str, type Json} from './text.js'
+
+export const HOOK_PRIORITY = 20
+
+export interface HookBlock {
+  readonly text: string
+  readonly at: number
+  readonly event: string
+}
+
+export interface CopilotHookState {
+  event: string | null
+  at: number | null
+  activityAt: number | null
+  settled: boolean | null
+  settledAt: number | null
+  settledEvent: string | null
+  approval: HookBlock | null
+  question: HookBlock | null
+  error: HookBlock | null
+  promptAt: number | null
+  sessionStartAt: number | null
+  exitedAt: number | null
+  compactAt: number | null
+  cwd: string | null
+}
+
+export function initCopilotHooks(): CopilotHookState {
+  return {
+    activityAt: null,
+    approval: null,
+    at: null,
+    compactAt: null,
+    cwd: null,
+    error: null,
+    event: null,
+    exitedAt: null,
+    promptAt: null,
+    question: null,
+    sessionStartAt: null,
+    settled: null,
+    settledAt: null,
+    settledEvent: null,
+  }
+}
+
+const ALIASES: Readonly<Record<string, string>> = {
+  agentStop: 'Stop',
+  errorOccurred: 'ErrorOccurred',
+  notification: 'Notification',
+  postToolUse: 'PostToolUse',
+  postToolUseFailure: 'PostToolUseFailure',
+  preCompact: 'PreCompact',
+  preToolUse: 'PreToolUse',
+  sessionEnd: 'SessionEnd',
+  sessionStart: 'SessionStart',
+  subagentStop: 'SubagentStop',
+  userPromptSubmitted: 'UserPromptSubmit',
+}
+
+/** The event a payload reports: its `hook_event_name`, else what its fields say (camelCase payloads). */
+export function copilotHookEvent(p: Readonly<Json>): string | null {
+  const named = str(p['hook_event_name']) ?? str(p['hookEventName'])
+  if (named !== null) return ALIASES[named] ?? named
+  if (typeof p['notification_type'] === 'string') return 'Notification'
+  if ('errorContext' in p || ('error' in p && 'recoverable' in p)) return 'ErrorOccurred'
+  if ('toolName' in p) {
+    if ('toolResult' in p) return 'PostToolUse'
+    if ('error' in p) return 'PostToolUseFailure'
+    return 'PreToolUse'
+  }
+
+  if ('agentName' in p) return 'stopReason' in p ? 'SubagentStop' : 'SubagentStart'
+  if ('stopReason' in p) return 'Stop'
+  if ('trigger' in p) return 'PreCompact'
+  if ('prompt' in p) return 'UserPromptSubmit'
+  if ('source' in p) return 'SessionStart'
+  if ('reason' in p) return 'SessionEnd'
+  return null
+}
+
+export function copilotHookSession(event: HookEvent): string | null {
+  return str(event.payload['session_id']) ?? str(event.payload['sessionId'])
+}
+
+function toolOf(p: Readonly<Json>): string | null {
+  return str(p['tool_name']) ?? str(p['toolName'])
+}
+
+function questionOf(p: Readonly<Json>): string {
+  const input = p['tool_input'] ?? p['toolArgs']
+  const q = isObject(input) ? (str(input['question']) ?? str(input['prompt'])) : null
+  return (q === null ? null : oneLine(q, 500)) ?? 'Question'
+}
+
+function settle(s: CopilotHookState, settled: boolean, at: number, event: string): void {
+  s.settled = settled
+  s.settledAt = at
+  s.settledEvent = event
+}
+
+function closeAsks(s: CopilotHookState): void {
+  s.approval = null
+  s.question = null
+}
+
+export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): CopilotHookState {
+  const p = event.payload
+  const name = copilotHookEvent(p)
+  if (name === null) return prev
+  const at = event.at
+  const s: CopilotHookState = {...prev, at, event: name}
+  const cwd = str(p['cwd'])
+  if (cwd !== null) s.cwd = cwd
+  if (name !== 'SessionStart' && name !== 'SessionEnd' && name !== 'Notification') s.activityAt = at
+  const tool = toolOf(p)
+
+  switch (name) {
+    case 'SessionStart': {
+      s.sessionStartAt = at
+      s.exitedAt = null
+      closeAsks(s)
+      settle(s, true, at, name)
+      break
+    }
+
+    case 'UserPromptSubmit': {
+      s.promptAt = at
+      s.exitedAt = null
+      s.error = null
+      closeAsks(s)
+      settle(s, false, at, name)
+      break
+    }
+
+    case 'PreToolUse': {
+      s.approval = null
+      settle(s, false, at, name)
+      if (tool === 'ask_user') s.question = {at, event: name, text: questionOf(p)}
+      break
+    }
+
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      s.approval = null
+      if (tool === 'ask_user' || tool === null) s.question = null
+      settle(s, false, at, name)
+      break
+    }
+
+    case 'Notification': {
+      const kind = str(p['notification_type'])
+      const text = oneLine(str(p['message']) ?? str(p['title']) ?? '', 200)
+      if (kind === 'permission_prompt') s.approval = {at, event: name, text: text ?? 'tool'}
+      else if (kind === 'elicitation_dialog') s.question = {at, event: name, text: text ?? 'Question'}
+      break
+    }
+
+    case 'Stop': {
+      closeAsks(s)
+      settle(s, true, at, name)
+      break
+    }
+
+    case 'ErrorOccurred': {
+      if (p['recoverable'] === true) break
+      const err = p['error']
+      const text = (isObject(err) ? str(err['message']) : str(err)) ?? 'error'
+      s.error = {at, event: name, text: oneLine(text, 500) ?? 'error'}
+      break
+    }
+
+    case 'PreCompact': {
+      s.compactAt = at
+      break
+    }
+
+    case 'SessionEnd': {
+      closeAsks(s)
+      s.exitedAt = at
+      settle(s, true, at, name)
+      break
+    }
+
+    default:
+  }
+
+  return s
+}
+
+function block(b: HookBlock | null): HardBlock | null {
+  return b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text}
+}
+
+export function copilotHookContribution(s: CopilotHookState, nativeId: string): Contribution | null {
+  if (s.event === null) return null
+  const sources: Record<string, FactSource> = {}
+  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {
+    approval: block(s.approval),
+    error: block(s.error),
+    question: block(s.question),
+  }
+  for (const key of ['approval', 'question', 'error'] as const) {
+    const b = facts[key]
+    if (b != null) sources[key] = b.source
+  }
+
+  if (s.settled !== null && s.settledEvent !== null) {
+    facts.settled = s.settled
+    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
+  }
+
+  facts.sources = sources
+  return {
+    extra: {
+      activityAt: s.activityAt,
+      at: s.at,
+      compactAt: s.compactAt,
+      // Not a fact: hooks alone (no session folder) do not make a session.
+      cwd: s.cwd,
+      event: s.event,
+      exitedAt: s.exitedAt,
+      promptAt: s.promptAt,
+      role: 'hooks',
+      sessionStartAt: s.sessionStartAt,
+      settledAt: s.settledAt,
+    },
+    facts,
+    nativeId,
+    priority: HOOK_PRIORITY,
+  }
+}
+
+export const copilotHooks: HookReducer<CopilotHookState> = {
+  contribution: copilotHookContribution,
+  init: initCopilotHooks,
+  reduce: reduceCopilotHook,
+  sessionOf: copilotHookSession,
+}

@@ -1,0 +1,36 @@
+/**
+ * The Copilot CLI adapter (agent-formats §7, §10.5): the per-session event log (read
+ * incrementally), workspace.yaml (name, cwd), the `inuse.<pid>.lock` liveness file checked
+ * against the process table, subagent children, and the hooks where the CLI runs them.
+ */
+import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import {composeCopilot} from './compose.js'
+import {eventsParser} from './events.js'
+import {copilotHooks} from './hooks.js'
+import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
+import {parseLock, parseWorkspace} from './workspace.js'
+
+export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
+  if (match.role === 'lock') return parseLock(path, text)
+  if (match.role === 'workspace') return parseWorkspace(path, text, match.nativeId ?? '')
+  return []
+}
+
+export const copilot: Adapter = {
+  agent: 'copilot',
+  compose: composeCopilot,
+  hooks: copilotHooks,
+  jsonl: eventsParser,
+  label: 'Copilot CLI',
+  match: matchCopilotFile,
+  parseWhole: parseCopilotWhole,
+  roots: copilotRoots,
+  skipDir: skipCopilotDir,
+}
+
+export {composeCopilot} from './compose.js'
+export {eventsContributions, eventsParser, feedEvents, initCopilot, isSettled, permissionText} from './events.js'
+export type {CopilotState} from './events.js'
+export {copilotHookEvent, copilotHooks} from './hooks.js'
+export {copilotHome, copilotRoots, lockPid, matchCopilotFile, sessionStateDir} from './paths.js'
+export {parseLock, parseWorkspace} from './workspace.js'

@@ -1,0 +1,91 @@
+/**
+ * The two small files of a Copilot session folder that are rewritten whole:
+ * - `workspace.yaml`: `id`, `cwd`, `name` (with `user_named: true` when the user renamed the
+ *   session) or, in older builds, `summary`, `created_at`, `updated_at`;
+ * - `inuse.<pid>.lock`: present while a `copilot` process has the session open. It becomes a
+ *   process claim the engine checks against the process table. A clean exit removes it; a crash
+ *   leaves it behind with a dead pid.
+ */
+import {createRequire} from 'node:module'
+import {basename, dirname} from 'node:path'
+
+import type {Contribution} from '../../core/ingest/adapter.js'
+import type {FactSource} from '../../core/model/types.js'
+import {lockPid} from './paths.js'
+import {firstLine, isObject, num, str, toMs} from './text.js'
+
+type YamlParse = (text: string) => unknown
+let yamlParse: YamlParse | null = null
+
+/** The `yaml` package, loaded on the first workspace.yaml (it costs ~30 ms to load). */
+function parseYaml(text: string): unknown {
+  if (yamlParse === null) {
+    const require = createRequire(import.meta.url)
+    yamlParse = (require('yaml') as {parse: YamlParse}).parse
+  }
+
+  return yamlParse(text)
+}
+
+/** What compose needs from workspace.yaml beyond plain facts. */
+export interface WorkspaceExtra {
+  readonly role: 'workspace'
+  /** The session's name and whether the user gave it (`/rename`). */
+  readonly name: string | null
+  readonly userNamed: boolean
+  readonly summary: string | null
+  readonly updatedAt: number | null
+}
+
+/** Throws on YAML that does not parse (a file caught mid-write): the engine counts it. */
+export function parseWorkspace(path: string, text: string, nativeId: string): Contribution[] {
+  const doc = parseYaml(text)
+  if (!isObject(doc)) return []
+  const id = str(doc['id']) ?? nativeId
+  const source: FactSource = {kind: 'workspace', ref: path}
+  const cwd = str(doc['cwd'])
+  const createdAt = toMs(doc['created_at'])
+  const name = typeof doc['name'] === 'string' ? firstLine(doc['name']) : null
+  const summary = typeof doc['summary'] === 'string' ? firstLine(doc['summary']) : null
+  const extra: WorkspaceExtra = {
+    name,
+    role: 'workspace',
+    summary,
+    updatedAt: toMs(doc['updated_at']),
+    userNamed: doc['user_named'] === true,
+  }
+  const sources: Record<string, FactSource> = {}
+  if (cwd !== null) sources['cwd'] = source
+  if (createdAt !== null) sources['createdAt'] = source
+  return [{extra: {...extra}, facts: {createdAt: createdAt ?? undefined, cwd: cwd ?? undefined, sources}, nativeId: id, priority: 5}]
+}
+
+/**
+ * `inuse.<pid>.lock` -> a process claim. The file is empty or holds the pid; when it holds JSON
+ * with a start time, that guards against pid reuse too.
+ */
+export function parseLock(path: string, text: string): Contribution[] {
+  const pid = lockPid(basename(path))
+  if (pid === null) return []
+  let startedAt: number | null = null
+  const trimmed = text.trim()
+  if (trimmed.startsWith('{')) {
+    try {
+      const doc = JSON.parse(trimmed) as unknown
+      if (isObject(doc)) startedAt = toMs(doc['startedAt']) ?? toMs(doc['startTime']) ?? num(doc['start'])
+    } catch {
+      // not JSON after all: the name's pid is enough
+    }
+  }
+
+  const source: FactSource = {kind: 'registry', ref: path}
+  return [
+    {
+      extra: {pid, role: 'lock'},
+      facts: {sources: {process: source}},
+      nativeId: basename(dirname(path)),
+      priority: 10,
+      processClaim: {heartbeatAt: null, pid, source, startedAt, status: null},
+    },
+  ]
+}
