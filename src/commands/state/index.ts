@@ -32,17 +32,24 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
   ]
   static override flags = {
     session: sessionFlag,
-    status: Flags.option({default: 'working', options: DECLARED_STATUSES, summary: 'Who acts next when this turn ends.'})(),
+    status: Flags.option({options: DECLARED_STATUSES, summary: 'Who acts next when this turn ends (default: working).'})(),
   }
   static override summary = "Declare your session's state: working, blocked, done or dormant."
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(State)
+    if (args.text === undefined && flags.status === undefined) {
+      this.fail('Say what the session is doing: cast state "TEXT" [--status working|blocked|done|dormant].', EXIT.USAGE, [
+        'Read the current state line with: cast state show',
+      ])
+    }
+
+    const status = flags.status ?? 'working'
     let text = args.text ?? ''
     if (text === '-') text = await readStdin()
     text = text.replace(/\s+$/, '')
     if (text.length > MAX_STATE_TEXT) this.fail(`The state text is ${text.length} characters; keep it under ${MAX_STATE_TEXT}.`, EXIT.USAGE)
-    if (flags.status === 'dormant' && text.trim() === '') {
+    if (status === 'dormant' && text.trim() === '') {
       this.fail('--status dormant needs text that names the wake (what will wake you, and when).', EXIT.USAGE, [
         'cast state --status dormant "Waiting on CI run 8841; re-checks at 3pm"',
       ])
@@ -59,13 +66,13 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     store.tx(() => {
       const row = store.loadSessions([self.id])[0]!
       store.patchRecords(self.id, {
-        declaration: {at: now, messages: row.facts.messages, status: flags.status, text, turnIndex: row.facts.turnIndex},
+        declaration: {at: now, messages: row.facts.messages, status, text, turnIndex: row.facts.turnIndex},
       })
       store.reconcile(now, [self.id])
     })
     const row = store.loadSessions([self.id])[0]!
     const json = sessionJson(row, this.me, now)
-    if (!this.jsonEnabled()) this.log(`${json.short_id}: ${flags.status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`)
+    if (!this.jsonEnabled()) this.log(`${json.short_id}: ${status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`)
     return {session: json, via: self.via}
   }
 }

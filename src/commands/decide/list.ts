@@ -1,0 +1,49 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+
+export default class DecideList extends BaseCommand {
+  static override description = `Lists the decision cards waiting on you, oldest first: the card id, the session, how long it
+has waited, the question and the options (* marks the recommended one). A card an agent
+auto-decided while you were away stays here, marked "auto", until you confirm or change it with
+"cast decide answer". Cards of sessions owned by others are left out unless --all.`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+  static override flags = {
+    all: Flags.boolean({summary: "Include cards of sessions owned by others."}),
+  }
+  static override summary = 'List open decision cards, oldest first.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = await this.parse(DecideList)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {openDecisions} = await import('../../core/store/decisions.js')
+    const {isAssignedAwayFromOwnerSet} = await import('../../core/model/ownership.js')
+    const {decisionJson} = await import('../../lib/views.js')
+    const {formatAge} = await import('../../core/model/durations.js')
+    const {shortId} = await import('../../core/model/ids.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const now = clock()
+    const cards = openDecisions(store)
+    const rows = new Map(store.loadSessions([...new Set(cards.map((c) => c.sessionId))]).map((r) => [r.id, r]))
+    const mine = cards.filter((c) => flags.all || !isAssignedAwayFromOwnerSet(rows.get(c.sessionId)?.records.owners ?? [], this.me))
+    if (!this.jsonEnabled()) {
+      if (mine.length === 0) {
+        this.log('No open decision cards.')
+      } else {
+        const {default: Table} = await import('cli-table3')
+        const table = new Table({head: ['CARD', 'SESSION', 'WAITING', 'QUESTION', 'OPTIONS'], style: {border: [], head: []}, wordWrap: true, colWidths: [10, 9, 10, 40, 36]})
+        for (const c of mine) {
+          const options = c.options.map((o, i) => `${i + 1} ${o.label}${c.recommend === i + 1 ? '*' : ''}`).join(' · ')
+          const status = c.auto && c.answer !== null ? `\nauto: ${c.answer}. ${c.options[c.answer - 1]?.label ?? '?'}` : ''
+                    table.push([c.id, shortId(c.sessionId), formatAge(now - c.askedAt).replace(' ago', ''), c.question, options + status])
+        }
+
+        this.log(table.toString())
+      }
+    }
+
+    return {cards: mine.map((c) => decisionJson(c))}
+  }
+}

@@ -1,0 +1,58 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+
+export default class ScheduleList extends BaseCommand {
+  static override args = {session: Args.string({description: 'Only this session\'s schedules (id or prefix).'})}
+  static override description = `Lists scheduled messages by due time: the armed ones (and any being delivered right now), or
+with --all also the delivered, cancelled and failed ones, with their delivery count and last
+error.`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> 3f9a2c1 --all --json']
+  static override flags = {all: Flags.boolean({summary: 'Include delivered, cancelled and failed schedules.'})}
+  static override summary = 'List scheduled messages.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(ScheduleList)
+    const store = await this.openStore()
+    const now = this.now()
+    const {resolveSession} = await import('../../lib/resolve.js')
+    const {listSchedules} = await import('../../core/store/schedules.js')
+    const {scheduleJson} = await import('../../lib/deliver.js')
+    const sessionId = args.session === undefined ? undefined : resolveSession(store, args.session)
+    const list = listSchedules(store, {all: flags.all, sessionId})
+    if (!this.jsonEnabled()) {
+      if (list.length === 0) {
+        this.log(flags.all ? 'No scheduled messages.' : 'No armed scheduled messages. (--all shows past ones.)')
+      } else {
+        const {default: Table} = await import('cli-table3')
+        const {shortId} = await import('../../core/model/ids.js')
+        const table = new Table({colWidths: [10, 9, 24, 7, 13, 40], head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'], style: {border: [], head: []}, wordWrap: true})
+        for (const s of list) {
+          const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''
+          const due = `${new Date(s.dueAt).toISOString().replace(/\.\d{3}Z$/, 'Z')}${pending}`
+          const status = s.status + (s.deliveries > 0 ? ` ×${s.deliveries}` : '') + (s.lastError ? '\n(error)' : '')
+          table.push([s.id, shortId(s.sessionId), due, s.everyMs === null ? '-' : formatEvery(s.everyMs), status, s.message + (s.lastError ? `\nerror: ${s.lastError}` : '')])
+        }
+
+        this.log(table.toString())
+      }
+    }
+
+    return {schedules: list.map((s) => scheduleJson(s))}
+  }
+}
+
+/** 'in 2 hours', 'in 15 min', 'in 40 s'. */
+export function formatIn(ms: number): string {
+  if (ms < 60_000) return `in ${Math.max(0, Math.round(ms / 1000))} s`
+  if (ms < 3_570_000) return `in ${Math.round(ms / 60_000)} min`
+  if (ms < 2 * 86_400_000) return `in ${Math.round(ms / 360_000) / 10} h`
+  return `in ${Math.round(ms / 8_640_000) / 10} days`
+}
+
+function formatEvery(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`
+  return `${Math.round(ms / 1000)}s`
+}

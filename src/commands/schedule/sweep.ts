@@ -1,0 +1,25 @@
+import {BaseCommand} from '../../lib/base-command.js'
+
+export default class ScheduleSweep extends BaseCommand {
+  static override description = `Delivers every scheduled message that is due, now, through "cast send", and exits. This is
+the schedules part of "cast snooze sweep" and of what "cast daemon" does on its own: safe to run
+from cron and at the same moment as either of them, every occurrence goes out exactly once. A
+delivery that fails is recorded on the schedule (status failed, or the error on a recurring one).`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+  static override summary = 'Deliver the scheduled messages that are due.'
+
+  async run(): Promise<Record<string, unknown>> {
+    await this.parse(ScheduleSweep)
+    const store = await this.openStore()
+    const {deliverDueSchedules} = await import('../../lib/deliver.js')
+    const delivered = await deliverDueSchedules(store, this.env, this.clock(), this.me)
+    if (!this.jsonEnabled()) {
+      if (delivered.length === 0) this.log('Nothing due.')
+      for (const d of delivered) {
+        this.log(`${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${d.next_due_at})` : ''}`)
+      }
+    }
+
+    return {delivered}
+  }
+}

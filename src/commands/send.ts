@@ -1,0 +1,70 @@
+import {Args, Flags} from '@oclif/core'
+
+import {WORK_STATES, type WorkState} from '../core/model/types.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {EXIT} from '../lib/exit-codes.js'
+
+export default class Send extends BaseCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+    message: Args.string({description: 'The message; "-" reads it from stdin.', required: true}),
+  }
+  static override description = `Puts a message into a session as its next turn, as if typed at its prompt.
+
+When the agent runs in a tmux pane (found by walking its process's ancestry to a pane), the
+message is typed there as literal keys, then Enter; several lines go in as one bracketed paste.
+When it has no live process, the session is resumed headless with the agent's own CLI
+(claude --resume ID -p …, codex exec resume ID …; see "agents" in the config), detached, its
+output in $CAST_HOME/runs/. A live agent outside tmux cannot be typed into: that is an error.
+
+--if checks the state at the moment of sending: when it differs, nothing is sent and the exit
+code is 5. A send is new activity: it clears a kill and a verdict, and the session reads
+working (turn_pending) until the agent picks the message up.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1 "Run the tests again and fix what fails"',
+    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
+    {command: 'git diff | <%= config.bin %> <%= command.id %> 3f9a2c1 -', description: 'The message from stdin.'},
+  ]
+  static override flags = {
+    if: Flags.string({helpValue: 'STATE[,STATE]', summary: `Send only if the session is in this state now (${WORK_STATES.join(', ')}); else exit 5.`}),
+  }
+  static override summary = 'Send a message into a session as its next turn.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(Send)
+    const ifStates = flags.if === undefined ? undefined : parseStates(flags.if, (m) => this.fail(m, EXIT.USAGE))
+    let message = args.message
+    if (message === '-') {
+      const {readStdin} = await import('./state/index.js')
+      message = (await readStdin()).replace(/\n+$/, '')
+    }
+
+    if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {resolveSession} = await import('../lib/resolve.js')
+    const {sendMessage} = await import('../lib/deliver.js')
+    const {sessionJson} = await import('../lib/views.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const id = resolveSession(store, args.session)
+    const r = await sendMessage(store, this.env, clock, this.me, id, message, {ifStates, synced: true})
+    const json = sessionJson(r.row, this.me, clock())
+    if (!this.jsonEnabled()) {
+      this.log(`Sent to ${json.short_id} via ${r.via}${r.log ? `; output in ${r.log}` : ''}. Now ${r.row.state}:${r.row.reason}.`)
+    }
+
+    return {at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}
+  }
+}
+
+/** `needs_input,done` → the states; anything else is a usage error. */
+export function parseStates(text: string, fail: (message: string) => never): WorkState[] {
+  const states = text.split(',').map((s) => s.trim().replace('-', '_')).filter(Boolean)
+  for (const s of states) {
+    if (!(WORK_STATES as readonly string[]).includes(s)) fail(`"${s}" is not a state; use ${WORK_STATES.join(', ')}.`)
+  }
+
+  if (states.length === 0) fail(`--if needs a state: ${WORK_STATES.join(', ')}.`)
+  return states as WorkState[]
+}

@@ -1,0 +1,193 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import {EXIT} from '../lib/exit-codes.js'
+
+/** Variables a spawned agent inherits from cast even when the tmux server was started elsewhere. */
+const PASS_THROUGH = ['CAST_HOME', 'CAST_USER', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'HOME', 'PATH', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME'] as const
+
+export default class Spawn extends BaseCommand {
+  static override args = {
+    prompt: Args.string({description: 'The task: the agent\'s first prompt. "-" reads it from stdin.', required: true}),
+  }
+  static override description = `Starts an agent on a task in a new tmux window (inside tmux: the current session; else a
+detached session named "cast"), or with --headless as a background process whose output goes
+to $CAST_HOME/runs/. Waits until the session appears in cast's store and prints its id; with
+--json, the session object.
+
+Where the agent lets cast choose its session id (claude --session-id), the id is fixed up front
+and the agent gets CAST_SESSION, so its own "cast state" needs no flag. The command run for each
+agent comes from the config ("agents": {"claude": {"interactive": [...], "headless": [...]}},
+with {prompt}, {id}, {cwd}); the defaults are the agents' own CLIs.
+
+--label files the session under your label L from its first transition on, so
+"cast sessions -w --json --label L" follows it. --parent makes it a subagent of SESSION (folded
+under it in the inbox): a tree is at most 3 levels deep below its root and holds at most 5
+spawned sessions, finished ones included; past either cap spawn refuses with exit 5.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --agent claude --label fleet "Fix the flaky auth test"',
+    {command: 'id=$(<%= config.bin %> <%= command.id %> --agent claude --label fleet --json "Write the migration" | jq -r .id)', description: 'Keep the id for send and wait.'},
+    {command: '<%= config.bin %> <%= command.id %> --agent codex --cwd ~/src/api --headless "Summarise the open TODOs"', description: 'No terminal: a background run.'},
+    {command: '<%= config.bin %> <%= command.id %> --agent claude --parent 3f9a2c1 "Check the docs build"', description: 'A subagent of session 3f9a2c1.'},
+  ]
+  static override flags = {
+    agent: Flags.option({options: ['claude', 'codex'] as const, required: true, summary: 'Which agent CLI to start.'})(),
+    cwd: Flags.string({helpValue: 'DIR', summary: 'Working directory (default: the current one).'}),
+    headless: Flags.boolean({summary: 'No terminal: run in the background, output in $CAST_HOME/runs/.'}),
+    label: Flags.string({helpValue: 'L', summary: 'File the new session under your label L.'}),
+    parent: Flags.string({helpValue: 'SESSION', summary: 'Spawn as a subagent of SESSION (tree caps apply).'}),
+    timeout: Flags.string({default: '60s', helpValue: 'D', summary: 'How long to wait for the session to appear (exit 124 after).'}),
+  }
+  static override summary = 'Start an agent on a task and print its session id.'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(Spawn)
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const {randomUUID} = await import('node:crypto')
+    const {parseDuration} = await import('../core/model/durations.js')
+    const {castId, shortId} = await import('../core/model/ids.js')
+    const {agentFromName, commandTemplate, fillTemplate, takesPresetId} = await import('../lib/agent-commands.js')
+    const {loadConfig} = await import('../lib/config.js')
+
+    const timeoutMs = parseDuration(flags.timeout)
+    if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 2m).`, EXIT.USAGE)
+    let prompt = args.prompt
+    if (prompt === '-') {
+      const {readStdin} = await import('./state/index.js')
+      prompt = (await readStdin()).replace(/\n+$/, '')
+    }
+
+    if (prompt.trim() === '') this.fail('The prompt is empty.', EXIT.USAGE)
+    const cwd = path.resolve(flags.cwd ?? process.cwd())
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) this.fail(`--cwd ${cwd} is not a directory.`, EXIT.USAGE)
+    const agent = agentFromName(flags.agent)!
+    const config = await loadConfig(this.env)
+    const kind = flags.headless ? 'headless' : 'interactive'
+    const template = commandTemplate(agent, kind, config)
+    if (template === null) this.fail(`No ${kind} command for ${agent}: set "agents": {"${flags.agent}": {"${kind}": [...]}} in ${config.file}.`, EXIT.USAGE)
+
+    const store = await this.openStore()
+    const clock = this.clock()
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {resolveSession} = await import('../lib/resolve.js')
+    const {dropSpawn, linkSpawn, MAX_TREE_DEPTH, MAX_TREE_SIZE, reserveSpawn, setSpawnTarget} = await import('../core/store/spawns.js')
+    syncBeforeRead(store, this.env, clock, this.me)
+    const parentId = flags.parent === undefined ? null : resolveSession(store, flags.parent)
+    const nativeId = takesPresetId(template) ? randomUUID() : null
+    const childId = nativeId === null ? null : castId(agent, nativeId)
+    const reservation = reserveSpawn(store, {
+      agent,
+      cwd,
+      label: flags.label ?? null,
+      mode: flags.headless ? 'headless' : 'tmux',
+      parentId,
+      prompt,
+      sessionId: childId,
+      spawnedAt: clock(),
+      spawnedBy: this.me,
+    })
+    if (reservation.kind === 'too_deep') {
+      this.fail(
+        `Refused: a child of ${shortId(parentId!)} would sit at depth ${reservation.depth}; a spawn tree is at most ${MAX_TREE_DEPTH} levels deep below its root.`,
+        EXIT.REFUSED,
+        ['Send the task to an existing session instead: cast send SESSION "…"'],
+      )
+    }
+
+    if (reservation.kind === 'tree_full') {
+      this.fail(
+        `Refused: the tree under ${shortId(reservation.rootId)} already holds ${reservation.size} spawned sessions (finished ones count); the cap is ${MAX_TREE_SIZE}.`,
+        EXIT.REFUSED,
+        ['A finished child takes follow-ups: cast send CHILD "…" instead of spawning a new one.'],
+      )
+    }
+
+    const spawn = reservation.spawn
+    const known = new Set(store.sessionIds().map((s) => s.id))
+    const argv = fillTemplate(template, {cwd, id: nativeId ?? undefined, prompt})
+    const vars: Record<string, string> = {}
+    for (const k of PASS_THROUGH) if (this.env[k]) vars[k] = this.env[k]!
+    if (childId !== null) vars.CAST_SESSION = childId
+
+    let target: string
+    let pid: number | null
+    let stillRunning: () => Promise<boolean>
+    try {
+      if (flags.headless) {
+        const {startDetached} = await import('../lib/deliver.js')
+        const {castHome} = await import('../lib/env.js')
+        const {pidAlive} = await import('../core/ingest/process-table.js')
+        const started = await startDetached(argv, {cwd, env: {...this.env, ...vars}, home: castHome(this.env), logName: `spawn-${childId ? shortId(childId) : spawn.id}`})
+        target = started.log
+        pid = started.pid
+        stillRunning = async () => pidAlive(started.pid)
+      } else {
+        const {openWindow, paneAlive} = await import('../lib/tmux.js')
+        const pane = await openWindow({argv, cwd, name: flags.label ?? flags.agent, session: 'cast', vars}, this.env)
+        target = `tmux ${pane.id} (${pane.address})`
+        pid = pane.pid
+        stillRunning = () => paneAlive(pane.id, this.env)
+      }
+    } catch (error) {
+      dropSpawn(store, spawn.id)
+      const message = (error as Error).message
+      this.fail(`Could not start ${flags.agent}: ${message}`, EXIT.FAILURE, /tmux/.test(message) ? ['Install tmux, or use --headless.'] : [])
+    }
+
+    setSpawnTarget(store, spawn.id, target, pid)
+    const found = await this.waitForSession(store, clock, {agent, childId, cwd, known, stillRunning, timeoutMs})
+    if (found === null) {
+      if (!(await stillRunning())) {
+        dropSpawn(store, spawn.id)
+        this.fail(`${flags.agent} exited before its session appeared (${target}).`, EXIT.FAILURE, flags.headless ? [`Its output: ${target}`] : [])
+      }
+
+      this.fail(
+        `${flags.agent} started (${target}) but its session did not appear within ${flags.timeout}.`,
+        EXIT.TIMEOUT,
+        childId ? [`Its id will be ${childId}; follow it with: cast wait ${shortId(childId)} --until needs_input,done`] : [],
+      )
+    }
+
+    linkSpawn(store, spawn.id, found, clock())
+    const {sessionJson} = await import('../lib/views.js')
+    const row = store.loadSessions([found])[0]!
+    const json = sessionJson(row, this.me, clock())
+    if (!this.jsonEnabled()) {
+      const bits = [`${row.agent}`, target, flags.label ? `label ${flags.label}` : null, parentId ? `child of ${shortId(parentId)}` : null].filter(Boolean)
+      this.log(json.id)
+      process.stderr.write(`cast: spawned ${json.short_id} (${bits.join(', ')}); now ${row.state}:${row.reason}\n`)
+    }
+
+    return json as unknown as Record<string, unknown>
+  }
+
+  /** Poll the store (syncing when no ingester runs) until the new session is there. */
+  private async waitForSession(
+    store: import('../core/store/store.js').Store,
+    clock: () => number,
+    w: {agent: string; childId: string | null; cwd: string; known: Set<string>; stillRunning: () => Promise<boolean>; timeoutMs: number},
+  ): Promise<string | null> {
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const deadline = performance.now() + w.timeoutMs
+    let alive = true
+    for (;;) {
+      syncBeforeRead(store, this.env, clock, this.me)
+      if (w.childId !== null) {
+        if (store.sessionIds().some((s) => s.id === w.childId)) return w.childId
+      } else {
+        const fresh = store
+          .loadSessions(store.sessionIds().filter((s) => s.agent === w.agent && !w.known.has(s.id)).map((s) => s.id))
+          .filter((r) => r.facts.cwd === w.cwd)
+          .sort((a, b) => b.firstSeenAt - a.firstSeenAt)
+        if (fresh[0]) return fresh[0].id
+      }
+
+      // One more look after the process is gone: a quick run may have finished before a sync saw it.
+      if (!alive || performance.now() > deadline) return null
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      alive = await w.stillRunning()
+    }
+  }
+}

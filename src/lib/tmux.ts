@@ -1,0 +1,154 @@
+/**
+ * The tmux side of `cast send` and `cast spawn`. Every call goes through execa with an argument
+ * array, never a shell. The server is the one tmux itself would pick: $TMUX inside tmux, else
+ * the default socket under $TMUX_TMPDIR (or /tmp).
+ */
+import type {Env} from './env.js'
+
+export interface Pane {
+  /** The first process in the pane (a shell, or the agent itself). */
+  readonly pid: number
+  /** `%3`: unique for the server's life, the safest target. */
+  readonly id: string
+  /** `session:window.pane`, for people. */
+  readonly address: string
+  /** In copy mode or another mode: keys would go to the mode, not the program. */
+  readonly inMode: boolean
+  readonly dead: boolean
+}
+
+export class TmuxError extends Error {
+  override name = 'TmuxError'
+}
+
+/** Run tmux; returns stdout. */
+async function tmux(args: readonly string[], env: Env, input?: string): Promise<string> {
+  const {execa} = await import('execa')
+  try {
+    const r = await execa('tmux', args, {env: env as Record<string, string>, extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
+    return r.stdout
+  } catch (error) {
+    const e = error as {stderr?: string; shortMessage?: string; code?: string}
+    if (e.code === 'ENOENT') throw new TmuxError('tmux is not installed')
+    throw new TmuxError((e.stderr || e.shortMessage || String(error)).trim())
+  }
+}
+
+/** Every pane of the server; empty when tmux is missing or no server runs. */
+export async function listPanes(env: Env): Promise<Pane[]> {
+  let out: string
+  try {
+    out = await tmux(['list-panes', '-a', '-F', '#{pane_pid}\t#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{pane_in_mode}\t#{pane_dead}'], env)
+  } catch {
+    return []
+  }
+
+  const panes: Pane[] = []
+  for (const line of out.split('\n')) {
+    const [pid, id, address, inMode, dead] = line.split('\t')
+    if (!pid || !id || !address) continue
+    panes.push({address, dead: dead === '1', id, inMode: inMode === '1', pid: Number(pid)})
+  }
+
+  return panes
+}
+
+/** The pane a process runs in: walk its ancestry up to a pane's first process. */
+export function paneOfProcess(pid: number, panes: readonly Pane[], parentPid: (pid: number) => number | null): Pane | null {
+  const byPid = new Map(panes.filter((p) => !p.dead).map((p) => [p.pid, p]))
+  let cur: number | null = pid
+  for (let depth = 0; cur !== null && cur > 1 && depth < 64; depth++) {
+    const hit = byPid.get(cur)
+    if (hit) return hit
+    cur = parentPid(cur)
+  }
+
+  return null
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Type a message into a pane as the program's next input, then Enter. One line goes as literal
+ * keys (`send-keys -l`; trailing semicolons, which tmux would read as a command separator, as
+ * hex keys); several lines go through a paste buffer with bracketed paste, so an agent's prompt
+ * receives them as one message instead of submitting line by line. Enter follows after a short
+ * pause, so an agent that groups fast input as a paste still sees it as a key.
+ */
+export async function typeInto(pane: Pane, message: string, env: Env, options: {enterDelayMs?: number} = {}): Promise<void> {
+  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env)
+  if (/[\r\n]/.test(message)) {
+    const buffer = `cast-${process.pid}-${Date.now()}`
+    await tmux(['load-buffer', '-b', buffer, '-'], env, message.replace(/\r\n?/g, '\n'))
+    await tmux(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], env)
+  } else {
+    const body = message.replace(/;+$/, '')
+    const semis = message.length - body.length
+    if (body !== '') await tmux(['send-keys', '-t', pane.id, '-l', '--', body], env)
+    if (semis > 0) await tmux(['send-keys', '-t', pane.id, '-H', ...Array.from({length: semis}, () => '3b')], env)
+  }
+
+  await sleep(options.enterDelayMs ?? 150)
+  await tmux(['send-keys', '-t', pane.id, 'Enter'], env)
+}
+
+export interface NewWindow {
+  readonly argv: readonly string[]
+  readonly cwd: string
+  readonly name: string
+  /** Variables set in the window (the server's environment is not ours). */
+  readonly vars: Readonly<Record<string, string>>
+  /** The tmux session to open the window in when cast is not running inside tmux. */
+  readonly session: string
+}
+
+/**
+ * Start a program in a new tmux window, detached (focus stays where it is): inside tmux in the
+ * current session, else in `session` (created on first use). Returns the new pane.
+ */
+export async function openWindow(w: NewWindow, env: Env): Promise<Pane> {
+  const vars = Object.entries(w.vars).flatMap(([k, v]) => ['-e', `${k}=${v}`])
+  // tmux runs a single-word command through sh -c; two or more words are exec'd as they are.
+  const argv = w.argv.length === 1 ? ['env', ...w.argv] : [...w.argv]
+  const format = ['-P', '-F', '#{pane_pid}\t#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}']
+  const parse = (out: string): Pane => {
+    const [pid, id, address] = out.trim().split('\t')
+    return {address: address ?? '', dead: false, id: id ?? '', inMode: false, pid: Number(pid)}
+  }
+
+  if (env.TMUX) return parse(await tmux(['new-window', '-d', ...format, '-n', w.name, '-c', w.cwd, ...vars, '--', ...argv], env))
+  const exists = await tmux(['has-session', '-t', `=${w.session}`], env).then(
+    () => true,
+    () => false,
+  )
+  if (!exists) {
+    try {
+      return parse(
+        await tmux(['new-session', '-d', ...format, '-s', w.session, '-n', w.name, '-c', w.cwd, '-x', '200', '-y', '50', ...vars, '--', ...argv], env),
+      )
+    } catch (error) {
+      // Another spawn created it in the meantime: open a window in it instead.
+      if (!/duplicate session/.test((error as Error).message)) throw error
+    }
+  }
+
+  return parse(await tmux(['new-window', '-d', ...format, '-t', `=${w.session}:`, '-n', w.name, '-c', w.cwd, ...vars, '--', ...argv], env))
+}
+
+/** Is the pane still there with its program running? */
+export async function paneAlive(paneId: string, env: Env): Promise<boolean> {
+  try {
+    return (await tmux(['display-message', '-p', '-t', paneId, '#{pane_dead}'], env)).trim() === '0'
+  } catch {
+    return false
+  }
+}
+
+/** The visible text of a pane (for an error message when an agent fails to start). */
+export async function capturePane(paneId: string, env: Env): Promise<string> {
+  try {
+    return await tmux(['capture-pane', '-p', '-t', paneId], env)
+  } catch {
+    return ''
+  }
+}
