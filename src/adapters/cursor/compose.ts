@@ -1,0 +1,147 @@
+/**
+ * Combine what one Cursor chat's store.db, meta.json and hooks say.
+ *
+ * - Title: meta.json's title, else the store's name (unless it is a placeholder such as
+ *   "New Agent"), else the first prompt. Model: the store's `lastUsedModel`, else a hook's.
+ * - cwd: meta.json, else the store's workspace, else a hook's workspace root.
+ * - Last activity: meta.json's `updatedAtMs`, the hooks, else when the chat was created.
+ * - The turn: the store's last message is weak evidence with no time of its own (meta.json's
+ *   updatedAtMs when there is one). A hook newer than that (with a few seconds of slack, since
+ *   the sidecar is written after the hook fires) wins.
+ */
+import type {CheckedContribution} from '../../core/ingest/adapter.js'
+import {EMPTY_FACTS, type FactSource, type SessionFacts} from '../../core/model/types.js'
+import {isObject, later, num, str} from './text.js'
+
+type Mutable<T> = {-readonly [K in keyof T]: T[K]}
+
+const SLACK_MS = 5000
+
+function role(c: CheckedContribution): string | null {
+  return isObject(c.extra) ? str(c.extra['role']) : null
+}
+
+function extraNum(c: CheckedContribution | null, key: string): number | null {
+  return c !== null && isObject(c.extra) ? num(c.extra[key]) : null
+}
+
+function extraStr(c: CheckedContribution | null, key: string): string | null {
+  return c !== null && isObject(c.extra) ? str(c.extra[key]) : null
+}
+
+function definedOnly(facts: Partial<SessionFacts>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
+  return out
+}
+
+export function composeCursor(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+  let store: CheckedContribution | null = null
+  let meta: CheckedContribution | null = null
+  let hooks: CheckedContribution | null = null
+  const others: CheckedContribution[] = []
+  for (const c of contributions) {
+    const r = role(c)
+    if (r === 'store') store = c
+    else if (r === 'meta') meta = c
+    else if (r === 'hooks') hooks = c
+    else others.push(c)
+  }
+
+  const f: Mutable<SessionFacts> = {...EMPTY_FACTS}
+  const sources: Record<string, FactSource> = {}
+  if (store !== null) {
+    Object.assign(f, definedOnly(store.facts))
+    Object.assign(sources, store.facts.sources)
+  }
+
+  if (meta !== null) {
+    const facts = definedOnly(meta.facts)
+    Object.assign(f, facts)
+    Object.assign(sources, meta.facts.sources)
+  }
+
+  for (const c of others.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))) {
+    Object.assign(f, definedOnly(c.facts))
+    Object.assign(sources, c.facts.sources)
+  }
+
+  f.parseErrors = contributions.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
+
+  // Title.
+  const metaTitle = extraStr(meta, 'title')
+  const storeName = extraStr(store, 'name')
+  const metaSource: FactSource = {kind: 'meta', ref: extraStr(meta, 'ref') ?? ''}
+  const storeSource: FactSource = {kind: 'sqlite', ref: extraStr(store, 'ref') ?? ''}
+  if (metaTitle !== null) {
+    f.title = metaTitle
+    sources['title'] = metaSource
+  } else if (storeName !== null) {
+    f.title = storeName
+    sources['title'] = storeSource
+  } else if (f.title !== null) {
+    sources['title'] = storeSource
+  }
+
+  // Last activity: the sidecar's update time, else the store's creation time.
+  const updatedAt = extraNum(meta, 'updatedAt')
+  if (updatedAt !== null) {
+    f.lastActivityAt = later(f.lastActivityAt, updatedAt)
+    sources['lastActivityAt'] = metaSource
+  } else if (f.lastActivityAt !== null && store !== null) {
+    sources['lastActivityAt'] = storeSource
+  }
+
+  const storeAt = updatedAt ?? f.createdAt
+  if (hooks !== null) {
+    const h = hooks.facts
+    const settledAt = extraNum(hooks, 'settledAt')
+    const promptAt = extraNum(hooks, 'promptAt')
+    const activityAt = extraNum(hooks, 'activityAt')
+    const event = extraStr(hooks, 'event') ?? 'hook'
+
+    if (h.settled !== undefined && settledAt !== null && (store === null || storeAt === null || settledAt + SLACK_MS >= storeAt)) {
+      f.settled = h.settled
+      if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
+    }
+
+    if (h.error != null && (storeAt === null || h.error.at + SLACK_MS >= storeAt) && (promptAt === null || promptAt <= h.error.at)) {
+      f.error = h.error
+      sources['error'] = h.error.source
+    }
+
+    if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
+      f.lastActivityAt = activityAt
+      sources['lastActivityAt'] = {kind: 'hook', ref: event}
+    }
+
+    if (promptAt !== null && (f.turnStartedAt === null || promptAt > f.turnStartedAt)) {
+      f.turnStartedAt = promptAt
+      sources['turnStartedAt'] = {kind: 'hook', ref: 'beforeSubmitPrompt'}
+    }
+
+    const textAt = extraNum(hooks, 'textAt')
+    if (h.lastAssistantText != null && textAt !== null && (storeAt === null || textAt + SLACK_MS >= storeAt)) {
+      f.lastAssistantText = h.lastAssistantText
+      sources['lastAssistantText'] = {kind: 'hook', ref: 'afterAgentResponse'}
+    }
+
+    const cwd = extraStr(hooks, 'cwd')
+    if (f.cwd === null && cwd !== null) {
+      f.cwd = cwd
+      sources['cwd'] = {kind: 'hook', ref: event}
+    }
+
+    const model = extraStr(hooks, 'model')
+    if (f.model === null && model !== null) {
+      f.model = model
+      sources['model'] = {kind: 'hook', ref: event}
+    }
+
+    if (extraNum(hooks, 'exitedAt') !== null) sources['exited'] = {kind: 'hook', ref: 'sessionEnd'}
+  }
+
+  if (meta?.extra?.['isSubagent'] === true) sources['subagent'] = metaSource
+  f.sources = sources
+  return f
+}

@@ -1,0 +1,34 @@
+/**
+ * The Cursor agent CLI adapter (agent-formats §4, §10.4): each chat's `store.db` (SQLite, opened
+ * read-only, tables probed first) and the newer `meta.json` sidecar give the title, model, cwd,
+ * counts and a weak reading of the turn; the hooks (`beforeSubmitPrompt` → working, `stop` →
+ * settled) give the present. Cursor keeps no process registry and writes no permission prompt.
+ */
+import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import {composeCursor} from './compose.js'
+import {cursorHooks} from './hooks.js'
+import {parseCursorMeta} from './meta.js'
+import {cursorRoots, matchCursorFile, skipCursorDir} from './paths.js'
+import {readCursorStore} from './store.js'
+
+export function parseCursorWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
+  return match.role === 'meta' ? parseCursorMeta(path, text, match.nativeId ?? '') : []
+}
+
+export const cursor: Adapter = {
+  agent: 'cursor',
+  compose: composeCursor,
+  hooks: cursorHooks,
+  label: 'Cursor agent',
+  match: matchCursorFile,
+  parseWhole: parseCursorWhole,
+  readSqlite: readCursorStore,
+  roots: cursorRoots,
+  skipDir: skipCursorDir,
+}
+
+export {composeCursor} from './compose.js'
+export {cursorHooks} from './hooks.js'
+export {parseCursorMeta} from './meta.js'
+export {chatsDir, cursorHome, cursorRoots, cwdBucket, matchCursorFile} from './paths.js'
+export {decodeMetaValue, isPlaceholderName, promptText, readCursorStore, readMeta, readRoot, workspacePath} from './store.js'
