@@ -453,12 +453,22 @@ export function readJsonFile(file: string, jsonc = false): JsonFile {
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (error) {
-    const hint = jsonc ? ' (comments are not supported by cast\'s installer: add the entries by hand, see "cast hooks install --dry-run")' : ''
-    throw new HooksFileError(`${file} is not valid JSON (${(error as Error).message})${hint}. Nothing was changed.`, file)
+    const hint = jsonc ? '; comments are not supported by cast\'s installer: add the entries by hand (see --dry-run)' : ''
+    throw new HooksFileError(`${file} is not valid JSON (${jsonErrorWhere(text, (error as Error).message)})${hint}. Nothing was changed.`, file)
   }
 
   if (!isPlainObject(doc)) throw new HooksFileError(`${file} does not hold a JSON object. Nothing was changed.`, file)
   return {doc, exists: true, real, text}
+}
+
+/** JSON.parse's message with the line and column of its byte position, when it gives one. */
+function jsonErrorWhere(text: string, message: string): string {
+  const m = /at position (\d+)/.exec(message)
+  if (!m || /line \d+/.test(message)) return message
+  const before = text.slice(0, Number(m[1]))
+  const line = before.split('\n').length
+  const column = before.length - before.lastIndexOf('\n')
+  return `${message.replace(/ in JSON at position \d+.*$/, '')} at line ${line}, column ${column}`
 }
 
 /** The indentation the file uses (two spaces when it has none). */

@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, HOOK_BIN, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {claudeLines, claudeTranscriptPath, HOOK_BIN, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 const CLAUDE_EVENTS = [
   'SessionStart',
@@ -243,6 +243,52 @@ describe('cast hooks: Claude Code', () => {
     expect(row).toMatchObject({bucket: 'questions', reason: 'approval', state: 'needs_input'})
   })
 
+  // A full sync must not forget the spool's `hooks://<agent>` rows as vanished files
+  // (src/core/ingest/engine.ts, the "forget what vanished" loop): nothing answered the prompt.
+  it('the approval is still there on the next look', async () => {
+    const sessionId = '9c8b7a6d-5e4f-4321-9abc-def012345678'
+    const cwd = path.join(h.dir, 'proj')
+    fs.mkdirSync(cwd, {recursive: true})
+    writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'ship it', sessionId, settled: false}))
+    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    runHook(installed.command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'}, {HOME: h.home, PATH: h.env.PATH!})
+
+    const first = json(await runCast(['sessions', '--json'], {env: h.env}))
+    const second = json(await runCast(['sessions', '--json'], {env: h.env}))
+
+    expect(first.sessions.find((s: any) => s.native_id === sessionId)).toMatchObject({bucket: 'questions', reason: 'approval'})
+    expect(second.sessions.find((s: any) => s.native_id === sessionId)).toMatchObject({bucket: 'questions', reason: 'approval'})
+  })
+
+  it('a watcher (cast sessions -w --json) prints the approval a hook delivers', async () => {
+    const sessionId = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
+    const cwd = path.join(h.dir, 'proj')
+    fs.mkdirSync(cwd, {recursive: true})
+    writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'deploy it', sessionId, settled: false}))
+    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    await runCast(['sessions', '--json'], {env: h.env})
+    const db = new Database(path.join(h.castHome, 'cast.db'), {readonly: true})
+    const seq = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM transitions').get() as {s: number}).s
+    db.close()
+    // --since: whether the watcher consumes the spool at start or live, the line is streamed.
+    const watcher = startCast(['sessions', '-w', '--json', '--since', String(seq)], h.env)
+    try {
+      const hook = runHook(installed.command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'}, {HOME: h.home, PATH: h.env.PATH!})
+      expect(hook.status).toBe(0)
+
+      let line: any
+      do line = JSON.parse(await watcher.nextLine(15_000))
+      while (!(line.session_id === sessionId && line.to === 'needs_input'))
+
+      expect(line).toMatchObject({bucket: 'questions', reason: 'approval', to: 'needs_input'})
+    } finally {
+      // How the watcher exits is watch mode's business (test/e2e/watch.test.ts); just end it.
+      const kill = setTimeout(() => watcher.child.kill('SIGKILL'), 3000)
+      await watcher.stop()
+      clearTimeout(kill)
+    }
+  })
+
   it('the hook command exits 0 and spools while another process holds the database exclusively', async () => {
     await runCast(['sessions', '--json'], {env: h.env}) // creates the store
     const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
@@ -347,7 +393,7 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     const r = json(await runCast(['hooks', 'install', 'cursor', '--json'], {env: h.env}))
     const doc = read(file)
 
-    expect(r.added).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'postToolUse', 'stop', 'sessionEnd'])
+    expect(r.added).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'postToolUse', 'afterAgentResponse', 'stop', 'sessionEnd'])
     expect(doc.hooks.stop).toEqual([{command: 'say done', loop_limit: 3}, {command: r.command}])
     expect(doc.hooks.afterFileEdit).toEqual(user.hooks.afterFileEdit)
 

@@ -4,8 +4,8 @@
  *   ~/.cursor/hooks.json   {"version": 1, "hooks": {"<event>": [{"command": "…"}]}}
  *
  * The payload carries `hook_event_name` and `conversation_id` (the chat's id). cast reads
- * `beforeSubmitPrompt` as a turn starting and `stop` as the turn settled; the others keep the
- * session's activity current. cast's hook prints nothing, which Cursor takes as "carry on".
+ * `beforeSubmitPrompt` as a turn starting and `stop` as the turn settled, `afterAgentResponse`
+ * for the reply's text; the others keep the session's activity current. cast's hook prints nothing, which Cursor takes as "carry on".
  */
 import {join} from 'node:path'
 
@@ -17,6 +17,7 @@ export const CURSOR_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'beforeSubmitPrompt'},
   {event: 'preToolUse'},
   {event: 'postToolUse'},
+  {event: 'afterAgentResponse'},
   {event: 'stop'},
   {event: 'sessionEnd'},
 ]

@@ -43,7 +43,7 @@ Files: claude-code  $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json
     try {
       result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
     } catch (error) {
-      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE)
+      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
       throw error
     }
 

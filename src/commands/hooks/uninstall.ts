@@ -28,7 +28,7 @@ hooks/cast.json) is deleted rather than left empty.`
     try {
       result = uninstallHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
     } catch (error) {
-      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE)
+      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
       throw error
     }
 
