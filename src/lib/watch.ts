@@ -142,7 +142,8 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
 
 function transitionMatches(t: Transition, row: SessionRow | undefined, me: string, now: number, f: ListFilters): boolean {
   if (!row) return false
-  if (row.bucket === 'folded' && t.bucket === 'folded') return false
+  // Subagents stream only when a script asks for them by label (spawned workers under a parent).
+  if (row.bucket === 'folded' && t.bucket === 'folded' && !f.label) return false
   // Filters look at the transition's target state, the rest at the session.
   if (f.states && f.states.length > 0 && !f.states.includes(t.to)) return false
   return matchesFilters(row, me, now, {...f, quiet: false, states: undefined})
