@@ -1,0 +1,139 @@
+/**
+ * bench/list: `cast sessions --json --all` over a store of 10,000 sessions, against a bare Node
+ * script that opens the same database with better-sqlite3 and reads the same rows (budget ≤ 1.5×);
+ * and the absolute time over 500 sessions.
+ *
+ * The store is written by cast's own code from the build under test: generated Claude Code
+ * transcripts go through the Claude Code adapter's parser and compose step, then Store.upsertFacts
+ * and Store.reconcile, so the rows are exactly what cast writes (some sessions also get pins,
+ * stashes, snoozes, verdicts and state declarations). Both contenders run as whole processes,
+ * as a user runs them. HOME points at an empty folder, so the one-shot sync `cast sessions` does
+ * first finds nothing to read: the figure is the listing itself.
+ *
+ *   node bench/list.js [--sessions 10000] [--small 500] [--runs 7]
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {BARE, NOW, ROOT, USER, baseEnv, fmtInt, fmtMs, importDist, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
+import {claudeSession, encodeCwd, rng, sizes, textPool} from './lib/gen.js'
+
+const DEFAULTS = {sessions: 10_000, small: 500, runs: 7, seed: 11}
+
+/** Build CAST_HOME/cast.db with `n` sessions through cast's adapter and Store. */
+export async function buildListStore(castHome, n, seed) {
+  const {Store} = await importDist('core/store/store.js')
+  const {claudeCode} = await importDist('adapters/claude-code/index.js')
+  const r = rng(seed)
+  const pool = textPool(r, 1 << 20)
+  const store = new Store(castHome)
+  const parser = claudeCode.jsonl
+  const sz = sizes(r, n, n * 6000, 1.0, 800)
+  const ends = ['settled', 'settled', 'settled', 'settled', 'question', 'tool', 'error', 'interrupt', 'prompt']
+  const projects = ['api', 'web', 'parser', 'infra', 'docs', 'cli', 'billing', 'search']
+  const ctx = {device: 'bench-host', now: NOW, runner: USER}
+  let batch = []
+  const flush = () => {
+    store.tx(() => {
+      for (const b of batch) {
+        if (b.patch) store.patchRecords(b.id, b.patch)
+      }
+      store.reconcile(NOW, batch.map((b) => b.id))
+    })
+    batch = []
+  }
+  for (let i = 0; i < n; i++) {
+    const sessionId = r.uuid()
+    const cwd = `/home/dev/src/${r.pick(projects)}`
+    // Mostly recent, some older than the 7-day recency window (--all lists them too).
+    const start = NOW - r.int(60_000, 14 * 86_400_000)
+    const s = claudeSession(r, pool, {sessionId, cwd, start, bytes: sz[i], end: r.pick(ends)})
+    const file = `/home/dev/.claude/projects/${encodeCwd(cwd)}/${sessionId}.jsonl`
+    const match = {kind: 'jsonl', nativeId: sessionId, parentNativeId: null, role: 'transcript'}
+    const state = parser.init(file, match)
+    let off = 0
+    for (const line of s.lines) {
+      parser.line(state, line, off)
+      off += Buffer.byteLength(line) + 1
+    }
+    const contribs = parser.contributions(state, file, match)
+    const facts = claudeCode.compose(sessionId, contribs)
+    let id
+    store.tx(() => {
+      id = store.upsertFacts('claude_code', sessionId, facts, null, ctx).id
+    })
+    const x = r.next()
+    let patch = null
+    if (x < 0.02) patch = {pinned: true}
+    else if (x < 0.05) patch = {filing: 'stashed', filedAt: NOW - 3_600_000}
+    else if (x < 0.07) patch = {filing: 'snoozed', filedAt: NOW - 3_600_000, snoozedUntil: NOW + 86_400_000}
+    else if (x < 0.09) patch = {verdict: 'done', verdictAt: NOW - 60_000}
+    else if (x < 0.19) patch = {declaration: {status: r.pick(['done', 'dormant', 'blocked']), text: pool.prose(r.int(20, 200)), at: NOW - 120_000, turnIndex: facts.turnIndex, messages: facts.messages}}
+    batch.push({id, patch})
+    if (batch.length >= 1000) flush()
+  }
+  flush()
+  const count = store.countSessions()
+  store.close()
+  return count
+}
+
+function measure(label, n, runs, seed, log) {
+  return async () => {
+    const dir = tempDir(`list-${n}`)
+    try {
+      const castHome = path.join(dir, 'cast')
+      const home = path.join(dir, 'home')
+      fs.mkdirSync(home, {recursive: true})
+      const t0 = performance.now()
+      const count = await buildListStore(castHome, n, seed)
+      log(`list: built a store of ${fmtInt(count)} sessions through cast's adapter + Store in ${fmtMs(performance.now() - t0)}`)
+      const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')})
+      const db = path.join(castHome, 'cast.db')
+      const bareEnv = {...env, CAST_BENCH_ROOT: ROOT}
+      const bareArgs = [path.join(BARE, 'list.js'), db]
+      // Same rows on both sides?
+      const c = JSON.parse(runCast(['sessions', '--json', '--all'], env, {capture: true}).stdout)
+      const b = JSON.parse(timeRun(process.execPath, bareArgs, {env: bareEnv, capture: true}).stdout)
+      log(`list: ${label}: cast lists ${fmtInt(c.sessions.length)} sessions, the bare read ${fmtInt(b.sessions.length)} rows`)
+      const times = sideBySide(
+        {
+          cast: () => runCast(['sessions', '--json', '--all'], env).ms,
+          bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv}).ms,
+        },
+        {runs, warmup: 1},
+      )
+      const castMs = median(times.cast)
+      const bareMs = median(times.bare)
+      log(`list: ${label}: cast ${times.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${times.bare.map((t) => t.toFixed(0)).join(' ')} ms`)
+      return {castMs, bareMs, listed: c.sessions.length, rows: b.sessions.length, times}
+    } finally {
+      fs.rmSync(dir, {force: true, recursive: true})
+    }
+  }
+}
+
+export async function run(argv = [], log = console.error) {
+  const o = parseArgs(argv, DEFAULTS)
+  const big = await measure(`${fmtInt(o.sessions)} sessions`, o.sessions, o.runs, o.seed, log)()
+  const small = await measure(`${fmtInt(o.small)} sessions`, o.small, o.runs, o.seed + 1, log)()
+  const ratio = big.castMs / big.bareMs
+  return [
+    row(`sessions --json --all, ${fmtInt(o.sessions)} sessions (HOME empty: no files to sync)`, {
+      cast: fmtMs(big.castMs),
+      floor: `bare better-sqlite3 read ${fmtMs(big.bareMs)}`,
+      ratio,
+      budget: '≤ 1.50×',
+      met: ratio <= 1.5,
+      detail: big,
+    }),
+    row(`sessions --json --all, ${fmtInt(o.small)} sessions (absolute)`, {
+      cast: fmtMs(small.castMs),
+      floor: `bare better-sqlite3 read ${fmtMs(small.bareMs)}`,
+      ratio: small.castMs / small.bareMs,
+      detail: small,
+    }),
+  ]
+}
+
+await main(import.meta.url, run)
