@@ -3,7 +3,7 @@
  * human rows of seed 000. Pure: `me` and `now` are passed in.
  */
 import {compareAttention, isQuiet} from '../core/model/attention.js'
-import {formatAge} from '../core/model/durations.js'
+import {formatAge} from '../core/model/age.js'
 import {shortId} from '../core/model/ids.js'
 import {inInbox, isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
