@@ -73,17 +73,23 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
   const events = [...logs].sort((a, b) => Number(a.extra?.['flat'] === false) - Number(b.extra?.['flat'] === false) || (a.facts.lastActivityAt ?? 0) - (b.facts.lastActivityAt ?? 0)).at(-1) ?? null
   const f: Mutable<SessionFacts> = {...EMPTY_FACTS}
   const sources: Record<string, FactSource> = {}
-  if (workspace !== null) {
-    Object.assign(f, definedOnly(workspace.facts))
-    Object.assign(sources, workspace.facts.sources)
+  if (events !== null) {
+    Object.assign(f, definedOnly(events.facts))
+    Object.assign(sources, events.facts.sources)
   }
 
-  if (events !== null) {
-    // The log's cwd and start time, when it has them; workspace.yaml's otherwise.
-    const facts: Record<string, unknown> = {...definedOnly(events.facts)}
-    for (const key of ['cwd', 'createdAt']) if (facts[key] === null) delete facts[key]
-    Object.assign(f, facts)
-    Object.assign(sources, events.facts.sources)
+  // workspace.yaml: the cwd and start time when the log has none.
+  const wsSource: FactSource | null = workspace === null ? null : {kind: 'workspace', ref: extraStr(workspace, 'ref') ?? ''}
+  const wsCwd = extraStr(workspace, 'cwd')
+  if (f.cwd === null && wsCwd !== null && wsSource !== null) {
+    f.cwd = wsCwd
+    sources['cwd'] = wsSource
+  }
+
+  const wsCreated = extraNum(workspace, 'createdAt')
+  if (f.createdAt === null && wsCreated !== null && wsSource !== null) {
+    f.createdAt = wsCreated
+    sources['createdAt'] = wsSource
   }
 
   for (const c of others.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))) {
@@ -94,7 +100,6 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
   f.parseErrors = contributions.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
 
   // Title.
-  const wsSource: FactSource | null = workspace === null ? null : {kind: 'workspace', ref: workspace.facts.sources?.['cwd']?.ref ?? ''}
   const name = extraStr(workspace, 'name')
   const summary = extraStr(workspace, 'summary')
   const userNamed = workspace?.extra?.['userNamed'] === true

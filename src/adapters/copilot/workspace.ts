@@ -27,9 +27,16 @@ function parseYaml(text: string): unknown {
   return yamlParse(text)
 }
 
-/** What compose needs from workspace.yaml beyond plain facts. */
+/**
+ * What compose needs from workspace.yaml. All of it rides in `extra`, none in facts: the engine
+ * makes a session only from a file that describes the conversation, and a workspace.yaml alone
+ * (a session folder with no event log yet) does not.
+ */
 export interface WorkspaceExtra {
   readonly role: 'workspace'
+  readonly ref: string
+  readonly cwd: string | null
+  readonly createdAt: number | null
   /** The session's name and whether the user gave it (`/rename`). */
   readonly name: string | null
   readonly userNamed: boolean
@@ -42,22 +49,17 @@ export function parseWorkspace(path: string, text: string, nativeId: string): Co
   const doc = parseYaml(text)
   if (!isObject(doc)) return []
   const id = str(doc['id']) ?? nativeId
-  const source: FactSource = {kind: 'workspace', ref: path}
-  const cwd = str(doc['cwd'])
-  const createdAt = toMs(doc['created_at'])
-  const name = typeof doc['name'] === 'string' ? firstLine(doc['name']) : null
-  const summary = typeof doc['summary'] === 'string' ? firstLine(doc['summary']) : null
   const extra: WorkspaceExtra = {
-    name,
+    createdAt: toMs(doc['created_at']),
+    cwd: str(doc['cwd']),
+    name: typeof doc['name'] === 'string' ? firstLine(doc['name']) : null,
+    ref: path,
     role: 'workspace',
-    summary,
+    summary: typeof doc['summary'] === 'string' ? firstLine(doc['summary']) : null,
     updatedAt: toMs(doc['updated_at']),
     userNamed: doc['user_named'] === true,
   }
-  const sources: Record<string, FactSource> = {}
-  if (cwd !== null) sources['cwd'] = source
-  if (createdAt !== null) sources['createdAt'] = source
-  return [{extra: {...extra}, facts: {createdAt: createdAt ?? undefined, cwd: cwd ?? undefined, sources}, nativeId: id, priority: 5}]
+  return [{extra: {...extra}, facts: {}, nativeId: id, priority: 5}]
 }
 
 /**

@@ -112,10 +112,10 @@ export function initChat(): ChatState {
 
 const KINDS: Readonly<Record<string, Kind>> = {error: 'e', gemini: 'g', info: 'i', user: 'u', warning: 'w'}
 
-/** Text the user did not type as a prompt: slash commands and shell lines. */
+/** Text that is no title: slash commands, shell lines, injected context (`<state_snapshot>`, …). */
 function isCommand(text: string): boolean {
   const t = text.trimStart()
-  return t.startsWith('/') || t.startsWith('!')
+  return t.startsWith('/') || t.startsWith('!') || t.startsWith('<')
 }
 
 function counts(m: Msg): boolean {
@@ -246,12 +246,14 @@ export function applyMeta(s: ChatState, patch: Json, offset: number | undefined)
     // A checkpoint: the full list, replacing what came before (history compression, masking).
     s.checkpoints += 1
     if (offset !== undefined) s.src['checkpoint'] = offset
+    // The first prompt stays the title: a checkpoint after compression opens with a summary.
+    const prompt = s.prompt
     s.win = []
     s.foldedMessages = 0
     s.foldedTurns = 0
-    s.prompt = null
     s.replies = []
     for (const m of messages) if (isObject(m)) applyMessage(s, m, offset)
+    if (prompt !== null) s.prompt = prompt
   }
 }
 

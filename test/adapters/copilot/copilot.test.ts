@@ -165,12 +165,19 @@ describe('Copilot CLI events', () => {
     expect(resumed.contributions[0]?.facts).toMatchObject({settled: true})
   })
 
-  it('a workspace.yaml caught mid-write fails to read and crashes nothing; a fresh session shows with no messages', () => {
+  it('a workspace.yaml caught mid-write fails to read and crashes nothing', () => {
     const broken = join(STATE, sid(11), 'workspace.yaml')
     const r = readOne(copilot, broken, copilot.match(broken, ctx)!)
 
     expect(r.failed).toEqual([broken])
-    expect(facts(12)).toMatchObject({cwd: '/tmp/webapp', messages: 0, title: null})
+  })
+
+  it('a folder with only workspace.yaml (no event log yet) carries no facts that would make a session', () => {
+    const path = join(STATE, sid(12), 'workspace.yaml')
+    const [c] = readOne(copilot, path, copilot.match(path, ctx)!).contributions
+
+    expect(c?.facts).toEqual({})
+    expect(c?.extra).toMatchObject({cwd: '/tmp/webapp', role: 'workspace'})
   })
 
   it('permission prompts read as a tool name, with the command or file', () => {

@@ -110,7 +110,7 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
   it('compaction: a $set.messages checkpoint replaces the list; the notice is noted', () => {
     const f = facts(5)
 
-    expect(f).toMatchObject({lastAssistantText: 'Added bench/lexer.ts.', messages: 4, settled: true, turnIndex: 2})
+    expect(f).toMatchObject({lastAssistantText: 'Added bench/lexer.ts.', messages: 4, settled: true, title: 'Refactor the parser', turnIndex: 2})
     expect(f.sources['compaction']).toMatchObject({kind: 'transcript'})
   })
 
