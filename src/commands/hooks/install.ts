@@ -8,22 +8,13 @@ export default class HooksInstall extends BaseCommand {
   static override args = {
     agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot.', required: true}),
   }
-  static override description = `Merges cast's hook entries into the agent CLI's own settings, so the moments its files cannot
-show (a permission prompt, a turn starting or ending) reach cast as they happen.
+  static override description = `Merges cast's hook entries into the agent CLI's own settings, so the moments its files cannot show (a permission prompt, a turn starting or ending) reach cast as they happen.
 
-Every other key and every hook you had stay as they were. The file is backed up first
-(<file>.cast-backup-<timestamp>) and written atomically; a malformed file is refused untouched.
-Installing twice adds nothing; an entry left by another cast install is replaced.
+Every other key and every hook you had stay as they were. The file is backed up first (<file>.cast-backup-<timestamp>) and written atomically; a malformed file is refused untouched. Installing twice adds nothing; an entry left by another cast install is replaced.
 
-The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it
-never opens the database and never blocks the agent. When CAST_HOME (or XDG_DATA_HOME) is set,
-its store is written into the command, so hooks feed the store you run cast with.
+The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it never opens the database and never blocks the agent. When CAST_HOME (or XDG_DATA_HOME) is set, its store is written into the command, so hooks feed the store you run cast with.
 
-Files: claude-code  $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json
-       codex        $CODEX_HOME/hooks.json (lifecycle hooks) and notify in config.toml
-       gemini       ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini)
-       cursor       ~/.cursor/hooks.json
-       copilot      ~/.copilot/hooks/cast.json ($COPILOT_HOME)`
+Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; codex → $CODEX_HOME/hooks.json (lifecycle hooks) and notify in $CODEX_HOME/config.toml, else ~/.codex; gemini → ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini); cursor → ~/.cursor/hooks.json; copilot → ~/.copilot/hooks/cast.json ($COPILOT_HOME).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> claude-code',
     {command: '<%= config.bin %> <%= command.id %> codex --dry-run', description: 'Show what would change, write nothing.'},

@@ -8,11 +8,7 @@ export default class HooksUninstall extends BaseCommand {
   static override args = {
     agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot.', required: true}),
   }
-  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and
-leaves everything else as it was. The file is backed up first and written atomically. For
-Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file
-that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's
-hooks/cast.json) is deleted rather than left empty.`
+  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. For Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's hooks/cast.json) is deleted rather than left empty.`
   static override examples = ['<%= config.bin %> <%= command.id %> claude-code', '<%= config.bin %> <%= command.id %> codex --json']
   static override flags = {
     'dry-run': Flags.boolean({summary: 'Show what would be removed; write nothing.'}),
