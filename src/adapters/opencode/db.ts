@@ -3,21 +3,24 @@
  * read-only and hands over a ReadonlyDb whenever the file changes; this module only queries.
  *
  * The schema moves fast (1.2 → 1.1x extra tables → 2.x `session_v2`), so tables and columns are
- * probed first (`sqlite_master`, PRAGMA table_info) and a missing column reads as NULL. JSON is
- * taken apart inside SQLite (`json_extract`, guarded by `json_valid`), so large tool outputs and
- * system prompts never cross into JavaScript.
+ * probed first (`sqlite_master`, PRAGMA table_info) and a missing column reads as NULL. Parts are
+ * taken apart inside SQLite (`json_extract`, guarded by `json_valid`), so large tool outputs never
+ * cross into JavaScript; message records are small and parsed here. Each kind of row is read with
+ * one statement per read, however many sessions need it.
  *
- * Incremental by `time_updated`: one grouped pass over `message` gives every session a signature
- * (its row, message count and latest message `time_updated`). A settled session whose signature
- * has not moved since the last read in this process is answered from a small per-database cache;
- * only changed or unsettled sessions (a turn in progress can change through its parts alone) are
- * queried again, each through the session and message indexes. The cache holds one contribution
- * per session of the database, is replaced on every read, and gives the same answer a cold read
- * would.
+ * Incremental: every session gets a signature from its own row (`time_updated`, title, revert,
+ * compaction…) plus its message count and latest message `time_created`, the last two from one
+ * pass over OpenCode's (session_id, time_created, id) index without touching the rows. A settled
+ * session whose signature has not moved since the last read in this process is answered from a
+ * small per-database cache: a settled turn only changes by a new message (count, time) or through
+ * the session row (title, revert, compaction). Unsettled sessions — a turn in progress changes
+ * through message and part updates alone — and changed ones are queried again, each through the
+ * message and part indexes. The cache holds one contribution per session of the database, is
+ * replaced on every read, and gives the same answer a cold read would.
  */
 import type {Contribution, ReadonlyDb} from '../../core/ingest/adapter.js'
 import type {FactSource} from '../../core/model/types.js'
-import {MAX_ASSISTANT_TEXT, firstLine, summarize} from './model.js'
+import {MAX_ASSISTANT_TEXT, firstLine, isPlaceholderTitle, messageRecord, summarize} from './model.js'
 import type {OcMessage, OcPart, OcRefs, OcSession} from './model.js'
 
 interface Cached {
@@ -114,59 +117,56 @@ function sessionOf(row: Row): OcSession {
   }
 }
 
-function readMessages(db: ReadonlyDb, s: Schema, sessionId: string): {messages: OcMessage[]; bad: number} {
+/**
+ * The sessions' messages in one statement (the adapter gets a fresh handle per read, so every
+ * statement is compiled anew: batching keeps that to a handful per read, not a few per session).
+ * Every message when most sessions are wanted, else those of the listed sessions.
+ */
+function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: boolean): {bySession: Map<string, OcMessage[]>; bad: Map<string, number>} {
   const m = s.message!
-  const order = m.has('time_created') ? 'tc, id' : 'id'
+  const order = m.has('time_created') ? 'session_id, time_created, id' : 'session_id, id'
+  const where = all ? '' : 'WHERE session_id IN (SELECT value FROM json_each(?))'
+  // Message records are small (parts carry the content): parsing them here is cheaper than
+  // asking SQLite for each field.
   const rows = db.all(
-    `SELECT id, tc, tu,
-       j IS NULL AS bad,
-       json_extract(j, '$.role') AS role,
-       json_extract(j, '$.time.created') AS created,
-       json_extract(j, '$.time.completed') AS completed,
-       json_extract(j, '$.finish') AS finish,
-       json_extract(j, '$.error.name') AS error_name,
-       json_extract(j, '$.error.data.message') AS error_message,
-       coalesce(json_extract(j, '$.modelID'), json_extract(j, '$.model.modelID')) AS model_id,
-       coalesce(json_extract(j, '$.providerID'), json_extract(j, '$.model.providerID')) AS provider_id,
-       json_type(j, '$.summary') = 'true' AS summary
-     FROM (SELECT id, ${pick(m, 'time_created')} AS tc, ${pick(m, 'time_updated')} AS tu,
-             CASE WHEN json_valid(data) THEN data END AS j
-           FROM message WHERE session_id = ?)
-     ORDER BY ${order}`,
-    sessionId,
+    `SELECT session_id AS sid, id, ${pick(m, 'time_created')} AS tc, ${pick(m, 'time_updated')} AS tu, data
+     FROM message ${where} ORDER BY ${order}`,
+    ...(all ? [] : [JSON.stringify(ids)]),
   )
-  const messages: OcMessage[] = []
-  let bad = 0
+  const bySession = new Map<string, OcMessage[]>()
+  const bad = new Map<string, number>()
   for (const r of rows) {
-    const role = str(r.role)
-    if (num(r.bad) === 1 || role === null) {
-      bad += 1
+    const sid = String(r.sid)
+    let j: unknown = null
+    try {
+      j = typeof r.data === 'string' ? JSON.parse(r.data) : null
+    } catch {
+      j = null
+    }
+
+    const message = typeof j === 'object' && j !== null && !Array.isArray(j) ? messageRecord(String(r.id), j as Record<string, unknown>) : null
+    if (message === null) {
+      bad.set(sid, (bad.get(sid) ?? 0) + 1)
       continue
     }
 
-    const created = num(r.created) ?? num(r.tc)
-    messages.push({
-      completed: num(r.completed),
-      created,
-      errorName: str(r.error_name),
-      errorText: str(r.error_message),
-      finish: str(r.finish),
-      id: String(r.id),
-      modelID: str(r.model_id),
-      providerID: str(r.provider_id),
-      role,
-      summary: num(r.summary) === 1,
-      updated: num(r.tu) ?? num(r.completed) ?? created,
-    })
+    let list = bySession.get(sid)
+    if (!list) bySession.set(sid, (list = []))
+    const created = message.created ?? num(r.tc)
+    list.push({...message, created, updated: num(r.tu) ?? message.updated ?? created})
   }
 
-  return {bad, messages}
+  return {bad, bySession}
 }
 
-function readParts(db: ReadonlyDb, s: Schema, messageId: string, textOnly: boolean): {parts: OcPart[]; bad: number} {
+/** The parts of the listed messages, in one statement; `textOnly` keeps only text parts. */
+function readParts(db: ReadonlyDb, s: Schema, messageIds: readonly string[], textOnly: boolean): {byMessage: Map<string, OcPart[]>; bad: Map<string, number>} {
+  const byMessage = new Map<string, OcPart[]>()
+  const bad = new Map<string, number>()
+  if (messageIds.length === 0) return {bad, byMessage}
   const p = s.part!
   const rows = db.all(
-    `SELECT id, tu,
+    `SELECT mid, id, tu,
        j IS NULL AS bad,
        json_extract(j, '$.type') AS type,
        json_extract(j, '$.tool') AS tool,
@@ -176,23 +176,24 @@ function readParts(db: ReadonlyDb, s: Schema, messageId: string, textOnly: boole
        json_extract(j, '$.state.input.questions[0].question') AS question,
        coalesce(json_extract(j, '$.state.time.end'), json_extract(j, '$.state.time.start'),
                 json_extract(j, '$.time.end'), json_extract(j, '$.time.start')) AS at
-     FROM (SELECT id, ${pick(p, 'time_updated')} AS tu, CASE WHEN json_valid(data) THEN data END AS j
-           FROM part WHERE message_id = ?)
+     FROM (SELECT message_id AS mid, id, ${pick(p, 'time_updated')} AS tu, CASE WHEN json_valid(data) THEN data END AS j
+           FROM part WHERE message_id IN (SELECT value FROM json_each(?)))
      ${textOnly ? `WHERE json_extract(j, '$.type') = 'text'` : ''}
-     ORDER BY id`,
-    messageId,
+     ORDER BY mid, id`,
+    JSON.stringify(messageIds),
   )
-  const parts: OcPart[] = []
-  let bad = 0
   for (const r of rows) {
+    const messageId = String(r.mid)
     const type = str(r.type)
     if (num(r.bad) === 1 || type === null) {
-      bad += 1
+      bad.set(messageId, (bad.get(messageId) ?? 0) + 1)
       continue
     }
 
     const tool = str(r.tool)
-    parts.push({
+    let list = byMessage.get(messageId)
+    if (!list) byMessage.set(messageId, (list = []))
+    list.push({
       at: num(r.at) ?? num(r.tu),
       id: String(r.id),
       messageId,
@@ -204,54 +205,64 @@ function readParts(db: ReadonlyDb, s: Schema, messageId: string, textOnly: boole
     })
   }
 
-  return {bad, parts}
+  return {bad, byMessage}
 }
 
-function readSession(db: ReadonlyDb, s: Schema, path: string, session: OcSession): Contribution {
-  let messages: OcMessage[] = []
-  let parts: OcPart[] = []
-  let bad = 0
-  let firstPrompt: string | null = null
-  if (s.message) {
-    const r = readMessages(db, s, session.id)
-    messages = r.messages
-    bad += r.bad
+function needsFirstPrompt(session: OcSession): boolean {
+  const title = session.title?.trim() ?? ''
+  return title === '' || isPlaceholderTitle(title)
+}
+
+/** Read and summarize these sessions: a handful of statements however many there are. */
+function readSessions(db: ReadonlyDb, s: Schema, path: string, sessions: readonly OcSession[], all: boolean): Contribution[] {
+  const ids = sessions.map((x) => x.id)
+  const msgs = s.message ? readMessages(db, s, ids, all) : {bad: new Map<string, number>(), bySession: new Map<string, OcMessage[]>()}
+  const lastAssistant = new Map<string, string>()
+  const firstUser = new Map<string, string>()
+  for (const session of sessions) {
+    const list = msgs.bySession.get(session.id) ?? []
+    const last = list.findLast((m) => m.role === 'assistant')
+    if (last) lastAssistant.set(session.id, last.id)
+    const first = list.find((m) => m.role === 'user')
+    if (first && needsFirstPrompt(session)) firstUser.set(session.id, first.id)
   }
 
-  if (s.part) {
-    const lastAssistant = messages.findLast((m) => m.role === 'assistant')
-    if (lastAssistant) {
-      const r = readParts(db, s, lastAssistant.id, false)
-      parts = r.parts
-      bad += r.bad
+  const parts = s.part ? readParts(db, s, [...lastAssistant.values()], false) : null
+  const prompts = s.part ? readParts(db, s, [...firstUser.values()], true) : null
+  const refs = refsFor(path)
+  return sessions.map((session) => {
+    const la = lastAssistant.get(session.id)
+    const fu = firstUser.get(session.id)
+    let firstPrompt: string | null = null
+    if (fu && prompts) {
+      const text = (prompts.byMessage.get(fu) ?? []).filter((p) => !p.synthetic && p.text !== null).map((p) => p.text!).join('\n')
+      firstPrompt = firstLine(text)
     }
 
-    const title = session.title?.trim() ?? ''
-    if (title === '' || /^(?:New session|Child session) - \d{4}-/.test(title)) {
-      const firstUser = messages.find((m) => m.role === 'user')
-      if (firstUser) {
-        const r = readParts(db, s, firstUser.id, true)
-        const text = r.parts.filter((p) => !p.synthetic && p.text !== null).map((p) => p.text!).join('\n')
-        firstPrompt = firstLine(text)
-      }
+    const bad = (msgs.bad.get(session.id) ?? 0) + (la && parts ? (parts.bad.get(la) ?? 0) : 0)
+    const summary = summarize({
+      firstPrompt,
+      messages: msgs.bySession.get(session.id) ?? [],
+      parseErrors: bad,
+      parts: la && parts ? (parts.byMessage.get(la) ?? []) : [],
+      refs,
+      session,
+    })
+    return {
+      extra: {
+        archived: session.archived !== null && session.archived > 0,
+        compactions: summary.compactions,
+        finish: summary.finish,
+        opencode: 'db',
+        providerID: summary.providerID,
+        tail: summary.tail,
+        version: session.version,
+      },
+      facts: summary.facts,
+      nativeId: session.id,
+      priority: 0,
     }
-  }
-
-  const summary = summarize({firstPrompt, messages, parseErrors: bad, parts, refs: refsFor(path), session})
-  return {
-    extra: {
-      archived: session.archived !== null && session.archived > 0,
-      compactions: summary.compactions,
-      finish: summary.finish,
-      opencode: 'db',
-      providerID: summary.providerID,
-      tail: summary.tail,
-      version: session.version,
-    },
-    facts: summary.facts,
-    nativeId: session.id,
-    priority: 0,
-  }
+  })
 }
 
 /** Every session in the database, one contribution each. */
@@ -268,7 +279,8 @@ export function readOpencodeDb(db: ReadonlyDb, path: string): Contribution[] {
   )
   const signatures = new Map<string, string>()
   if (s.message) {
-    const latest = s.message.has('time_updated') ? 'max(time_updated)' : 'max(rowid)'
+    // (session_id, time_created) is OpenCode's covering index: no row is read.
+    const latest = s.message.has('time_created') ? 'max(time_created)' : 'max(rowid)'
     for (const r of db.all(`SELECT session_id AS sid, count(*) AS n, ${latest} AS mu FROM message GROUP BY session_id`)) {
       signatures.set(String(r.sid), `${String(r.n)}:${String(r.mu)}`)
     }
@@ -276,25 +288,36 @@ export function readOpencodeDb(db: ReadonlyDb, path: string): Contribution[] {
 
   const before = CACHE.get(path)
   const after = new Map<string, Cached>()
-  const out: Contribution[] = []
+  // One slot per session, in the database's order; the ones not answered from the cache are read below.
+  const out: (Contribution | undefined)[] = []
+  const todo: {session: OcSession; sig: string; slot: number}[] = []
   for (const row of rows) {
     if (str(row.id) === null) continue
     const session = sessionOf(row)
     const sig = JSON.stringify([row, signatures.get(session.id) ?? ''])
     const hit = before?.get(session.id)
     if (hit && hit.sig === sig) {
-      out.push(hit.contribution)
       after.set(session.id, hit)
-      continue
+      out.push(hit.contribution)
+    } else {
+      todo.push({session, sig, slot: out.length})
+      out.push(undefined)
     }
+  }
 
-    const contribution = readSession(db, s, path, session)
-    out.push(contribution)
-    if (contribution.facts.settled === true) after.set(session.id, {contribution, sig})
+  if (todo.length > 0) {
+    // Most of the database wanted (a first read): one pass over every message beats a lookup each.
+    const all = todo.length * 2 > rows.length
+    const read = readSessions(db, s, path, todo.map((x) => x.session), all)
+    for (const [i, contribution] of read.entries()) {
+      const {session, sig, slot} = todo[i]!
+      out[slot] = contribution
+      if (contribution.facts.settled === true) after.set(session.id, {contribution, sig})
+    }
   }
 
   CACHE.delete(path)
   CACHE.set(path, after)
   while (CACHE.size > MAX_CACHED_DBS) CACHE.delete(CACHE.keys().next().value!)
-  return out
+  return out.filter((c): c is Contribution => c !== undefined)
 }

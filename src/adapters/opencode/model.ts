@@ -137,6 +137,43 @@ function byTime(a: OcMessage, b: OcMessage): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+/** A message record (`MessageV2.Info`, as stored in `message.data` or a storage/ file), or null when it has no role. */
+export function messageRecord(id: string, j: Record<string, unknown>): OcMessage | null {
+  const role = str(j.role)
+  if (role === null) return null
+  const time = isRecord(j.time) ? j.time : {}
+  const error = isRecord(j.error) ? j.error : null
+  const data = error && isRecord(error.data) ? error.data : null
+  const user = isRecord(j.model) ? j.model : null
+  const created = num(time.created)
+  const completed = num(time.completed)
+  return {
+    completed,
+    created,
+    errorName: error ? (str(error.name) ?? 'UnknownError') : null,
+    errorText: data ? str(data.message) : null,
+    finish: str(j.finish),
+    id,
+    modelID: str(j.modelID) ?? (user ? str(user.modelID) : null),
+    providerID: str(j.providerID) ?? (user ? str(user.providerID) : null),
+    role,
+    summary: role === 'assistant' && j.summary === true,
+    updated: num(time.updated) ?? completed ?? created,
+  }
+}
+
 const ACTIVE_TOOL = new Set(['pending', 'running'])
 
 export function summarize(input: OcInput): OcSummary {

@@ -16,7 +16,7 @@
 import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import type {SessionFacts} from '../../core/model/types.js'
 import {basename, dirname} from 'node:path'
-import {firstLine, isPlaceholderTitle} from './model.js'
+import {firstLine, isPlaceholderTitle, messageRecord} from './model.js'
 import type {OcMessage, OcPart, OcSession} from './model.js'
 
 type Json = Record<string, unknown>
@@ -50,30 +50,6 @@ export function sessionRecord(id: string, j: Json): OcSession {
     title: str(j.title),
     updated: num(time.updated),
     version: str(j.version),
-  }
-}
-
-export function messageRecord(id: string, j: Json): OcMessage | null {
-  const role = str(j.role)
-  if (role === null) return null
-  const time = isRecord(j.time) ? j.time : {}
-  const error = isRecord(j.error) ? j.error : null
-  const data = error && isRecord(error.data) ? error.data : null
-  const user = isRecord(j.model) ? j.model : null
-  const created = num(time.created)
-  const completed = num(time.completed)
-  return {
-    completed,
-    created,
-    errorName: error ? (str(error.name) ?? 'UnknownError') : null,
-    errorText: data ? str(data.message) : null,
-    finish: str(j.finish),
-    id,
-    modelID: str(j.modelID) ?? (user ? str(user.modelID) : null),
-    providerID: str(j.providerID) ?? (user ? str(user.providerID) : null),
-    role,
-    summary: role === 'assistant' && j.summary === true,
-    updated: num(time.updated) ?? completed ?? created,
   }
 }
 
