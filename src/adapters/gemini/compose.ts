@@ -87,12 +87,18 @@ export function composeGemini(_nativeId: string, contributions: readonly Checked
       if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
     }
 
-    // A permission prompt stands until the file shows a prompt or reply made after it.
-    const approval: HardBlock | null | undefined = h.approval
-    const exited = exitedAt !== null && approval != null && exitedAt >= approval.at
-    if (approval != null && !exited && (messageAt === null || messageAt <= approval.at + SLACK_MS)) {
-      f.approval = approval
-      sources['approval'] = approval.source
+    // A permission prompt (or an ask_user dialog) stands until the file shows a prompt or reply
+    // made after it, or the CLI exits.
+    const stands = (b: HardBlock | null | undefined): b is HardBlock =>
+      b != null && (exitedAt === null || exitedAt < b.at) && (messageAt === null || messageAt <= b.at + SLACK_MS)
+    if (stands(h.approval)) {
+      f.approval = h.approval
+      sources['approval'] = h.approval.source
+    }
+
+    if (stands(h.question)) {
+      f.question = h.question
+      sources['question'] = h.question.source
     }
 
     // An error notice stands until the next prompt.

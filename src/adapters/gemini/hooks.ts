@@ -6,8 +6,8 @@
  *   BeforeAgent                    a turn starts (the user's prompt): working
  *   BeforeTool, AfterTool          the turn runs; a tool starting or finishing answers an
  *                                  earlier permission prompt
- *   Notification ToolPermission    a permission prompt waits (approval), until the next tool,
- *                                  turn or session event
+ *   Notification ToolPermission    a permission prompt waits (approval; an `ask_user` dialog is
+ *                                  a question), until the next tool, turn or session event
  *   AfterAgent                     the turn ended (settled), with the final reply text
  *   PreCompress                    compaction (working)
  *   SessionEnd                     the CLI exits: whatever ran is over (settled)
@@ -36,6 +36,7 @@ export interface GeminiHookState {
   settledAt: number | null
   settledEvent: string | null
   approval: HookBlock | null
+  question: HookBlock | null
   promptAt: number | null
   sessionStartAt: number | null
   exitedAt: number | null
@@ -55,6 +56,7 @@ export function initGeminiHooks(): GeminiHookState {
     exitedAt: null,
     lastAssistantText: null,
     promptAt: null,
+    question: null,
     sessionStartAt: null,
     settled: null,
     settledAt: null,
@@ -66,17 +68,42 @@ export function geminiHookSession(event: HookEvent): string | null {
   return str(event.payload['session_id']) ?? str(event.payload['sessionId'])
 }
 
-/** What a ToolPermission notification is about: the tool's name or command, else its message. */
-function permissionText(p: Readonly<Record<string, unknown>>): string {
-  const details = p['details']
-  if (isObject(details)) {
-    for (const key of ['toolName', 'tool_name', 'toolDisplayName', 'name', 'rootCommand', 'title']) {
-      const v = str(details[key])
-      if (v !== null) return oneLine(v, 200) ?? v
-    }
+/**
+ * What a ToolPermission notification asks about, from its confirmation details: `exec`
+ * ({command, rootCommand}), `edit` ({fileName}), `mcp` ({serverName, toolName}), `info`
+ * ({urls}), else the dialog's title or the message.
+ */
+export function permissionText(p: Readonly<Record<string, unknown>>): string {
+  const d = isObject(p['details']) ? p['details'] : {}
+  const line = (v: unknown): string | null => (typeof v === 'string' ? oneLine(v, 160) : null)
+  const urls = Array.isArray(d['urls']) ? d['urls'] : []
+  switch (d['type']) {
+    case 'exec':
+      return `shell: ${line(d['command']) ?? line(d['rootCommand']) ?? '?'}`
+    case 'edit':
+      return `edit: ${line(d['fileName']) ?? line(d['filePath']) ?? '?'}`
+    case 'mcp':
+      return line(d['toolDisplayName']) ?? ([str(d['serverName']), str(d['toolName'])].filter(Boolean).join('.') || 'mcp tool')
+    case 'info':
+      return `fetch: ${line(urls[0]) ?? line(d['prompt']) ?? '?'}`
+    default:
+      return line(d['toolName']) ?? line(d['title']) ?? line(p['message']) ?? 'tool'
   }
+}
 
-  return oneLine(str(p['message']) ?? '', 200) ?? 'tool'
+/** An `ask_user` confirmation is the agent asking the user a question, not a permission prompt. */
+function questionText(p: Readonly<Record<string, unknown>>): string | null {
+  const d = p['details']
+  if (!isObject(d) || d['type'] !== 'ask_user') return null
+  const qs = d['questions']
+  const first: unknown = Array.isArray(qs) ? qs[0] : null
+  const q = (isObject(first) ? str(first['question']) : null) ?? str(d['question']) ?? str(d['title']) ?? str(p['message'])
+  return (q === null ? null : oneLine(q, 500)) ?? 'Question'
+}
+
+function closeAsks(s: GeminiHookState): void {
+  s.approval = null
+  s.question = null
 }
 
 function settle(s: GeminiHookState, settled: boolean, at: number, event: string): void {
@@ -99,7 +126,7 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
     case 'SessionStart': {
       s.sessionStartAt = at
       s.exitedAt = null
-      s.approval = null
+      closeAsks(s)
       settle(s, true, at, name)
       break
     }
@@ -107,25 +134,28 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
     case 'BeforeAgent': {
       s.promptAt = at
       s.exitedAt = null
-      s.approval = null
+      closeAsks(s)
       settle(s, false, at, name)
       break
     }
 
     case 'BeforeTool':
     case 'AfterTool': {
-      s.approval = null
+      closeAsks(s)
       settle(s, false, at, name)
       break
     }
 
     case 'Notification': {
-      if (str(p['notification_type']) === 'ToolPermission') s.approval = {at, event: name, text: permissionText(p)}
+      if (str(p['notification_type']) !== 'ToolPermission') break
+      const question = questionText(p)
+      if (question === null) s.approval = {at, event: name, text: permissionText(p)}
+      else s.question = {at, event: name, text: question}
       break
     }
 
     case 'AfterAgent': {
-      s.approval = null
+      closeAsks(s)
       settle(s, true, at, name)
       const text = str(p['prompt_response'])
       if (text !== null && text.trim() !== '') s.lastAssistantText = clip(text.trim(), 4000)
@@ -138,7 +168,7 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
     }
 
     case 'SessionEnd': {
-      s.approval = null
+      closeAsks(s)
       s.exitedAt = at
       settle(s, true, at, name)
       break
@@ -153,9 +183,12 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
 export function geminiHookContribution(s: GeminiHookState, nativeId: string): Contribution | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
-  const approval: HardBlock | null = s.approval === null ? null : {at: s.approval.at, source: {kind: 'hook', ref: s.approval.event}, text: s.approval.text}
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {approval}
+  const block = (b: HookBlock | null): HardBlock | null => (b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text})
+  const approval = block(s.approval)
+  const question = block(s.question)
+  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {approval, question}
   if (approval !== null) sources['approval'] = approval.source
+  if (question !== null) sources['question'] = question.source
   if (s.settled !== null && s.settledEvent !== null) {
     facts.settled = s.settled
     sources['settled'] = {kind: 'hook', ref: s.settledEvent}

@@ -220,8 +220,17 @@ describe('Gemini CLI hooks', () => {
     const open = hookFacts([hook(0, 'BeforeAgent'), hook(2, 'BeforeTool', {tool_name: 'run_shell_command'}), hook(3, 'Notification', {details: {rootCommand: 'rm', type: 'exec'}, message: 'Tool run_shell_command requires confirmation', notification_type: 'ToolPermission'})])
     const closed = hookFacts([hook(3, 'Notification', {details: {toolName: 'write_file'}, notification_type: 'ToolPermission'}), hook(9, 'AfterTool', {tool_name: 'write_file'})])
 
-    expect(open?.facts.approval).toEqual({at: sec(3), source: {kind: 'hook', ref: 'Notification'}, text: 'rm'})
+    expect(open?.facts.approval).toEqual({at: sec(3), source: {kind: 'hook', ref: 'Notification'}, text: 'shell: rm'})
     expect(closed?.facts.approval).toBeNull()
+  })
+
+  it('the approval names what it asks about; an ask_user dialog is a question', () => {
+    const text = (details: Record<string, unknown>) => hookFacts([hook(1, 'Notification', {details, message: 'm', notification_type: 'ToolPermission'})])?.facts
+
+    expect(text({command: 'git push --force', rootCommand: 'git', title: 'Confirm Shell Command', type: 'exec'})?.approval?.text).toBe('shell: git push --force')
+    expect(text({fileName: 'src/app.ts', filePath: '/tmp/my-app/src/app.ts', type: 'edit'})?.approval?.text).toBe('edit: src/app.ts')
+    expect(text({serverName: 'github', toolName: 'create_issue', type: 'mcp'})?.approval?.text).toBe('github.create_issue')
+    expect(text({questions: [{question: 'Which database?'}], type: 'ask_user'})).toMatchObject({approval: null, question: {text: 'Which database?'}})
   })
 
   it('SessionEnd settles and records the exit; SessionStart is at the prompt', () => {
