@@ -38,16 +38,18 @@ async function tmux(args: readonly string[], env: Env, input?: string): Promise<
 export async function listPanes(env: Env): Promise<Pane[]> {
   let out: string
   try {
-    out = await tmux(['list-panes', '-a', '-F', '#{pane_pid}\t#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{pane_in_mode}\t#{pane_dead}'], env)
+    // Spaces, not tabs: without a UTF-8 locale tmux prints control characters as "_". The
+    // address (session names may hold spaces) comes last.
+    out = await tmux(['list-panes', '-a', '-F', '#{pane_pid} #{pane_id} #{pane_in_mode} #{pane_dead} #{session_name}:#{window_index}.#{pane_index}'], env)
   } catch {
     return []
   }
 
   const panes: Pane[] = []
   for (const line of out.split('\n')) {
-    const [pid, id, address, inMode, dead] = line.split('\t')
-    if (!pid || !id || !address) continue
-    panes.push({address, dead: dead === '1', id, inMode: inMode === '1', pid: Number(pid)})
+    const m = /^(\d+) (%\d+) (\d) (\d) (.*)$/.exec(line)
+    if (!m) continue
+    panes.push({address: m[5]!, dead: m[4] === '1', id: m[2]!, inMode: m[3] === '1', pid: Number(m[1])})
   }
 
   return panes
@@ -110,10 +112,11 @@ export async function openWindow(w: NewWindow, env: Env): Promise<Pane> {
   const vars = Object.entries(w.vars).flatMap(([k, v]) => ['-e', `${k}=${v}`])
   // tmux runs a single-word command through sh -c; two or more words are exec'd as they are.
   const argv = w.argv.length === 1 ? ['env', ...w.argv] : [...w.argv]
-  const format = ['-P', '-F', '#{pane_pid}\t#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}']
+  const format = ['-P', '-F', '#{pane_pid} #{pane_id} #{session_name}:#{window_index}.#{pane_index}']
   const parse = (out: string): Pane => {
-    const [pid, id, address] = out.trim().split('\t')
-    return {address: address ?? '', dead: false, id: id ?? '', inMode: false, pid: Number(pid)}
+    const m = /^(\d+) (%\d+) (.*)$/.exec(out.trim())
+    if (!m) throw new TmuxError(`unexpected answer from tmux: ${out.trim()}`)
+    return {address: m[3]!, dead: false, id: m[2]!, inMode: false, pid: Number(m[1])}
   }
 
   if (env.TMUX) return parse(await tmux(['new-window', '-d', ...format, '-n', w.name, '-c', w.cwd, ...vars, '--', ...argv], env))

@@ -1,0 +1,129 @@
+/**
+ * `cast send` against a real tmux server and the fake agent reading its terminal.
+ */
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {fakeInWindow, makeProject, startFake, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
+import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+
+const SID = '5e1f0000-0000-4000-8000-00000000b001'
+
+describe('cast send', () => {
+  let h: TempHome
+  let server: TmuxServer
+  let env: Record<string, string>
+  let proj: string
+
+  beforeEach(() => {
+    h = makeHome()
+    proj = makeProject(h.dir)
+    writeFakeConfig(h.castHome)
+    server = startTmux({...h.env, FAKE_DELAY_MS: '200'})
+    env = {...h.env, ...server.env}
+  })
+
+  afterEach(() => {
+    server.kill()
+    h.cleanup()
+  })
+
+  const state = async (): Promise<{state: string; reason: string}> => json(await runCast(['state', 'show', SID, '--json'], {env}))
+  const until = (s: string, r?: string) =>
+    waitFor(async () => {
+      const st = await state()
+      return st.state === s && (r === undefined || st.reason === r) ? st : null
+    })
+
+  it('types the message into the agent\'s tmux pane literally, then Enter', async () => {
+    const pane = fakeInWindow(server, {cwd: proj, prompt: 'Start the parser', sessionId: SID})
+    await until('needs_input', 'settled')
+    const message = `Next: $(rm -rf ~) \`id\` && echo "hi" 'q' C-c Enter #{pane_id} ; end;;`
+
+    const r = await runCast(['send', SID.slice(0, 8), message, '--json'], {env})
+
+    expect(r.code).toBe(0)
+    expect(json(r)).toMatchObject({pane, route: 'tmux'})
+    expect(json(r).session.reason).toBe('turn_pending')
+    await waitFor(() => userTexts(h.home, proj, SID).includes(message) || null, 20_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+    expect(userTexts(h.home, proj, SID)).toEqual(['Start the parser', message])
+    await until('needs_input', 'settled')
+  })
+
+  it('sends several lines as one paste', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
+    await until('needs_input', 'settled')
+
+    const r = await runCast(['send', SID, 'first line\nsecond line'], {env})
+
+    expect(r.code).toBe(0)
+    // The fake reads its terminal line by line: each line arrives, in order.
+    await waitFor(() => userTexts(h.home, proj, SID).length === 3 || null)
+    expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'first line', 'second line'])
+  })
+
+  it('with --if sends nothing and exits 5 when the state differs at that moment', async () => {
+    fakeInWindow(server, {cwd: proj, env: {FAKE_DELAY_MS: '4000'}, prompt: 'A long first step', sessionId: SID})
+    await until('working')
+
+    const refused = await runCast(['send', SID, 'Are you done?', '--if', 'needs_input'], {env})
+    const refusedJson = await runCast(['send', SID, 'Are you done?', '--if', 'needs_input,done', '--json'], {env})
+
+    expect(refused.code).toBe(5)
+    expect(refused.stderr).toContain('nothing sent')
+    expect(refusedJson.code).toBe(5)
+    expect(json(refusedJson).error.exit_code).toBe(5)
+    await until('needs_input', 'settled')
+    const sent = await runCast(['send', SID, 'Next step', '--if', 'needs_input'], {env})
+    expect(sent.code).toBe(0)
+    await waitFor(() => userTexts(h.home, proj, SID).includes('Next step') || null)
+    expect(userTexts(h.home, proj, SID)).toEqual(['A long first step', 'Next step'])
+  })
+
+  it('refuses an unknown --if state with exit 2', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
+    await until('needs_input')
+
+    const r = await runCast(['send', SID, 'x', '--if', 'sleeping'], {env})
+
+    expect(r.code).toBe(2)
+  })
+
+  it('resumes a session with no live process headless, with the agent\'s own resume command', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
+    await until('needs_input', 'settled')
+    await runCast(['send', SID, 'bye'], {env})
+    await waitFor(async () => {
+      const s = json(await runCast(['sessions', '--json'], {env})).sessions[0]
+      return s.live === false && s.reason === 'settled' ? s : null
+    })
+
+    const r = await runCast(['send', SID, 'Pick it up again', '--json'], {env})
+
+    expect(r.code).toBe(0)
+    expect(json(r).route).toBe('headless')
+    expect(json(r).log).toContain('/runs/')
+    await waitFor(() => userTexts(h.home, proj, SID).includes('Pick it up again') || null)
+    await until('needs_input', 'settled')
+  })
+
+  it('fails with a clear message when the agent is alive outside tmux', async () => {
+    const fake = startFake({cwd: proj, env: h.env, prompt: 'Start', sessionId: SID})
+    try {
+      await fake.waitForOutput(/< Done: Start/)
+
+      const r = await runCast(['send', SID, 'hello'], {env})
+
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain('not in a tmux pane')
+      expect(userTexts(h.home, proj, SID)).toEqual(['Start'])
+    } finally {
+      await fake.stop()
+    }
+  })
+
+  it('exits 3 for an unknown session', async () => {
+    const r = await runCast(['send', 'zzzzzzz', 'hello'], {env})
+
+    expect(r.code).toBe(3)
+  })
+})
