@@ -26,7 +26,7 @@
 import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {sessionIdOf} from './paths.js'
-import {clip, contentText, firstLine, hasToolCall, isRecord, later, oneLine, str, toMs} from './text.js'
+import {clip, contentText, firstLine, hasToolCall, isRecord, later, oneLine, readableError, str, toMs} from './text.js'
 import type {Json} from './text.js'
 
 const MAX_ASSISTANT_TEXT = 4000
@@ -215,7 +215,7 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
       s.tail = 'error'
       s.tailWhy = 'error'
       s.src.settled = offset
-      const text = (typeof m.errorMessage === 'string' ? oneLine(m.errorMessage, MAX_ERROR_TEXT) : null) ?? 'error'
+      const text = (typeof m.errorMessage === 'string' ? oneLine(readableError(m.errorMessage), MAX_ERROR_TEXT) : null) ?? 'error'
       s.error = {at: later(at, toMs(m.timestamp)), offset, text}
       s.src.error = offset
       return

@@ -64,3 +64,27 @@ export function contentText(content: unknown): string {
 export function hasToolCall(content: unknown): boolean {
   return Array.isArray(content) && content.some((b) => isRecord(b) && b.type === 'toolCall')
 }
+
+/**
+ * pi keeps a provider's error as it came, often a status and a JSON body
+ * (`429 {"type":"error","error":{"type":"rate_limit_error","message":"…"}}`). Say it as the
+ * banner would: the status, the error type and its message. Anything else is returned as is.
+ */
+export function readableError(text: string): string {
+  const brace = text.indexOf('{')
+  if (brace === -1) return text
+  let body: unknown
+  try {
+    body = JSON.parse(text.slice(brace))
+  } catch {
+    return text
+  }
+
+  if (!isRecord(body)) return text
+  const inner = isRecord(body.error) ? body.error : body
+  const message = str(inner.message)
+  if (message === null) return text
+  const type = str(inner.type) ?? str(inner.code)
+  const prefix = text.slice(0, brace).trim()
+  return [prefix, type ? `${type}:` : null, message].filter((x) => x !== null && x !== '').join(' ')
+}

@@ -67,8 +67,17 @@ describe('pi sessions: the turn from the leaf', () => {
     expect(fed.facts.error).toEqual({
       at: at(124),
       source: {kind: 'transcript', offset: fed.lines[2]!.offset, ref: sessionPath(3)},
-      text: '429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization"}}',
+      text: '429 rate_limit_error: This request would exceed the rate limit for your organization',
     })
+  })
+
+  it('an error that is not a status and a JSON body is kept as pi wrote it', () => {
+    const err = (message: string) =>
+      facts(3, {append: [line({id: '0c0c0c03', message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'}, parentId: '0c0c0c02', timestamp: new Date(at(130)).toISOString(), type: 'message'})]}).error?.text
+
+    expect(err('Connection error.')).toBe('Connection error.')
+    expect(err('500 {"message":"Internal server error"}')).toBe('500 Internal server error')
+    expect(err('400 {not json')).toBe('400 {not json')
   })
 
   it('a new prompt after an error clears it and starts a turn', () => {
