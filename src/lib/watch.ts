@@ -52,6 +52,8 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
   const shutdown = async (): Promise<void> => {
     if (closed) return
     closed = true
+    // Whatever happens below, the process leaves: a stuck watcher must not keep it alive.
+    setTimeout(() => process.exit(0), 3000).unref()
     if (tail) clearInterval(tail)
     await live?.stop()
     store.close()
@@ -120,6 +122,7 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
   }
 
   await tryTakeOver()
+  if (closed) return finished
   if (lastSeq < 0) lastSeq = store.lastSeq()
   if (flags.snapshot) {
     const now = clock()

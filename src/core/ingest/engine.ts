@@ -14,6 +14,7 @@ import type {FileRow, Store} from '../store/store.js'
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, ReadonlyDb} from './adapter.js'
 import {composeFacts} from './compose.js'
 import {isSameProcessAlive, openFilesOf, processStartTime} from './process-table.js'
+import {applyScreen, isScreenContribution} from './screen.js'
 
 export interface IngestOptions {
   readonly clock: () => number
@@ -162,6 +163,8 @@ export class Ingester {
       for (const [p, row] of known) {
         if (present.has(p)) continue
         if (!this.byAgent.has(row.agent)) continue
+        // Hook state and screen readings are sources, not files: they never vanish from disk.
+        if (p.includes('://')) continue
         batch.push({contributions: null, deleted: true, row})
       }
     }
@@ -408,7 +411,11 @@ export class Ingester {
       if (!contribs.some((c) => c.facts.messages !== undefined || c.facts.title !== undefined || c.facts.cwd !== undefined)) continue
       let facts: SessionFacts
       try {
-        facts = adapter.compose ? adapter.compose(s.nativeId, contribs) : composeFacts(contribs)
+        // Terminal fallback (screen.ts): the adapter composes its own sources, then the screen
+        // fills in a wait only where they cannot show one.
+        const own = contribs.filter((c) => !isScreenContribution(c))
+        facts = adapter.compose ? adapter.compose(s.nativeId, own) : composeFacts(own)
+        facts = applyScreen(facts, contribs)
       } catch {
         continue
       }

@@ -9,6 +9,7 @@ import path from 'node:path'
 
 import type {Store} from '../store/store.js'
 import type {Ingester} from './engine.js'
+import {SCREEN_SWEEP_MS, screenSweepOf} from './screen.js'
 
 export interface LiveOptions {
   readonly leaseName: string
@@ -40,6 +41,8 @@ export class LiveIngester {
   passes = 0
   /** The watcher is up: every change from now on is seen. */
   ready = false
+  /** Releases a start-up that is still waiting for the watcher when stop() comes. */
+  private onStop: (() => void) | null = null
 
   constructor(
     private readonly store: Store,
@@ -71,6 +74,7 @@ export class LiveIngester {
     const first = this.ingester.sync()
     this.watched = first.files
     this.passes++
+    screenSweepOf(this.ingester)?.() // terminal fallback: one tmux sweep (screen.ts)
     this.opts.onExtra?.()
     this.opts.onChange?.()
   }
@@ -115,7 +119,9 @@ export class LiveIngester {
     // Events before the watcher is ready can be missed: wait for it, then catch up once more.
     await new Promise<void>((resolve) => {
       w.once('ready', () => resolve())
+      this.onStop = resolve
     })
+    if (this.stopped) return
     this.opts.onExtra?.()
     this.flush(true)
     this.ready = true
@@ -138,6 +144,11 @@ export class LiveIngester {
         const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
         if (!ok) this.opts.log?.('lost the ingester lease')
       }, HEARTBEAT_MS),
+      // Terminal fallback (screen.ts): one tmux sweep every 2 s; it starts no process without tmux and a server.
+      setInterval(() => {
+        if (this.stopped) return
+        if ((screenSweepOf(this.ingester)?.().transitions ?? 0) > 0) this.opts.onChange?.()
+      }, SCREEN_SWEEP_MS),
     )
     for (const t of this.intervals) t.unref()
     this.armTimeTimer()
@@ -177,10 +188,12 @@ export class LiveIngester {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.onStop?.()
     if (this.flushTimer) clearTimeout(this.flushTimer)
     if (this.timeTimer) clearTimeout(this.timeTimer)
     for (const t of this.intervals) clearInterval(t)
-    await this.watcher?.close()
+    // Never let a watcher that will not close hold up an exit.
+    await Promise.race([this.watcher?.close(), new Promise((r) => setTimeout(r, 1000).unref())])
     try {
       this.store.releaseLease(this.opts.leaseName, process.pid)
     } catch {
