@@ -274,7 +274,7 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
   const createdAt = toMs(meta['createdAt'])
   const model = str(meta['lastUsedModel']) ?? str(meta['model'])
   const cwd = workspacePath(workspace) ?? str(meta['cwd'])
-  const sources: Record<string, FactSource> = {messages: source, settled: source}
+  const sources: Record<string, FactSource> = {messages: source, settled: source, turnIndex: source}
   for (const [fact, known] of [['model', model], ['createdAt', createdAt], ['cwd', cwd], ['lastAssistantText', lastAssistantText]] as const) {
     if (known !== null) sources[fact] = source
   }

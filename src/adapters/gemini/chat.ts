@@ -24,6 +24,8 @@
  * - title: the `summary` set by `$set`, else the first prompt; model: the last reply's `model`;
  * - compaction: an `info` notice about compressing, or a `$set.messages` checkpoint.
  */
+import {dirname} from 'node:path'
+
 import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import type {GeminiMatch} from './paths.js'
@@ -183,6 +185,7 @@ export function applyMessage(s: ChatState, rec: Json, offset: number | undefined
   s.progressAt = later(s.progressAt, at)
   if (k === 'u' || k === 'g' || k === 'e') s.messageAt = later(s.messageAt, at)
   if (offset !== undefined && (k === 'u' || k === 'g')) s.src['messages'] = offset
+  if (offset !== undefined && k === 'u') s.src['turnIndex'] = offset
   if (offset !== undefined && (k === 'u' || k === 'g' || k === 'e' || msg.cancel === 1)) s.src['settled'] = offset
 
   // The last line per id wins: update in place when the id is still in the window.
@@ -357,7 +360,8 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
   }
 
   const sources: Record<string, FactSource> = {}
-  for (const fact of ['messages', 'settled', 'lastOutputAt', 'model', 'lastAssistantText', 'createdAt', 'lastActivityAt']) sources[fact] = at(fact)
+  for (const fact of ['messages', 'settled', 'lastOutputAt', 'model', 'lastAssistantText', 'createdAt', 'lastActivityAt', 'turnIndex']) sources[fact] = at(fact)
+  sources['turnStartedAt'] = at('turnIndex')
   if (s.compactions > 0 || s.checkpoints > 0) sources['compaction'] = at(s.src['compaction'] !== undefined ? 'compaction' : 'checkpoint')
 
   let title: string | null = null
@@ -370,7 +374,9 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
   }
 
   const cwd = m.cwd ?? s.dir0
-  if (cwd !== null) sources['cwd'] = m.cwd != null ? {kind: 'project', ref: m.project ?? ''} : at('createdAt')
+  // The project folder (…/tmp/<project>) whose marker or projects.json entry named the path.
+  const projectDir = dirname(dirname(parent === null ? path : dirname(path)))
+  if (cwd !== null) sources['cwd'] = m.cwd != null ? {kind: 'project', ref: projectDir} : at('createdAt')
 
   const last = s.win.filter((x) => x.k === 'u').at(-1)
   const err = openError(s)

@@ -85,7 +85,8 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
       turnStartedAt: sec(1),
     })
     expect(f.sources['title']).toMatchObject({kind: 'transcript', ref: join(APP, file(1))})
-    expect(f.sources['cwd']).toEqual({kind: 'project', ref: 'my-app'})
+    expect(f.sources['cwd']).toEqual({kind: 'project', ref: join(HOME, '.gemini', 'tmp', 'my-app')})
+    expect(f.sources['turnIndex']).toMatchObject({kind: 'transcript', offset: expect.any(Number)})
   })
 
   it('working: a reply carrying finished tool calls means the model goes on', () => {
