@@ -393,59 +393,59 @@ export class Store {
   /** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
   loadSessions(ids?: readonly string[]): SessionRow[] {
     let rows: Row[]
+    // A set of ids is read with one statement per table (ids passed as a JSON array), not one per id.
+    const list = ids ? JSON.stringify(ids) : null
     if (ids) {
       if (ids.length === 0) return []
+      const byId = new Map<string, Row>()
+      for (const r of this.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[]) byId.set(String(r.id), r)
       rows = []
       for (const id of ids) {
-        const r = this.q('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined
+        const r = byId.get(id)
         if (r) rows.push(r)
       }
     } else {
       rows = this.q('SELECT * FROM sessions').all() as Row[]
     }
 
-    const all = !ids
     const recs = new Map<string, Row>()
     const owners = new Map<string, string[]>()
     const labels = new Map<string, Record<string, string>>()
     const decisions = new Map<string, DecisionCard>()
     const triggers = new Map<string, {oneShot: number; recurring: number}>()
     const children = new Map<string, {id: string; state: string | null; facts: string}[]>()
-    const pull = (sql: string, id?: string): Row[] => (all ? (this.q(sql).all() as Row[]) : (this.q(`${sql} AND session_id = ?`).all(id) as Row[]))
-    const each = (fn: (id?: string) => void): void => {
-      if (all) fn()
-      else for (const id of ids) fn(id)
+    const pull = (sql: string): Row[] =>
+      list === null ? (this.q(sql).all() as Row[]) : (this.q(`${sql} AND session_id IN (SELECT value FROM json_each(?))`).all(list) as Row[])
+
+    for (const r of pull('SELECT * FROM records WHERE 1')) recs.set(String(r.session_id), r)
+    for (const r of pull('SELECT session_id, who FROM owners WHERE 1')) {
+      const k = String(r.session_id)
+      owners.set(k, [...(owners.get(k) ?? []), String(r.who)])
     }
 
-    each((id) => {
-      for (const r of pull('SELECT * FROM records WHERE 1', id)) recs.set(String(r.session_id), r)
-      for (const r of pull('SELECT session_id, who FROM owners WHERE 1', id)) {
-        const k = String(r.session_id)
-        owners.set(k, [...(owners.get(k) ?? []), String(r.who)])
-      }
+    for (const r of pull('SELECT session_id, who, label FROM labels WHERE 1')) {
+      const k = String(r.session_id)
+      labels.set(k, {...labels.get(k), [String(r.who)]: String(r.label)})
+    }
 
-      for (const r of pull('SELECT session_id, who, label FROM labels WHERE 1', id)) {
-        const k = String(r.session_id)
-        labels.set(k, {...labels.get(k), [String(r.who)]: String(r.label)})
-      }
+    for (const r of pull('SELECT * FROM decisions WHERE answered_at IS NULL')) {
+      const card = decisionFromRow(r)
+      const prev = decisions.get(card.sessionId)
+      if (!prev || prev.askedAt > card.askedAt) decisions.set(card.sessionId, card)
+    }
 
-      for (const r of pull('SELECT * FROM decisions WHERE answered_at IS NULL', id)) {
-        const card = decisionFromRow(r)
-        const prev = decisions.get(card.sessionId)
-        if (!prev || prev.askedAt > card.askedAt) decisions.set(card.sessionId, card)
-      }
+    for (const r of pull(`SELECT session_id, every_ms FROM schedules WHERE status = 'armed'`)) {
+      const k = String(r.session_id)
+      const t = triggers.get(k) ?? {oneShot: 0, recurring: 0}
+      if (r.every_ms === null) t.oneShot++
+      else t.recurring++
+      triggers.set(k, t)
+    }
 
-      for (const r of pull(`SELECT session_id, every_ms FROM schedules WHERE status = 'armed'`, id)) {
-        const k = String(r.session_id)
-        const t = triggers.get(k) ?? {oneShot: 0, recurring: 0}
-        if (r.every_ms === null) t.oneShot++
-        else t.recurring++
-        triggers.set(k, t)
-      }
-    })
-    const childRows = all
-      ? (this.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IS NOT NULL').all() as Row[])
-      : ids.flatMap((id) => this.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id = ?').all(id) as Row[])
+    const childRows =
+      list === null
+        ? (this.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IS NOT NULL').all() as Row[])
+        : (this.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IN (SELECT value FROM json_each(?))').all(list) as Row[])
     for (const r of childRows) {
       const k = String(r.parent_id)
       children.set(k, [...(children.get(k) ?? []), {facts: String(r.facts), id: String(r.id), state: str(r.state)}])
@@ -493,12 +493,12 @@ export class Store {
     return this.tx(() => {
       let transitions = 0
       let targets = ids ? new Set(ids) : undefined
-      if (targets) {
+      if (targets && targets.size > 0) {
         // A parent's state depends on its children.
-        for (const id of [...targets]) {
-          const p = this.q('SELECT parent_id FROM sessions WHERE id = ?').get(id) as Row | undefined
-          if (p?.parent_id) targets.add(String(p.parent_id))
-        }
+        const parents = this.q('SELECT DISTINCT parent_id FROM sessions WHERE parent_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))').all(
+          JSON.stringify([...targets]),
+        ) as Row[]
+        for (const p of parents) targets.add(String(p.parent_id))
       }
 
       const rows = this.loadSessions(targets ? [...targets] : undefined)
