@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import type {Agent, SessionFacts} from '../model/types.js'
+import {fileMark, sameMark} from '../store/files.js'
 import type {FileRow, Store} from '../store/store.js'
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, ReadonlyDb} from './adapter.js'
 import {composeFacts} from './compose.js'
@@ -43,6 +44,8 @@ interface Pending {
   readonly row: FileRow
   readonly contributions: readonly Contribution[] | null
   readonly deleted?: boolean
+  /** The files row this read started from (undefined: a file the store did not know). */
+  readonly base?: FileRow
 }
 
 const CHUNK = 1 << 20
@@ -154,7 +157,7 @@ export class Ingester {
       present.add(d.path)
       const pending = this.readOne(d, known.get(d.path), holders, stats)
       if (!pending) continue
-      batch.push(pending)
+      batch.push({...pending, base: known.get(d.path)})
       batchBytes += pending.row.size - (known.get(d.path)?.offset ?? 0)
       if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) flush()
     }
@@ -165,7 +168,7 @@ export class Ingester {
         if (!this.byAgent.has(row.agent)) continue
         // Hook state and screen readings are sources, not files: they never vanish from disk.
         if (p.includes('://')) continue
-        batch.push({contributions: null, deleted: true, row})
+        batch.push({base: row, contributions: null, deleted: true, row})
       }
     }
 
@@ -365,6 +368,7 @@ export class Ingester {
     return this.store.tx(() => {
       const affected = new Map<string, {agent: Agent; nativeId: string}>()
       for (const p of batch) {
+        if (!this.stillCurrent(p)) continue
         if (p.deleted) {
           for (const a of this.store.deleteFile(p.row.path)) affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
           continue
@@ -383,6 +387,19 @@ export class Ingester {
 
       return this.recompose([...affected.values()])
     })
+  }
+
+  /**
+   * Inside the commit: is this read still the newest? Another process may have synced the same
+   * file since `known` was loaded (every command syncs when no daemon runs). Its commit wins
+   * unless ours read further along the same append-only file; otherwise saving ours would put
+   * older offsets and facts back, and log a transition backwards.
+   */
+  private stillCurrent(p: Pending): boolean {
+    const cur = fileMark(this.store, p.row.path)
+    if (sameMark(cur, p.base)) return true
+    if (p.deleted || !cur || p.row.kind !== 'jsonl') return false
+    return cur.dev === p.row.dev && cur.ino === p.row.ino && cur.offset <= p.row.offset
   }
 
   /** Compose facts for sessions from their stored contributions and reconcile the changed ones. */
