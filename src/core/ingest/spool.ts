@@ -2,8 +2,10 @@
  * The hook spool: `bin/cast-hook` drops each hook payload as one file under `$CAST_HOME/spool`;
  * the ingester consumes them here, in arrival order. A payload is only ever parsed as JSON data.
  * The reduced hook state of each session is stored as that session's hook contribution, and
- * the name of the last consumed file is recorded in the same transaction, so a crash between
- * the commit and the unlink never applies an event twice.
+ * the names of the files applied are recorded in the same transaction, so neither a crash
+ * between the commit and the unlink nor another process consuming the spool at the same time
+ * (every command syncs when no daemon runs) ever applies an event twice. Names are compared,
+ * not their order: a hook that stamped its name earlier but landed later is still applied.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -36,7 +38,10 @@ function order(a: string, b: string): number {
   return 0
 }
 
-const LAST_KEY = 'spool_last'
+/** The names of the applied files that may still be on disk (JSON array). */
+const APPLIED_KEY = 'spool_applied'
+/** Before spool_applied: the name of the last file applied (older names were applied). */
+const LEGACY_LAST_KEY = 'spool_last'
 /** Payloads larger than this are not hook events: skipped and counted. */
 const MAX_PAYLOAD = 4 * 1024 * 1024
 
@@ -58,15 +63,8 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
 
   if (names.length === 0) return stats
   names.sort(order)
-  const last = store.getMeta(LAST_KEY)
   const events: {name: string; event: HookEvent | null}[] = []
   for (const name of names) {
-    if (last !== null && order(name, last) <= 0 && parseSpoolName(name)) {
-      // Applied before a crash: only the unlink is left to do.
-      unlinkQuietly(path.join(dir, name))
-      continue
-    }
-
     const meta = parseSpoolName(name)
     let event: HookEvent | null = null
     try {
@@ -77,7 +75,9 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
           event = {agent: meta.agent as Agent, at: meta.at, payload: payload as Record<string, unknown>}
         }
       }
-    } catch {
+    } catch (error) {
+      // Consumed and unlinked by another process since the listing: not a bad payload.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
       event = null
     }
 
@@ -86,8 +86,14 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
 
   if (events.length === 0) return stats
   const result = store.tx(() => {
+    // Decided inside the transaction: what another process (or this one before a crash)
+    // committed is skipped, whatever we listed.
+    const applied = appliedNames(store, dir)
+    const gone = (name: string): boolean => !fs.existsSync(path.join(dir, name))
+    const fresh = events.filter(({name}) => !applied.has(name) && !gone(name))
+    if (fresh.length === 0) return {sessions: 0, transitions: 0}
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
-    for (const {event} of events) {
+    for (const {event} of fresh) {
       if (!event) {
         stats.bad++
         continue
@@ -116,7 +122,10 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
       stats.consumed++
     }
 
-    store.setMeta(LAST_KEY, events.at(-1)!.name)
+    // Names applied earlier stay listed while their file is still there (its consumer may not have
+    // unlinked it yet); names gone from disk are dropped, so the list stays short.
+    const still = [...applied].filter((n) => !gone(n))
+    store.setMeta(APPLIED_KEY, JSON.stringify([...still, ...fresh.map((e) => e.name)]))
     if (stats.bad > 0) {
       store.upsertContribution('hooks://spool', 'spool', 'hook', '-', '{"facts":{}}', clock())
       store.addParseErrors('hooks://spool', stats.bad)
@@ -127,6 +136,29 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
   stats.transitions = result.transitions
   for (const {name} of events) unlinkQuietly(path.join(dir, name))
   return stats
+}
+
+function appliedNames(store: Store, dir: string): Set<string> {
+  const raw = store.getMeta(APPLIED_KEY)
+  if (raw !== null) {
+    try {
+      return new Set(JSON.parse(raw) as string[])
+    } catch {
+      return new Set()
+    }
+  }
+
+  // A store from before spool_applied: every file up to the last one recorded was applied.
+  const last = store.getMeta(LEGACY_LAST_KEY)
+  if (!last) return new Set()
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(dir).filter((n) => parseSpoolName(n) && order(n, last) <= 0)
+  } catch {
+    // no spool
+  }
+
+  return new Set(names)
 }
 
 function unlinkQuietly(p: string): void {
