@@ -29,8 +29,8 @@ export async function run(argv = [], log = console.error) {
     })
     const times = sideBySide(
       {
-        hook: () => timeRun(HOOK, ['claude_code'], {env, input: payload}).ms,
-        floor: () => timeRun('sh', ['-c', 'cat >/dev/null'], {env, input: payload}).ms,
+        hook: () => timeRun(HOOK, ['claude_code'], {env, input: payload}),
+        floor: () => timeRun('sh', ['-c', 'cat >/dev/null'], {env, input: payload}),
       },
       {runs: o.runs, warmup: 3},
     )

@@ -14,7 +14,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {BARE, NOW, REPO, ROOT, baseEnv, cachedCorpus, dirBytes, fmtInt, fmtMs, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
+import {BARE, NOW, REPO, ROOT, baseEnv, cpuRatioOf, cachedCorpus, dirBytes, fmtInt, fmtMs, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
 
 const DEFAULTS = {mb: 200, files: 2000, codex: 0.2, runs: 3, seed: 7, ccusage: true, resyncRuns: 7}
@@ -54,8 +54,8 @@ export async function run(argv = [], log = console.error) {
     let ccusageNote = null
     const ccEnv = {...env, CLAUDE_CONFIG_DIR: path.join(home, '.claude'), CODEX_HOME: path.join(home, '.codex')}
     const contenders = {
-      cast: () => runCast(['sessions', '--json'], env).ms,
-      bare: () => timeRun(process.execPath, [path.join(BARE, 'read-parse.js'), ...roots], {env}).ms,
+      cast: () => runCast(['sessions', '--json'], env),
+      bare: () => timeRun(process.execPath, [path.join(BARE, 'read-parse.js'), ...roots], {env}),
     }
     if (bin) {
       // Does it run here, offline, over this corpus?
@@ -64,7 +64,7 @@ export async function run(argv = [], log = console.error) {
         const data = JSON.parse(probe.stdout)
         const n = Array.isArray(data.session) ? data.session.length : Array.isArray(data.sessions) ? data.sessions.length : '?'
         log(`index: ccusage ${timeRun(bin, ['--version'], {env: ccEnv, capture: true}).stdout.trim()} reports ${n} sessions on this corpus`)
-        contenders.ccusage = () => timeRun(bin, ['session', '--json', '--offline'], {env: ccEnv}).ms
+        contenders.ccusage = () => timeRun(bin, ['session', '--json', '--offline'], {env: ccEnv})
       } else {
         ccusageNote = `ccusage failed here (exit ${probe.code}): ${probe.stderr.trim().split('\n')[0]}`
       }
@@ -84,7 +84,7 @@ export async function run(argv = [], log = console.error) {
         if (name === 'ccusage') fs.rmSync(cache, {force: true, recursive: true})
       },
     })
-    for (const [k, v] of Object.entries(times)) log(`index: cold ${k}: ${v.map((t) => t.toFixed(0)).join(' ')} ms`)
+    for (const [k, v] of Object.entries(times)) log(`index: cold ${k}: ${v.map((t) => t.toFixed(0)).join(' ')} ms wall; median CPU ${fmtMs(median(times.cpu[k]))}`)
 
     // The store after a cold index: what did cast find?
     fs.rmSync(castHome, {force: true, recursive: true})
@@ -101,9 +101,10 @@ export async function run(argv = [], log = console.error) {
         cast: fmtMs(castMs),
         floor: `bare read + JSON.parse ${fmtMs(bareMs)}`,
         ratio,
+        cpuRatio: cpuRatioOf(times, 'cast', 'bare'),
         budget: '≤ 2.00×',
         met: ratio <= 2,
-        detail: {times, corpus: {bytes: onDisk.bytes, files: bare.files, lines: bare.lines}, sessions: listing.sessions.length, mbPerSec: onDisk.bytes / 2 ** 20 / (castMs / 1000)},
+        detail: {times, cpu: times.cpu, corpus: {bytes: onDisk.bytes, files: bare.files, lines: bare.lines}, sessions: listing.sessions.length, mbPerSec: onDisk.bytes / 2 ** 20 / (castMs / 1000)},
       }),
     )
     if (times.ccusage) {
@@ -113,9 +114,10 @@ export async function run(argv = [], log = console.error) {
           cast: fmtMs(castMs),
           floor: `ccusage session --json ${fmtMs(ccMs)}`,
           ratio: castMs / ccMs,
+          cpuRatio: cpuRatioOf(times, 'cast', 'ccusage'),
           budget: 'cast faster (< 1×)',
           met: castMs < ccMs,
-          detail: {times: {cast: times.cast, ccusage: times.ccusage}},
+          detail: {times: {cast: times.cast, ccusage: times.ccusage}, cpu: {cast: times.cpu.cast, ccusage: times.cpu.ccusage}},
         }),
       )
     } else {
@@ -127,12 +129,12 @@ export async function run(argv = [], log = console.error) {
     const bareEnv = {...env, CAST_BENCH_ROOT: ROOT}
     const resync = sideBySide(
       {
-        cast: () => runCast(['sessions', '--json'], env).ms,
-        bare: () => timeRun(process.execPath, [path.join(BARE, 'resync.js'), db, ...roots], {env: bareEnv}).ms,
+        cast: () => runCast(['sessions', '--json'], env),
+        bare: () => timeRun(process.execPath, [path.join(BARE, 'resync.js'), db, ...roots], {env: bareEnv}),
       },
       {runs: o.resyncRuns, warmup: 1},
     )
-    log(`index: no-op resync cast ${resync.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${resync.bare.map((t) => t.toFixed(0)).join(' ')} ms`)
+    log(`index: no-op resync cast ${resync.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${resync.bare.map((t) => t.toFixed(0)).join(' ')} ms; median CPU cast ${fmtMs(median(resync.cpu.cast))}, bare ${fmtMs(median(resync.cpu.bare))}`)
     const rc = median(resync.cast)
     const rb = median(resync.bare)
     rows.push(
@@ -140,7 +142,8 @@ export async function run(argv = [], log = console.error) {
         cast: fmtMs(rc),
         floor: `bare stat all + read rows ${fmtMs(rb)}`,
         ratio: rc / rb,
-        detail: {times: resync},
+        cpuRatio: cpuRatioOf(resync, 'cast', 'bare'),
+        detail: {times: resync, cpu: resync.cpu},
       }),
     )
     return rows

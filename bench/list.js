@@ -98,15 +98,17 @@ function measure(label, n, runs, seed, log) {
       log(`list: ${label}: cast lists ${fmtInt(c.sessions.length)} sessions, the bare read ${fmtInt(b.sessions.length)} rows`)
       const times = sideBySide(
         {
-          cast: () => runCast(['sessions', '--json', '--all'], env).ms,
-          bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv}).ms,
+          cast: () => runCast(['sessions', '--json', '--all'], env),
+          bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv}),
         },
         {runs, warmup: 1},
       )
       const castMs = median(times.cast)
       const bareMs = median(times.bare)
       log(`list: ${label}: cast ${times.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${times.bare.map((t) => t.toFixed(0)).join(' ')} ms`)
-      return {castMs, bareMs, listed: c.sessions.length, rows: b.sessions.length, times}
+      const cpu = {cast: median(times.cpu.cast), bare: median(times.cpu.bare)}
+      log(`list: ${label}: median CPU (user+sys) cast ${fmtMs(cpu.cast)}, bare ${fmtMs(cpu.bare)} (${(cpu.cast / cpu.bare).toFixed(2)}×)`)
+      return {castMs, bareMs, cpu, listed: c.sessions.length, rows: b.sessions.length, times, cpuTimes: times.cpu}
     } finally {
       fs.rmSync(dir, {force: true, recursive: true})
     }
@@ -123,6 +125,7 @@ export async function run(argv = [], log = console.error) {
       cast: fmtMs(big.castMs),
       floor: `bare better-sqlite3 read ${fmtMs(big.bareMs)}`,
       ratio,
+      cpuRatio: big.cpu.cast / big.cpu.bare,
       budget: '≤ 1.50×',
       met: ratio <= 1.5,
       detail: big,
@@ -131,6 +134,7 @@ export async function run(argv = [], log = console.error) {
       cast: fmtMs(small.castMs),
       floor: `bare better-sqlite3 read ${fmtMs(small.bareMs)}`,
       ratio: small.castMs / small.bareMs,
+      cpuRatio: small.cpu.cast / small.cpu.bare,
       detail: small,
     }),
   ]

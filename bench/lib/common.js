@@ -91,7 +91,21 @@ export function baseEnv(extra) {
  * Run a whole process and time it (wall clock, from spawn to exit). stdout goes to /dev/null
  * unless `capture` (then it is returned); a non-zero exit throws.
  */
+/** CPU time (ms) of this process's waited-for children so far, from /proc (null elsewhere). */
+export function childCpuMs() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100
+
 export function timeRun(cmd, args, {env, input, capture = false, allowFail = false} = {}) {
+  const c0 = childCpuMs()
   const t0 = process.hrtime.bigint()
   const r = spawnSync(cmd, args, {
     env,
@@ -100,10 +114,12 @@ export function timeRun(cmd, args, {env, input, capture = false, allowFail = fal
     maxBuffer: 1 << 30,
   })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  const c1 = childCpuMs()
+  const cpuMs = c0 === null || c1 === null ? null : c1 - c0
   if (!allowFail && (r.status !== 0 || r.error)) {
     throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error}): ${String(r.stderr).slice(0, 2000)}`)
   }
-  return {ms, stdout: capture ? r.stdout.toString('utf8') : '', stderr: String(r.stderr), code: r.status}
+  return {ms, cpuMs, stdout: capture ? r.stdout.toString('utf8') : '', stderr: String(r.stderr), code: r.status}
 }
 
 export function runCast(args, env, opts = {}) {
@@ -112,19 +128,25 @@ export function runCast(args, env, opts = {}) {
 
 /**
  * Measure several contenders side by side: `runs` rounds, each running every contender once in
- * a rotating order (so none always goes first), after `warmup` untimed rounds. Returns the times.
+ * a rotating order (so none always goes first), after `warmup` untimed rounds. A contender
+ * returns the result of timeRun (or a number of ms). Returns wall times, and CPU times (user +
+ * system of the whole process tree) where /proc has them.
  */
 export function sideBySide(contenders, {runs, warmup = 1, before} = {}) {
   const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
+  const cpu = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
   const names = Object.keys(contenders)
   for (let round = -warmup; round < runs; round++) {
     const order = names.map((_, i) => names[(i + Math.max(0, round)) % names.length])
     for (const name of order) {
       before?.(name)
-      const ms = contenders[name]()
-      if (round >= 0) times[name].push(ms)
+      const r = contenders[name]()
+      if (round < 0) continue
+      times[name].push(typeof r === 'number' ? r : r.ms)
+      if (typeof r === 'object' && r.cpuMs !== null && r.cpuMs !== undefined) cpu[name].push(r.cpuMs)
     }
   }
+  Object.defineProperty(times, 'cpu', {enumerable: false, value: cpu})
   return times
 }
 
@@ -213,8 +235,16 @@ export const fmtInt = (n) => n.toLocaleString('en-US')
  * One row of the table: figure, cast, floor or peer, ratio, budget, met?
  * `met` is true/false, or null when the row is informational (no budget).
  */
-export function row(figure, {cast, floor = '—', ratio = null, budget = '—', met = null, detail = {}}) {
-  return {figure, cast, floor, ratio: ratio === null ? '—' : fmtRatio(ratio), ratioValue: ratio, budget, met, detail}
+export function row(figure, {cast, floor = '—', ratio = null, cpuRatio = null, budget = '—', met = null, detail = {}}) {
+  const shown = ratio === null ? '—' : cpuRatio === null || !Number.isFinite(cpuRatio) ? fmtRatio(ratio) : `${fmtRatio(ratio)} (cpu ${fmtRatio(cpuRatio)})`
+  return {figure, cast, floor, ratio: shown, ratioValue: ratio, cpuRatio, budget, met, detail}
+}
+
+/** Median CPU ratio a/b from sideBySide's cpu times, or null. */
+export function cpuRatioOf(times, a, b) {
+  const x = times.cpu?.[a] ?? []
+  const y = times.cpu?.[b] ?? []
+  return x.length && y.length && median(y) > 0 ? median(x) / median(y) : null
 }
 
 export function printTable(rows, out = process.stdout) {
