@@ -136,7 +136,7 @@ spawned sessions, finished ones included; past either cap spawn refuses with exi
     }
 
     setSpawnTarget(store, spawn.id, target, pid)
-    const found = await this.waitForSession(store, clock, {agent, childId, cwd, known, stillRunning, timeoutMs})
+    const found = await this.waitForSession(store, clock, {agent, childId, cwd, known, pid, stillRunning, timeoutMs})
     if (found === null) {
       if (!(await stillRunning())) {
         dropSpawn(store, spawn.id)
@@ -167,9 +167,10 @@ spawned sessions, finished ones included; past either cap spawn refuses with exi
   private async waitForSession(
     store: import('../core/store/store.js').Store,
     clock: () => number,
-    w: {agent: string; childId: string | null; cwd: string; known: Set<string>; stillRunning: () => Promise<boolean>; timeoutMs: number},
+    w: {agent: string; childId: string | null; cwd: string; known: Set<string>; pid: number | null; stillRunning: () => Promise<boolean>; timeoutMs: number},
   ): Promise<string | null> {
     const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {parentPid} = await import('../core/ingest/process-table.js')
     const deadline = performance.now() + w.timeoutMs
     let alive = true
     for (;;) {
@@ -177,11 +178,15 @@ spawned sessions, finished ones included; past either cap spawn refuses with exi
       if (w.childId !== null) {
         if (store.sessionIds().some((s) => s.id === w.childId)) return w.childId
       } else {
+        // No preassigned id: a new session of this agent in this directory, preferably one whose
+        // process descends from the one we started (two spawns in one directory at once).
         const fresh = store
           .loadSessions(store.sessionIds().filter((s) => s.agent === w.agent && !w.known.has(s.id)).map((s) => s.id))
           .filter((r) => r.facts.cwd === w.cwd)
           .sort((a, b) => b.firstSeenAt - a.firstSeenAt)
-        if (fresh[0]) return fresh[0].id
+        const ours = fresh.find((r) => r.facts.process !== null && w.pid !== null && descendsFrom(r.facts.process.pid, w.pid, parentPid))
+        const unclaimed = fresh.find((r) => r.facts.process === null || !r.facts.process.alive)
+        if (ours ?? unclaimed) return (ours ?? unclaimed)!.id
       }
 
       // One more look after the process is gone: a quick run may have finished before a sync saw it.
@@ -190,4 +195,15 @@ spawned sessions, finished ones included; past either cap spawn refuses with exi
       alive = await w.stillRunning()
     }
   }
+}
+
+/** Is `pid` the process `ancestor` or one of its descendants? */
+function descendsFrom(pid: number, ancestor: number, parentPid: (pid: number) => number | null): boolean {
+  let cur: number | null = pid
+  for (let depth = 0; cur !== null && cur > 1 && depth < 64; depth++) {
+    if (cur === ancestor) return true
+    cur = parentPid(cur)
+  }
+
+  return false
 }

@@ -106,6 +106,25 @@ describe('cast send', () => {
     await until('needs_input', 'settled')
   })
 
+  it('is new activity: it clears a kill and expires a verdict', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
+    await until('needs_input', 'settled')
+    expect((await runCast(['mark', 'done', SID], {env})).code).toBe(0)
+    expect(await state()).toMatchObject({reason: 'user_verdict', state: 'done'})
+    await runCast(['send', SID, 'One more step'], {env})
+    await until('needs_input', 'settled')
+
+    expect((await runCast(['kill', SID, '--grace', '0'], {env})).code).toBe(0)
+    expect(await state()).toMatchObject({reason: 'killed', state: 'idle'})
+    const r = await runCast(['send', SID, 'Come back', '--json'], {env})
+
+    expect(r.code).toBe(0)
+    expect(json(r).route).toBe('headless')
+    expect(json(r).session.reason).not.toBe('killed')
+    await until('needs_input', 'settled')
+    expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'One more step', 'Come back'])
+  })
+
   it('fails with a clear message when the agent is alive outside tmux', async () => {
     const fake = startFake({cwd: proj, env: h.env, prompt: 'Start', sessionId: SID})
     try {
