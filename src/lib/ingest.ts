@@ -5,11 +5,14 @@
 import {hostname} from 'node:os'
 
 import {ADAPTERS} from '../adapters/index.js'
+import {screenMatcher} from '../adapters/screen.js'
 import type {AdapterEnv} from '../core/ingest/adapter.js'
 import {Ingester, type SyncStats} from '../core/ingest/engine.js'
 import {consumeSpool} from '../core/ingest/spool.js'
 import {pidAlive} from '../core/ingest/process-table.js'
+import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../core/ingest/screen.js'
 import type {Lease, Store} from '../core/store/store.js'
+import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
 
 export const INGESTER_LEASE = 'ingester'
@@ -21,7 +24,11 @@ export function adapterEnv(env: Env): AdapterEnv {
 }
 
 export function makeIngester(store: Store, env: Env, clock: () => number, me: string): Ingester {
-  return new Ingester(store, ADAPTERS, adapterEnv(env), {clock, device: deviceName(), me})
+  const ingester = new Ingester(store, ADAPTERS, adapterEnv(env), {clock, device: deviceName(), me})
+  // Terminal fallback (src/core/ingest/screen.ts): the tmux sweep this ingester runs.
+  let matcher: ReturnType<typeof screenMatcher> | undefined
+  attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env}))
+  return ingester
 }
 
 /** Is the lease held by a live ingester? (Same host: the pid must be alive; any host: a fresh heartbeat.) */
@@ -41,6 +48,7 @@ export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: 
     const ingester = makeIngester(store, env, clock, me)
     stats = ingester.sync()
     consumeSpool(store, ingester, castHome(env), clock)
+    screenSweepOf(ingester)?.() // terminal fallback: one tmux sweep
   }
 
   const now = clock()
