@@ -20,7 +20,7 @@
  */
 import type {Contribution, ReadonlyDb} from '../../core/ingest/adapter.js'
 import type {FactSource} from '../../core/model/types.js'
-import {MAX_ASSISTANT_TEXT, firstLine, isPlaceholderTitle, messageRecord, summarize} from './model.js'
+import {MAX_ASSISTANT_TEXT, byTime, firstLine, isPlaceholderTitle, messageRecord, summarize} from './model.js'
 import type {OcMessage, OcPart, OcRefs, OcSession} from './model.js'
 
 interface Cached {
@@ -124,13 +124,13 @@ function sessionOf(row: Row): OcSession {
  */
 function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: boolean): {bySession: Map<string, OcMessage[]>; bad: Map<string, number>} {
   const m = s.message!
-  const order = m.has('time_created') ? 'session_id, time_created, id' : 'session_id, id'
   const where = all ? '' : 'WHERE session_id IN (SELECT value FROM json_each(?))'
   // Message records are small (parts carry the content): parsing them here is cheaper than
-  // asking SQLite for each field.
+  // asking SQLite for each field. No ORDER BY: a plain scan reads the table in storage order, and
+  // each session's list is sorted below.
   const rows = db.all(
     `SELECT session_id AS sid, id, ${pick(m, 'time_created')} AS tc, ${pick(m, 'time_updated')} AS tu, data
-     FROM message ${where} ORDER BY ${order}`,
+     FROM message ${where}`,
     ...(all ? [] : [JSON.stringify(ids)]),
   )
   const bySession = new Map<string, OcMessage[]>()
@@ -156,6 +156,7 @@ function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: bo
     list.push({...message, created, updated: num(r.tu) ?? message.updated ?? created})
   }
 
+  for (const list of bySession.values()) list.sort(byTime)
   return {bad, bySession}
 }
 

@@ -130,7 +130,8 @@ function later(a: number | null, b: number | null): number | null {
   return b > a ? b : a
 }
 
-function byTime(a: OcMessage, b: OcMessage): number {
+/** Message order: by creation time, then by id (OpenCode ids sort by time too). */
+export function byTime(a: OcMessage, b: OcMessage): number {
   const ta = a.created ?? 0
   const tb = b.created ?? 0
   if (ta !== tb) return ta - tb
