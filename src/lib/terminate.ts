@@ -136,12 +136,34 @@ export async function terminate(pid: number, graceMs: number): Promise<Terminati
     running = running.filter(isRunning)
   }
 
-  if (running.length === 0) return {error: errors[0] ?? null, pgid, pid, processes: pids.length, signal: 'SIGTERM', survivors: []}
+  if (running.length === 0) {
+    await reaped(pid)
+    return {error: errors[0] ?? null, pgid, pid, processes: pids.length, signal: 'SIGTERM', survivors: []}
+  }
+
   send('SIGKILL', running)
   for (let i = 0; i < 40 && running.length > 0; i++) {
     await sleep(25)
     running = running.filter(isRunning)
   }
 
+  if (running.length === 0) await reaped(pid)
   return {error: errors[0] ?? null, pgid, pid, processes: pids.length, signal: 'SIGKILL', survivors: running}
+}
+
+/**
+ * Wait (briefly) until the agent's pid is reaped, not only dead: a zombie still answers kill(0),
+ * and the store's liveness check would read it as running until its parent collects it.
+ */
+async function reaped(pid: number, maxMs = 2000): Promise<void> {
+  const until = Date.now() + maxMs
+  while (Date.now() < until) {
+    try {
+      process.kill(pid, 0)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return
+    }
+
+    await sleep(20)
+  }
 }
