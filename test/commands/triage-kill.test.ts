@@ -138,6 +138,26 @@ describe('cast kill', () => {
     expect(where(r)).toBe('idle:killed [killed]')
   })
 
+  it('a stash comes back when its process dies; a hidden stash does not', async () => {
+    writeSession(h, {cwd: proj, n: 1})
+    writeSession(h, {cwd: proj, n: 2})
+    const heartbeat = new Date(T0 + 2 * MIN).toISOString()
+    const pids = [await spawnGroup(), await spawnGroup()]
+    groups.push(...pids)
+    writeRegistry(h, pids[0]!, 1, proj, {status: 'busy', updatedAt: heartbeat})
+    writeRegistry(h, pids[1]!, 2, proj, {status: 'busy', updatedAt: heartbeat})
+    await cast(h, ['stash', sid(1)])
+    await cast(h, ['stash', '--hide', sid(2)])
+
+    for (const p of pids) killGroup(p)
+    for (let i = 0; i < 100 && pids.some((p) => groupMembers(p).length > 0); i++) await new Promise((r) => setTimeout(r, 20))
+
+    const back = await row(h, 1, {now: T0 + 3 * MIN})
+    expect(where(back)).toBe('needs_input:dead [needs_input]')
+    expect(back?.filing).toBeNull()
+    expect((await row(h, 2, {now: T0 + 3 * MIN}))?.bucket).toBe('hidden')
+  })
+
   it('marks a session without a live process killed all the same', async () => {
     writeSession(h, {cwd: proj, n: 1})
 
