@@ -8,8 +8,9 @@ export default class Disown extends TriageCommand {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
     who: Args.string({description: 'The owner to remove (default: you).'}),
   }
-  static override description = `Removes an owner from a session (you, by default), or every owner with --all. A session
-with no owner left goes back to whoever runs it, within the inbox's recency window.`
+  static override description = `Removes an owner from a session (you, by default), or every owner with
+--all. A session with no owner left goes back to whoever runs it, within the
+inbox's recency window.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> jx7c6zk',
     '<%= config.bin %> <%= command.id %> jx7c6zk ana@example.com',

@@ -14,13 +14,15 @@ export interface FeedJson {
 }
 
 export default class Feed extends BaseCommand {
-  static override description = `The team's recent sessions, everyone's, for the current directory and the folders under it
-(every directory with -g), newest activity first. Read-only: a teammate's session shows here
-because the team can see it, which says nothing about whose move it is; it enters your inbox
-only when you own it (cast own).
+  static override description = `The team's recent sessions, everyone's, for the current directory and the
+folders under it (every directory with -g), newest activity first.
+Read-only: a teammate's session shows here because the team can see it,
+which says nothing about whose move it is; it enters your inbox only when
+you own it (cast own).
 
-"Recent" is the inbox's recency window (7 days unless the config's inbox.recency says
-otherwise). WHO lists a session's owners, else who runs it. --label filters by your own label.`
+"Recent" is the inbox's recency window (7 days unless the config's
+inbox.recency says otherwise). WHO lists a session's owners, else who runs
+it. --label filters by your own label.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> -g --state needs_input',

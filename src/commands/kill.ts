@@ -25,12 +25,13 @@ export interface KillJson {
 const DEFAULT_GRACE_MS = 5000
 
 export default class Kill extends TriageCommand {
-  static override description = `Done with it: tears the agent down and files the session under Killed (idle, reason killed).
-The agent's process group gets SIGTERM, and SIGKILL whatever still runs after the grace
-(default 5s); its armed scheduled messages are cancelled; the watch stream prints one "gone"
-line. The transcript stays readable and the session restartable: only a new cast send clears a
-kill, and a stale queued message or a revived process cannot. cast undo brings the card back,
-not the process.`
+  static override description = `Done with it: tears the agent down and files the session under Killed (idle,
+reason killed). The agent's process group gets SIGTERM, and SIGKILL whatever
+still runs after the grace (default 5s); its armed scheduled messages are
+cancelled; the watch stream prints one "gone" line. The transcript stays
+readable and the session restartable: only a new cast send clears a kill,
+and a stale queued message or a revived process cannot. cast undo brings the
+card back, not the process.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3f9a2c1',
     {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --grace 0', description: 'Kill two sessions, SIGKILL at once.'},
@@ -40,6 +41,7 @@ not the process.`
   }
   static override strict = false
   static override summary = 'Kill sessions: stop the agent, file them under Killed.'
+  static override usage = ['<%= command.id %> SESSION... [--grace D]']
 
   async run(): Promise<KillJson> {
     const {argv, flags} = await this.parse(Kill)

@@ -6,11 +6,13 @@ import {TriageCommand, type TriageResult} from '../lib/triage.js'
 export const MAX_LABEL = 40
 
 export default class Label extends TriageCommand {
-  static override description = `Files sessions under one of your personal labels. A session carries at most one label per
-person: labelling it again replaces yours, and teammates never see it (they have their own).
-Filter by it with cast sessions --label NAME, cast sessions -w --label NAME and cast feed --label NAME.
+  static override description = `Files sessions under one of your personal labels. A session carries at most
+one label per person: labelling it again replaces yours, and teammates never
+see it (they have their own). Filter by it with cast sessions --label NAME,
+cast sessions -w --label NAME and cast feed --label NAME.
 
-The first argument is the label, the rest are sessions; with --clear every argument is a session.`
+The first argument is the label, the rest are sessions; with --clear every
+argument is a session.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> fleet 3f9a2c1 7be01d4',
     '<%= config.bin %> <%= command.id %> --clear 3f9a2c1',

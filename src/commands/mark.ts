@@ -11,13 +11,14 @@ export default class Mark extends TriageCommand {
   static override args = {
     as: Args.string({description: 'done, dormant, needs-input, unread or read.', options: [...MARKS], required: true}),
   }
-  static override description = `Files sessions by your own verdict, the same as dragging a card into Done, Dormant or Needs
-Input. A verdict outranks even an open question (you already saw it) and holds until the
-session's next activity (a new message, a new turn), so it never hides a new ask. Marking a
-stashed, dismissed or snoozed session takes it out of that filing; a kill stands.
+  static override description = `Files sessions by your own verdict, the same as dragging a card into Done,
+Dormant or Needs Input. A verdict outranks even an open question (you
+already saw it) and holds until the session's next activity (a new message,
+a new turn), so it never hides a new ask. Marking a stashed, dismissed or
+snoozed session takes it out of that filing; a kill stands.
 
-unread flags a session you want to read again; read clears the flag. Working is not a verdict:
-nobody can declare that an agent is producing.`
+unread flags a session you want to read again; read clears the flag. Working
+is not a verdict: nobody can declare that an agent is producing.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> done 3f9a2c1',
     {command: '<%= config.bin %> <%= command.id %> needs-input 3f9a2c1 7be01d4', description: 'Two sessions back into Needs Input.'},
@@ -25,6 +26,7 @@ nobody can declare that an agent is producing.`
   ]
   static override strict = false
   static override summary = 'Mark sessions done, dormant, needs-input, unread or read.'
+  static override usage = ['<%= command.id %> done|dormant|needs-input|unread|read SESSION...']
 
   async run(): Promise<TriageResult> {
     const {args, argv} = await this.parse(Mark)

@@ -17,8 +17,8 @@ export default class Owners extends BaseCommand {
   static override args = {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
   }
-  static override description = `Lists who owns a session (who added each owner, and when), who runs it and on which device,
-and whether it is in your inbox.`
+  static override description = `Lists who owns a session (who added each owner, and when), who runs it and
+on which device, and whether it is in your inbox.`
   static override examples = ['<%= config.bin %> <%= command.id %> jx7c6zk', '<%= config.bin %> <%= command.id %> jx7c6zk --json']
   static override summary = "List a session's owners."
 

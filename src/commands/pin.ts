@@ -1,12 +1,13 @@
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 export default class Pin extends TriageCommand {
-  static override description = `Pins sessions to the top of the inbox (the Pinned section), whatever their state. A pinned
-session keeps its state underneath, so the counts stay honest; an open question still files
-it under Questions.`
+  static override description = `Pins sessions to the top of the inbox (the Pinned section), whatever their
+state. A pinned session keeps its state underneath, so the counts stay
+honest; an open question still files it under Questions.`
   static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4']
   static override strict = false
   static override summary = 'Pin sessions to the top of the inbox.'
+  static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Pin)

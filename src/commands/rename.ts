@@ -9,9 +9,9 @@ export default class Rename extends TriageCommand {
   static override args = {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
   }
-  static override description = `Gives a session the title cast shows everywhere (rows, the watch stream, the feed) in place
-of the one the agent's files give it. The agent's own files are not touched. --clear goes back
-to the agent's title.`
+  static override description = `Gives a session the title cast shows everywhere (rows, the watch stream, the
+feed) in place of the one the agent's files give it. The agent's own files
+are not touched. --clear goes back to the agent's title.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3f9a2c1 "Checkout: 4242 card rate limit"',
     '<%= config.bin %> <%= command.id %> 3f9a2c1 --clear',

@@ -1,12 +1,14 @@
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 export default class Restore extends TriageCommand {
-  static override description = `Brings back anything set aside: a stash (hidden or not), a dismiss, a snooze, a defer and a
-kill. The session returns to the section its state puts it in. Restoring a killed session
-brings its card back, not its process: the agent stays stopped until you send to it.`
+  static override description = `Brings back anything set aside: a stash (hidden or not), a dismiss, a
+snooze, a defer and a kill. The session returns to the section its state
+puts it in. Restoring a killed session brings its card back, not its
+process: the agent stays stopped until you send to it.`
   static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4']
   static override strict = false
   static override summary = 'Restore stashed, dismissed, snoozed or killed sessions.'
+  static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Restore)

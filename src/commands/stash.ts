@@ -3,13 +3,15 @@ import {Flags} from '@oclif/core'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 export default class Stash extends TriageCommand {
-  static override description = `Takes sessions out of the inbox while their agents keep running. A stash comes back by
-itself when a trigger fires into the session, when the agent declares blocked, or when it
-stalls (a permission prompt, an open question, a dead process).
+  static override description = `Takes sessions out of the inbox while their agents keep running. A stash
+comes back by itself when a trigger fires into the session, when the agent
+declares blocked, or when it stalls (a permission prompt, an open question,
+a dead process).
 
---hide makes a stash that stays out through trigger wakes and stalls: only an ask (a question,
-a permission prompt, a decision card, a child's ask) brings it back. Made for a recurring loop
-you have reviewed and want quiet. Hidden stashes are counted, and listed with --all.
+--hide makes a stash that stays out through trigger wakes and stalls: only
+an ask (a question, a permission prompt, a decision card, a child's ask)
+brings it back. Made for a recurring loop you have reviewed and want quiet.
+Hidden stashes are counted, and listed with --all.
 
 Takes several sessions at once; cast undo puts them all back.`
   static override examples = [
@@ -21,6 +23,7 @@ Takes several sessions at once; cast undo puts them all back.`
   }
   static override strict = false
   static override summary = 'Stash sessions out of the inbox; they come back when they stall or ask.'
+  static override usage = ['<%= command.id %> SESSION... [--hide]']
 
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Stash)

@@ -16,13 +16,15 @@ export interface HistoryJson {
 export type UndoJson = {history: HistoryJson[]} | {undone: HistoryJson; sessions: SessionJson[]}
 
 export default class Undo extends BaseCommand {
-  static override description = `Reverts your last triage action that is not undone yet: every filing verb (stash, dismiss,
-restore, pin, unpin, defer, mark, label, rename, snooze, wake), kill, own and disown land in one
-history, and an action on several sessions is undone as one. Each cast undo goes one action
-further back. Undoing a kill brings the card back, not the process: the agent stays stopped,
-and scheduled messages the kill cancelled are armed again.
+  static override description = `Reverts your last triage action that is not undone yet: every filing verb
+(stash, dismiss, restore, pin, unpin, defer, mark, label, rename, snooze,
+wake), kill, own and disown land in one history, and an action on several
+sessions is undone as one. Each cast undo goes one action further back.
+Undoing a kill brings the card back, not the process: the agent stays
+stopped, and scheduled messages the kill cancelled are armed again.
 
---list shows the history, newest first (yours; --everyone for every identity).`
+--list shows the history, newest first (yours; --everyone for every
+identity).`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --list',

@@ -5,6 +5,7 @@ export default class Unpin extends TriageCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1']
   static override strict = false
   static override summary = 'Unpin sessions.'
+  static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Unpin)

@@ -2,13 +2,14 @@ import {TriageCommand, type TriageResult} from '../lib/triage.js'
 import type {RecordsPatch} from '../core/store/store.js'
 
 export default class Wake extends TriageCommand {
-  static override description = `Moves sessions to Needs Input now. A snoozed session ends its snooze early (reason
-snooze_expired until its next activity); any other session is marked needs-input, as cast
-mark needs-input does. A stash or dismiss is lifted. A killed session is refused (exit 5):
-cast restore brings its card back.`
+  static override description = `Moves sessions to Needs Input now. A snoozed session ends its snooze early
+(reason snooze_expired until its next activity); any other session is marked
+needs-input, as cast mark needs-input does. A stash or dismiss is lifted. A
+killed session is refused (exit 5): cast restore brings its card back.`
   static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --json']
   static override strict = false
   static override summary = 'Move sessions to Needs Input now (ends a snooze early).'
+  static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Wake)

@@ -4,13 +4,15 @@ import {EXIT} from '../../lib/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../../lib/triage.js'
 
 export default class Snooze extends TriageCommand {
-  static override description = `Snoozes sessions you are not ready to triage yet: each reads dormant (reason snoozed) in the
-collapsed Snoozed section until its time, then needs_input (reason snooze_expired) until its
-next activity. The time comes by the clock: cast sessions, the daemon and cast snooze sweep
-(for cron) all see it; cast wake ends a snooze early.
+  static override description = `Snoozes sessions you are not ready to triage yet: each reads dormant (reason
+snoozed) in the collapsed Snoozed section until its time, then needs_input
+(reason snooze_expired) until its next activity. The time comes by the
+clock: cast sessions, the daemon and cast snooze sweep (for cron) all see
+it; cast wake ends a snooze early.
 
---for takes a duration (90s, 15m, 2h, 1h30m, 2d); --until a time (tomorrow 9am, friday 3pm,
-in 2 hours, 2026-12-01T09:00:00Z, epoch ms). Local times use this machine's time zone.`
+--for takes a duration (90s, 15m, 2h, 1h30m, 2d); --until a time (tomorrow
+9am, friday 3pm, in 2 hours, 2026-12-01T09:00:00Z, epoch ms). Local times
+use this machine's time zone.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3f9a2c1 --for 2h',
     '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --until "tomorrow 9am"',

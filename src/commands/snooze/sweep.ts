@@ -12,13 +12,14 @@ export interface SweepJson {
 }
 
 export default class SnoozeSweep extends BaseCommand {
-  static override description = `For cron: wakes every snoozed session whose time has come (it reads needs_input, reason
-snooze_expired, until its next activity), re-checks the other sessions whose time rules came
-due, and delivers due scheduled messages. Prints what it woke.
+  static override description = `For cron: wakes every snoozed session whose time has come (it reads
+needs_input, reason snooze_expired, until its next activity), re-checks the
+other sessions whose time rules came due, and delivers due scheduled
+messages. Prints what it woke.
 
-Idempotent and safe to run at the same time as itself and the daemon: each snooze is woken by
-exactly one sweep and each change is one line in the transitions log. CAST_NOW sets the clock
-(reproducible sweeps).`
+Idempotent and safe to run at the same time as itself and the daemon: each
+snooze is woken by exactly one sweep and each change is one line in the
+transitions log. CAST_NOW sets the clock (reproducible sweeps).`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '*/5 * * * * <%= config.bin %> <%= command.id %> --json >> ~/cast-sweep.log', description: 'A crontab line.'},
