@@ -8,7 +8,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
-import {json, makeHome, startCast, type TempHome} from '../helpers/cli.js'
+import {json, makeHome, type RunResult, startCast, type TempHome} from '../helpers/cli.js'
 import {ANA, cast, HOUR, ME, MIN, row, rows, sid, T0, where, writeSession} from './triage-helpers.js'
 
 const DAY = 24 * HOUR
@@ -180,7 +180,7 @@ describe('cast feed', () => {
 
   afterEach(() => h.cleanup())
 
-  const ids = (r: {stdout: string}): string[] => json(r).sessions.map((s: {native_id: string}) => s.native_id)
+  const ids = (r: RunResult): string[] => json(r).sessions.map((s: {native_id: string}) => s.native_id)
 
   it("lists everyone's recent sessions at or under this directory, newest first, as a table", async () => {
     const r = await cast(h, ['feed'], {cwd: proj})
