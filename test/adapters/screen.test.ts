@@ -29,6 +29,11 @@ const S = {
 
 
 `,
+  claudeApprovalPlain: `
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. No, and tell Claude what to do differently (esc)
+`,
   claudeApprovalBoxed: `
 ╭──────────────────────────────────────────────────────────────╮
 │ Edit file                                                    │
@@ -288,8 +293,9 @@ dev@box:~/app$
 describe('matchScreen over captured screens of every agent', () => {
   it.each`
     agent            | screen                         | kind          | text
-    ${'claude_code'} | ${S.claudeApproval}            | ${'approval'} | ${'Do you want to proceed?'}
-    ${'claude_code'} | ${S.claudeApprovalBoxed}       | ${'approval'} | ${'Do you want to make this edit to parser.ts?'}
+    ${'claude_code'} | ${S.claudeApproval}            | ${'approval'} | ${'rm -rf build'}
+    ${'claude_code'} | ${S.claudeApprovalPlain}       | ${'approval'} | ${'Do you want to proceed?'}
+    ${'claude_code'} | ${S.claudeApprovalBoxed}       | ${'approval'} | ${'parser.ts'}
     ${'claude_code'} | ${S.claudeTrust}               | ${'approval'} | ${'Do you trust the files in this folder?'}
     ${'claude_code'} | ${S.claudeQuestion}            | ${'question'} | ${'Enter to select · ↑/↓ to navigate · Esc to cancel'}
     ${'claude_code'} | ${S.claudeBusy}                | ${'busy'}     | ${'✢ Hullaballooing… (53s · ↓ 749 tokens · esc to interrupt)'}
@@ -297,23 +303,23 @@ describe('matchScreen over captured screens of every agent', () => {
     ${'claude_code'} | ${S.claudeError}               | ${'error'}    | ${'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired."}} · Please run /login'}
     ${'claude_code'} | ${S.claudeErrorInToolOutput}   | ${'idle'}     | ${''}
     ${'claude_code'} | ${S.claudeIdle}                | ${'idle'}     | ${''}
-    ${'codex'}       | ${S.codexApproval}             | ${'approval'} | ${'Would you like to run the following command?'}
+    ${'codex'}       | ${S.codexApproval}             | ${'approval'} | ${'pnpm test --filter api'}
     ${'codex'}       | ${S.codexQuestion}             | ${'question'} | ${'enter to submit answer · esc to cancel'}
     ${'codex'}       | ${S.codexBusy}                 | ${'busy'}     | ${'• Working (12s • esc to interrupt)'}
     ${'codex'}       | ${S.codexError}                | ${'error'}    | ${'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)'}
     ${'codex'}       | ${S.codexIdle}                 | ${'idle'}     | ${'Ask Codex to do anything'}
-    ${'gemini'}      | ${S.geminiApproval}            | ${'approval'} | ${"Allow execution of: 'npm'?"}
+    ${'gemini'}      | ${S.geminiApproval}            | ${'approval'} | ${'npm'}
     ${'gemini'}      | ${S.geminiBusy}                | ${'busy'}     | ${'⠏ Analyzing the test output (esc to cancel, 12s)'}
     ${'gemini'}      | ${S.geminiError}               | ${'error'}    | ${'[API Error: got status: 429 Too Many Requests. {"error":{"code":429,"message":"Resource exhausted"}}]'}
     ${'gemini'}      | ${S.geminiIdle}                | ${'idle'}     | ${'Type your message or @path/to/file'}
-    ${'opencode'}    | ${S.opencodeApproval}          | ${'approval'} | ${'△ Permission required'}
+    ${'opencode'}    | ${S.opencodeApproval}          | ${'approval'} | ${'Bash: rm -rf dist'}
     ${'opencode'}    | ${S.opencodeQuestion}          | ${'question'} | ${'↑↓ select enter submit esc dismiss'}
     ${'opencode'}    | ${S.opencodeBusy}              | ${'busy'}     | ${'⬝⬝⬝■■■ esc interrupt'}
     ${'opencode'}    | ${S.opencodeIdle}              | ${'idle'}     | ${'Ask anything... "Fix a TODO in the codebase"'}
     ${'copilot'}     | ${S.copilotApproval}           | ${'approval'} | ${'Do you want to run this command?'}
     ${'copilot'}     | ${S.copilotBusy}               | ${'busy'}     | ${'⠹ Thinking (Esc to cancel)'}
     ${'copilot'}     | ${S.copilotIdle}               | ${'idle'}     | ${''}
-    ${'cursor'}      | ${S.cursorApproval}            | ${'approval'} | ${'Run this command?'}
+    ${'cursor'}      | ${S.cursorApproval}            | ${'approval'} | ${'npm test -- --watch=false'}
     ${'cursor'}      | ${S.cursorBusy}                | ${'busy'}     | ${'ctrl+c to stop'}
     ${'cursor'}      | ${S.cursorIdle}                | ${'idle'}     | ${'How can I help you?'}
     ${'pi'}          | ${S.piBusy}                    | ${'busy'}     | ${'⠙ Working... (esc to interrupt)'}

@@ -9,6 +9,9 @@ import type {ScreenPatterns} from '../screen.js'
 export const claudeScreenPatterns: ScreenPatterns = {
   agent: 'claude_code',
   approval: [
+    // What is to be approved, when the dialog shows it: the command of a Bash call, the file of an edit.
+    String.raw`^\s*Bash command\s*\n\s*(\S[^\n]*)\n(?:[^\n]*\n){0,8}?\s*(?:Do you want|Would you like)`,
+    String.raw`(?:Do you want|Would you like) to (?:make this edit to|create|write to|overwrite) ([^\n?]+)\?`,
     // The dialog: its question, then the numbered choices (` ❯ 1. Yes`).
     String.raw`^\s*((?:Do you want|Would you like)[^\n]*\?)\s*\n(?:[^\n]*\n){0,3}?\s*(?:❯\s*)?1\.\s*Yes`,
     String.raw`No, and tell Claude what to do differently`,

@@ -9,6 +9,8 @@ import type {ScreenPatterns} from '../screen.js'
 export const codexScreenPatterns: ScreenPatterns = {
   agent: 'codex',
   approval: [
+    // The command, shown under the question (`$ pnpm test`), after an optional `Reason:` line.
+    String.raw`Would you like to run the following command\?\s*\n(?:[^\n]*\n){0,3}?\s*\$ ([^\n]+)`,
     String.raw`((?:Would you like to (?:run the following command|make the following edits|grant these permissions)|Allow command)[^\n]*\?)`,
     String.raw`Yes, proceed \(y\)`,
     String.raw`No, and tell Codex what to do differently`,

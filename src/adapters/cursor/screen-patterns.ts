@@ -8,7 +8,8 @@ import type {ScreenPatterns} from '../screen.js'
 export const cursorScreenPatterns: ScreenPatterns = {
   agent: 'cursor',
   approval: [
-    // The question, then its choices (`Run (y) (enter)   Skip (esc or n)`).
+    // The question, the command or file, then the choices (`Run (y) (enter)   Skip (esc or n)`).
+    String.raw`/^\s*(?:run|write to|delete)[^\n]*\?\s*\n\s*([^\n]+)\n(?:[^\n]*\n){0,2}?[^\n]*\(y\)/i`,
     String.raw`/^\s*((?:run|write to|delete)[^\n]*\?)\s*\n(?:[^\n]*\n){0,3}?[^\n]*\(y\)/i`,
     String.raw`\(y\) \(enter\)`,
     String.raw`keep \(n\)`,

@@ -9,6 +9,7 @@ import type {ScreenPatterns} from '../screen.js'
 export const geminiScreenPatterns: ScreenPatterns = {
   agent: 'gemini',
   approval: [
+    String.raw`Allow execution of:?\s*'?([^'?\n]+?)'?\?`,
     String.raw`^\s*((?:Apply this change|Allow execution|Do you want to proceed)[^\n]*)`,
     String.raw`Waiting for user confirmation`,
     String.raw`^\s*(?:[●❯]\s*)?(?:\d+\.\s*)?(?:Yes, )?[Aa]llow once`,

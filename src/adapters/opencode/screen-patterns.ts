@@ -8,7 +8,10 @@ import type {ScreenPatterns} from '../screen.js'
 
 export const opencodeScreenPatterns: ScreenPatterns = {
   agent: 'opencode',
-  approval: [String.raw`(△\s*Permission required[^\n]*)`, String.raw`^\s*(Permission required[^\n]*)`],
+  approval: [
+    // The request under the banner (`→ Bash: rm -rf dist`).
+    String.raw`Permission required[^\n]*\n\s*(?:→\s*)?(\S[^\n]*)`,
+    String.raw`(△\s*Permission required[^\n]*)`, String.raw`^\s*(Permission required[^\n]*)`],
   busy: [
     String.raw`/esc\s+(?:to\s+)?interrupt/i`,
     String.raw`^\s*(?:Thinking|Generating|Building tool call|Waiting for tool response)\.\.\.`,

@@ -137,7 +137,9 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
     case 'question':
     case 'error': {
       if (stale) return facts
-      const block: HardBlock = {at: obs.since, source, text: obs.text || obs.kind}
+      // An approval's text names what is to be approved (`approve rm -rf build?`): no question mark of its own.
+      const text = (obs.kind === 'approval' ? obs.text.replace(/\?+$/, '') : obs.text) || obs.kind
+      const block: HardBlock = {at: obs.since, source, text}
       return {...facts, [obs.kind]: block, sources: {...facts.sources, [obs.kind]: source}}
     }
 

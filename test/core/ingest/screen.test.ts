@@ -140,7 +140,7 @@ describe('the tmux sweep (real tmux server)', () => {
 
     expect(stats).toMatchObject({agentPanes: 1, calls: 2, mapped: 1, tmux: 'ok', written: 1})
     const r = row(CLAUDE_ID)
-    expect(r.facts.approval).toMatchObject({source: {kind: 'screen', ref: `tmux ${pane.id} (main:0.0)`}, text: 'Do you want to proceed?'})
+    expect(r.facts.approval).toMatchObject({source: {kind: 'screen', ref: `tmux ${pane.id} (main:0.0)`}, text: 'rm -rf build'})
     expect(r.facts.sources['approval']).toEqual({kind: 'screen', ref: `tmux ${pane.id} (main:0.0)`})
     expect(r).toMatchObject({bucket: 'questions', reason: 'approval', state: 'needs_input'})
   })
@@ -192,7 +192,7 @@ describe('the tmux sweep (real tmux server)', () => {
 
     sweep()
 
-    expect(row(CODEX_ID).facts.approval).toMatchObject({source: {kind: 'screen'}, text: 'Would you like to run the following command?'})
+    expect(row(CODEX_ID).facts.approval).toMatchObject({source: {kind: 'screen'}, text: 'psql -f migrations/0008_uuid.sql'})
     expect(row(CODEX_ID)).toMatchObject({reason: 'approval', state: 'needs_input'})
   })
 

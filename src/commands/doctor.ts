@@ -1,0 +1,298 @@
+import type {ScreenSweepStats} from '../core/ingest/screen.js'
+import type {AgentStoreStats} from '../core/store/doctor.js'
+import type {Store} from '../core/store/store.js'
+import {BaseCommand} from '../lib/base-command.js'
+
+/** State sources, best first: what can tell cast that a session waits. */
+const SOURCE_ORDER = ['hooks', 'registry', 'lock', 'open_file', 'transcript', 'screen'] as const
+export type StateSource = (typeof SOURCE_ORDER)[number]
+
+export interface DoctorRoot {
+  readonly path: string
+  readonly exists: boolean
+}
+
+export interface DoctorHooks {
+  /** installed | partial | stale | not_installed | error (from `cast hooks status`), unsupported, unknown. */
+  readonly state: string
+  readonly file: string | null
+  readonly binary: string | null
+  readonly binary_exists: boolean | null
+  readonly note: string | null
+}
+
+export interface DoctorAdapter {
+  readonly agent: string
+  readonly label: string
+  readonly roots: DoctorRoot[]
+  readonly sessions: number
+  readonly files: number
+  readonly parse_errors: number
+  readonly hooks: DoctorHooks
+  /** Sources that have spoken (or could, for the screen), best first. */
+  readonly sources: StateSource[]
+  /** The best of them, or null when cast has nothing to read for this agent. */
+  readonly state_source: StateSource | null
+  /** Sessions per process-claim source kind (registry, lock; process: a file the agent holds open). */
+  readonly claims: Record<string, number>
+  readonly hook_sessions: number
+  readonly screen_sessions: number
+  /** How many screen patterns per kind (after the config's). */
+  readonly screen_patterns: Record<string, number>
+}
+
+export interface DoctorProblem {
+  readonly agent: string | null
+  readonly message: string
+  readonly fix: string | null
+}
+
+export interface DoctorReport {
+  readonly ok: boolean
+  readonly store: {
+    readonly path: string
+    readonly ok: boolean
+    readonly schema_version: number | null
+    readonly sessions: number | null
+    readonly files: number | null
+    readonly parse_errors: number | null
+    readonly error: string | null
+  }
+  readonly tmux: {
+    readonly binary: string | null
+    readonly server: boolean
+    readonly socket: string | null
+    readonly panes: number
+    readonly agent_panes: number
+    readonly read: number
+    readonly error: string | null
+  }
+  readonly config: {readonly path: string; readonly exists: boolean; readonly screen_pattern_errors: string[]}
+  readonly adapters: DoctorAdapter[]
+  readonly warnings: string[]
+  readonly problems: DoctorProblem[]
+}
+
+export default class Doctor extends BaseCommand {
+  static override description = `For every agent cast reads: where it looks (each root, and whether it exists), how many
+sessions it found, the files it read and their malformed lines, whether cast's hooks are
+installed, and the best source of state it has (hooks, then a process registry or lock file,
+then the transcript, then the tmux screen). Then the store, tmux and the config.
+
+Exits 1 only for a real problem: a store cast cannot read, or a hook that points at a cast-hook
+binary that is not there (the agent would fail running it). Everything else is reported, with
+what to run, and exits 0.`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+  static override summary = 'Check what cast can read on this machine, agent by agent.'
+
+  async run(): Promise<DoctorReport> {
+    await this.parse(Doctor)
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const {ADAPTERS} = await import('../adapters/index.js')
+    const {SCREEN_KINDS, screenMatcher} = await import('../adapters/screen.js')
+    const {HOOK_SPECS, NO_HOOKS, hooksStatus, tildePath} = await import('../lib/hooks-install.js')
+    const {adapterEnv, makeIngester, syncBeforeRead} = await import('../lib/ingest.js')
+    const {configPath} = await import('../lib/config.js')
+    const {castHome} = await import('../lib/env.js')
+    const {readScreenOverrides, screenSweepOf, tmuxBinary, tmuxServer} = await import('../core/ingest/screen.js')
+    const {agentStoreStats, spoolParseErrors, storeHealth} = await import('../core/store/doctor.js')
+    const env = this.env
+    const clock = this.clock()
+    const problems: DoctorProblem[] = []
+    const warnings: string[] = []
+
+    // The store: open it, check it, bring it up to date.
+    const dbPath = path.join(castHome(env), 'cast.db')
+    let store: Store | null = null
+    let storeReport: DoctorReport['store'] = {error: null, files: null, ok: false, parse_errors: null, path: dbPath, schema_version: null, sessions: null}
+    let stats = new Map<string, AgentStoreStats>()
+    let sweep: ScreenSweepStats | null = null
+    let schemaVersion: number | null = null
+    try {
+      store = await this.openStore()
+      const health = storeHealth(store)
+      if (health.check !== 'ok') throw new Error(`integrity check failed: ${health.check}`)
+      schemaVersion = health.schemaVersion
+    } catch (error) {
+      const message = (error as Error).message
+      store = null
+      storeReport = {...storeReport, error: message}
+      problems.push({agent: null, fix: `Check the file's permissions, or move it aside and let cast create a new one: ${dbPath}`, message: `The store cannot be read: ${message}`})
+    }
+
+    if (store !== null) {
+      try {
+        syncBeforeRead(store, env, clock, this.me)
+      } catch (error) {
+        warnings.push(`Reading the agents' files failed: ${(error as Error).message}`)
+      }
+
+      sweep = screenSweepOf(makeIngester(store, env, clock, this.me))?.() ?? null
+      stats = agentStoreStats(store)
+      storeReport = {
+        error: null,
+        files: store.countFiles(),
+        ok: true,
+        parse_errors: store.totalParseErrors(),
+        path: dbPath,
+        schema_version: schemaVersion,
+        sessions: store.countSessions(),
+      }
+      const bad = spoolParseErrors(store)
+      if (bad > 0) warnings.push(`${bad} hook payload(s) in the spool could not be read and were skipped.`)
+    }
+
+    // tmux and the config.
+    const cfg = configPath(env)
+    const overrides = readScreenOverrides(cfg)
+    const matcher = screenMatcher(overrides)
+    const cfgExists = fs.existsSync(cfg)
+    for (const e of matcher.errors) warnings.push(`Config ${cfg}: ${e} (pattern ignored).`)
+    const tmuxBin = tmuxBinary(env)
+    const {server} = tmuxServer(env)
+    const tmux: DoctorReport['tmux'] = {
+      agent_panes: sweep?.agentPanes ?? 0,
+      binary: tmuxBin,
+      error: sweep?.error ?? null,
+      panes: sweep?.panes ?? 0,
+      read: sweep?.mapped ?? 0,
+      server: server !== null && sweep?.tmux !== 'no_server',
+      socket: server?.socket ?? null,
+    }
+
+    // Each adapter.
+    const ctx = adapterEnv(env)
+    const adapters: DoctorAdapter[] = ADAPTERS.map((adapter) => {
+      const roots = [...new Set(adapter.roots(ctx))].map((p) => ({exists: fs.existsSync(p), path: p}))
+      const s = stats.get(adapter.agent)
+      const spec = HOOK_SPECS.find((h) => h.agent === adapter.agent)
+      let hooks: DoctorHooks
+      if (spec) {
+        const st = hooksStatus(spec, {env})
+        const hasCommand = st.command !== null
+        hooks = {
+          binary: st.binary,
+          binary_exists: hasCommand ? st.binary_exists : null,
+          file: st.file,
+          note: st.error,
+          state: st.state,
+        }
+        if (hasCommand && !st.binary_exists) {
+          problems.push({
+            agent: adapter.agent,
+            fix: `cast hooks install ${spec.name}`,
+            message: `${adapter.label}'s hooks run ${st.binary ?? st.command}, which does not exist: every hook the agent fires fails.`,
+          })
+        }
+
+        const notify = st.toml
+        if (notify && (notify.state === 'installed' || notify.state === 'stale') && notify.value) {
+          const bin = /[^\s"',[\]]*cast-hook\b/.exec(notify.value)?.[0]
+          if (bin && !fs.existsSync(bin)) {
+            problems.push({agent: adapter.agent, fix: `cast hooks install ${spec.name}`, message: `${adapter.label}'s ${notify.key} runs ${bin}, which does not exist.`})
+          }
+        }
+
+        if (st.state === 'error') warnings.push(`${adapter.label}: cannot read ${st.file}: ${st.error ?? 'unreadable'}.`)
+      } else {
+        const why = NO_HOOKS[adapter.agent]
+        hooks = {binary: null, binary_exists: null, file: null, note: why ?? null, state: why ? 'unsupported' : 'unknown'}
+      }
+
+      const claims = s?.claims ?? {}
+      const sources: StateSource[] = []
+      const hooksOn = ['installed', 'partial', 'stale'].includes(hooks.state) && hooks.binary_exists !== false
+      if (hooksOn) sources.push('hooks')
+      if ((claims['registry'] ?? 0) > 0) sources.push('registry')
+      if ((claims['lock'] ?? 0) > 0) sources.push('lock')
+      if ((claims['process'] ?? 0) > 0) sources.push('open_file')
+      const found = (s?.files ?? 0) > 0 || (s?.sessions ?? 0) > 0
+      if (found) sources.push('transcript')
+      const compiled = matcher.patterns.find((p) => p.agent === adapter.agent)
+      const patternCounts = Object.fromEntries(SCREEN_KINDS.map((k) => [k, compiled?.kinds[k].length ?? 0]))
+      // The screen only adds to sessions cast already knows from the agent's files.
+      if (found && tmuxBin !== null && Object.values(patternCounts).some((n) => n > 0)) sources.push('screen')
+      sources.sort((a, b) => SOURCE_ORDER.indexOf(a) - SOURCE_ORDER.indexOf(b))
+      return {
+        agent: adapter.agent,
+        claims,
+        files: s?.files ?? 0,
+        hook_sessions: s?.hookSessions ?? 0,
+        hooks,
+        label: adapter.label,
+        parse_errors: s?.parseErrors ?? 0,
+        roots,
+        screen_patterns: patternCounts,
+        screen_sessions: s?.screenSessions ?? 0,
+        sessions: s?.sessions ?? 0,
+        sources,
+        state_source: sources[0] ?? null,
+      }
+    })
+
+    const report: DoctorReport = {
+      adapters,
+      config: {exists: cfgExists, path: cfg, screen_pattern_errors: [...matcher.errors]},
+      ok: problems.length === 0,
+      problems,
+      store: storeReport,
+      tmux,
+      warnings,
+    }
+    if (problems.length > 0) process.exitCode = 1
+    if (this.jsonEnabled()) return report
+
+    const t = (p: string): string => tildePath(p, env)
+    const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
+    const st = report.store
+    this.log(
+      st.ok
+        ? `store    ${t(st.path)}: ok (schema ${st.schema_version}, ${plural(st.sessions ?? 0, 'session')}, ${plural(st.files ?? 0, 'file')} read, ${plural(st.parse_errors ?? 0, 'malformed line')} skipped)`
+        : `store    ${t(st.path)}: UNREADABLE (${st.error})`,
+    )
+    if (tmux.binary === null) this.log('tmux     not installed: no screen fallback')
+    else if (!tmux.server) this.log(`tmux     ${tmux.binary}: no server running (the screen is read once one runs)`)
+    else this.log(`tmux     ${tmux.binary}: ${plural(tmux.panes, 'pane')}, ${tmux.agent_panes} running an agent, ${tmux.read} tied to a session${tmux.error ? ` (error: ${tmux.error})` : ''}`)
+    this.log(`config   ${t(cfg)}${cfgExists ? '' : ' (none)'}${Object.keys(overrides).length > 0 ? `: screen_patterns for ${Object.keys(overrides).join(', ')}` : ''}`)
+    const HOOKS: Record<string, string> = {
+      error: 'settings unreadable',
+      installed: 'installed',
+      not_installed: 'not installed',
+      partial: 'partly installed',
+      stale: 'installed, stale',
+      unknown: 'unknown',
+      unsupported: 'none (the agent has no shell hooks)',
+    }
+    for (const a of adapters) {
+      this.log('')
+      this.log(`${a.label} (${a.agent})  best source: ${a.state_source ?? 'none'}`)
+      for (const [i, r] of a.roots.entries()) this.log(`  ${i === 0 ? 'roots   ' : '        '}  ${t(r.path)}  ${r.exists ? 'ok' : 'missing'}`)
+      this.log(`  sessions  ${a.sessions} · ${plural(a.files, 'file')} read · ${plural(a.parse_errors, 'malformed line')} skipped`)
+      const h = a.hooks
+      const where = h.file ? ` (${t(h.file)})` : ''
+      const bin = h.binary_exists === false ? `, binary MISSING: ${h.binary ?? '?'}` : ''
+      const hint = h.state === 'not_installed' || h.state === 'stale' || h.state === 'partial' ? ` · cast hooks install ${HOOK_SPECS.find((x) => x.agent === a.agent)?.name}` : ''
+      this.log(`  hooks     ${HOOKS[h.state] ?? h.state}${where}${bin}${hint}`)
+      const parts = a.sources.map((src) => {
+        if (src === 'hooks') return `hooks (${plural(a.hook_sessions, 'session')})`
+        if (src === 'registry' || src === 'lock') return `${src} (${plural(a.claims[src] ?? 0, 'session')})`
+        if (src === 'open_file') return `open file handle (${plural(a.claims['process'] ?? 0, 'session')})`
+        if (src === 'screen') return `screen (${a.screen_sessions} read now)`
+        return src
+      })
+      this.log(`  sources   ${parts.length > 0 ? parts.join(' > ') : 'none yet (no sessions found)'}`)
+    }
+
+    this.log('')
+    for (const w of warnings) this.log(`warning: ${w}`)
+    if (problems.length === 0) {
+      this.log('No problems found.')
+    } else {
+      this.log(`${plural(problems.length, 'problem')}:`)
+      for (const p of problems) this.log(`  ✗ ${p.message}${p.fix ? `\n    fix: ${p.fix}` : ''}`)
+    }
+
+    return report
+  }
+}
