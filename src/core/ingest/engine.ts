@@ -198,8 +198,21 @@ export class Ingester {
     }
 
     if (!st.isFile()) return null
-    const mtimeMs = Math.floor(st.mtimeMs)
-    const same = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === mtimeMs
+    let mtimeMs = Math.floor(st.mtimeMs)
+    let size = st.size
+    if (d.match.kind === 'sqlite') {
+      // WAL: commits land in <db>-wal and reach the main file only at a checkpoint, so the
+      // database has changed when either file has.
+      try {
+        const wal = fs.statSync(`${d.path}-wal`)
+        mtimeMs = Math.max(mtimeMs, Math.floor(wal.mtimeMs))
+        size += wal.size
+      } catch {
+        // no -wal file: the main file says it all
+      }
+    }
+
+    const same = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === size && prev.mtimeMs === mtimeMs
     const holder = holders.get(d.path) ?? null
     if (same) {
       // Unchanged bytes; only the process holding it open may have changed.
@@ -227,7 +240,7 @@ export class Ingester {
       mtimeMs,
       path: d.path,
       readAt: now,
-      size: st.size,
+      size,
     }
     stats.read++
     try {
@@ -236,30 +249,29 @@ export class Ingester {
         const text = fs.readFileSync(d.path, 'utf8')
         stats.bytes += st.size
         let contributions: Contribution[]
-        let parseErrors = 0
         try {
           contributions = d.adapter.parseWhole?.(d.path, text, d.match) ?? []
         } catch {
-          // A file caught mid-rewrite: counted; the next change re-reads it.
-          contributions = []
-          parseErrors = 1
+          // A file caught mid-rewrite: counted in this pass; what it said before stands, and the
+          // next pass reads it again (its row is not updated, so it still looks changed).
+          stats.parseErrors++
+          return null
         }
 
-        stats.parseErrors += parseErrors
-        return {contributions, row: {...base, offset: st.size, parseErrors, state: null}}
+        return {contributions, row: {...base, offset: st.size, parseErrors: 0, state: null}}
       }
 
-      // SQLite: opened read-only; a locked or half-written database is retried on the next change.
-      let contributions: Contribution[] = []
-      let parseErrors = 0
+      // SQLite: opened read-only; a locked or half-written database keeps what it said before and
+      // is tried again on the next pass.
+      let contributions: Contribution[]
       try {
         contributions = this.readSqlite(d)
       } catch {
-        parseErrors = 1
+        stats.parseErrors++
+        return null
       }
 
-      stats.parseErrors += parseErrors
-      return {contributions, row: {...base, offset: st.size, parseErrors, state: null}}
+      return {contributions, row: {...base, offset: st.size, parseErrors: 0, state: null}}
     } catch {
       return null
     }
@@ -291,11 +303,18 @@ export class Ingester {
     const match = d.match as FileMatch & {kind: 'jsonl'}
     if (!parser) return {contributions: [], row: {...base, offset: st.size, parseErrors: 0, state: null}}
     // Same file grown: resume. Replaced or shrunk: start over.
-    const resume = prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset && prev.state !== null
+    let resume = prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset && prev.state !== null
+    // A file rewritten in place (same inode, e.g. a migration to a new format) must not be resumed
+    // mid-line: the bytes just before the stored offset must still be the ones read last time.
+    if (resume && prev!.offset > 0) {
+      const fp = (JSON.parse(prev!.state!) as {__fp?: string}).__fp
+      if (fp !== undefined && fp !== tailPrint(d.path, prev!.offset)) resume = false
+    }
+
     let state: Record<string, unknown>
     let offset: number
     let parseErrors: number
-    if (resume) {
+    if (resume && prev) {
       state = JSON.parse(prev.state!) as Record<string, unknown>
       offset = prev.offset
       parseErrors = prev.parseErrors
@@ -331,8 +350,10 @@ export class Ingester {
       fs.closeSync(fd)
     }
 
+    delete state.__fp
     const contributions = this.jsonlContributions(d, state, holder, before)
-    const saved = holder === null ? state : {...state, __holder: holder}
+    const fp = offset > 0 ? tailPrint(d.path, offset) : undefined
+    const saved = {...state, __fp: fp, __holder: holder ?? undefined}
     return {contributions, row: {...base, offset, parseErrors, state: JSON.stringify(saved)}}
   }
 
@@ -341,6 +362,7 @@ export class Ingester {
     const parser = d.adapter.jsonl!
     const clean = {...state}
     delete clean.__holder
+    delete clean.__fp
     const match = d.match as FileMatch & {kind: 'jsonl'}
     const list = parser.contributions(clean, d.path, match)
     const pid = holder ?? before
@@ -490,6 +512,20 @@ export class Ingester {
     if (due.length === 0) return 0
     return this.store.reconcile(now, due).transitions
   }
+}
+
+/** Up to 32 bytes just before `offset`, hex: where an incremental read resumes. */
+function tailPrint(file: string, offset: number): string {
+  const n = Math.min(32, offset)
+  const buf = Buffer.alloc(n)
+  const fd = fs.openSync(file, 'r')
+  try {
+    fs.readSync(fd, buf, 0, n, offset - n)
+  } finally {
+    fs.closeSync(fd)
+  }
+
+  return buf.toString('hex')
 }
 
 /**

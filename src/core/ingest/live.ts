@@ -96,6 +96,8 @@ export class LiveIngester {
     })
     const onEvent = (p: string): void => {
       if (this.stopped) return
+      // A SQLite source changes through its -wal file: the database is what to read.
+      if (p.endsWith('-wal')) p = p.slice(0, -'-wal'.length)
       for (const d of extra) {
         if (p === d || p.startsWith(d + path.sep)) {
           this.opts.onExtra?.()

@@ -93,7 +93,7 @@ describe('OpenCode through the ingest engine', () => {
     expect(row(ID.settled)).toMatchObject({reason: 'turn_pending', state: 'working'})
   })
 
-  it.fails('a write still in the -wal file (OpenCode running, no checkpoint yet) is read (needs the engine to watch -wal)', () => {
+  it('a write still in the -wal file (OpenCode running, no checkpoint yet) is read', () => {
     buildDb(dbFile(), pick(ID.settled))
     ingester.sync()
     const db = new Database(dbFile())

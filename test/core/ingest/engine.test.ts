@@ -134,3 +134,19 @@ describe('incremental ingest of Claude Code transcripts', () => {
     expect(row().facts.process).toMatchObject({alive: false, pid: 999_999})
   })
 })
+
+describe('files rewritten in place', () => {
+  it('starts over when the bytes before the stored offset changed (same inode, larger file)', () => {
+    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Old format', sessionId: SID}))
+    ingester.sync()
+    expect(row().facts.messages).toBe(2)
+
+    // Same inode, rewritten with different (longer) content: e.g. an agent migrating its file format.
+    const rewritten = claudeLines({at: new Date(clock - 60_000), cwd: CWD, prompt: 'New format, a longer first prompt', sessionId: SID}) + userLine('and more', new Date(clock - 30_000))
+    fs.writeFileSync(transcript(), rewritten)
+    ingester.sync()
+
+    expect(row().facts).toMatchObject({messages: 3, title: 'New format, a longer first prompt'})
+    expect(store.totalParseErrors()).toBe(0)
+  })
+})
