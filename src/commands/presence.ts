@@ -9,14 +9,14 @@ export default class Presence extends BaseCommand {
   }
   static override description = `Says whether you are there to answer, so agents know how long a question may block on you.
 
-  online   a question may wait indefinitely (the default)
-  away     never block on you: "cast decide --wait" takes the recommended option at once,
-           marks the card auto-decided, and leaves the note in your inbox
+  online: a question may wait indefinitely (the default).
+  away: never block on you. "cast decide --wait" takes the recommended option at once, marks the card auto-decided and leaves the note in your inbox.
 
-Custom presences come from the config, each with a wait budget and instructions, e.g.
+Custom presences come from the config, each with a wait budget and instructions:
+
   "presences": [{"name": "focus", "wait_budget": "15m", "instructions": "Batch questions."}]
---for D makes it lapse back to online after D. An agent reads the instructions with
-"cast presence --json".`
+
+--for D makes it lapse back to online after D. An agent reads the instructions with "cast presence --json".`
   static override examples = [
     '<%= config.bin %> <%= command.id %> away --for 2h',
     '<%= config.bin %> <%= command.id %> online',

@@ -10,20 +10,11 @@ export default class Spawn extends BaseCommand {
   static override args = {
     prompt: Args.string({description: 'The task: the agent\'s first prompt. "-" reads it from stdin.', required: true}),
   }
-  static override description = `Starts an agent on a task in a new tmux window (inside tmux: the current session; else a
-detached session named "cast"), or with --headless as a background process whose output goes
-to $CAST_HOME/runs/. Waits until the session appears in cast's store and prints its id; with
---json, the session object.
+  static override description = `Starts an agent on a task in a new tmux window (inside tmux: the current session; else a detached session named "cast"), or with --headless as a background process whose output goes to $CAST_HOME/runs/. Waits until the session appears in cast's store and prints its id; with --json, the session object.
 
-Where the agent lets cast choose its session id (claude --session-id), the id is fixed up front
-and the agent gets CAST_SESSION, so its own "cast state" needs no flag. The command run for each
-agent comes from the config ("agents": {"claude": {"interactive": [...], "headless": [...]}},
-with {prompt}, {id}, {cwd}); the defaults are the agents' own CLIs.
+Where the agent lets cast choose its session id (claude --session-id), the id is fixed up front and the agent gets CAST_SESSION, so its own "cast state" needs no flag. The command run for each agent comes from the config ("agents": {"claude": {"interactive": [...], "headless": [...]}}, with {prompt}, {id}, {cwd}); the defaults are the agents' own CLIs.
 
---label files the session under your label L from its first transition on, so
-"cast sessions -w --json --label L" follows it. --parent makes it a subagent of SESSION (folded
-under it in the inbox): a tree is at most 3 levels deep below its root and holds at most 5
-spawned sessions, finished ones included; past either cap spawn refuses with exit 5.`
+--label files the session under your label L from its first transition on, so "cast sessions -w --json --label L" follows it. --parent makes it a subagent of SESSION (folded under it in the inbox): a tree is at most 3 levels deep below its root and holds at most 5 spawned sessions, finished ones included; past either cap spawn refuses with exit 5.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --agent claude --label fleet "Fix the flaky auth test"',
     {command: 'id=$(<%= config.bin %> <%= command.id %> --agent claude --label fleet --json "Write the migration" | jq -r .id)', description: 'Keep the id for send and wait.'},

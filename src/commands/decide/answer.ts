@@ -8,13 +8,9 @@ export default class DecideAnswer extends BaseCommand {
     card: Args.string({description: 'Card id or a unique prefix (4+ characters).', required: true}),
     choice: Args.string({description: 'The option: its number, or its label.', required: true}),
   }
-  static override description = `Answers a decision card: the card leaves Questions, and an agent blocked in
-"cast decide --wait" gets the chosen label at once. When nobody is waiting on the card, the
-answer is also delivered to the session as its next turn (as "cast send" would: typed into its
-tmux pane, or resumed headless).
+  static override description = `Answers a decision card: the card leaves Questions, and an agent blocked in "cast decide --wait" gets the chosen label at once. When nobody is waiting on the card, the answer is also delivered to the session as its next turn (as "cast send" would: typed into its tmux pane, or resumed headless).
 
-Answering a card the agent auto-decided while you were away confirms it (same option: nothing
-is sent) or changes it (another option: the change is sent to the session).`
+Answering a card the agent auto-decided while you were away confirms it (same option: nothing is sent) or changes it (another option: the change is sent to the session).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> d7k2xq4 2',
     '<%= config.bin %> <%= command.id %> d7k2 "Wide table" --note "and add an index on ts"',

@@ -11,15 +11,9 @@ export default class Decide extends BaseCommand {
   static override args = {
     question: Args.string({description: 'The one question you need the person to decide.', required: true}),
   }
-  static override description = `Posts a decision card to your session: one question, 2 to 9 priced options ("LABEL :: what it
-costs or does"), your recommendation and your reasoning. The session moves to Questions until
-the person answers with "cast decide answer CARD N".
+  static override description = `Posts a decision card to your session: one question, 2 to 9 priced options ("LABEL :: what it costs or does"), your recommendation and your reasoning. The session moves to Questions until the person answers with "cast decide answer CARD N".
 
-With --wait the command blocks until the answer comes and prints the chosen label (with --json
-the whole card). It never blocks past the person's presence: while they are away (or in a
-custom presence whose wait budget ran out) it takes the recommended option, else the first,
-marks the card auto-decided with a note the inbox shows, and returns it. --timeout gives up
-with exit 124 and leaves the card open.
+With --wait the command blocks until the answer comes and prints the chosen label (with --json the whole card). It never blocks past the person's presence: while they are away (or in a custom presence whose wait budget ran out) it takes the recommended option, else the first, marks the card auto-decided with a note the inbox shows, and returns it. --timeout gives up with exit 124 and leaves the card open.
 
 Without --wait, the answer is delivered to your session as its next turn when it comes.`
   static override examples = [

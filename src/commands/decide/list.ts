@@ -3,10 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 
 export default class DecideList extends BaseCommand {
-  static override description = `Lists the decision cards waiting on you, oldest first: the card id, the session, how long it
-has waited, the question and the options (* marks the recommended one). A card an agent
-auto-decided while you were away stays here, marked "auto", until you confirm or change it with
-"cast decide answer". Cards of sessions owned by others are left out unless --all.`
+  static override description = `Lists the decision cards waiting on you, oldest first: the card id, the session, how long it has waited, the question and the options (* marks the recommended one). A card an agent auto-decided while you were away stays here, marked "auto", until you confirm or change it with "cast decide answer". Cards of sessions owned by others are left out unless --all.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override flags = {
     all: Flags.boolean({summary: "Include cards of sessions owned by others."}),

@@ -12,17 +12,11 @@ export default class Schedule extends BaseCommand {
     session: Args.string({description: 'The session to message (id or prefix). Omit it to schedule into your own session.'}),
     message: Args.string({description: 'The message; "-" reads it from stdin.'}),
   }
-  static override description = `Arms a message to be sent into a session later, once (--at T or --in D) or again and again
-(--every D, first at --at/--in or one interval from now). It is delivered through "cast send"
-by "cast daemon" or "cast snooze sweep" (cron), exactly once per occurrence even when both run
-at the same moment.
+  static override description = `Arms a message to be sent into a session later, once (--at T or --in D) or again and again (--every D, first at --at/--in or one interval from now). It is delivered through "cast send" by "cast daemon" or "cast snooze sweep" (cron), exactly once per occurrence even when both run at the same moment.
 
-An armed schedule is a wake cast can verify: a settled session with a recurring schedule, or
-one that declared done with a one-shot armed, reads dormant (reason trigger). A kill cancels
-the session's schedules.
+An armed schedule is a wake cast can verify: a settled session with a recurring schedule, or one that declared done with a one-shot armed, reads dormant (reason trigger). A kill cancels the session's schedules.
 
-Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours").
-Durations: 90s, 15m, 2h, 1d, 1h30m.`
+Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours"). Durations: 90s, 15m, 2h, 1d, 1h30m.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3f9a2c1 --in 2h "Check whether CI run 8841 passed"',
     '<%= config.bin %> <%= command.id %> 3f9a2c1 --at "tomorrow 9am" --every 1d "Triage the new issues"',
