@@ -26,7 +26,17 @@ inbox's recency window.`
     if (flags.all && args.who) this.fail('Give WHO or --all, not both.', EXIT.USAGE)
     const {isOwnedBy} = await import('../core/model/ownership.js')
     const {shortId} = await import('../core/model/ids.js')
-    const who = (args.who ?? this.me).trim()
+    const {loadConfig, resolveIdentity} = await import('../lib/config.js')
+    const config = await loadConfig(this.env)
+    const typed = (args.who ?? this.me).trim()
+    // A team member may be named by name; anyone else (a former member) is removed as typed.
+    let who = typed
+    try {
+      who = resolveIdentity(config, typed)
+    } catch {
+      who = typed
+    }
+
     return this.triage(
       flags.all ? 'disown --all' : 'disown',
       [args.session],

@@ -10,6 +10,8 @@ export interface KillJson {
   action: number | null
   killed: {
     id: string
+    /** It was killed before this command: only a process that came back was stopped. */
+    already: boolean
     short_id: string
     pid: number | null
     pgid: number | null
@@ -61,6 +63,7 @@ card back, not the process.`
     const {applyTriage} = await import('../core/store/triage.js')
     const {terminate} = await import('../lib/terminate.js')
     const {shortId} = await import('../core/model/ids.js')
+    const {isKilled} = await import('../core/model/work-state.js')
     syncBeforeRead(store, this.env, clock, this.me)
     const ids = resolveSessions(store, queries)
     const pids = new Map<string, number>()
@@ -73,7 +76,14 @@ card back, not the process.`
     // stream gets one "gone" line, not a "dead" transition followed by it.
     const now = clock()
     const cancelled = new Map<string, number>()
+    const already = new Set<string>()
     const applied = applyTriage(store, {now, verb: 'kill', who: this.me}, ids, (row) => {
+      // Killed already: nothing to file or undo, but a process that came back is still stopped.
+      if (isKilled(row.records)) {
+        already.add(row.id)
+        return null
+      }
+
       cancelled.set(row.id, row.records.triggers.oneShot + row.records.triggers.recurring)
       return {cancelSchedules: true, records: {filedAt: now, filing: 'killed', killedAt: now, snoozedUntil: null}}
     })
@@ -89,6 +99,7 @@ card back, not the process.`
     const killed = ids.map((id) => {
       const t = ended.get(id)
       return {
+        already: already.has(id),
         cancelled_schedules: cancelled.get(id) ?? 0,
         error: t?.error ?? null,
         id,
@@ -103,6 +114,7 @@ card back, not the process.`
     const report = await this.report('kill', applied.action, ids, now, (row) => {
       const k = killed.find((x) => x.id === row.id)!
       const bits: string[] = []
+      if (already.has(row.id)) bits.push('killed before')
       if (k.pid === null) bits.push('no live process')
       else if (k.signal === null) bits.push(`pid ${k.pid} already gone`)
       else {
@@ -112,7 +124,7 @@ card back, not the process.`
 
       if (k.cancelled_schedules > 0) bits.push(`${k.cancelled_schedules} scheduled message${k.cancelled_schedules === 1 ? '' : 's'} cancelled`)
       return `killed (${bits.join('; ')})`
-    })
+    }, new Set(ids))
     for (const k of killed) {
       if (k.survivors.length > 0) {
         process.stderr.write(`cast: ${k.short_id}: still running after SIGKILL: ${k.survivors.join(', ')}${k.error ? ` (${k.error})` : ''}\n`)

@@ -136,6 +136,14 @@ describe('cast kill', () => {
     const r = await row(h, 1, {now: T0 + 2 * MIN})
     expect(r?.live).toBe(true)
     expect(where(r)).toBe('idle:killed [killed]')
+
+    // Killing it again stops the process that came back and files nothing new to undo.
+    const again2 = json(await cast(h, ['kill', sid(1), '--grace', '1s', '--json'], {now: T0 + 3 * MIN}))
+    expect(again2.action).toBeNull()
+    expect(again2.killed[0]).toMatchObject({already: true, pgid: again, signal: 'SIGTERM'})
+    expect(groupMembers(again)).toEqual([])
+    await cast(h, ['undo'], {now: T0 + 4 * MIN})
+    expect(where(await row(h, 1, {now: T0 + 4 * MIN}))).not.toBe('idle:killed [killed]')
   })
 
   it('a stash comes back when its process dies; a hidden stash does not', async () => {
