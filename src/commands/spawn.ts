@@ -99,7 +99,9 @@ Where the agent lets cast choose its session id (claude --session-id), the id is
     const argv = fillTemplate(template, {cwd, id: nativeId ?? undefined, prompt})
     const vars: Record<string, string> = {}
     for (const k of PASS_THROUGH) if (this.env[k]) vars[k] = this.env[k]!
-    if (childId !== null) vars.CAST_SESSION = childId
+    // The child's own id, or none: never the CAST_SESSION of whoever ran spawn (an agent spawning
+    // workers has its own), or the child would act for its parent.
+    vars.CAST_SESSION = childId ?? ''
 
     let target: string
     let pid: number | null
