@@ -62,7 +62,7 @@ describe('cast send', () => {
   })
 
   it('with --if sends nothing and exits 5 when the state differs at that moment', async () => {
-    fakeInWindow(server, {cwd: proj, env: {FAKE_DELAY_MS: '4000'}, prompt: 'A long first step', sessionId: SID})
+    fakeInWindow(server, {cwd: proj, env: {FAKE_DELAY_MS: '8000'}, prompt: 'A long first step', sessionId: SID})
     await until('working')
 
     const refused = await runCast(['send', SID, 'Are you done?', '--if', 'needs_input'], {env})

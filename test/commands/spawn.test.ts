@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
-import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 
 describe('cast spawn', () => {
   let h: TempHome
@@ -44,7 +44,7 @@ describe('cast spawn', () => {
 
     // The agent's own `cast state` finds its session from CAST_SESSION, which spawn set in its window.
     const pane = server.tmux(['list-panes', '-a', '-F', '#{pane_id} #{window_name}']).split('\n').find((l) => l.endsWith(' claude'))!.split(' ')[0]!
-    server.tmux(['send-keys', '-t', pane, '-l', '--', `!${process.execPath} ${process.env.CAST_TEST_ROOT ?? '.'}/bin/run.js state --status done "spawned and done"`])
+    server.tmux(['send-keys', '-t', pane, '-l', '--', `!${process.execPath} ${BIN} state --status done "spawned and done"`])
     server.tmux(['send-keys', '-t', pane, 'Enter'])
 
     expect(r.code).toBe(0)
