@@ -56,11 +56,12 @@ identity).`
       const history = listActions(store, flags.everyone ? null : this.me, flags.limit).map(toJson)
       if (!this.jsonEnabled()) {
         if (history.length === 0) this.log(flags.everyone ? 'No triage actions yet.' : `No triage actions by ${this.me} yet.`)
+        const width = Math.max(0, ...history.map((h) => `#${h.action}`.length))
         for (const h of history) {
           const ids = h.sessions.map(shortId)
           const list = ids.length > 4 ? `${ids.slice(0, 4).join(' ')} +${ids.length - 4}` : ids.join(' ')
           const who = flags.everyone ? `  ${h.who}` : ''
-          this.log(`#${h.action}  ${h.at}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${h.undone_at})` : ''}`)
+          this.log(`${`#${h.action}`.padEnd(width)}  ${h.at}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${h.undone_at})` : ''}`)
         }
       }
 
