@@ -4,8 +4,8 @@
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {makeProject} from '../fakes/agents.js'
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {makeProject, waitFor} from '../fakes/agents.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000d001'
 const T = Date.parse('2026-11-29T12:00:00Z')
@@ -67,6 +67,17 @@ describe('cast presence', () => {
     expect(confirm).toMatchObject({delivered: null, delivery_error: null})
     expect(confirm.card).toMatchObject({answer: 1, answered_by: 'me@example.com', auto: true})
     expect(json(await run(['decide', 'list', '--json'], 91 * MIN)).cards).toEqual([])
+  })
+
+  it('going away while an agent waits ends the wait with the recommended option', async () => {
+    const waiter = startCast(['decide', 'Merge now?', '-o', 'Yes', '-o', 'After review', '--recommend', '2', '--wait'], {...h.env, CAST_SESSION: SID})
+    const exited = new Promise((resolve) => waiter.child.once('exit', resolve))
+    await waitFor(async () => json(await runCast(['decide', 'list', '--json'], {env: h.env})).cards[0])
+
+    await runCast(['presence', 'away'], {env: h.env})
+
+    expect(await waiter.nextLine()).toBe('After review')
+    expect(await exited).toBe(0)
   })
 
   it('blocks again once the away presence has lapsed', async () => {
