@@ -28,7 +28,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import type {Agent, FactSource, HardBlock, SessionFacts} from '../model/types.js'
-import {screenContributions, sessionsInCwd} from '../store/screen.js'
+import {contributionsAtPath, contributionsNamingPid, screenContributions, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
 import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
@@ -408,67 +408,116 @@ export function agentOfPane(pane: PaneInfo, processes: ReadonlyMap<string, Agent
 }
 
 // ---------------------------------------------------------------------------------------------
-// The sweep
+// Tying a pane to a session
 
 /** A session started before its process only if it was resumed; allow this much clock slack. */
 const START_SLACK_MS = 5000
+/** How long a tie is trusted while the store changes under it (it is redone at once when the pane changes). */
+export const TIE_REFRESH_MS = 6000
 
-interface Mapped {
-  readonly ap: AgentPane
+export interface PaneTie {
   readonly nativeId: string
   readonly via: 'pid' | 'cwd'
 }
 
-/**
- * Tie each agent pane to one session, or to none. By pid: a process in the pane that a session's
- * registry, lock or open handle claims (checked alive, same start time). By directory: the one
- * top-level session of that agent in the agent process's cwd that was active since the process
- * started and is not claimed by a live process elsewhere. A session two panes claim goes to the
- * pane that holds its process; if that does not decide, to neither.
- */
-export function mapPanes(store: Store, panes: readonly AgentPane[]): Mapped[] {
-  const allPids = new Set<number>()
-  for (const p of panes) for (const pid of p.pids) allPids.add(pid)
-  const claimsByPid = new Map<number, {agent: string; nativeId: string}[]>()
-  const alive = new Map<string, boolean>()
-  for (const c of store.sessionsWithProcessClaims()) {
-    let claim: {pid?: unknown; startedAt?: unknown} | undefined
-    try {
-      claim = (JSON.parse(c.data) as {processClaim?: {pid?: unknown; startedAt?: unknown}}).processClaim
-    } catch {
-      continue
-    }
+interface Mapped extends PaneTie {
+  readonly ap: AgentPane
+}
 
-    const pid = typeof claim?.pid === 'number' ? claim.pid : null
-    if (pid === null || !allPids.has(pid)) continue
-    const startedAt = typeof claim?.startedAt === 'number' ? claim.startedAt : null
-    const key = `${pid}:${startedAt}`
-    let ok = alive.get(key)
-    if (ok === undefined) alive.set(key, (ok = isSameProcessAlive(pid, startedAt)))
-    if (!ok) continue
-    claimsByPid.set(pid, [...(claimsByPid.get(pid) ?? []), {agent: c.agent, nativeId: c.nativeId}])
+/** Regular files a process holds open, from /proc/<pid>/fd. */
+function openFiles(pid: number): string[] {
+  let fds: string[]
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
   }
 
+  const out: string[] = []
+  for (const fd of fds) {
+    try {
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) out.push(target)
+    } catch {
+      // closed in the meantime
+    }
+  }
+
+  return out
+}
+
+/**
+ * The session one agent pane shows, or null. By pid: a session whose registry or lock file
+ * (a file named after the pid) claims one of the pane's agent processes, alive and with the same
+ * start time; or whose transcript an agent process in the pane holds open. Several sessions: the
+ * top-level one, if only one is. Otherwise by directory: the one top-level session of that agent
+ * in the agent process's cwd that was active since the process started and is not run by a live
+ * process elsewhere. Never a guess between several.
+ */
+export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<string, Agent>): PaneTie | null {
+  const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
+  const hits = new Map<string, string | null>()
+  for (const pid of agentPids) {
+    for (const row of contributionsNamingPid(store, pid)) {
+      if (row.agent !== ap.agent) continue
+      let claim: {pid?: unknown; startedAt?: unknown} | undefined
+      try {
+        claim = (JSON.parse(row.data) as {processClaim?: {pid?: unknown; startedAt?: unknown}}).processClaim
+      } catch {
+        continue
+      }
+
+      if (claim?.pid !== pid) continue
+      if (!isSameProcessAlive(pid, typeof claim.startedAt === 'number' ? claim.startedAt : null)) continue
+      hits.set(row.nativeId, row.parentId)
+    }
+
+    for (const file of openFiles(pid)) {
+      for (const row of contributionsAtPath(store, file)) if (row.agent === ap.agent && row.known) hits.set(row.nativeId, row.parentId)
+    }
+  }
+
+  const top = [...hits].filter(([, parent]) => parent === null)
+  if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
+  if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
+  if (ap.cwd === null) return null
+  const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => {
+    if (c.parentId !== null) return false
+    if (c.alive && c.pid !== null && !ap.pids.has(c.pid)) return false
+    if (ap.startedAt !== null && (c.lastActivityAt === null || c.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
+    return true
+  })
+  return candidates.length === 1 ? {nativeId: candidates[0]!.nativeId, via: 'cwd'} : null
+}
+
+/**
+ * Ties for every agent pane, reusing the last sweep's for a pane whose process is the same while
+ * the store did not change, or changed less than TIE_REFRESH_MS ago: a sweep over panes nobody
+ * touched reads no session rows. A session two panes claim goes to the one tied by pid; if that
+ * does not decide, to neither.
+ */
+const ties = new WeakMap<Store, Map<string, {tie: PaneTie | null; storeKey: string; at: number}>>()
+
+export function mapPanes(store: Store, panes: readonly AgentPane[], processes: ReadonlyMap<string, Agent>): Mapped[] {
+  let cache = ties.get(store)
+  if (!cache) ties.set(store, (cache = new Map()))
+  const storeKey = storeChangeKey(store)
+  const now = Date.now()
+  const seen = new Set<string>()
   const out: Mapped[] = []
   for (const ap of panes) {
-    const byPid = new Set<string>()
-    for (const pid of ap.pids) for (const c of claimsByPid.get(pid) ?? []) if (c.agent === ap.agent) byPid.add(c.nativeId)
-    if (byPid.size === 1) {
-      out.push({ap, nativeId: [...byPid][0]!, via: 'pid'})
-      continue
+    const key = `${ap.pane.id}:${ap.agent}:${ap.pid}:${ap.startedAt}:${ap.cwd}`
+    seen.add(key)
+    let entry = cache.get(key)
+    if (!entry || (entry.storeKey !== storeKey && now - entry.at >= TIE_REFRESH_MS)) {
+      entry = {at: now, storeKey, tie: tiePane(store, ap, processes)}
+      cache.set(key, entry)
     }
 
-    if (byPid.size > 1 || ap.cwd === null) continue
-    const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((s) => {
-      if (s.parentId !== null) return false
-      if (s.alive && s.pid !== null && !ap.pids.has(s.pid)) return false
-      if (ap.startedAt !== null && (s.lastActivityAt === null || s.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
-      return true
-    })
-    if (candidates.length === 1) out.push({ap, nativeId: candidates[0]!.nativeId, via: 'cwd'})
+    if (entry.tie) out.push({...entry.tie, ap})
   }
 
-  // One session, one pane.
+  for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key)
   const bySession = new Map<string, Mapped[]>()
   for (const m of out) {
     const k = `${m.ap.agent}\0${m.nativeId}`
@@ -486,6 +535,9 @@ export function mapPanes(store: Store, panes: readonly AgentPane[]): Mapped[] {
 
   return result
 }
+
+// ---------------------------------------------------------------------------------------------
+// The sweep
 
 function signature(reading: ScreenReading, screen: string): string {
   if (reading.kind === 'busy') return 'busy'
@@ -545,7 +597,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     }
 
     stats.agentPanes = agentPanes.length
-    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes) : []
+    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
     stats.mapped = mapped.length
     const desired: {path: string; agent: Agent; nativeId: string; obs: Omit<ScreenObservation, 'since' | 'confirmedAt'>}[] = []
     if (mapped.length > 0) {

@@ -52,3 +52,69 @@ export function sessionsInCwd(store: Store, agent: string, cwd: string): CwdCand
     pid: r.pid === null || r.pid === undefined ? null : Number(r.pid),
   }))
 }
+
+/**
+ * Changes when anything in the database changed since the last call on this connection: another
+ * connection's commit (`PRAGMA data_version`) or one of our own writes (`total_changes()`). Lets
+ * the sweep reuse what it worked out from the store while nothing changed.
+ */
+export function storeChangeKey(store: Store): string {
+  const dv = (store.q('PRAGMA data_version').get() as Row).data_version
+  const tc = (store.q('SELECT total_changes() AS n').get() as Row).n
+  return `${dv}:${tc}`
+}
+
+export interface ClaimRow {
+  readonly path: string
+  readonly agent: string
+  readonly nativeId: string
+  readonly data: string
+  /** The session exists (the contribution describes a known session). */
+  readonly known: boolean
+  readonly parentId: string | null
+}
+
+function claimRows(store: Store, keys: readonly {path: string; nativeId: string}[]): ClaimRow[] {
+  const out: ClaimRow[] = []
+  for (const k of keys) {
+    const r = store
+      .q(
+        `SELECT c.path, c.agent, c.native_id, c.data, s.id AS sid, s.parent_id FROM contributions c
+         LEFT JOIN sessions s ON s.agent = c.agent AND s.native_id = c.native_id WHERE c.path = ? AND c.native_id = ?`,
+      )
+      .get(k.path, k.nativeId) as Row | undefined
+    if (!r) continue
+    out.push({
+      agent: String(r.agent),
+      data: String(r.data),
+      known: r.sid !== null && r.sid !== undefined,
+      nativeId: String(r.native_id),
+      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+      path: String(r.path),
+    })
+  }
+
+  return out
+}
+
+/**
+ * Contributions of files whose name carries `pid` as a whole number (`sessions/<pid>.json`,
+ * `inuse.<pid>.lock`): found on the primary-key index alone, then read one by one.
+ */
+export function contributionsNamingPid(store: Store, pid: number): ClaimRow[] {
+  const digits = String(pid)
+  const whole = new RegExp(`(^|[^0-9])${digits}([^0-9]|$)`)
+  const keys = (store.q('SELECT path, native_id FROM contributions WHERE path LIKE ?').all(`%${digits}%`) as Row[])
+    .map((r) => ({nativeId: String(r.native_id), path: String(r.path)}))
+    .filter((k) => whole.test(k.path.slice(k.path.lastIndexOf('/') + 1)))
+  return claimRows(store, keys)
+}
+
+/** What the file at `path` contributes (a transcript an agent holds open). */
+export function contributionsAtPath(store: Store, path: string): ClaimRow[] {
+  const keys = (store.q('SELECT path, native_id FROM contributions WHERE path = ?').all(path) as Row[]).map((r) => ({
+    nativeId: String(r.native_id),
+    path: String(r.path),
+  }))
+  return claimRows(store, keys)
+}

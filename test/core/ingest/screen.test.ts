@@ -9,7 +9,7 @@ import {pi} from '../../../src/adapters/pi/index.js'
 import {screenMatcher} from '../../../src/adapters/screen.js'
 import {Ingester} from '../../../src/core/ingest/engine.js'
 import {processStartTime} from '../../../src/core/ingest/process-table.js'
-import {type ScreenSweepStats, sweepScreens} from '../../../src/core/ingest/screen.js'
+import {capturePanes, type ScreenSweepStats, sweepScreens, tmuxServer} from '../../../src/core/ingest/screen.js'
 import {screenContributions} from '../../../src/core/store/screen.js'
 import {Store} from '../../../src/core/store/store.js'
 import {claudeTranscriptPath, writeFile} from '../../helpers/cli.js'
@@ -354,6 +354,33 @@ describe('the tmux sweep (real tmux server)', () => {
     expect(screenContributions(store)).toEqual([])
     expect(gone).toMatchObject({mapped: 0, tmux: 'no_server'})
     expect(other.id).toMatch(/^%\d+$/)
+  })
+
+  it('a pane closed between the listing and the capture costs one more call, never the other panes', async () => {
+    const a = tmux.pane('pi', path.join(dir, 'a'), 'screen of a')
+    const b = tmux.pane('pi', path.join(dir, 'b'), 'screen of b')
+    await tmux.waitFor(a, 'screen of a')
+    await tmux.waitFor(b, 'screen of b')
+    const {server} = tmuxServer(tmux.env)
+
+    const cap = capturePanes(server!, [a.id, '%999', b.id], tmux.env)
+
+    expect(cap.calls).toBe(2)
+    expect([...cap.screens.keys()].sort()).toEqual([a.id, b.id].sort())
+    expect(cap.screens.get(a.id)).toContain('screen of a')
+    expect(cap.screens.get(b.id)).toContain('screen of b')
+  })
+
+  it('two panes running pi in one directory with one session: neither is tied (no guess)', async () => {
+    const cwd = path.join(dir, 'web')
+    const one = tmux.pane('pi', cwd, SCREENS.piError)
+    const two = tmux.pane('pi', cwd, SCREENS.piBusy)
+    piSession('a2000000-0000-4000-8000-000000000001', cwd, Date.now() + 1000)
+    ingester.sync()
+    await tmux.waitFor(one, 'rate_limit_error')
+    await tmux.waitFor(two, 'Working...')
+
+    expect(sweep()).toMatchObject({agentPanes: 2, mapped: 0})
   })
 
   it('no tmux on PATH: no process is started', () => {
