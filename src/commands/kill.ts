@@ -66,10 +66,15 @@ card back, not the process.`
     const {isKilled} = await import('../core/model/work-state.js')
     syncBeforeRead(store, this.env, clock, this.me)
     const ids = resolveSessions(store, queries)
+    const {deviceName} = await import('../lib/env.js')
     const pids = new Map<string, number>()
+    const elsewhere = new Map<string, string>()
     for (const row of store.loadSessions(ids)) {
       const proc = row.facts.process
-      if (proc?.alive) pids.set(row.id, proc.pid)
+      if (!proc?.alive) continue
+      // A pid means something only on the machine that saw it.
+      if (row.device !== null && row.device !== deviceName()) elsewhere.set(row.id, row.device)
+      else pids.set(row.id, proc.pid)
     }
 
     // Mark killed first: the process dying afterwards then changes nothing (rule 1 holds), so the
@@ -115,7 +120,8 @@ card back, not the process.`
       const k = killed.find((x) => x.id === row.id)!
       const bits: string[] = []
       if (already.has(row.id)) bits.push('killed before')
-      if (k.pid === null) bits.push('no live process')
+      if (elsewhere.has(row.id)) bits.push(`its process runs on ${elsewhere.get(row.id)}: not signalled from here`)
+      else if (k.pid === null) bits.push('no live process')
       else if (k.signal === null) bits.push(`pid ${k.pid} already gone`)
       else {
         const group = k.pgid === null ? `pid ${k.pid}` : `process group ${k.pgid}`
