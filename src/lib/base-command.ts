@@ -69,6 +69,8 @@ export abstract class BaseCommand extends Command {
   // Command.catch() reads err.exitCode and ignores err.oclif.exit when --json is set,
   // so this.error(msg, {exit: 3}) would exit 1 under --json. Carry the code across.
   protected override async catch(err: OclifError): Promise<unknown> {
+    const fault = storeFault(err, castHome(this.env))
+    if (fault) err = fault
     if (err instanceof CastError || err instanceof UsageError) {
       const exit = err instanceof CastError ? err.exit : EXIT.USAGE
       const suggestions = err instanceof CastError ? err.suggestions : []
@@ -97,4 +99,45 @@ export abstract class BaseCommand extends Command {
 
     return super.catch(err)
   }
+}
+
+/**
+ * A store that cannot be written (read-only, full, failing disk, damaged, locked too long)
+ * becomes one line naming CAST_HOME and what to do, not a SqliteError with its stack. SQLite
+ * rolled the transaction back: nothing half-written is left behind.
+ */
+export function storeFault(err: Error & {code?: unknown}, home: string): CastError | null {
+  const code = typeof err.code === 'string' ? err.code : ''
+  // File-system errors count only for files under CAST_HOME (a hook settings file is not ours to explain).
+  const file = (err as {path?: unknown}).path
+  const inHome = typeof file === 'string' && (file === home || file.startsWith(home + '/'))
+  if (err.name !== 'SqliteError' && !(inHome && ['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'].includes(code))) return null
+  const why = err.message.replace(/\s+/g, ' ').trim()
+  if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+    return new CastError(`CAST_HOME ${home} is read-only (${why}): nothing was changed.`, EXIT.FAILURE, [
+      'Make it writable again, or set CAST_HOME to a writable folder.',
+    ])
+  }
+
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') {
+    return new CastError(`No space left for the cast store in ${home} (${why}): nothing was changed.`, EXIT.FAILURE, [
+      'Free some space and run the command again.',
+    ])
+  }
+
+  if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
+    return new CastError(`The cast store in ${home} stayed locked by another process (${why}): nothing was changed.`, EXIT.FAILURE, ['Run the command again.'])
+  }
+
+  if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) {
+    return new CastError(`The cast store ${home}/cast.db is damaged (${why}).`, EXIT.FAILURE, [
+      'Move cast.db aside and run again: sessions are re-read from the agents\' files (cast\'s own records in it are lost).',
+    ])
+  }
+
+  if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) {
+    return new CastError(`The cast store in ${home} could not be read or written (${code}: ${why}).`, EXIT.FAILURE)
+  }
+
+  return null
 }
