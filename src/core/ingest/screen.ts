@@ -11,7 +11,7 @@
  * directory when exactly one session of that agent there was active during the process's life.
  * Never a guess between several.
  *
- * What the screen shows is stored as a contribution of a pseudo file `screen://tmux/<pane>` with
+ * What the screen shows is stored as a contribution of a pseudo file `screen://tmux<socket>/<pane>` with
  * empty facts, so no adapter's compose reads it; `applyScreen` lays it over the composed facts
  * (from Ingester.recompose) and only where no better source answers:
  *   - the composed facts already hold a hard block (approval, question, error): nothing;
@@ -43,7 +43,8 @@ export const IDLE_CONFIRM_MS = 1500
 /** Activity this much later than the screen first showed a wait makes the wait stale. */
 export const STALE_SLACK_MS = 2000
 
-const PATH_PREFIX = 'screen://tmux/'
+/** `screen://tmux<socket>/<pane>`: pane ids are unique per server only. */
+const PATH_PREFIX = 'screen://tmux'
 
 export type ScreenKind = 'approval' | 'question' | 'busy' | 'error' | 'idle'
 
@@ -60,7 +61,7 @@ export interface ScreenMatcher {
   match(agent: Agent, screen: string): ScreenReading | null
 }
 
-/** What one pane showed, stored in the contribution's `extra.screen`. */
+/** What one pane showed, stored in the contribution's `extra.screen` of `screen://tmux<socket>/<pane>`. */
 export interface ScreenObservation {
   readonly kind: ScreenKind
   readonly text: string
@@ -70,6 +71,8 @@ export interface ScreenObservation {
   readonly address: string
   /** The agent process in the pane. */
   readonly pid: number
+  /** Its start time (epoch ms), so pid reuse cannot keep a reading alive. */
+  readonly startedAt?: number | null
   /** How the pane was tied to the session. */
   readonly via: 'pid' | 'cwd'
   /** When a sweep first saw this reading. */
@@ -572,19 +575,24 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
   try {
     const existing = screenContributions(store)
     const {server, why} = tmuxServer(options.env)
+    // Readings of panes this sweep cannot see (another server, or none reachable from this
+    // environment) stand while the agent process they were read from lives.
+    const orphans = (mine: string | null) => existing.filter((e) => (mine === null || !e.path.startsWith(mine)) && !readingProcessAlive(e.data))
     if (server === null) {
       stats.tmux = why ?? 'no_server'
-      if (existing.length > 0) write(store, ingester, existing, [], options.clock(), stats)
+      write(store, ingester, orphans(null), [], options.clock(), stats)
       return stats
     }
 
+    const prefix = `${PATH_PREFIX}${server.socket}/`
+    const mine = existing.filter((e) => e.path.startsWith(prefix))
     stats.calls++
     const listed = runTmux(server, ['list-panes', '-a', '-F', LIST_FORMAT], options.env)
     if (!listed.ok) {
-      // A stale socket: no server answers. Whatever the screen said no longer holds.
       stats.tmux = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr) ? 'no_server' : 'error'
       if (stats.tmux === 'error') stats.error = listed.stderr.trim()
-      if (existing.length > 0 && stats.tmux === 'no_server') write(store, ingester, existing, [], options.clock(), stats)
+      // No server answers on this socket: its panes are gone, and what they showed with them.
+      write(store, ingester, stats.tmux === 'no_server' ? [...mine, ...orphans(prefix)] : orphans(prefix), [], options.clock(), stats)
       return stats
     }
 
@@ -599,7 +607,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     stats.agentPanes = agentPanes.length
     const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
     stats.mapped = mapped.length
-    const desired: {path: string; agent: Agent; nativeId: string; obs: Omit<ScreenObservation, 'since' | 'confirmedAt'>}[] = []
+    const desired: Desired[] = []
     if (mapped.length > 0) {
       const cap = capturePanes(
         server,
@@ -621,15 +629,16 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
             pane: m.ap.pane.id,
             pid: m.ap.pid,
             sig: signature(reading, screen),
+            startedAt: m.ap.startedAt,
             text: reading.text,
             via: m.via,
           },
-          path: `${PATH_PREFIX}${m.ap.pane.id}`,
+          path: `${prefix}${m.ap.pane.id}`,
         })
       }
     }
 
-    write(store, ingester, existing, desired, options.clock(), stats)
+    write(store, ingester, [...mine, ...orphans(prefix)], desired, options.clock(), stats)
   } catch (error) {
     stats.tmux = 'error'
     stats.error = (error as Error).message
@@ -638,11 +647,34 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
   return stats
 }
 
+interface Desired {
+  readonly path: string
+  readonly agent: Agent
+  readonly nativeId: string
+  readonly obs: Omit<ScreenObservation, 'since' | 'confirmedAt'>
+}
+
+/** Is the agent process a stored reading was taken from still running? */
+function readingProcessAlive(data: string): boolean {
+  let obs: ScreenObservation | null = null
+  try {
+    obs = screenObservationOf(JSON.parse(data) as Contribution)
+  } catch {
+    return false
+  }
+
+  return obs !== null && isSameProcessAlive(obs.pid, obs.startedAt ?? null)
+}
+
+/**
+ * Store what changed: `existing` are the readings this sweep answers for (kept when still
+ * desired, removed otherwise), `desired` what the panes show now.
+ */
 function write(
   store: Store,
   ingester: Ingester,
   existing: readonly {path: string; agent: string; nativeId: string; data: string}[],
-  desired: readonly {path: string; agent: Agent; nativeId: string; obs: Omit<ScreenObservation, 'since' | 'confirmedAt'>}[],
+  desired: readonly Desired[],
   now: number,
   stats: ScreenSweepStats,
 ): void {

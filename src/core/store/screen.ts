@@ -1,6 +1,6 @@
 /**
  * Queries for the terminal fallback (src/core/ingest/screen.ts): the screen contributions it
- * stored (one pseudo file `screen://tmux/<pane>` per agent pane), and the sessions a pane could
+ * stored (one pseudo file `screen://tmux<socket>/<pane>` per agent pane), and the sessions a pane could
  * belong to by working directory.
  */
 import type {Store} from './store.js'

@@ -62,7 +62,7 @@ describe('the screen through the CLI (real tmux)', () => {
       source: {kind: 'screen', ref: `tmux ${pane.id} (main:0.0)`},
       value: 'psql -f migrations/0008_uuid.sql',
     })
-    expect(json(explain).files.map((f: {path: string}) => f.path)).toContain(`screen://tmux/${pane.id}`)
+    expect(json(explain).files.map((f: {path: string}) => f.path)).toContain(`screen://tmux${tmux.socket}/${pane.id}`)
   })
 
   it('screen_patterns in the config teach cast a dialog without a release', async () => {

@@ -383,6 +383,32 @@ describe('the tmux sweep (real tmux server)', () => {
     expect(sweep()).toMatchObject({agentPanes: 2, mapped: 0})
   })
 
+  it('a sweep that cannot see the server (another socket, tmux not on PATH) keeps readings while their agent process lives', async () => {
+    const cwd = path.join(dir, 'app')
+    const pane = tmux.pane('claude', cwd, SCREENS.claudeApproval)
+    claudeSession(cwd)
+    claudeRegistry(pane.pid, cwd)
+    ingester.sync()
+    await tmux.waitFor(pane, 'Do you want to proceed?')
+    sweep()
+    const elsewhere = {PATH: tmux.env.PATH, TMUX: `${path.join(dir, 'no-such-socket')},1,0`}
+    const blind = (env: Record<string, string>) => sweepScreens(store, ingester, matcher, {clock: () => clock, env})
+
+    const other = blind(elsewhere)
+    const noTmux = blind({PATH: path.join(dir, 'nowhere')})
+    const kept = row(CLAUDE_ID).reason
+    tmux.tmux('kill-pane', '-t', pane.id)
+    const deadline = Date.now() + 5000
+    while (Date.now() < deadline && fs.existsSync(`/proc/${pane.pid}`)) await new Promise((r) => setTimeout(r, 50))
+    const after = blind(elsewhere)
+
+    expect(other).toMatchObject({removed: 0, tmux: 'no_server'})
+    expect(noTmux).toMatchObject({removed: 0, tmux: 'missing'})
+    expect(kept).toBe('approval')
+    expect(after).toMatchObject({removed: 1})
+    expect(screenContributions(store)).toEqual([])
+  })
+
   it('no tmux on PATH: no process is started', () => {
     const stats = sweepScreens(store, ingester, matcher, {clock: () => clock, env: {PATH: path.join(dir, 'nowhere')}})
 
