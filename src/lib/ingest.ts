@@ -12,6 +12,7 @@ import {consumeSpool} from '../core/ingest/spool.js'
 import {pidAlive} from '../core/ingest/process-table.js'
 import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../core/ingest/screen.js'
 import type {Lease, Store} from '../core/store/store.js'
+import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
 
@@ -51,8 +52,7 @@ export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: 
     screenSweepOf(ingester)?.() // terminal fallback: one tmux sweep
   }
 
-  const now = clock()
-  const due = store.dueForCheck(now)
-  if (due.length > 0) store.reconcile(now, due)
+  // Snoozes that came due wake, and time rules that came due are re-checked (as a sweep does).
+  sweepSnoozes(store, clock())
   return stats
 }

@@ -11,6 +11,7 @@ import path from 'node:path'
 
 import type {Agent, SessionFacts} from '../model/types.js'
 import {fileMark, sameMark} from '../store/files.js'
+import {sweepSnoozes} from '../store/triage.js'
 import type {FileRow, Store} from '../store/store.js'
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, ReadonlyDb} from './adapter.js'
 import {composeFacts} from './compose.js'
@@ -507,10 +508,9 @@ export class Ingester {
 
   /** Reconcile sessions whose answer may have changed with time alone (snooze end, TTLs). */
   tick(): number {
-    const now = this.opts.clock()
-    const due = this.store.dueForCheck(now)
-    if (due.length === 0) return 0
-    return this.store.reconcile(now, due).transitions
+    // The same step `cast snooze sweep` takes: due snoozes are woken (their filing cleared), and
+    // every other session whose time rules came due is re-checked.
+    return sweepSnoozes(this.store, this.opts.clock()).transitions
   }
 }
 

@@ -28,9 +28,18 @@ export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+
+  // A zombie (exited, not yet reaped by its parent) answers kill(0) but is dead.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    // no /proc (not Linux): kill(0) is the answer
+    return process.platform !== 'linux'
   }
 }
 
