@@ -97,7 +97,7 @@ export function startFake(o: {cwd: string; env: Record<string, string>; sessionI
 }
 
 /** Poll `check` until it returns something other than null/undefined/false. */
-export async function waitFor<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 20_000, describe?: () => string): Promise<T> {
+export async function waitFor<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 45_000, describe?: () => string): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await check()
