@@ -106,7 +106,7 @@ export function startCast(args: readonly string[], env: Record<string, string>):
   return {
     child,
     lines,
-    nextLine(timeoutMs = 10_000) {
+    nextLine(timeoutMs = 30_000) {
       if (read < lines.length) return Promise.resolve(lines[read++]!)
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs)
