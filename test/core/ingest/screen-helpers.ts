@@ -103,6 +103,9 @@ export class TmuxServer {
     } catch {
       // already gone
     }
+
+    // A killed server can leave its socket file behind.
+    fs.rmSync(this.socket, {force: true})
   }
 }
 
