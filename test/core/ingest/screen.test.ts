@@ -392,7 +392,7 @@ describe('the tmux sweep (real tmux server)', () => {
     await tmux.waitFor(pane, 'Do you want to proceed?')
     sweep()
     const elsewhere = {PATH: tmux.env.PATH, TMUX: `${path.join(dir, 'no-such-socket')},1,0`}
-    const blind = (env: Record<string, string>) => sweepScreens(store, ingester, matcher, {clock: () => clock, env})
+    const blind = (env: Record<string, string | undefined>) => sweepScreens(store, ingester, matcher, {clock: () => clock, env})
 
     const other = blind(elsewhere)
     const noTmux = blind({PATH: path.join(dir, 'nowhere')})
