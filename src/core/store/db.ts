@@ -10,8 +10,9 @@ export class StoreOpenError extends Error {
 
 /** Create CAST_HOME with mode 0700 (and tighten it if it exists with looser bits). */
 export function ensureHome(home: string): void {
-  // Everything cast writes is private: the database, its WAL, the hook spool.
-  process.umask(0o077)
+  // Everything cast writes is private: the folder 0700, each file created 0600 by its writer.
+  // Not through process.umask(): agents cast starts (headless runs, a tmux server) inherit the
+  // umask, and their own files would turn 0600 too.
   try {
     fs.mkdirSync(home, {mode: 0o700, recursive: true})
     const st = fs.statSync(home)
@@ -27,6 +28,15 @@ export function openDatabase(home: string, options: {readonly?: boolean} = {}): 
   ensureHome(home)
   const file = path.join(home, 'cast.db')
   let db: Database.Database
+  if (!options.readonly) {
+    // Created 0600 before SQLite opens it: SQLite gives -wal and -shm the database file's mode.
+    try {
+      fs.closeSync(fs.openSync(file, 'a', 0o600))
+    } catch {
+      // the open below says what is wrong
+    }
+  }
+
   try {
     db = new Database(file, {fileMustExist: options.readonly === true, readonly: options.readonly === true, timeout: 15_000})
   } catch (error) {
