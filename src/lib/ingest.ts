@@ -16,6 +16,10 @@ import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
 
+/** Commands reach the adapters only through this module (DESIGN §2: never directly). */
+export {ADAPTERS} from '../adapters/index.js'
+export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
+
 export const INGESTER_LEASE = 'ingester'
 /** A holder that has not beaten its heart for this long is presumed gone. */
 export const LEASE_STALE_MS = 10_000
