@@ -32,12 +32,9 @@ export interface RegistryExtra {
 }
 
 export function parseRegistry(path: string, text: string): Contribution[] {
-  let rec: unknown
-  try {
-    rec = JSON.parse(text)
-  } catch {
-    return []
-  }
+  // Not JSON: a file caught mid-rewrite. Throwing lets the engine count it and keep what the
+  // file said before; an empty answer would drop the process (and its ask) for one pass.
+  const rec: unknown = JSON.parse(text)
   if (!isObject(rec)) return []
   const pid = num(rec['pid'])
   const sessionId = str(rec['sessionId'])
@@ -77,12 +74,8 @@ export function parseRegistry(path: string, text: string): Contribution[] {
 
 export function parseAgentMeta(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   if (match.nativeId === undefined) return []
-  let rec: unknown
-  try {
-    rec = JSON.parse(text)
-  } catch {
-    return []
-  }
+  // Not JSON (caught mid-write): thrown, so the engine keeps what the file said before.
+  const rec: unknown = JSON.parse(text)
   if (!isObject(rec)) return []
   const description = str(rec['description'])
   const parent = match.nativeId.includes('/') ? match.nativeId.slice(0, match.nativeId.indexOf('/')) : null

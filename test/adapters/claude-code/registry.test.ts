@@ -43,10 +43,10 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     expect(c?.extra).toMatchObject({status: 'waiting', waitingFor: 'approve Bash'})
   })
 
-  it('ignores a file without pid and sessionId, or not JSON', () => {
+  it('ignores a file without pid and sessionId; a file that is not JSON (torn mid-rewrite) throws, so the engine keeps what it said', () => {
     expect(parseWhole(livePath, '{"pid":12}')).toEqual([])
     expect(parseWhole(livePath, '{"sessionId":"x"}')).toEqual([])
-    expect(parseWhole(livePath, '{"pid":1,')).toEqual([])
+    expect(() => parseWhole(livePath, '{"pid":1,')).toThrow()
   })
 
   it('a stale file (dead pid) over a mid-turn transcript: the process is reported dead', () => {
