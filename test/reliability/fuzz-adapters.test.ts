@@ -442,6 +442,39 @@ describe('fuzzed adapter input', () => {
     expect(seenAgents.size).toBeGreaterThan(0)
   }, 120_000)
 
+  it('a JSON file caught mid-rewrite (torn) keeps what it said before, for every adapter: no process, ask or title flickers away', () => {
+    const whole = examples.filter((e) => e.match.kind === 'whole' && e.seed && isJson(e.seed.toString('utf8')))
+    const checked: string[] = []
+    const flickers: string[] = []
+    for (const e of whole) {
+      const {castHome, home} = freshHome()
+      const file = path.join(home, e.rel)
+      fs.mkdirSync(path.dirname(file), {recursive: true})
+      fs.writeFileSync(file, e.seed!)
+      const {ingester, store} = ingest(home, castHome)
+      const said = (): unknown => store.q('SELECT native_id, data FROM contributions WHERE path = ? ORDER BY native_id').all(file)
+      try {
+        ingester.sync()
+        const before = said()
+        if ((before as unknown[]).length === 0) continue
+        checked.push(`${e.adapter.agent}:${path.basename(e.rel)}`)
+        const text = e.seed!.toString('utf8')
+        fs.writeFileSync(file, text.slice(0, Math.floor(text.length / 2)))
+        expect(() => ingester.sync()).not.toThrow()
+        if (JSON.stringify(said()) !== JSON.stringify(before)) flickers.push(`${e.adapter.agent} ${e.rel}`)
+        fs.writeFileSync(file, e.seed!)
+        ingester.sync()
+        expect(said()).toEqual(before)
+      } finally {
+        store.close()
+      }
+    }
+
+    console.log(`[reliability] torn JSON files checked: ${checked.join(', ')}`)
+    expect(checked.length).toBeGreaterThan(0)
+    expect(flickers, 'a torn file must throw from parseWhole (the engine then keeps what the file said), not read as empty').toEqual([])
+  })
+
   it('hostile hook payloads for every adapter with hooks: applied as data or counted, never thrown, the spool always drains', () => {
     const {castHome, home} = freshHome()
     const {ingester, store} = ingest(home, castHome)
