@@ -1,4 +1,5 @@
 import {Command} from '@oclif/core'
+import fs from 'node:fs'
 
 import type {Store} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
@@ -46,9 +47,15 @@ export abstract class BaseCommand extends Command {
   protected async openStore(options: {readonly?: boolean} = {}): Promise<Store> {
     if (this.storeHandle) return this.storeHandle
     const {Store} = await import('../core/store/store.js')
+    const home = castHome(this.env)
     try {
-      this.storeHandle = new Store(castHome(this.env), options)
+      this.storeHandle = new Store(home, options)
     } catch (error) {
+      // SQLite cannot even open (e.g. create its -shm) in a read-only folder: say that, not CANTOPEN.
+      if (!options.readonly && (error as Error).name === 'StoreOpenError' && !writable(home)) {
+        throw readOnlyHome(home, (error as Error).message.replace(/^.*?: /, ''))
+      }
+
       throw new CastError((error as Error).message, EXIT.FAILURE)
     }
 
@@ -101,6 +108,21 @@ export abstract class BaseCommand extends Command {
   }
 }
 
+function readOnlyHome(home: string, why: string): CastError {
+  return new CastError(`CAST_HOME ${home} is read-only (${why}): nothing was changed.`, EXIT.FAILURE, [
+    'Make it writable again, or set CAST_HOME to a writable folder.',
+  ])
+}
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch (error) {
+    return !['EROFS', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')
+  }
+}
+
 /**
  * A store that cannot be written (read-only, full, failing disk, damaged, locked too long)
  * becomes one line naming CAST_HOME and what to do, not a SqliteError with its stack. SQLite
@@ -113,11 +135,7 @@ export function storeFault(err: Error & {code?: unknown}, home: string): CastErr
   const inHome = typeof file === 'string' && (file === home || file.startsWith(home + '/'))
   if (err.name !== 'SqliteError' && !(inHome && ['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'].includes(code))) return null
   const why = err.message.replace(/\s+/g, ' ').trim()
-  if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
-    return new CastError(`CAST_HOME ${home} is read-only (${why}): nothing was changed.`, EXIT.FAILURE, [
-      'Make it writable again, or set CAST_HOME to a writable folder.',
-    ])
-  }
+  if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return readOnlyHome(home, why)
 
   if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') {
     return new CastError(`No space left for the cast store in ${home} (${why}): nothing was changed.`, EXIT.FAILURE, [
