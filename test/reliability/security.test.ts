@@ -4,7 +4,7 @@
  * `cast send` types shell metacharacters and tmux key names literally; and no command acts on an
  * ambiguous prefix.
  */
-import {execFile} from 'node:child_process'
+import {execFile, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -157,7 +157,17 @@ describe('the hook spool is data', () => {
   }, 60_000)
 })
 
-describe('cast send types literally', () => {
+const hasTmux = ((): boolean => {
+  try {
+    execFileSync('tmux', ['-V'], {stdio: 'pipe'})
+    return true
+  } catch {
+    console.log('[reliability] cast send: skipped (tmux is not installed)')
+    return false
+  }
+})()
+
+describe.runIf(hasTmux)('cast send types literally', () => {
   let server: TmuxServer
   beforeEach(() => {
     writeFakeConfig(h.castHome)
