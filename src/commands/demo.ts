@@ -3,11 +3,13 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../lib/base-command.js'
 
 export default class Demo extends BaseCommand {
-  static override description = `Copies the bundled example agent home (sessions that cover every section of the inbox) into
-a temporary folder, times shifted so they look recent, starts two stand-in agent processes for
-the live sessions, runs the whole pipeline — discovery, incremental parsing, process checks,
-classification, placement — into a temporary CAST_HOME, files a few rows the way a person would
-(done, dormant, pin, snooze, stash, kill, dismiss), and prints cast sessions over it.
+  static override description = `Copies the bundled example agent home into a temporary folder — sessions of every agent cast
+reads (Claude Code, Codex, pi, Gemini CLI, Copilot CLI, Cursor, OpenCode) in each one's own file
+layout, covering every section of the inbox — with times shifted so they look recent, starts two
+stand-in agent processes for the live sessions, runs the whole pipeline — discovery, incremental
+parsing, hook events, process checks, classification, placement — into a temporary CAST_HOME,
+files a few rows the way a person (or an agent) would (done, dormant, blocked, pin, snooze,
+stash, kill, dismiss), and prints cast sessions over it.
 
 Your own store and agent files are not touched. The folder is kept so you can explore it with
 the printed environment (cast explain, cast sessions -w, …).`
@@ -30,24 +32,68 @@ the printed environment (cast explain, cast sessions -w, …).`
     const {buildListing, renderListing} = await import('../lib/views.js')
     const {terminalStyle} = await import('../lib/style.js')
     const {castId} = await import('../core/model/ids.js')
+    const {consumeSpool} = await import('../core/ingest/spool.js')
+    const {default: Database} = await import('better-sqlite3')
 
     const source = fileURLToPath(new URL('../../demo', import.meta.url))
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-demo-'))
     const home = path.join(dir, 'home')
     const castHome = path.join(dir, 'cast')
     const now = this.now()
+    // Times in the bundled files are tokens relative to now: {{t:-30m}} an ISO time, {{ms:-30m}} and
+    // {{s:-30m}} epoch milliseconds and seconds (a quoted token becomes a bare number), and for file
+    // names (no colon) {{day-30m}} YYYY/MM/DD, {{clock-30m}} YYYY-MM-DDThh-mm-ss, {{minute-30m}}
+    // YYYY-MM-DDThh-mm (local time, as Codex and Gemini CLI name their files) and {{stamp-30m}} the
+    // ISO time with : and . as - (pi's file names).
+    const UNIT = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000}
+    const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
+    const render = (kind: string, at: Date): string | null => {
+      const date = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`
+      const hm = `${pad(at.getHours())}-${pad(at.getMinutes())}`
+      switch (kind) {
+        case 'clock':
+          return `${date}T${hm}-${pad(at.getSeconds())}`
+        case 'day':
+          return date.replaceAll('-', '/')
+        case 'minute':
+          return `${date}T${hm}`
+        case 'ms':
+          return String(at.getTime())
+        case 's':
+          return String(Math.floor(at.getTime() / 1000))
+        case 'stamp':
+          return at.toISOString().replaceAll(/[:.]/g, '-')
+        case 't':
+          return at.toISOString()
+        default:
+          return null
+      }
+    }
+
     const fill = (text: string): string =>
-      text.replaceAll(/\{\{t:-(\d+)([smhd])\}\}/g, (_m, n: string, unit: string) => {
-        const ms = Number(n) * {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000}[unit as 'd' | 'h' | 'm' | 's']
-        return new Date(now - ms).toISOString()
+      text.replaceAll(/("?)\{\{([a-z]+):?([-+])(\d+)([smhd])\}\}("?)/g, (m, q1: string, kind: string, sign: string, n: string, unit: string, q2: string) => {
+        const at = new Date(now + (sign === '-' ? -1 : 1) * Number(n) * UNIT[unit as keyof typeof UNIT])
+        const value = render(kind, at)
+        if (value === null) return m
+        const numeric = kind === 'ms' || kind === 's'
+        return numeric && q1 && q2 ? value : `${q1}${value}${q2}`
       })
+    // A `<name>.db.sql` file is a SQLite database written as SQL (a binary file cannot carry the
+    // time tokens): it becomes `<name>.db`, built from the filled SQL.
     const copy = (from: string, to: string): void => {
       for (const e of fs.readdirSync(from, {withFileTypes: true})) {
         const a = path.join(from, e.name)
-        const b = path.join(to, e.name)
+        const b = path.join(to, fill(e.name))
         if (e.isDirectory()) {
           fs.mkdirSync(b, {recursive: true})
           copy(a, b)
+        } else if (e.name.endsWith('.db.sql')) {
+          const db = new Database(b.slice(0, -'.sql'.length))
+          try {
+            db.exec(fill(fs.readFileSync(a, 'utf8')))
+          } finally {
+            db.close()
+          }
         } else {
           fs.writeFileSync(b, fill(fs.readFileSync(a, 'utf8')))
         }
@@ -78,11 +124,22 @@ the printed environment (cast explain, cast sessions -w, …).`
     delete (env as Record<string, string | undefined>).XDG_DATA_HOME
     delete (env as Record<string, string | undefined>).PI_CODING_AGENT_DIR
     delete (env as Record<string, string | undefined>).COPILOT_CONFIG_DIR
+    delete (env as Record<string, string | undefined>).COPILOT_HOME
+    delete (env as Record<string, string | undefined>).GEMINI_CLI_HOME
     const me = this.me
     const store = new Store(castHome)
     try {
       const clock = (): number => now
-      const stats = makeIngester(store, env, clock, me).sync()
+      const ingester = makeIngester(store, env, clock, me)
+      const stats = ingester.sync()
+      // Hook events, as `cast hooks install` has the agents drop them (Gemini CLI's files never show an open ask).
+      const spool = path.join(castHome, 'spool')
+      fs.mkdirSync(spool, {mode: 0o700, recursive: true})
+      for (const name of fs.readdirSync(path.join(source, 'spool'))) {
+        fs.writeFileSync(path.join(spool, fill(name)), fill(fs.readFileSync(path.join(source, 'spool', name), 'utf8')), {mode: 0o600})
+      }
+
+      consumeSpool(store, ingester, castHome, clock)
       // File a few rows the way a person (and the agents) would.
       const id = (n: string): string => castId('claude_code', `a1f0c2de-${n}-4000-8000-${n.padStart(12, '0')}`)
       const facts = (sid: string): {turnIndex: number; messages: number} => store.loadSessions([sid])[0]!.facts
@@ -93,6 +150,9 @@ the printed environment (cast explain, cast sessions -w, …).`
         store.patchRecords(dormant, {declaration: {at: now - 18 * 60_000, messages: facts(dormant).messages, status: 'dormant', text: 'Waiting on the nightly load test (bash_7); I report when it exits.', turnIndex: facts(dormant).turnIndex}})
         const blocked = id('0003')
         store.patchRecords(blocked, {declaration: {at: now - 40 * 60_000, messages: facts(blocked).messages, status: 'blocked', text: 'Need a decision: keep raw-header call sites or migrate them too?', turnIndex: facts(blocked).turnIndex}})
+        // A Cursor agent that ran `cast done` at the end of its turn.
+        const cursor = castId('cursor', 'e3b1d0c2-6a4f-4d19-8c27-1f0e9d8c7b01')
+        store.patchRecords(cursor, {declaration: {at: now - 46 * 60_000, messages: facts(cursor).messages, status: 'done', text: 'Dark mode toggle shipped; checked both themes.', turnIndex: facts(cursor).turnIndex}})
         store.patchRecords(id('0010'), {pinned: true})
         store.patchRecords(id('0020'), {filedAt: now, filing: 'snoozed', snoozedUntil: now + 3_600_000})
         store.patchRecords(id('0030'), {filedAt: now, filing: 'stashed'})
@@ -105,10 +165,14 @@ the printed environment (cast explain, cast sessions -w, …).`
         const style = await terminalStyle()
         this.log(renderListing(listing, rows, now, home, style, 'cast demo'))
         this.log('')
-        this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store. Explore it with:`)
-        this.log(`  export HOME=${home} CAST_HOME=${castHome}`)
-        this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
-        this.log('(the two stand-in agent processes stop now, so those sessions will read dead next time.)')
+        if (flags.keep) {
+          this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store. Explore it with:`)
+          this.log(`  export HOME=${home} CAST_HOME=${castHome}`)
+          this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
+          this.log('(the two stand-in agent processes stop now, so those sessions will read dead next time.)')
+        } else {
+          this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store, removed again (--no-keep).`)
+        }
       }
 
       return {...listing, cast_home: castHome, home}

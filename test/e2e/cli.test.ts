@@ -183,6 +183,28 @@ describe('cast demo', () => {
     }
 
     expect(r.stdout).toMatch(/needs input:approval[\s\S]*live pid/)
+    for (const agent of ['claude_code', 'codex', 'pi', 'gemini', 'copilot', 'cursor', 'opencode']) expect(r.stdout).toContain(` ${agent}`)
     expect(fs.existsSync(path.join(h.castHome, 'cast.db'))).toBe(false)
+  })
+
+  it('--json lists sessions of every agent, each in its section with its title, model and reason', async () => {
+    const r = await runCast(['demo', '--json', '--no-keep'], {env: h.env})
+    const {sessions} = json<{sessions: {agent: string; bucket: string; model: string | null; reason: string; title: string}[]}>(r)
+    const of = (agent: string) => sessions.filter((s) => s.agent === agent).map(({bucket, model, reason, title}) => ({bucket, model, reason, title}))
+
+    expect(r.code).toBe(0)
+    expect(new Set(sessions.map((s) => s.agent))).toEqual(new Set(['claude_code', 'codex', 'pi', 'gemini', 'copilot', 'cursor', 'opencode']))
+    expect(new Set(sessions.map((s) => s.bucket))).toEqual(
+      new Set(['questions', 'pinned', 'new', 'needs_input', 'done', 'working', 'dormant', 'snoozed', 'stashed', 'killed']),
+    )
+    expect(of('codex')).toEqual([
+      {bucket: 'needs_input', model: 'gpt-5.5-codex', reason: 'error', title: 'Bump the Postgres driver to v9 and run the migrations'},
+      {bucket: 'needs_input', model: 'gpt-5.5-codex', reason: 'settled', title: 'Backup script races'},
+    ])
+    expect(of('pi')).toEqual([{bucket: 'working', model: 'claude-opus-4-5', reason: 'turn_pending', title: 'Cold start under 150 ms'}])
+    expect(of('gemini')).toEqual([{bucket: 'questions', model: 'gemini-2.5-pro', reason: 'question', title: 'Restructure the docs sidebar by topic'}])
+    expect(of('copilot')).toEqual([{bucket: 'questions', model: 'claude-sonnet-4.5', reason: 'approval', title: 'Publish the design tokens package'}])
+    expect(of('cursor')).toEqual([{bucket: 'done', model: 'claude-4.5-sonnet', reason: 'declared_done', title: 'Dark mode toggle on the settings page'}])
+    expect(of('opencode')).toEqual([{bucket: 'needs_input', model: 'claude-sonnet-4-5', reason: 'settled', title: 'Terraform plan for the logs bucket'}])
   })
 })
