@@ -262,7 +262,7 @@ export function renderRow(row: SessionRow, me: string, now: number, home: string
   const detail = j.quiet ? 'quiet' : row.reason
   const head = `${style.state(row.state, `${MARKERS[row.state]} ${stateWord}:${detail}`)}  ${style.bold(j.short_id)}  ${j.title ?? '(untitled)'}`
   const age = row.facts.lastActivityAt === null ? 'never' : formatAge(now - row.facts.lastActivityAt)
-  const bits = [age, `${j.messages} msgs`, tildify(j.cwd, home), row.agent]
+  const bits = [age, `${j.messages} msg${j.messages === 1 ? '' : 's'}`, tildify(j.cwd, home), row.agent]
   if (j.live) bits.push(`live pid ${j.pid}`)
   if (j.labels.length > 0) bits.push(`label ${j.labels[0]}`)
   if (row.records.owners.length > 0) bits.push(`owners ${row.records.owners.join(', ')}`)
