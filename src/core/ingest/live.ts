@@ -43,6 +43,10 @@ export class LiveIngester {
   ready = false
   /** Releases a start-up that is still waiting for the watcher when stop() comes. */
   private onStop: (() => void) | null = null
+  /** The last failure logged per part of the loop, so a streak is logged once. */
+  private readonly failing = new Map<string, string>()
+  /** A pass failed (nothing of it was committed): the next one reads everything and the spool again. */
+  private retry = false
 
   constructor(
     private readonly store: Store,
@@ -100,8 +104,8 @@ export class LiveIngester {
       if (p.endsWith('-wal')) p = p.slice(0, -'-wal'.length)
       for (const d of extra) {
         if (p === d || p.startsWith(d + path.sep)) {
-          this.opts.onExtra?.()
-          this.opts.onChange?.()
+          if (!this.guard('spool', () => this.opts.onExtra?.())) this.retryLater()
+          this.guard('notify', () => this.opts.onChange?.())
           return
         }
       }
@@ -124,15 +128,17 @@ export class LiveIngester {
       this.onStop = resolve
     })
     if (this.stopped) return
-    this.opts.onExtra?.()
+    if (!this.guard('spool', () => this.opts.onExtra?.())) this.retry = true
     this.flush(true)
     this.ready = true
-    this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
+    this.guard('heartbeat', () => this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info()))
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
-        const r = this.ingester.recheckProcesses()
-        if (r.transitions > 0) this.opts.onChange?.()
+        this.guard('process check', () => {
+          const r = this.ingester.recheckProcesses()
+          if (r.transitions > 0) this.opts.onChange?.()
+        })
         // Roots that did not exist at start: pick them up when they appear.
         for (const m of missing) {
           if (!fs.existsSync(m)) continue
@@ -143,13 +149,17 @@ export class LiveIngester {
       }, PID_RECHECK_MS),
       setInterval(() => {
         if (this.stopped) return
-        const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
-        if (!ok) this.opts.log?.('lost the ingester lease')
+        this.guard('heartbeat', () => {
+          const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
+          if (!ok) this.opts.log?.('lost the ingester lease')
+        })
       }, HEARTBEAT_MS),
       // Terminal fallback (screen.ts): one tmux sweep every 2 s; it starts no process without tmux and a server.
       setInterval(() => {
         if (this.stopped) return
-        if ((screenSweepOf(this.ingester)?.().transitions ?? 0) > 0) this.opts.onChange?.()
+        this.guard('screen sweep', () => {
+          if ((screenSweepOf(this.ingester)?.().transitions ?? 0) > 0) this.opts.onChange?.()
+        })
       }, SCREEN_SWEEP_MS),
     )
     for (const t of this.intervals) t.unref()
@@ -161,16 +171,44 @@ export class LiveIngester {
     if (this.stopped) return
     const paths = new Set(this.pending)
     this.pending.clear()
-    try {
-      const stats = full ? this.ingester.sync() : this.ingester.sync(paths)
-      if (full) this.watched = stats.files
+    // After a failed pass, the files (and hooks) it could not commit are read again in full.
+    const again = this.retry
+    if (again && !this.guard('spool', () => this.opts.onExtra?.())) return this.retryLater()
+    const ok = this.guard('sync', () => {
+      const stats = full || again ? this.ingester.sync() : this.ingester.sync(paths)
+      if (full || again) this.watched = stats.files
       this.passes++
-    } catch (error) {
-      this.opts.log?.(`sync failed: ${(error as Error).message}`)
-    }
-
-    this.opts.onChange?.()
+    })
+    if (ok) this.retry = false
+    else this.retryLater()
+    this.guard('notify', () => this.opts.onChange?.())
     this.armTimeTimer()
+  }
+
+  /** Try the failed pass again in two seconds, whether or not a file changes meanwhile. */
+  private retryLater(): void {
+    this.retry = true
+    if (this.stopped) return
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    this.flushTimer = setTimeout(() => this.flush(true), 2000)
+  }
+
+  /**
+   * Run one part of the loop. A failure (a full disk, a read-only or locked store) must not kill
+   * the ingester from a timer: it is logged once per streak, the next event or tick tries again,
+   * and recovery is logged.
+   */
+  private guard(what: string, fn: () => void): boolean {
+    try {
+      fn()
+      if (this.failing.delete(what)) this.opts.log?.(`${what} recovered`)
+      return true
+    } catch (error) {
+      const msg = (error as Error).message
+      if (this.failing.get(what) !== msg) this.opts.log?.(`${what} failed: ${msg}`)
+      this.failing.set(what, msg)
+      return false
+    }
   }
 
   /** One timer, set to the earliest next_check_at of any session. */
@@ -178,13 +216,18 @@ export class LiveIngester {
     if (this.stopped) return
     if (this.timeTimer) clearTimeout(this.timeTimer)
     this.timeTimer = null
-    const at = this.store.nextCheckAt()
+    let at: number | null = null
+    this.guard('timer', () => (at = this.store.nextCheckAt()))
     if (at === null) return
     const delay = Math.min(Math.max(0, at - this.opts.clock()) + 5, 2 ** 31 - 1)
     this.timeTimer = setTimeout(() => {
       this.timeTimer = null
-      if (this.ingester.tick() > 0) this.opts.onChange?.()
-      this.armTimeTimer()
+      const ok = this.guard('time rules', () => {
+        if (this.ingester.tick() > 0) this.opts.onChange?.()
+      })
+      // A due time that failed stays due: try again in a second, not in a tight loop.
+      if (ok) this.armTimeTimer()
+      else if (!this.stopped) this.timeTimer = setTimeout(() => this.armTimeTimer(), 1000)
     }, delay)
   }
 
