@@ -9,8 +9,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
-import {fireHook, killChildren, transitionsProblems, withDb} from './helpers.js'
+import {waitFor} from '../fakes/agents.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {fireHook, killChildren, sleep, spawnCast, transitionsProblems, withDb} from './helpers.js'
 
 const isRoot = process.getuid?.() === 0
 const mounts: string[] = []
@@ -184,5 +185,56 @@ describe('a full CAST_HOME', () => {
     expect(got.sessions).toEqual(want.sessions.map((s: any) => (s.id === id ? got.sessions.find((g: any) => g.id === id) : s)))
     expect(got.records).toEqual((before as any).records)
     withDb(env.CAST_HOME, (db) => expect(transitionsProblems(db)).toEqual([]))
+  }, 120_000)
+
+  it('a running daemon survives the disk filling up: one line per streak, no crash, and it catches up once there is space', async (ctx) => {
+    const disk = path.join(h.dir, 'disk')
+    fs.mkdirSync(disk)
+    if (!isRoot || !mount(['-t', 'tmpfs', '-o', 'size=16m,mode=0700', 'tmpfs', disk])) {
+      console.log('[reliability] full CAST_HOME under a daemon: skipped (cannot mount a tmpfs here)')
+      ctx.skip()
+      return
+    }
+
+    mounts.push(disk)
+    const env = {...h.env, CAST_HOME: path.join(disk, 'cast')}
+    const now = Date.now()
+    writeFile(claudeTranscriptPath(h.home, '/src/app', sid(0)), claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: 'Before', sessionId: sid(0)}))
+    const daemon = spawnCast(['daemon'], env)
+    await waitForWatcher(env.CAST_HOME)
+    let err = ''
+    daemon.stderr!.on('data', (c) => (err += String(c)))
+
+    const filler = path.join(disk, 'filler')
+    const fd = fs.openSync(filler, 'w')
+    try {
+      for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024))
+    } catch {
+      // full
+    } finally {
+      fs.closeSync(fd)
+    }
+
+    for (let i = 10; i < 60; i++) writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: `During ${i} ${'x'.repeat(3000)}`, sessionId: sid(i)}))
+    await fireHook('claude_code', JSON.stringify({hook_event_name: 'UserPromptSubmit', session_id: sid(0)}), env)
+    await waitFor(() => /failed: .*full/.test(err) || null)
+    await sleep(4500)
+
+    expect(daemon.exitCode).toBe(null)
+    expect(err).not.toMatch(/\n\s+at |SqliteError|Node\.js v/)
+    expect(err.split('\n').filter((l) => /sync failed/.test(l)).length).toBe(1)
+
+    fs.rmSync(filler)
+    // Nothing else changes on disk: the daemon retries by itself.
+    await waitFor(() => /sync recovered/.test(err) || null)
+    await waitFor(() => (withDb(env.CAST_HOME, (db) => (db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as {n: number}).n) === 51 ? true : null))
+    await waitFor(() => (fs.readdirSync(path.join(env.CAST_HOME, 'spool')).filter((n) => !n.startsWith('.')).length === 0 ? true : null))
+    daemon.kill('SIGTERM')
+    expect((await daemon.done).code).toBe(0)
+    withDb(env.CAST_HOME, (db) => {
+      expect(db.pragma('integrity_check', {simple: true})).toBe('ok')
+      expect(transitionsProblems(db)).toEqual([])
+    })
+    console.log(`[reliability] daemon on a full disk: ${err.trim().split('\n').join(' | ')}`)
   }, 120_000)
 })
