@@ -26,6 +26,8 @@ export interface WatchFlags {
 
 /** How often a tailing watcher looks at the log, and checks whether it should take over the lease. */
 const TAIL_MS = 50
+/** While this process is the ingester: other writers' changes only. */
+const LIVE_TAIL_MS = 200
 
 export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: boolean, env: Env = process.env): Promise<void> {
   const {Store} = await import('../core/store/store.js')
@@ -54,7 +56,7 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
     closed = true
     // Whatever happens below, the process leaves: a stuck watcher must not keep it alive.
     setTimeout(() => process.exit(0), 3000).unref()
-    if (tail) clearInterval(tail)
+    if (tail) clearTimeout(tail)
     await live?.stop()
     store.close()
     done()
@@ -135,11 +137,19 @@ export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: 
   }
 
   pump()
-  tail = setInterval(() => {
-    if (closed) return
-    pump()
-    if (!live) void tryTakeOver()
-  }, TAIL_MS)
+  // Tailing another ingester: look at the log often. Holding the lease ourselves, our own passes
+  // pump at once; the poll only picks up other writers' changes (cast state, pin, …), so it can
+  // be slower, which keeps the idle watcher cheap.
+  const schedule = (): void => {
+    tail = setTimeout(() => {
+      if (closed) return
+      pump()
+      if (!live) void tryTakeOver()
+      schedule()
+    }, live ? LIVE_TAIL_MS : TAIL_MS)
+  }
+
+  schedule()
   await finished
 }
 

@@ -17,13 +17,8 @@ export function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null
 }
 
-/** ISO 8601 string or epoch ms to epoch ms. */
-export function toMs(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null
-  if (typeof value !== 'string' || value === '') return null
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? null : ms
-}
+/** ISO 8601 string or epoch ms to epoch ms (the shared fast path for the usual ISO form). */
+export {toMs} from '../text.js'
 
 /** The text blocks of a message content (a string, or a list of blocks). */
 export function textBlocks(content: unknown): string[] {

@@ -218,7 +218,8 @@ function startedTask(toolUseResult: unknown, content: string): string | null {
       if (agent !== null) return agent
     }
   }
-  return BACKGROUND_ID.exec(content)?.[1] ?? null
+  // The notice is one short line; big tool outputs (tens of KB) are not scanned for it.
+  return content.length <= 1000 ? (BACKGROUND_ID.exec(content)?.[1] ?? null) : null
 }
 
 function countAssistant(s: TranscriptState, id: string | null, off: number): void {
