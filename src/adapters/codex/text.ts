@@ -2,50 +2,14 @@
  * Small pure helpers shared by the Codex parsers: values out of loose JSON, times, one-line text.
  */
 
-export type Json = Record<string, unknown>
+import {clip, firstLine, isObject as isRecord, type Json, later, oneLine, str, toMs as isoToMs} from '../text.js'
 
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-export function str(value: unknown): string | null {
-  return typeof value === 'string' && value.length > 0 ? value : null
-}
+export {clip, firstLine, isRecord, type Json, later, oneLine, str}
 
 /** ISO 8601 string, epoch seconds or epoch ms -> epoch ms; anything else -> null. */
 export function toMs(value: unknown): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value < 1e12 ? Math.round(value * 1000) : value
-  if (typeof value !== 'string' || value.length === 0) return null
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? null : ms
-}
-
-/** The later of two times; null counts as "no time". */
-export function later(a: number | null, b: number | null): number | null {
-  if (a === null) return b
-  if (b === null) return a
-  return b > a ? b : a
-}
-
-/** Cut text to at most max characters, marking the cut with an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
-}
-
-/** The first non-empty line of a text, trimmed, inner whitespace collapsed, at most max chars. */
-export function firstLine(text: string, max = 200): string | null {
-  for (const line of text.split(/\r?\n/)) {
-    const clean = line.replace(/\s+/g, ' ').trim()
-    if (clean.length > 0) return clip(clean, max)
-  }
-
-  return null
-}
-
-/** Whitespace collapsed to single spaces, trimmed, at most max chars. */
-export function oneLine(text: string, max = 500): string | null {
-  const clean = text.replace(/\s+/g, ' ').trim()
-  return clean.length > 0 ? clip(clean, max) : null
+  return typeof value === 'string' ? isoToMs(value) : null
 }
 
 /**
