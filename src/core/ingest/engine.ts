@@ -3,11 +3,14 @@
  * incrementally (offset + resumable parser state per file), re-reads whole files and SQLite
  * sources on change, checks process claims against the process table, composes each session's
  * facts and reconciles its state — every batch in one store transaction, so a crash at any point
- * leaves offsets, facts and the transitions log consistent.
+ * leaves offsets, facts and the transitions log consistent. A sync with many JSONL bytes to read
+ * shares the reading with one worker thread (read-worker.ts); every commit stays on this thread.
  */
 import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads'
 
 import type {Agent, SessionFacts} from '../model/types.js'
 import {fileMark, sameMark} from '../store/files.js'
@@ -15,7 +18,8 @@ import {sweepSnoozes} from '../store/triage.js'
 import type {FileRow, Store} from '../store/store.js'
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, ReadonlyDb} from './adapter.js'
 import {composeFacts} from './compose.js'
-import {isSameProcessAlive, openFilesOf, processStartTime} from './process-table.js'
+import {isSameProcessAlive, openFilesOf} from './process-table.js'
+import {type ReadCounts, type ReadJob, type ReadReply, readJsonlFile} from './read-worker.js'
 import {applyScreen, isScreenContribution} from './screen.js'
 
 export interface IngestOptions {
@@ -49,9 +53,12 @@ interface Pending {
   readonly base?: FileRow
 }
 
-const CHUNK = 1 << 20
-/** A single line longer than this is skipped and counted, never buffered whole. */
-const MAX_LINE = 64 * 1024 * 1024
+/** JSONL bytes to read above which a sync shares the reading with a worker thread. */
+const PARALLEL_BYTES = 32 * 1024 * 1024
+/** The worker's share of those bytes (the engine also commits every batch). */
+const WORKER_SHARE = 0.75
+/** A worker with no reply for this long is given up; the engine reads the rest itself. */
+const STALL_MS = 30_000
 const BATCH_BYTES = 16 * 1024 * 1024
 const BATCH_FILES = 400
 
@@ -154,13 +161,30 @@ export class Ingester {
     }
 
     const present = new Set<string>()
-    for (const d of found) {
-      present.add(d.path)
-      const pending = this.readOne(d, known.get(d.path), holders, stats)
-      if (!pending) continue
-      batch.push({...pending, base: known.get(d.path)})
-      batchBytes += pending.row.size - (known.get(d.path)?.offset ?? 0)
-      if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) flush()
+    // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
+    // (the other core), and its results are committed here in the same order and batches.
+    const sts = found.map((d) => statOrNull(d.path))
+    const share = this.shareReads(found, sts, known, holders)
+    try {
+      for (const [i, d] of found.entries()) {
+        present.add(d.path)
+        let pending: Pending | null | undefined
+        if (share?.toWorker.has(i)) {
+          const reply = share.reader.next()
+          if (reply?.ok) {
+            pending = reply.result
+            addCounts(stats, reply.counts)
+          }
+        }
+
+        if (pending === undefined) pending = this.readOne(d, known.get(d.path), holders, stats, sts[i])
+        if (!pending) continue
+        batch.push({...pending, base: known.get(d.path)})
+        batchBytes += pending.row.size - (known.get(d.path)?.offset ?? 0)
+        if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) flush()
+      }
+    } finally {
+      share?.reader.stop()
     }
 
     if (!only) {
@@ -184,16 +208,63 @@ export class Ingester {
     return stats
   }
 
+  /**
+   * When the JSONL bytes to read pass PARALLEL_BYTES, start one read worker and give it about
+   * WORKER_SHARE of those bytes, file by file in discovery order; null for a small sync.
+   */
+  private shareReads(
+    found: readonly Discovered[],
+    sts: readonly (fs.Stats | undefined)[],
+    known: ReadonlyMap<string, FileRow>,
+    holders: ReadonlyMap<string, number>,
+  ): {toWorker: Set<number>; reader: Reader} | null {
+    const todo: {i: number; bytes: number}[] = []
+    let total = 0
+    for (const [i, d] of found.entries()) {
+      const st = sts[i]
+      if (d.match.kind !== 'jsonl' || !d.adapter.jsonl || !st?.isFile()) continue
+      const prev = known.get(d.path)
+      if (prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) continue
+      const bytes = prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset ? st.size - prev.offset : st.size
+      todo.push({bytes, i})
+      total += bytes
+    }
+
+    if (total < PARALLEL_BYTES || todo.length < 2) return null
+    const toWorker = new Set<number>()
+    const jobs: ReadJob[] = []
+    const now = this.opts.clock()
+    let given = 0
+    let seen = 0
+    for (const {bytes, i} of todo) {
+      if (given < WORKER_SHARE * seen) {
+        const d = found[i]!
+        toWorker.add(i)
+        jobs.push({agent: d.adapter.agent, holder: holders.get(d.path) ?? null, match: d.match as FileMatch & {kind: 'jsonl'}, now, path: d.path, prev: known.get(d.path)})
+        given += bytes
+      }
+
+      seen += bytes
+    }
+
+    const reader = startReader(jobs)
+    return reader ? {reader, toWorker} : null
+  }
+
   /** Which files the adapters' agents hold open right now (Codex rollouts), path -> pid. */
   private openHandles(): Map<string, number> {
     const names = this.adapters.flatMap((a) => a.openFileProcesses ?? [])
     return names.length > 0 ? openFilesOf(names) : new Map()
   }
 
-  private readOne(d: Discovered, prev: FileRow | undefined, holders: Map<string, number>, stats: SyncStats): Pending | null {
+  private readOne(d: Discovered, prev: FileRow | undefined, holders: Map<string, number>, stats: SyncStats, pre?: fs.Stats): Pending | null {
+    if (d.match.kind === 'jsonl') {
+      return readJsonlFile(d.adapter, d.match, d.path, prev, holders.get(d.path) ?? null, this.opts.clock(), stats, pre)
+    }
+
     let st: fs.Stats
     try {
-      st = fs.statSync(d.path)
+      st = pre ?? fs.statSync(d.path)
     } catch {
       return null
     }
@@ -213,25 +284,7 @@ export class Ingester {
       }
     }
 
-    const same = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === size && prev.mtimeMs === mtimeMs
-    const holder = holders.get(d.path) ?? null
-    if (same) {
-      // Unchanged bytes; only the process holding it open may have changed.
-      if (d.match.kind === 'jsonl' && d.adapter.openFileProcesses && prev.state) {
-        const heldBefore = prev.state.includes('"__holder":')
-        const state = JSON.parse(prev.state) as Record<string, unknown>
-        const before = (state.__holder as number | undefined) ?? null
-        if (heldBefore || holder !== null) {
-          if (before === holder) return null
-          const contributions = this.jsonlContributions(d, state, holder, before)
-          const nextState = {...state, __holder: holder ?? undefined}
-          return {contributions, row: {...prev, readAt: this.opts.clock(), state: JSON.stringify(nextState)}}
-        }
-      }
-
-      return null
-    }
-
+    if (prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === size && prev.mtimeMs === mtimeMs) return null
     const now = this.opts.clock()
     const base: Omit<FileRow, 'offset' | 'parseErrors' | 'state'> = {
       agent: d.adapter.agent,
@@ -245,7 +298,6 @@ export class Ingester {
     }
     stats.read++
     try {
-      if (d.match.kind === 'jsonl') return this.readJsonl(d, prev, st, base, holder, stats)
       if (d.match.kind === 'whole') {
         const text = fs.readFileSync(d.path, 'utf8')
         stats.bytes += st.size
@@ -290,99 +342,6 @@ export class Ingester {
     } finally {
       db.close()
     }
-  }
-
-  private readJsonl(
-    d: Discovered,
-    prev: FileRow | undefined,
-    st: fs.Stats,
-    base: Omit<FileRow, 'offset' | 'parseErrors' | 'state'>,
-    holder: number | null,
-    stats: SyncStats,
-  ): Pending {
-    const parser = d.adapter.jsonl
-    const match = d.match as FileMatch & {kind: 'jsonl'}
-    if (!parser) return {contributions: [], row: {...base, offset: st.size, parseErrors: 0, state: null}}
-    // Same file grown: resume. Replaced or shrunk: start over.
-    let resume = prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset && prev.state !== null
-    // A file rewritten in place (same inode, e.g. a migration to a new format) must not be resumed
-    // mid-line: the bytes just before the stored offset must still be the ones read last time.
-    if (resume && prev!.offset > 0) {
-      const fp = (JSON.parse(prev!.state!) as {__fp?: string}).__fp
-      if (fp !== undefined && fp !== tailPrint(d.path, prev!.offset)) resume = false
-    }
-
-    let state: Record<string, unknown>
-    let offset: number
-    let parseErrors: number
-    if (resume && prev) {
-      state = JSON.parse(prev.state!) as Record<string, unknown>
-      offset = prev.offset
-      parseErrors = prev.parseErrors
-    } else {
-      state = parser.init(d.path, match) as Record<string, unknown>
-      offset = 0
-      parseErrors = 0
-    }
-
-    const before = (state.__holder as number | undefined) ?? null
-    delete state.__holder
-    const fd = fs.openSync(d.path, 'r')
-    try {
-      const r = readLines(fd, offset, st.size, (text, at) => {
-        stats.lines++
-        let ok: boolean
-        try {
-          ok = parser.line(state, text, at)
-        } catch {
-          ok = false
-        }
-
-        if (!ok) {
-          parseErrors++
-          stats.parseErrors++
-        }
-      })
-      stats.bytes += r.offset - offset
-      parseErrors += r.oversize
-      stats.parseErrors += r.oversize
-      offset = r.offset
-    } finally {
-      fs.closeSync(fd)
-    }
-
-    delete state.__fp
-    const contributions = this.jsonlContributions(d, state, holder, before)
-    const fp = offset > 0 ? tailPrint(d.path, offset) : undefined
-    const saved = {...state, __fp: fp, __holder: holder ?? undefined}
-    return {contributions, row: {...base, offset, parseErrors, state: JSON.stringify(saved)}}
-  }
-
-  /** The parser's contributions, with a process claim when an agent process holds the file open. */
-  private jsonlContributions(d: Discovered, state: Record<string, unknown>, holder: number | null, before: number | null): Contribution[] {
-    const parser = d.adapter.jsonl!
-    const clean = {...state}
-    delete clean.__holder
-    delete clean.__fp
-    const match = d.match as FileMatch & {kind: 'jsonl'}
-    const list = parser.contributions(clean, d.path, match)
-    const pid = holder ?? before
-    if (pid === null) return list
-    return list.map((c, i) => {
-      if (i !== 0 || c.processClaim) return c
-      // The holder exited: a settled session simply ended; an unsettled one crashed mid-turn.
-      if (holder === null && c.facts.settled !== false) return c
-      return {
-        ...c,
-        processClaim: {
-          heartbeatAt: null,
-          pid,
-          source: {kind: 'process', ref: `/proc/${pid}/fd`},
-          startedAt: holder === null ? null : processStartTime(pid),
-          status: null,
-        },
-      }
-    })
   }
 
   /** Write one batch: files, contributions, recomposed sessions and their transitions. */
@@ -514,77 +473,71 @@ export class Ingester {
   }
 }
 
-/** Up to 32 bytes just before `offset`, hex: where an incremental read resumes. */
-function tailPrint(file: string, offset: number): string {
-  const n = Math.min(32, offset)
-  const buf = Buffer.alloc(n)
-  const fd = fs.openSync(file, 'r')
-  try {
-    fs.readSync(fd, buf, 0, n, offset - n)
-  } finally {
-    fs.closeSync(fd)
-  }
+export {readLines} from './read-worker.js'
 
-  return buf.toString('hex')
+function statOrNull(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file)
+  } catch {
+    return undefined
+  }
 }
 
-/**
- * Read complete lines from `start` to `end`. A partial last line is left for the next read: the
- * returned offset is where it starts. Lines over MAX_LINE are skipped and counted.
- */
-export function readLines(
-  fd: number,
-  start: number,
-  end: number,
-  onLine: (text: string, offset: number) => void,
-  maxLine = MAX_LINE,
-): {offset: number; oversize: number} {
-  const buf = Buffer.allocUnsafe(CHUNK)
-  let pos = start
-  let carry: Buffer | null = null
-  let carryStart = start
-  // Set while skipping an oversize line: where it started.
-  let skipFrom: number | null = null
-  let oversize = 0
-  while (pos < end) {
-    const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, end - pos), pos)
-    if (n <= 0) break
-    let chunk: Buffer = buf.subarray(0, n)
-    let base = pos
-    if (carry) {
-      chunk = Buffer.concat([carry, chunk])
-      base = carryStart
-      carry = null
-    }
+function addCounts(stats: SyncStats, c: ReadCounts): void {
+  stats.read += c.read
+  stats.bytes += c.bytes
+  stats.lines += c.lines
+  stats.parseErrors += c.parseErrors
+}
 
-    pos += n
-    let s = 0
-    for (;;) {
-      const nl = chunk.indexOf(10, s)
-      if (nl === -1) break
-      if (skipFrom === null) {
-        let e = nl
-        if (e > s && chunk[e - 1] === 13) e--
-        if (e > s) onLine(chunk.toString('utf8', s, e), base + s)
-      } else {
-        oversize++
-        skipFrom = null
-      }
+/** The engine's end of the read worker: its replies, one per job, in job order. */
+interface Reader {
+  /** The next reply; null when the worker is gone or stalled (the engine then reads the file). */
+  next(): ReadReply | null
+  stop(): void
+}
 
-      s = nl + 1
-    }
-
-    if (s < chunk.length && skipFrom === null) {
-      if (chunk.length - s > maxLine) {
-        skipFrom = base + s
-      } else {
-        carry = Buffer.from(chunk.subarray(s))
-        carryStart = base + s
-      }
-    }
+function startReader(jobs: readonly ReadJob[]): Reader | null {
+  // Only the built module can run as a worker (tests importing the .ts source read inline).
+  const url = new URL('./read-worker.js', import.meta.url)
+  if (url.protocol !== 'file:' || !fs.existsSync(fileURLToPath(url))) return null
+  const {port1, port2} = new MessageChannel()
+  const signal = new Int32Array(new SharedArrayBuffer(4))
+  let worker: Worker
+  try {
+    worker = new Worker(url, {transferList: [port2], workerData: {castReadWorker: true, jobs, port: port2, signal}})
+  } catch {
+    port1.close()
+    return null
   }
 
-  // A partial last line (or an unfinished oversize one) waits for its newline.
-  if (skipFrom !== null) return {offset: skipFrom, oversize}
-  return {offset: carry ? carryStart : pos, oversize}
+  worker.on('error', () => {})
+  worker.unref()
+  let taken = 0
+  let dead = false
+  const stop = (): void => {
+    dead = true
+    port1.close()
+    worker.terminate().catch(() => {})
+  }
+
+  return {
+    next() {
+      const from = Date.now()
+      while (!dead) {
+        const m = receiveMessageOnPort(port1)
+        if (m) {
+          taken++
+          return m.message as ReadReply
+        }
+
+        // The worker bumps the counter after each post: sleep while it has posted nothing new.
+        Atomics.wait(signal, 0, taken, 100)
+        if (Date.now() - from > STALL_MS) stop()
+      }
+
+      return null
+    },
+    stop,
+  }
 }
