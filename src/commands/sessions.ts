@@ -32,7 +32,7 @@ prints each matching session once.`
     const {flags} = await this.parse(Sessions)
     if (flags.watch) {
       const {watchSessions} = await import('../lib/watch.js')
-      await watchSessions(this, flags, this.jsonEnabled())
+      await watchSessions(flags, this.jsonEnabled())
       return
     }
 

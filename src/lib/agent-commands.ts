@@ -55,7 +55,7 @@ export function commandTemplate(agent: Agent, kind: CommandKind, config: Pick<Ca
 /** Fill a template. A placeholder is replaced inside any argument; an argument is never split. */
 export function fillTemplate(template: readonly string[], values: {prompt?: string; id?: string; cwd?: string}): string[] {
   return template.map((arg) =>
-    arg.replaceAll(/\{(prompt|id|cwd)\}/g, (whole, key: 'prompt' | 'id' | 'cwd') => {
+    arg.replaceAll(/\{(prompt|id|cwd)\}/g, (_whole, key: 'prompt' | 'id' | 'cwd') => {
       const v = values[key]
       if (v === undefined) throw new Error(`the command template needs {${key}}, which is not known here`)
       return v

@@ -5,8 +5,7 @@
  */
 import {LiveIngester} from '../core/ingest/live.js'
 import {shortId} from '../core/model/ids.js'
-import type {SessionRow, Store, Transition} from '../core/store/store.js'
-import type {BaseCommand} from './base-command.js'
+import type {SessionRow, Transition} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, whoAmI} from './env.js'
 import {INGESTER_LEASE, leaseIsLive, makeIngester} from './ingest.js'
 import {consumeSpool, spoolDir} from '../core/ingest/spool.js'
@@ -29,7 +28,7 @@ const TAIL_MS = 50
 /** While this process is the ingester: other writers' changes only. */
 const LIVE_TAIL_MS = 200
 
-export async function watchSessions(_cmd: BaseCommand, flags: WatchFlags, json: boolean, env: Env = process.env): Promise<void> {
+export async function watchSessions(flags: WatchFlags, json: boolean, env: Env = process.env): Promise<void> {
   const {Store} = await import('../core/store/store.js')
   const store = new Store(castHome(env))
   const clock = clockFrom(env)

@@ -11,7 +11,7 @@
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
-import {clip, isRecord, str} from './text.js'
+import {clip, str} from './text.js'
 
 export const HOOK_PRIORITY = 20
 

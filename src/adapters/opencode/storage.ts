@@ -17,7 +17,7 @@ import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import type {SessionFacts} from '../../core/model/types.js'
 import {basename, dirname} from 'node:path'
 import {firstLine, isPlaceholderTitle, messageRecord} from './model.js'
-import type {OcMessage, OcPart, OcSession} from './model.js'
+import type {OcPart, OcSession} from './model.js'
 
 type Json = Record<string, unknown>
 
