@@ -5,6 +5,7 @@ export default defineConfig({
     disableConsoleIntercept: true,
     env: {FORCE_COLOR: '0', NO_COLOR: '1'},
     include: ['test/**/*.test.ts'],
+    exclude: ['test/conformance/**', 'node_modules/**'],
     // Upper bounds for liveness on a loaded 2-core machine, never timing assertions.
     testTimeout: 120_000,
     hookTimeout: 60_000,
