@@ -39,6 +39,21 @@ export interface ScreenPatterns {
   readonly error: readonly string[]
   readonly busy: readonly string[]
   readonly idle: readonly string[]
+  /**
+   * How to answer this agent's permission dialog in its own UI (`cast approve` / `cast deny`):
+   * tmux key names sent in order (`['1']`, `['Escape']`, `['Down', 'Enter']`). `denyNote` types
+   * the note (as literal text) after `denyNoteKeys` and ends with Enter. Absent: cast cannot
+   * answer that agent's dialog from the terminal and says so (exit 5).
+   */
+  readonly keys?: DialogKeys
+}
+
+export interface DialogKeys {
+  readonly approve: readonly string[]
+  readonly approveAlways?: readonly string[]
+  readonly deny: readonly string[]
+  /** Keys that open the agent's "tell it what to do instead" field, before the note is typed. */
+  readonly denyNoteKeys?: readonly string[]
 }
 
 /** What the screen shows. `text` is the dialog's question, the banner, the busy line. */
