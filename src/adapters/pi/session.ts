@@ -21,7 +21,18 @@
  * So the state is a few scalars however large the file grows, and it is plain JSON.
  *
  * pi writes a message when it ends (message_end), so a reply still streaming is not in the file:
- * a prompt followed by silence reads as a turn in progress, which is what it is.
+ * a prompt followed by silence reads as a turn in progress, which is what it is. pi 0.73.1 writes
+ * no file at all before the first assistant message (SessionManager `_persist` waits for one), so
+ * a first turn still running has no file yet.
+ *
+ * Retries (seen on pi 0.73.1, `AgentSession._handleRetryableError`): every failed request is an
+ * assistant entry of its own, `{"content":[],"stopReason":"error","errorMessage":"500 …"}`, and
+ * when the error is transient (overloaded, rate limit, 429/5xx, network, timeout…) pi waits 2 s,
+ * 4 s, 8 s and continues the turn from it, up to 3 retries. So an error leaf is pi retrying while
+ * the run of failed requests is at most 3 long and the error is one pi retries; the fourth, or an
+ * error pi does not retry (401, 529 without "overloaded", a bad request), ends the turn: the
+ * banner `Retry failed after 3 attempts: …` (on screen only) is the hard block. A failed request
+ * with no content is not a message.
  */
 import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
@@ -70,6 +81,8 @@ export interface PiState {
   tailWhy: string | null
   /** The leaf assistant's error, while the tail is 'error'. */
   error: {text: string; at: number | null; offset: number} | null
+  /** Failed requests in a row at the end of the chain (pi's retry attempt); absent in older states. */
+  failed?: number
   parseErrors: number
   /** Fact name -> byte offset of the line it came from. */
   src: Record<string, number>
@@ -82,6 +95,7 @@ export function initPi(nativeId: string): PiState {
     createdAt: null,
     cwd: null,
     error: null,
+    failed: 0,
     firstAny: null,
     firstPrompt: null,
     forkedFrom: null,
@@ -126,6 +140,7 @@ function output(s: PiState, at: number | null, offset: number): void {
 function setTail(s: PiState, tail: Tail, why: string, offset: number): void {
   s.tail = tail
   s.tailWhy = why
+  s.failed = 0
   s.src.settled = offset
   if (tail !== 'error' && s.error !== null) {
     s.error = null
@@ -187,9 +202,39 @@ function prompt(s: PiState, m: Json, at: number | null, offset: number): void {
   }
 }
 
+/** pi's own retry limit (`retry.maxRetries`, default 3). */
+export const PI_MAX_RETRIES = 3
+
+/**
+ * Errors pi 0.73.1 retries on its own (`_isRetryableError`): overload, rate limits, 429 and
+ * 500/502/503/504, server and network errors, timeouts, a stream that ended early. A context
+ * overflow is left to compaction, a 401 or a bad request ends the turn.
+ */
+const RETRYABLE = new RegExp(
+  [
+    'overloaded', String.raw`provider.?returned.?error`, String.raw`rate.?limit`, 'too many requests', '429', '500', '502', '503', '504',
+    String.raw`service.?unavailable`, String.raw`server.?error`, String.raw`internal.?error`, String.raw`network.?error`, String.raw`connection.?(?:error|refused|lost)`,
+    String.raw`websocket.?(?:closed|error)`, 'other side closed', 'fetch failed', String.raw`upstream.?connect`, 'reset before headers', 'socket hang up',
+    'ended without', 'http2 request did not get a response', String.raw`timed? out`, 'timeout', 'terminated', 'retry delay',
+  ].join('|'),
+  'i',
+)
+
+export function isRetryableError(message: string): boolean {
+  return RETRYABLE.test(message)
+}
+
+/** An assistant entry that is only a failed request: an error with nothing said. */
+function isFailedRequest(m: Json): boolean {
+  return m.stopReason === 'error' && contentText(m.content).trim() === '' && !hasToolCall(m.content)
+}
+
 function reply(s: PiState, m: Json, at: number | null, offset: number): void {
-  s.assistants += 1
-  s.src.messages = offset
+  if (!isFailedRequest(m)) {
+    s.assistants += 1
+    s.src.messages = offset
+  }
+
   output(s, later(at, toMs(m.timestamp)), offset)
   const model = str(m.model)
   if (model !== null) {
@@ -212,10 +257,22 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
     }
 
     case 'error': {
+      const failed = (s.failed ?? 0) + 1
+      const raw = typeof m.errorMessage === 'string' ? m.errorMessage : ''
+      if (failed <= PI_MAX_RETRIES && isRetryableError(raw)) {
+        // pi waits and sends the request again: the turn goes on.
+        setTail(s, 'working', 'retrying', offset)
+        s.failed = failed
+        return
+      }
+
       s.tail = 'error'
       s.tailWhy = 'error'
       s.src.settled = offset
-      const text = (typeof m.errorMessage === 'string' ? oneLine(readableError(m.errorMessage), MAX_ERROR_TEXT) : null) ?? 'error'
+      s.failed = failed
+      const said = raw === '' ? null : oneLine(readableError(raw), MAX_ERROR_TEXT)
+      // What pi's banner says once its retries are spent.
+      const text = said === null ? 'error' : failed > 1 ? oneLine(`Retry failed after ${failed - 1} attempts: ${said}`, MAX_ERROR_TEXT)! : said
       s.error = {at: later(at, toMs(m.timestamp)), offset, text}
       s.src.error = offset
       return

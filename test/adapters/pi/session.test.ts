@@ -60,24 +60,37 @@ describe('pi sessions: the turn from the leaf', () => {
     expect(f).toMatchObject({messages: 1, settled: false, turnIndex: 1})
   })
 
-  it('error: the leaf assistant stopped with an error; its message is the hard block', () => {
+  it('a 429 leaf is pi retrying (it retries up to 3 times): working, no error, not a message', () => {
+    for (const lines of [3, 4, 5]) {
+      const fed = feed(sessionPath(3), {lines})
+
+      expect(fed.facts).toMatchObject({error: null, messages: 1, settled: false})
+      expect(fed.state.tailWhy).toBe('retrying')
+    }
+  })
+
+  it('error: the fourth failure in a row ends the turn; the last message, as pi words it, is the hard block', () => {
     const fed = feed(sessionPath(3))
 
     expect(fed.facts.settled).toBe(true)
+    expect(fed.facts.messages).toBe(1)
     expect(fed.facts.error).toEqual({
       at: at(124),
-      source: {kind: 'transcript', offset: fed.lines[2]!.offset, ref: sessionPath(3)},
-      text: '429 rate_limit_error: This request would exceed the rate limit for your organization',
+      source: {kind: 'transcript', offset: fed.lines.at(-1)!.offset, ref: sessionPath(3)},
+      text: 'Retry failed after 3 attempts: 429 rate_limit_error: This request would exceed the rate limit for your organization',
     })
   })
 
-  it('an error that is not a status and a JSON body is kept as pi wrote it', () => {
-    const err = (message: string) =>
-      facts(3, {append: [line({id: '0c0c0c03', message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'}, parentId: '0c0c0c02', timestamp: new Date(at(130)).toISOString(), type: 'message'})]}).error?.text
+  it('an error pi does not retry ends the turn at once; its text is kept as pi wrote it', () => {
+    const err = (message: string) => {
+      const f = feed(sessionPath(3), {lines: 2, append: [line({id: 'e1', message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'}, parentId: '0c0c0c01', timestamp: new Date(at(130)).toISOString(), type: 'message'})]}).facts
+      return f.error?.text
+    }
 
-    expect(err('Connection error.')).toBe('Connection error.')
-    expect(err('500 {"message":"Internal server error"}')).toBe('500 Internal server error')
+    expect(err('401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}')).toBe('401 authentication_error: invalid x-api-key')
     expect(err('400 {not json')).toBe('400 {not json')
+    expect(err('Connection error.')).toBeUndefined()
+    expect(err('500 {"message":"Internal server error"}')).toBeUndefined()
   })
 
   it('a new prompt after an error clears it and starts a turn', () => {
@@ -85,7 +98,8 @@ describe('pi sessions: the turn from the leaf', () => {
       append: [line({id: '0c0c0c03', message: {content: 'try again', role: 'user', timestamp: at(200)}, parentId: '0c0c0c02', timestamp: new Date(at(200)).toISOString(), type: 'message'})],
     })
 
-    expect(f).toMatchObject({error: null, messages: 3, settled: false, turnIndex: 2, turnStartedAt: at(200)})
+    // The failed request is no message: the two prompts are.
+    expect(f).toMatchObject({error: null, messages: 2, settled: false, turnIndex: 2, turnStartedAt: at(200)})
   })
 
   it('aborted (the user pressed Escape) is settled and no error', () => {
