@@ -32,7 +32,8 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
   const ingester = new Ingester(store, ADAPTERS, adapterEnv(env), {clock, device: deviceName(), me})
   // Terminal fallback (src/core/ingest/screen.ts): the tmux sweep this ingester runs.
   let matcher: ReturnType<typeof screenMatcher> | undefined
-  attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env}))
+  const scanAgents = new Set(ADAPTERS.filter((a) => a.processScan).map((a) => a.agent))
+  attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}))
   return ingester
 }
 

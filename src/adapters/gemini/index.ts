@@ -25,6 +25,8 @@ export function parseGeminiWhole(path: string, text: string, match: FileMatch & 
 
 export const gemini: Adapter = {
   agent: 'gemini',
+  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
+  processScan: true,
   compose: composeGemini,
   hooks: geminiHooks,
   jsonl: chatLogParser,

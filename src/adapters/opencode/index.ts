@@ -16,6 +16,8 @@ import {parseStorageFile} from './storage.js'
 
 export const opencode: Adapter = {
   agent: 'opencode',
+  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
+  processScan: true,
   compose: composeOpencode,
   label: 'OpenCode',
   match: matchOpencodeFile,

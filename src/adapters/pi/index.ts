@@ -10,6 +10,8 @@ import {piParser} from './session.js'
 
 export const pi: Adapter = {
   agent: 'pi',
+  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
+  processScan: true,
   jsonl: piParser,
   label: 'pi',
   match: matchPiFile,

@@ -109,6 +109,14 @@ export interface Adapter {
   readSqlite?(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[]
   readonly hooks?: HookReducer<any>
   /**
+   * The agent keeps no registry that outlives a crash (pi, Gemini, OpenCode): the engine finds
+   * the process that runs each unsettled session (the tmux pane tied to it, else the one agent
+   * process of this agent in the session's folder; names from the agent's screen patterns) and
+   * records it as a claim with its start time; when none runs it, a claim that nothing does, so
+   * a crash reads dead even when cast never saw the process (src/core/ingest/process-scan.ts).
+   */
+  readonly processScan?: boolean
+  /**
    * Process names (as in /proc/<pid>/comm or argv[0]'s basename) that hold their transcript open
    * while they run (Codex). The engine maps open file handles to pids once per sync and adds a
    * ProcessClaim for every jsonl file such a process holds open.

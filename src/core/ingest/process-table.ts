@@ -59,10 +59,14 @@ export function processStartTime(pid: number): number | null {
   }
 }
 
-/** Is `pid` alive and (when known) the same process that started at `startedAt`? */
+/**
+ * Is `pid` alive and the same process that started at `startedAt`? A claim without a start time
+ * is not proof of life (DESIGN §5): pid reuse could fake it, so it reads not alive. pid 1 (init)
+ * never runs an agent session.
+ */
 export function isSameProcessAlive(pid: number, startedAt: number | null): boolean {
-  if (!pidAlive(pid)) return false
-  if (startedAt === null) return true
+  if (pid <= 1 || !pidAlive(pid)) return false
+  if (startedAt === null || !Number.isFinite(startedAt)) return false
   const actual = processStartTime(pid)
   if (actual === null) return true
   return Math.abs(actual - startedAt) <= START_TOLERANCE_MS

@@ -32,6 +32,7 @@ import {contributionsAtPath, contributionsNamingPid, screenContributions, sessio
 import type {Store} from '../store/store.js'
 import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
+import {scanSessions, type TiedProcess} from './process-scan.js'
 import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
 
 /** How often the live ingester sweeps. */
@@ -94,6 +95,10 @@ export interface ScreenSweepStats {
   written: number
   removed: number
   transitions: number
+  /** tmux servers that answered. */
+  servers: number
+  /** Unsettled sessions the process scan looked at. */
+  scanned?: number
   error?: string
 }
 
@@ -202,6 +207,44 @@ export function tmuxSocket(env: Readonly<Record<string, string | undefined>>): s
   return path.join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, 'default')
 }
 
+/**
+ * Every tmux server the user may run: the one $TMUX names (inside tmux), and every socket the
+ * user owns in the tmux socket folder (`$TMUX_TMPDIR/tmux-<uid>/`, `/tmp` by default), so panes
+ * on `tmux -L work` or a private test server are read like the default one. No process started.
+ */
+export function tmuxServers(env: Readonly<Record<string, string | undefined>>): {servers: TmuxServer[]; why: 'missing' | 'no_server' | null} {
+  const bin = tmuxBinary(env)
+  if (bin === null) return {servers: [], why: 'missing'}
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0
+  const sockets = new Set<string>()
+  const isMine = (p: string): boolean => {
+    try {
+      const st = fs.lstatSync(p)
+      return st.isSocket() && st.uid === uid
+    } catch {
+      return false
+    }
+  }
+
+  const inside = env.TMUX?.split(',')[0]
+  if (inside && isMine(inside)) sockets.add(inside)
+  const dir = path.join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`)
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(dir).sort()
+  } catch {
+    names = []
+  }
+
+  for (const name of names) {
+    const p = path.join(dir, name)
+    if (isMine(p)) sockets.add(p)
+  }
+
+  if (sockets.size === 0) return {servers: [], why: 'no_server'}
+  return {servers: [...sockets].map((socket) => ({bin, socket})), why: null}
+}
+
 /** tmux and a server socket, checked without starting a process; null when either is missing. */
 export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {server: TmuxServer | null; why: 'missing' | 'no_server' | null} {
   const bin = tmuxBinary(env)
@@ -219,6 +262,9 @@ export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {
 function runTmux(server: TmuxServer, args: readonly string[], env: Readonly<Record<string, string | undefined>>): {ok: boolean; stdout: string; stderr: string} {
   const clean: Record<string, string> = {}
   for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v
+  // Without a UTF-8 locale the tmux client prints every non-ASCII character (❯, ⠹, …) and every
+  // tab as '_': the screens would not match and the pane list would not split.
+  if (!/utf-?8/i.test(clean.LC_ALL || clean.LC_CTYPE || clean.LANG || '')) clean.LC_ALL = 'C.UTF-8'
   const r = spawnSync(server.bin, ['-S', server.socket, ...args], {encoding: 'utf8', env: clean, maxBuffer: 32 * 1024 * 1024, timeout: 5000})
   return {ok: r.status === 0 && !r.error, stderr: r.stderr ?? String(r.error ?? ''), stdout: r.stdout ?? ''}
 }
@@ -230,14 +276,15 @@ export interface PaneInfo {
   readonly address: string
 }
 
-const LIST_FORMAT = '#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{session_name}:#{window_index}.#{pane_index}'
+// Space-separated (a session name, which may hold spaces, comes last): tmux may print a tab as '_'.
+const LIST_FORMAT = '#{pane_id} #{pane_pid} #{pane_dead} #{session_name}:#{window_index}.#{pane_index}'
 
 export function parsePaneList(out: string): PaneInfo[] {
   const panes: PaneInfo[] = []
   for (const line of out.split('\n')) {
-    const [id, pid, dead, ...rest] = line.split('\t')
+    const [id, pid, dead, ...rest] = line.split(/[\t ]/)
     if (!id || !pid || !/^%\d+$/.test(id)) continue
-    panes.push({address: rest.join('\t'), dead: dead === '1', id, pid: Number(pid)})
+    panes.push({address: rest.join(' '), dead: dead === '1', id, pid: Number(pid)})
   }
 
   return panes
@@ -364,6 +411,8 @@ function childrenOf(pid: number): number[] {
 
 export interface AgentPane {
   readonly pane: PaneInfo
+  /** The tmux server's socket (pane ids are unique per server only). */
+  readonly socket?: string
   readonly agent: Agent
   /** The agent process nearest the pane's first process. */
   readonly pid: number
@@ -509,7 +558,7 @@ export function mapPanes(store: Store, panes: readonly AgentPane[], processes: R
   const seen = new Set<string>()
   const out: Mapped[] = []
   for (const ap of panes) {
-    const key = `${ap.pane.id}:${ap.agent}:${ap.pid}:${ap.startedAt}:${ap.cwd}`
+    const key = `${ap.socket ?? ''}:${ap.pane.id}:${ap.agent}:${ap.pid}:${ap.startedAt}:${ap.cwd}`
     seen.add(key)
     let entry = cache.get(key)
     if (!entry || (entry.storeKey !== storeKey && now - entry.at >= TIE_REFRESH_MS)) {
@@ -562,6 +611,8 @@ function hash(text: string): string {
 export interface SweepOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly clock: () => number
+  /** Agents whose sessions the process scan covers (adapters with `processScan`). */
+  readonly scanAgents?: ReadonlySet<Agent>
 }
 
 /**
@@ -570,52 +621,65 @@ export interface SweepOptions {
  * a failure is reported in the stats and the stored readings are left as they were.
  */
 export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMatcher, options: SweepOptions): ScreenSweepStats {
-  const stats: ScreenSweepStats = {agentPanes: 0, calls: 0, mapped: 0, panes: 0, removed: 0, tmux: 'ok', transitions: 0, written: 0}
+  const stats: ScreenSweepStats = {agentPanes: 0, calls: 0, mapped: 0, panes: 0, removed: 0, servers: 0, tmux: 'ok', transitions: 0, written: 0}
   ppidMap = null
+  const tied: TiedProcess[] = []
   try {
     const existing = screenContributions(store)
-    const {server, why} = tmuxServer(options.env)
-    // Readings of panes this sweep cannot see (another server, or none reachable from this
-    // environment) stand while the agent process they were read from lives.
-    const orphans = (mine: string | null) => existing.filter((e) => (mine === null || !e.path.startsWith(mine)) && !readingProcessAlive(e.data))
-    if (server === null) {
-      stats.tmux = why ?? 'no_server'
-      write(store, ingester, orphans(null), [], options.clock(), stats)
-      return stats
-    }
-
-    const prefix = `${PATH_PREFIX}${server.socket}/`
-    const mine = existing.filter((e) => e.path.startsWith(prefix))
-    stats.calls++
-    const listed = runTmux(server, ['list-panes', '-a', '-F', LIST_FORMAT], options.env)
-    if (!listed.ok) {
-      stats.tmux = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr) ? 'no_server' : 'error'
-      if (stats.tmux === 'error') stats.error = listed.stderr.trim()
-      // No server answers on this socket: its panes are gone, and what they showed with them.
-      write(store, ingester, stats.tmux === 'no_server' ? [...mine, ...orphans(prefix)] : orphans(prefix), [], options.clock(), stats)
-      return stats
-    }
-
-    const panes = parsePaneList(listed.stdout).filter((p) => !p.dead)
-    stats.panes = panes.length
+    const {servers, why} = tmuxServers(options.env)
+    // The readings this sweep answers for: kept when a pane still shows them, removed otherwise.
+    const answered: typeof existing = []
+    const swept: string[] = []
     const agentPanes: AgentPane[] = []
-    for (const p of panes) {
-      const ap = agentOfPane(p, matcher.processes)
-      if (ap) agentPanes.push(ap)
+    const serverOf = new Map<string, TmuxServer>()
+    let ok = 0
+    for (const server of servers) {
+      const prefix = `${PATH_PREFIX}${server.socket}/`
+      const mine = existing.filter((e) => e.path.startsWith(prefix))
+      stats.calls++
+      const listed = runTmux(server, ['list-panes', '-a', '-F', LIST_FORMAT], options.env)
+      if (!listed.ok) {
+        const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
+        // No server answers on this socket: its panes are gone, and what they showed with them.
+        if (gone) {
+          swept.push(prefix)
+          answered.push(...mine)
+        } else stats.error = listed.stderr.trim()
+        continue
+      }
+
+      ok++
+      swept.push(prefix)
+      answered.push(...mine)
+      serverOf.set(server.socket, server)
+      const panes = parsePaneList(listed.stdout).filter((p) => !p.dead)
+      stats.panes += panes.length
+      for (const p of panes) {
+        const ap = agentOfPane(p, matcher.processes)
+        if (ap) agentPanes.push({...ap, socket: server.socket})
+      }
     }
 
+    stats.servers = ok
+    if (servers.length === 0) stats.tmux = why ?? 'no_server'
+    else if (ok === 0) stats.tmux = stats.error ? 'error' : 'no_server'
+    // Readings of servers this sweep did not reach stand while their agent process lives.
+    answered.push(...existing.filter((e) => !swept.some((p) => e.path.startsWith(p)) && !readingProcessAlive(e.data)))
     stats.agentPanes = agentPanes.length
     const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
     stats.mapped = mapped.length
     const desired: Desired[] = []
-    if (mapped.length > 0) {
+    for (const [socket, server] of serverOf) {
+      const here = mapped.filter((m) => m.ap.socket === socket)
+      if (here.length === 0) continue
       const cap = capturePanes(
         server,
-        mapped.map((m) => m.ap.pane.id),
+        here.map((m) => m.ap.pane.id),
         options.env,
       )
       stats.calls += cap.calls
-      for (const m of mapped) {
+      for (const m of here) {
+        tied.push({agent: m.ap.agent, nativeId: m.nativeId, pane: m.ap.pane.id, pid: m.ap.pid, startedAt: m.ap.startedAt})
         const screen = cap.screens.get(m.ap.pane.id)
         if (screen === undefined) continue
         const reading = matcher.match(m.ap.agent, screen)
@@ -633,15 +697,24 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
             text: reading.text,
             via: m.via,
           },
-          path: `${prefix}${m.ap.pane.id}`,
+          path: `${PATH_PREFIX}${socket}/${m.ap.pane.id}`,
         })
       }
     }
 
-    write(store, ingester, [...mine, ...orphans(prefix)], desired, options.clock(), stats)
+    write(store, ingester, answered, desired, options.clock(), stats)
   } catch (error) {
     stats.tmux = 'error'
     stats.error = (error as Error).message
+  }
+
+  // The process scan (process-scan.ts): the pane ties found above, then /proc.
+  try {
+    const scan = scanSessions(store, ingester, {agents: options.scanAgents ?? new Set(), names: matcher.processes, now: options.clock(), tied})
+    stats.transitions += scan.transitions
+    stats.scanned = scan.scanned
+  } catch (error) {
+    stats.error ??= (error as Error).message
   }
 
   return stats

@@ -118,3 +118,45 @@ export function contributionsAtPath(store: Store, path: string): ClaimRow[] {
   }))
   return claimRows(store, keys)
 }
+
+/** Every pseudo path the process scan writes starts with this (src/core/ingest/process-scan.ts). */
+export const SCAN_PATH_PREFIX = 'scan://'
+
+/** The process-scan contributions in the store (a range over the primary key). */
+export function scanContributions(store: Store): ScreenContributionRow[] {
+  return (
+    store.q(`SELECT path, agent, native_id, data FROM contributions WHERE path >= 'scan://' AND path < 'scan:/0'`).all() as Row[]
+  ).map((r) => ({agent: String(r.agent), data: String(r.data), nativeId: String(r.native_id), path: String(r.path)}))
+}
+
+export interface ScanCandidateRow {
+  readonly agent: string
+  readonly nativeId: string
+  readonly cwd: string | null
+  readonly lastActivityAt: number | null
+  readonly parentId: string | null
+  readonly settled: boolean
+  readonly messages: number
+}
+
+/** Sessions of these agents active since `since` (epoch ms), with what the scan needs of their facts. */
+export function sessionsActiveSince(store: Store, agents: readonly string[], since: number): ScanCandidateRow[] {
+  if (agents.length === 0) return []
+  return (
+    store
+      .q(
+        `SELECT agent, native_id, cwd, last_activity_at, parent_id, json_extract(facts, '$.settled') AS settled,
+           json_extract(facts, '$.messages') AS messages
+         FROM sessions WHERE agent IN (${agents.map(() => '?').join(', ')}) AND last_activity_at >= ?`,
+      )
+      .all(...agents, since) as Row[]
+  ).map((r) => ({
+    agent: String(r.agent),
+    cwd: r.cwd === null || r.cwd === undefined ? null : String(r.cwd),
+    lastActivityAt: r.last_activity_at === null ? null : Number(r.last_activity_at),
+    messages: Number(r.messages ?? 0),
+    nativeId: String(r.native_id),
+    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+    settled: r.settled === 1 || r.settled === true,
+  }))
+}

@@ -49,7 +49,7 @@ export class Tmux {
    * the agent itself (`env` execs it), so the pane pid is the agent's pid.
    */
   open(argv: readonly string[], opts: {cwd: string; env: Record<string, string>; name?: string; width?: number; height?: number}): AgentPane {
-    const vars = Object.entries({TERM: 'xterm-256color', ...opts.env}).map(([k, v]) => q(`${k}=${v}`))
+    const vars = Object.entries({LANG: 'C.UTF-8', TERM: 'xterm-256color', ...opts.env}).map(([k, v]) => q(`${k}=${v}`))
     const cmd = `exec env -i ${vars.join(' ')} ${argv.map(q).join(' ')}`
     const out = this.run(['new-window', '-d', '-P', '-F', '#{pane_id} #{pane_pid}', '-c', opts.cwd, '-n', opts.name ?? 'agent', cmd]).trim()
     const [id, pid] = out.split(' ')

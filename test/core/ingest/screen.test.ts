@@ -391,7 +391,7 @@ describe('the tmux sweep (real tmux server)', () => {
     ingester.sync()
     await tmux.waitFor(pane, 'Do you want to proceed?')
     sweep()
-    const elsewhere = {PATH: tmux.env.PATH, TMUX: `${path.join(dir, 'no-such-socket')},1,0`}
+    const elsewhere = {PATH: tmux.env.PATH, TMUX: `${path.join(dir, 'no-such-socket')},1,0`, TMUX_TMPDIR: path.join(dir, 'no-tmux-here')}
     const blind = (env: Record<string, string | undefined>) => sweepScreens(store, ingester, matcher, {clock: () => clock, env})
 
     const other = blind(elsewhere)

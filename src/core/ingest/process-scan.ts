@@ -1,0 +1,234 @@
+/**
+ * The process scan (issue 10, DESIGN §5 "where an agent has no registry"): for agents that keep
+ * no registry outliving a crash (the adapter's `processScan`), find the process that runs each
+ * unsettled session and record it as a liveness claim with its start time, so that a kill -9
+ * reads `dead` within the next process re-check, also when cast never saw the process alive.
+ *
+ * Which process runs a session, in trust order:
+ *   1. the agent process of a tmux pane the screen sweep tied to the session (by pid or folder);
+ *   2. the one live process of that agent (names from its screen patterns) whose working folder is
+ *      the session's and that started before the session's last activity (a process started
+ *      later cannot have written it), and that no pane ties to another session;
+ *   3. none: a claim that nothing runs it (pid of the last process seen, or 0). Several
+ *      candidates and none tied: no claim at all (never a guess between several).
+ * Stored as the contribution of a pseudo file `scan://<agent>/<native id>`; settled sessions and
+ * sessions gone quiet for a day carry none. `applyScan` lays the claim under the adapter's own
+ * process facts: it is used only where the adapter's files name no process.
+ */
+import fs from 'node:fs'
+
+import type {Agent, ProcessFacts, SessionFacts} from '../model/types.js'
+import {SCAN_PATH_PREFIX, scanContributions, sessionsActiveSince} from '../store/screen.js'
+import type {Store} from '../store/store.js'
+import type {CheckedContribution, Contribution, ProcessClaim} from './adapter.js'
+import type {Ingester} from './engine.js'
+import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
+
+/** Below the screen (5), registry (10) and hooks (20). */
+export const SCAN_PRIORITY = 4
+/** Sessions quiet for longer are not scanned (rule 8 has long since made them needs_input). */
+export const SCAN_WINDOW_MS = 24 * 3600_000
+/** Clock slack between a process's start and the activity it wrote. */
+const START_SLACK_MS = 5000
+
+const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3'])
+
+export interface AgentProcess {
+  readonly pid: number
+  readonly agent: Agent
+  readonly cwd: string | null
+  readonly startedAt: number | null
+}
+
+/** A process a pane tied to a session (from the screen sweep). */
+export interface TiedProcess {
+  readonly agent: Agent
+  readonly nativeId: string
+  readonly pid: number
+  readonly startedAt: number | null
+  readonly pane: string
+}
+
+/**
+ * Every live process whose name is one of `names` (comm, argv[0]'s basename, argv[1]'s when
+ * argv[0] is an interpreter). Null when there is no /proc to read (then nothing is claimed).
+ * For an agent that runs as a parent and a child of the same name (Gemini's node relaunch), the
+ * outermost one stands for both.
+ */
+export function listAgentProcesses(names: ReadonlyMap<string, Agent>, agents: ReadonlySet<Agent>): AgentProcess[] | null {
+  let pids: string[]
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return null
+  }
+
+  const found = new Map<number, {agent: Agent; ppid: number}>()
+  for (const d of pids) {
+    const pid = Number(d)
+    const comm = processName(pid)
+    if (comm === null) continue
+    let agent = names.get(comm)
+    if (agent === undefined && INTERPRETERS.has(comm.replace(/[\d.]+$/, ''))) {
+      const argv = processArgv(pid)
+      for (const a of argv.slice(1, 4)) {
+        if (a.startsWith('-')) continue
+        agent = names.get(a.slice(a.lastIndexOf('/') + 1))
+        break
+      }
+    }
+
+    if (agent === undefined || !agents.has(agent)) continue
+    let ppid = 0
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+      ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    } catch {
+      continue
+    }
+
+    found.set(pid, {agent, ppid})
+  }
+
+  const out: AgentProcess[] = []
+  for (const [pid, p] of found) {
+    if (found.get(p.ppid)?.agent === p.agent) continue // the child of a relaunch: its parent stands for it
+    let cwd: string | null = null
+    try {
+      cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+    } catch {
+      cwd = null
+    }
+
+    out.push({agent: p.agent, cwd, pid, startedAt: processStartTime(pid)})
+  }
+
+  return out
+}
+
+export function scanPath(agent: string, nativeId: string): string {
+  return `${SCAN_PATH_PREFIX}${agent}/${nativeId}`
+}
+
+export function isScanContribution(c: Contribution): boolean {
+  return c.processClaim?.source.kind === 'scan'
+}
+
+/** The claim to store for one session, or null for none. */
+export function claimFor(
+  s: {agent: string; nativeId: string; cwd: string | null; lastActivityAt: number | null},
+  procs: readonly AgentProcess[],
+  tied: ReadonlyMap<string, TiedProcess>,
+  tiedPids: ReadonlySet<number>,
+  previous: ProcessClaim | null,
+): ProcessClaim | null {
+  const t = tied.get(`${s.agent}\0${s.nativeId}`)
+  if (t) return {heartbeatAt: null, pid: t.pid, source: {kind: 'scan', ref: `tmux pane ${t.pane} runs pid ${t.pid}`}, startedAt: t.startedAt, status: null}
+  // A process found before keeps the session while it lives (another one may have started since).
+  if (previous && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)) return previous
+  const last = s.lastActivityAt ?? Number.POSITIVE_INFINITY
+  const candidates = procs.filter(
+    (p) => p.agent === s.agent && s.cwd !== null && p.cwd === s.cwd && !tiedPids.has(p.pid) && (p.startedAt === null || p.startedAt <= last + START_SLACK_MS),
+  )
+  if (candidates.length === 1) {
+    const p = candidates[0]!
+    return {heartbeatAt: null, pid: p.pid, source: {kind: 'scan', ref: `pid ${p.pid} (${s.agent} in ${s.cwd})`}, startedAt: p.startedAt, status: null}
+  }
+
+  if (candidates.length > 1) return null
+  const pid = previous?.pid ?? 0
+  return {
+    heartbeatAt: null,
+    pid,
+    source: {kind: 'scan', ref: pid > 0 ? `pid ${pid} is gone; no ${s.agent} process runs it` : `no ${s.agent} process runs it`},
+    startedAt: previous?.startedAt ?? null,
+    status: null,
+  }
+}
+
+export interface ScanStats {
+  scanned: number
+  written: number
+  removed: number
+  transitions: number
+}
+
+/**
+ * One scan: store, for every unsettled top-level session of a scanned agent active in the last
+ * day, the process that runs it (or that none does); remove the claims of the others. One
+ * transaction, recomposing the sessions touched. Reads /proc only when some session needs it.
+ */
+export function scanSessions(
+  store: Store,
+  ingester: Ingester,
+  opts: {agents: ReadonlySet<Agent>; names: ReadonlyMap<string, Agent>; tied: readonly TiedProcess[]; now: number},
+): ScanStats {
+  const stats: ScanStats = {removed: 0, scanned: 0, transitions: 0, written: 0}
+  if (opts.agents.size === 0) return stats
+  const existing = new Map(scanContributions(store).map((e) => [e.path, e]))
+  const sessions = sessionsActiveSince(store, [...opts.agents], opts.now - SCAN_WINDOW_MS).filter((s) => !s.settled && s.messages > 0 && s.parentId === null)
+  if (sessions.length === 0 && existing.size === 0) return stats
+  const procs = sessions.length > 0 ? listAgentProcesses(opts.names, opts.agents) : []
+  if (procs === null) return stats
+  stats.scanned = sessions.length
+  const tied = new Map(opts.tied.map((t) => [`${t.agent}\0${t.nativeId}`, t]))
+  const tiedPids = new Set(opts.tied.map((t) => t.pid))
+  const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
+  const keep = new Set<string>()
+  for (const s of sessions) {
+    const path = scanPath(s.agent, s.nativeId)
+    const prev = existing.get(path)
+    let previous: ProcessClaim | null = null
+    if (prev) {
+      try {
+        previous = (JSON.parse(prev.data) as Contribution).processClaim ?? null
+      } catch {
+        previous = null
+      }
+    }
+
+    const claim = claimFor(s, procs, tied, tiedPids, previous)
+    if (claim === null) continue
+    keep.add(path)
+    const data = JSON.stringify({facts: {}, nativeId: s.nativeId, priority: SCAN_PRIORITY, processClaim: claim} satisfies Contribution)
+    if (prev?.data === data) continue
+    writes.push({agent: s.agent, data, nativeId: s.nativeId, path})
+  }
+
+  const removals = [...existing.values()].filter((e) => !keep.has(e.path))
+  if (writes.length === 0 && removals.length === 0) return stats
+  const r = store.tx(() => {
+    const touched = new Map<string, {agent: Agent; nativeId: string}>()
+    for (const e of removals) for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
+    for (const w of writes) {
+      store.upsertContribution(w.path, w.agent, 'scan', w.nativeId, w.data, opts.now)
+      touched.set(`${w.agent}\0${w.nativeId}`, {agent: w.agent as Agent, nativeId: w.nativeId})
+    }
+
+    return ingester.recompose([...touched.values()])
+  })
+  stats.written = writes.length
+  stats.removed = removals.length
+  stats.transitions = r.transitions
+  return stats
+}
+
+/**
+ * Lay the scan's claim under the adapter's facts: only when the adapter's own files name no
+ * process. Pure; `contributions` may hold any sources, only scan ones count.
+ */
+export function applyScan(facts: SessionFacts, contributions: readonly CheckedContribution[]): SessionFacts {
+  if (facts.process !== null) return facts
+  const c = contributions.find((x) => isScanContribution(x))
+  if (!c?.processClaim) return facts
+  const alive = c.processAlive === true
+  const process: ProcessFacts = {
+    alive,
+    exited: alive ? null : 'crash',
+    heartbeatAt: null,
+    pid: c.processClaim.pid,
+    source: c.processClaim.source,
+    status: null,
+  }
+  return {...facts, process, sources: {...facts.sources, process: c.processClaim.source}}
+}
