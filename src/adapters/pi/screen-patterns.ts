@@ -1,18 +1,34 @@
 /**
  * What pi shows (agent-formats §11.7), for the tmux fallback. Pure data: regular expressions as
- * strings (see src/adapters/screen.ts). pi core has no permission prompts. Its working line is
- * `Working... (<interrupt key> to interrupt)` (interactive-mode.ts); agent-deck's markers cover
- * the rest.
+ * strings (see src/adapters/screen.ts). Checked against pi 0.73.1's real screens
+ * (test/conformance/pi.test.ts, docs/agents/pi.md):
+ *   - busy: a braille spinner line above the editor, `⠹ Working...`, and while pi waits to
+ *     retry `⠙ Retrying (1/3) in 2s... (escape to cancel)`;
+ *   - error: `Error: 500 mock 500` under the prompt, and once the retries are spent
+ *     `Error: Retry failed after 3 attempts: 500 mock 500` (that text is on screen only). Old
+ *     errors stay in the scrollback, so the last one is the one reported;
+ *   - idle: the editor (a full-width `────` rule above and below the input line), no spinner.
+ * pi core has no permission dialog and no question tool ("no permission popups", its
+ * docs/usage.md), so there are no approval or question patterns and no dialog keys: `cast
+ * approve` / `cast deny` have nothing to answer in pi.
  */
 import type {ScreenPatterns} from '../screen.js'
+
+const SPINNER = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]'
 
 export const piScreenPatterns: ScreenPatterns = {
   agent: 'pi',
   approval: [],
-  busy: [String.raw`Working\.\.\.`, String.raw`/(?:ctrl\+c|esc) to interrupt/i`, String.raw`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s`],
-  // [guess] pi prints a failed request as `Error: <message>`.
-  error: [String.raw`^\s*(Error: [^\n]+)`],
-  idle: [String.raw`^\s*pi>\s*`],
+  busy: [
+    String.raw`^\s*${SPINNER} (?:Working|Retrying|Compacting|Summarizing)`,
+    String.raw`Working\.\.\.`,
+    String.raw`Retrying \(\d+/\d+\)`,
+    String.raw`/(?:ctrl\+c|esc) to interrupt/i`,
+    String.raw`^\s*${SPINNER}\s`,
+  ],
+  // The last `Error: …` line on the screen.
+  error: [String.raw`^\s*(Error: [^\n]+)(?![\s\S]*^\s*Error: )`],
+  idle: [String.raw`^─{20,}$`, String.raw`^\s*pi>\s*`],
   processes: ['pi'],
   question: [],
 }
