@@ -17,16 +17,17 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
   static override examples = [
     '<%= config.bin %> <%= command.id %> 3f9a2c1 "Run the tests again and fix what fails"',
     {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
+    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
     {command: 'git diff | <%= config.bin %> <%= command.id %> 3f9a2c1 -', description: 'The message from stdin.'},
   ]
   static override flags = {
-    if: Flags.string({helpValue: 'STATE[,STATE]', summary: `Send only if the session is in this state now (${WORK_STATES.join(', ')}); else exit 5.`}),
+    if: Flags.string({helpValue: 'STATE[:REASON][,…]', summary: `Send only if the session is in this state (and reason) now (${WORK_STATES.join(', ')}); else exit 5.`}),
   }
   static override summary = 'Send a message into a session as its next turn.'
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Send)
-    const ifStates = flags.if === undefined ? undefined : parseStates(flags.if, (m) => this.fail(m, EXIT.USAGE))
+    const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if, (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
     if (message === '-') {
       const {readStdin} = await import('./state/index.js')
@@ -34,6 +35,8 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     }
 
     if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
+    const {checkMessageText} = await import('../lib/dialog.js')
+    message = checkMessageText(message)
     const store = await this.openStore()
     const clock = this.clock()
     const {syncBeforeRead} = await import('../lib/ingest.js')
@@ -42,7 +45,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     const {sessionJson} = await import('../lib/views.js')
     syncBeforeRead(store, this.env, clock, this.me)
     const id = resolveSession(store, args.session)
-    const r = await sendMessage(store, this.env, clock, this.me, id, message, {ifStates, synced: true})
+    const r = await sendMessage(store, this.env, clock, this.me, id, message, {ifMatch, synced: true})
     const json = sessionJson(r.row, this.me, clock())
     if (!this.jsonEnabled()) {
       this.log(`Sent to ${json.short_id} via ${r.via}${r.log ? `; output in ${r.log}` : ''}. Now ${r.row.state}:${r.row.reason}.`)
@@ -50,6 +53,19 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 
     return {at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}
   }
+}
+
+/** `needs_input:settled,done` → states with optional reasons; anything else is a usage error. */
+export function parseStateMatches(text: string, fail: (message: string) => never): {state: WorkState; reason: string | null}[] {
+  const out: {state: WorkState; reason: string | null}[] = []
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [state, reason, ...rest] = part.split(':')
+    if (rest.length > 0 || (reason !== undefined && !/^[a-z_]+$/.test(reason.trim()))) fail(`"${part}" is not STATE or STATE:REASON (e.g. needs_input:settled).`)
+    out.push({reason: reason === undefined ? null : reason.trim(), state: parseStates(state!, fail)[0]!})
+  }
+
+  if (out.length === 0) fail(`--if needs a state: ${WORK_STATES.join(', ')}.`)
+  return out
 }
 
 /** `needs_input,done` → the states; anything else is a usage error. */

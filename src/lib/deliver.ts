@@ -1,13 +1,19 @@
 /**
  * Putting a message into a session as its next turn, the one way `cast send`, scheduled
- * deliveries and decision answers all use:
+ * deliveries and decision answers all use. It never harms (issue 11 point 2):
  *
- * 1. the agent runs in a tmux pane (its pid's ancestry meets a pane's first process): type the
- *    message there, then Enter;
- * 2. no live process: resume the session headless with the agent's own CLI (`claude --resume ID
- *    -p …`, `codex exec resume ID …`, or the config's `agents.<agent>.resume`), detached, its
- *    output in `$CAST_HOME/runs/`;
- * 3. else (alive outside tmux, or a headless run cast started is still going): a clear error.
+ * 0. the text is data: control bytes other than newline and tab, and more than 64 KB, are
+ *    refused (exit 2); `--if STATE[:REASON]` is checked at that moment (exit 5);
+ * 1. a permission prompt or question dialog open in the store (registry, hooks, screen) is
+ *    refused (exit 5), naming the dialog and the verb to use;
+ * 2. the session has a verified live process (pid and start time equal the claim) in exactly one
+ *    tmux pane: the pane is captured right before typing, and a dialog on it is refused the same
+ *    way; else the message is typed there, then Enter;
+ * 3. a live process cast cannot tie to one pane (none, several, unverified): exit 5, nothing
+ *    typed, and no headless resume either (it would fork the conversation);
+ * 4. no live process: resume the session headless with the agent's own CLI (`claude --resume ID
+ *    -p -- …`, `codex exec resume -- ID …`, or the config's `agents.<agent>.resume`), detached,
+ *    its output in `$CAST_HOME/runs/`; the id is checked against the agent's id syntax.
  *
  * A delivered message is recorded as a send: it clears a kill, expires a verdict and reads
  * turn_pending until the agent picks it up.
@@ -16,7 +22,7 @@ import fs from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 
-import {parentPid, pidAlive} from '../core/ingest/process-table.js'
+import {pidAlive} from '../core/ingest/process-table.js'
 import {shortId} from '../core/model/ids.js'
 import type {WorkState} from '../core/model/types.js'
 import {
@@ -29,17 +35,20 @@ import {
 } from '../core/store/schedules.js'
 import {recentSends, recordSend} from '../core/store/sends.js'
 import type {SessionRow, Store} from '../core/store/store.js'
-import {commandTemplate, fillTemplate} from './agent-commands.js'
+import {commandTemplate, fillTemplate, TemplateError} from './agent-commands.js'
 import {CastError} from './base-command.js'
 import {type CastConfig, loadConfig} from './config.js'
 import {castHome, type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 import {syncBeforeRead} from './ingest.js'
-import {listPanes, paneOfProcess, typeInto} from './tmux.js'
+import {checkClaims, checkMessageText, dialogRefusal, findPane, paneName, screenDialog, storedDialog} from './dialog.js'
+import {captureScreen, typeInto} from './tmux.js'
 
 export interface SendOptions {
   /** Send only when the session is in one of these states at the moment of sending (else exit 5). */
   readonly ifStates?: readonly WorkState[]
+  /** Send only when the session's state (and reason, when given) is one of these (else exit 5). */
+  readonly ifMatch?: readonly StateMatch[]
   /** Who the send is recorded as (default: me). */
   readonly who?: string
   /** A note in front of the route in the sends log (`schedule s…`, `decision d…`). */
@@ -61,41 +70,51 @@ export interface SendResult {
   readonly row: SessionRow
 }
 
+/** `needs_input` or `needs_input:settled`. */
+export interface StateMatch {
+  readonly state: WorkState
+  readonly reason: string | null
+}
+
 const HEADLESS_PID = /^(?:.*: )?headless \S+ pid (\d+)/
 
 /** Deliver `message` into session `id` as its next turn, and record it. */
 export async function sendMessage(store: Store, env: Env, clock: () => number, me: string, id: string, message: string, options: SendOptions = {}): Promise<SendResult> {
+  message = checkMessageText(message)
   if (!options.synced) syncBeforeRead(store, env, clock, me)
   const row = store.loadSessions([id])[0]
   if (!row) throw new CastError(`Session ${shortId(id)} is not in the store.`, EXIT.NOT_FOUND)
-  if (options.ifStates && options.ifStates.length > 0 && !options.ifStates.includes(row.state)) {
-    throw new CastError(
-      `Session ${shortId(id)} is ${row.state} (${row.reason}), not ${options.ifStates.join(' or ')}: nothing sent.`,
-      EXIT.REFUSED,
-    )
-  }
+  checkIf(row, options)
+  const stored = storedDialog(row)
+  if (stored !== null) throw dialogRefusal(row, stored)
 
   const proc = row.facts.process
+  const claims = checkClaims(store, row)
   let route: SendResult['route']
   let via: string
   let pane: string | null = null
   let pid: number | null = null
   let log: string | null = null
-  if (proc !== null && proc.alive && proc.exited === null) {
-    const found = paneOfProcess(proc.pid, await listPanes(env), parentPid)
-    if (found === null) {
+  const liveByStore = proc !== null && proc.alive && proc.exited === null
+  if (claims.verified.length > 0 || liveByStore) {
+    const found = await findPane(store, row, env, claims)
+    if (found.pane === null) {
       throw new CastError(
-        `Session ${shortId(id)} runs in process ${proc.pid}, which is not in a tmux pane: cast cannot type into its terminal.`,
-        EXIT.FAILURE,
+        `Cannot type into session ${shortId(id)}: ${found.why}. Nothing sent; a headless resume is not started either, since its process looks live (it would fork the conversation).`,
+        EXIT.REFUSED,
         ['Type the message in its terminal, or stop that process: cast send then resumes the session headless.'],
       )
     }
 
-    await typeInto(found, message, env)
+    // The screen at this moment: a dialog opened since the store last looked takes the keys as an answer.
+    const screen = await captureScreen(found.pane, env)
+    const shown = screenDialog(env, row.agent, found.pane, screen)
+    if (shown !== null) throw dialogRefusal(row, shown)
+    await typeInto(found.pane, message, env)
     route = 'tmux'
-    pane = found.id
-    pid = proc.pid
-    via = `tmux ${found.id} (${found.address})`
+    pane = found.pane.id
+    pid = found.pid
+    via = `tmux ${paneName(found.pane)}`
   } else {
     const running = runningHeadless(store, id)
     if (running !== null) {
@@ -117,7 +136,14 @@ export async function sendMessage(store: Store, env: Env, clock: () => number, m
     }
 
     const cwd = row.facts.cwd !== null && isDir(row.facts.cwd) ? row.facts.cwd : homeDir(env)
-    const argv = fillTemplate(template, {cwd, id: row.nativeId, prompt: message})
+    let argv: string[]
+    try {
+      argv = fillTemplate(template, {cwd, id: row.nativeId, prompt: message}, row.agent)
+    } catch (error) {
+      if (error instanceof TemplateError) throw new CastError(`Cannot resume session ${shortId(id)} headless: ${error.message}. Nothing sent.`, EXIT.REFUSED)
+      throw error
+    }
+
     const started = await startDetached(argv, {cwd, env: {...env, CAST_SESSION: id}, logName: `${shortId(id)}-resume`, home: castHome(env)})
     route = 'headless'
     pid = started.pid
@@ -128,6 +154,15 @@ export async function sendMessage(store: Store, env: Env, clock: () => number, m
   const at = clock()
   recordSend(store, {at, message, sessionId: id, via: options.cause ? `${options.cause}: ${via}` : via, who: options.who ?? me})
   return {at, log, pane, pid, route, row: store.loadSessions([id])[0]!, via}
+}
+
+/** --if: the state (and reason) at this moment, else exit 5 and nothing sent. */
+function checkIf(row: SessionRow, options: SendOptions): void {
+  const wanted: StateMatch[] = [...(options.ifStates ?? []).map((state) => ({reason: null, state})), ...(options.ifMatch ?? [])]
+  if (wanted.length === 0) return
+  if (wanted.some((w) => w.state === row.state && (w.reason === null || w.reason === row.reason))) return
+  const list = wanted.map((w) => (w.reason === null ? w.state : `${w.state}:${w.reason}`)).join(' or ')
+  throw new CastError(`Session ${shortId(row.id)} is ${row.state} (${row.reason}), not ${list}: nothing sent.`, EXIT.REFUSED)
 }
 
 /** The pid of a headless run cast started for this session that is still alive, if any. */

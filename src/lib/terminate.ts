@@ -1,41 +1,60 @@
 /**
- * Tearing an agent down for `cast kill`: TERM to its process group (and to any descendant that
- * left the group), KILL to whatever is still running after the grace. Reads /proc where there is
- * one; elsewhere it signals the group led by the pid, else the pid.
+ * Tearing an agent down for `cast kill`, safely (issue 11 point 3):
+ *
+ * - only a process whose identity is verified is signalled: it is alive and its start time (from
+ *   /proc) equals the claim's; a claim without a start time is not verified, nor is a pid ≤ 1;
+ * - never cast's own process or one of its ancestors (an agent that runs `cast kill` on itself
+ *   must not take its shell, tmux or init down with it);
+ * - the walk covers only descendants of that verified process (never its process group, whose
+ *   other members need not be its children), each target remembered with its own start time so a
+ *   pid reused during the grace is not signalled;
+ * - TERM first, KILL what still runs after the grace; every pid signalled is reported.
+ *
+ * Needs /proc (Linux): elsewhere the identity cannot be verified and nothing is signalled.
  */
 import fs from 'node:fs'
 
+import {processStartTime} from '../core/ingest/process-table.js'
+
+/** Start times within this much of the claim are the same process (the registry's clock vs /proc's ticks). */
+export const START_MATCH_MS = 10_000
+
 export interface Termination {
   readonly pid: number
-  /** The process group signalled, or null when only single processes were. */
-  readonly pgid: number | null
-  /** The strongest signal that was needed: TERM, KILL, or null when nothing was running. */
+  /** Always null: process groups are not signalled (their members need not be descendants). */
+  readonly pgid: null
+  /** The strongest signal that was needed: TERM, KILL, or null when nothing was signalled. */
   readonly signal: 'SIGTERM' | 'SIGKILL' | null
-  /** Processes signalled (the group's members and the pid's descendants). */
+  /** How many processes were signalled. */
   readonly processes: number
+  /** Every pid signalled, the verified process first. */
+  readonly signalled: readonly number[]
   /** Pids still running after KILL (permission denied, uninterruptible sleep). */
   readonly survivors: readonly number[]
   readonly error: string | null
 }
 
+/** Why a process may not be signalled, or null when it may. */
+export type Refusal = string | null
+
 interface ProcStat {
   readonly pid: number
   readonly state: string
   readonly ppid: number
-  readonly pgrp: number
 }
 
 function readStat(pid: number | 'self'): ProcStat | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return {pgrp: Number(rest[2]), pid: pid === 'self' ? Number(stat.split(' ', 1)[0]) : pid, ppid: Number(rest[1]), state: rest[0] ?? '?'}
+    return {pid: pid === 'self' ? Number(stat.split(' ', 1)[0]) : pid, ppid: Number(rest[1]), state: rest[0] ?? '?'}
   } catch {
     return null
   }
 }
 
-function allStats(): ProcStat[] | null {
+/** Parent → children over every process in /proc; null without /proc. */
+export function childrenMap(): Map<number, number[]> | null {
   let entries: string[]
   try {
     entries = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
@@ -43,10 +62,38 @@ function allStats(): ProcStat[] | null {
     return null
   }
 
-  const out: ProcStat[] = []
+  const children = new Map<number, number[]>()
   for (const e of entries) {
     const s = readStat(Number(e))
-    if (s) out.push(s)
+    if (s) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s.pid])
+  }
+
+  return children
+}
+
+/** `pid` and every descendant of it (breadth first, bounded). */
+export function treeOf(pid: number, children: ReadonlyMap<number, readonly number[]>, max = 4096): number[] {
+  const out = [pid]
+  const seen = new Set(out)
+  for (let i = 0; i < out.length && out.length < max; i++) {
+    for (const c of children.get(out[i]!) ?? []) {
+      if (seen.has(c)) continue
+      seen.add(c)
+      out.push(c)
+    }
+  }
+
+  return out
+}
+
+/** This process and each of its ancestors up to init. */
+export function ownAncestry(): Set<number> {
+  const out = new Set<number>([process.pid])
+  let cur: number | null = process.ppid
+  for (let depth = 0; cur !== null && cur > 0 && depth < 128 && !out.has(cur); depth++) {
+    out.add(cur)
+    const s = readStat(cur)
+    cur = s && Number.isInteger(s.ppid) && s.ppid > 0 ? s.ppid : null
   }
 
   return out
@@ -64,32 +111,44 @@ export function isRunning(pid: number): boolean {
   return s === null ? true : s.state !== 'Z' && s.state !== 'X'
 }
 
-/** The process group of a pid (/proc field 5); null when unknown. */
-export function processGroupOf(pid: number): number | null {
-  const s = readStat(pid)
-  return s && Number.isInteger(s.pgrp) && s.pgrp > 0 ? s.pgrp : null
-}
-
-/** Every process to stop: the group's members (when the group is signalled) and the pid's descendants. */
-function targets(pid: number, pgid: number | null): number[] {
-  const stats = allStats()
-  if (stats === null) return [pid]
-  const set = new Set<number>([pid])
-  if (pgid !== null) for (const s of stats) if (s.pgrp === pgid) set.add(s.pid)
-  const children = new Map<number, number[]>()
-  for (const s of stats) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s.pid])
-  const queue = [pid]
-  const seen = new Set<number>([pid])
-  while (queue.length > 0) {
-    for (const c of children.get(queue.shift()!) ?? []) {
-      if (seen.has(c)) continue
-      seen.add(c)
-      set.add(c)
-      queue.push(c)
-    }
+/**
+ * Is this the claimed process? Alive, pid > 1, and its start time equals `startedAt` (within
+ * START_MATCH_MS). Returns why not, or null when verified.
+ */
+export function verifyIdentity(pid: number, startedAt: number | null | undefined): Refusal {
+  if (!Number.isInteger(pid) || pid <= 1) return `pid ${pid} is never signalled`
+  if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) return `the claim on pid ${pid} records no start time, so its identity cannot be verified`
+  if (!isRunning(pid)) return `pid ${pid} is not running`
+  const actual = processStartTime(pid)
+  if (actual === null) return `the start time of pid ${pid} cannot be read`
+  if (Math.abs(actual - startedAt) > START_MATCH_MS) {
+    return `pid ${pid} started at ${new Date(actual).toISOString()}, not at ${new Date(startedAt).toISOString()} as claimed: another process has that pid now`
   }
 
-  return [...set].filter((p) => p !== process.pid)
+  return null
+}
+
+export interface Plan {
+  /** The pids that would be signalled, the verified process first. */
+  readonly targets: readonly number[]
+  /** Each target's start time when planned, so a pid reused during the grace is left alone. */
+  readonly starts: ReadonlyMap<number, number | null>
+  /** Descendants left out because they are cast itself or its ancestors. */
+  readonly spared: readonly number[]
+}
+
+/** What `terminate` would signal: the verified process and its descendants, never cast's own line. */
+export function planTermination(pid: number, startedAt: number | null | undefined): {plan: Plan | null; refusal: Refusal} {
+  const refusal = verifyIdentity(pid, startedAt)
+  if (refusal !== null) return {plan: null, refusal}
+  const own = ownAncestry()
+  if (own.has(pid)) return {plan: null, refusal: `pid ${pid} is cast itself or one of its ancestors`}
+  const children = childrenMap()
+  if (children === null) return {plan: null, refusal: 'no /proc: the process tree cannot be read'}
+  const tree = treeOf(pid, children)
+  const targets = tree.filter((p) => p > 1 && !own.has(p))
+  const spared = tree.filter((p) => own.has(p))
+  return {plan: {spared, starts: new Map(targets.map((p) => [p, processStartTime(p)])), targets}, refusal: null}
 }
 
 function signal(pid: number, sig: NodeJS.Signals): string | null {
@@ -98,57 +157,87 @@ function signal(pid: number, sig: NodeJS.Signals): string | null {
     return null
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    return code === 'ESRCH' ? null : `${sig} ${pid < 0 ? `group ${-pid}` : pid}: ${code ?? (error as Error).message}`
+    return code === 'ESRCH' ? null : `${sig} ${pid}: ${code ?? (error as Error).message}`
   }
+}
+
+/** Still the process that was planned (same start time)? */
+function same(pid: number, starts: Map<number, number | null>): boolean {
+  if (!isRunning(pid)) return false
+  const then = starts.get(pid)
+  const now = processStartTime(pid)
+  return then === undefined || then === null || now === null || then === now
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * TERM the agent's process group (never our own: then only the pid and its descendants), wait up
- * to `graceMs` for every target to exit, then KILL what is left. Real time, not CAST_NOW.
+ * TERM the verified process and its descendants, wait up to `graceMs` for them to exit (children
+ * it starts meanwhile are added), then KILL what is left. Real time, not CAST_NOW. The caller
+ * has planned it (planTermination): `plan` is what was verified.
  */
-export async function terminate(pid: number, graceMs: number): Promise<Termination> {
-  if (!isRunning(pid)) return {error: null, pgid: null, pid, processes: 0, signal: null, survivors: []}
-  const own = readStat('self')?.pgrp ?? null
-  let pgid = processGroupOf(pid)
-  if (pgid === null && !fs.existsSync('/proc')) pgid = pid
-  if (pgid !== null && (pgid <= 1 || pgid === own)) pgid = null
-  const pids = targets(pid, pgid)
+export async function terminate(pid: number, plan: Plan, graceMs: number): Promise<Termination> {
+  const starts = new Map(plan.starts)
+  const own = ownAncestry()
+  const signalled: number[] = []
   const errors: string[] = []
   const send = (sig: NodeJS.Signals, list: readonly number[]): void => {
-    if (pgid !== null) {
-      const e = signal(-pgid, sig)
-      if (e) errors.push(e)
-    }
-
     for (const p of list) {
+      if (p <= 1 || own.has(p) || !same(p, starts)) continue
       const e = signal(p, sig)
       if (e) errors.push(e)
+      if (!signalled.includes(p)) signalled.push(p)
     }
   }
 
-  send('SIGTERM', pids)
+  /** Descendants of the verified process that appeared since the plan (it forked during the grace). */
+  const newcomers = (): number[] => {
+    if (!same(pid, starts)) return []
+    const children = childrenMap()
+    if (children === null) return []
+    const fresh = treeOf(pid, children).filter((p) => !starts.has(p) && p > 1 && !own.has(p))
+    for (const p of fresh) starts.set(p, processStartTime(p))
+    return fresh
+  }
+
+  let targets = [...plan.targets]
+  send('SIGTERM', targets)
   const deadline = Date.now() + graceMs
-  let running = pids.filter(isRunning)
+  let running = targets.filter((p) => same(p, starts))
   while (running.length > 0 && Date.now() < deadline) {
     await sleep(Math.min(50, Math.max(1, deadline - Date.now())))
-    running = running.filter(isRunning)
+    const fresh = newcomers()
+    if (fresh.length > 0) {
+      targets = [...targets, ...fresh]
+      send('SIGTERM', fresh)
+    }
+
+    running = targets.filter((p) => same(p, starts))
   }
 
+  const result = (sig: Termination['signal'], survivors: number[]): Termination => ({
+    error: errors[0] ?? null,
+    pgid: null,
+    pid,
+    processes: signalled.length,
+    signal: signalled.length === 0 ? null : sig,
+    signalled,
+    survivors,
+  })
   if (running.length === 0) {
     await reaped(pid)
-    return {error: errors[0] ?? null, pgid, pid, processes: pids.length, signal: 'SIGTERM', survivors: []}
+    return result('SIGTERM', [])
   }
 
+  running = [...running, ...newcomers()]
   send('SIGKILL', running)
   for (let i = 0; i < 40 && running.length > 0; i++) {
     await sleep(25)
-    running = running.filter(isRunning)
+    running = running.filter((p) => same(p, starts))
   }
 
   if (running.length === 0) await reaped(pid)
-  return {error: errors[0] ?? null, pgid, pid, processes: pids.length, signal: 'SIGKILL', survivors: running}
+  return result('SIGKILL', running)
 }
 
 /**

@@ -1,8 +1,13 @@
 /**
- * The tmux side of `cast send` and `cast spawn`. Every call goes through execa with an argument
- * array, never a shell. The server is the one tmux itself would pick: $TMUX inside tmux, else
- * the default socket under $TMUX_TMPDIR (or /tmp).
+ * The tmux side of `cast send`, `approve`, `deny` and `spawn`. Every call goes through execa with
+ * an argument array, never a shell. `spawn` opens windows on the server tmux itself would pick
+ * ($TMUX inside tmux, else the default socket); finding a session's pane looks at every server
+ * the user owns: $TMUX's, and each socket under `$TMUX_TMPDIR/tmux-<uid>/` (or /tmp), so a
+ * pane carries the socket of its server (pane ids are unique per server only).
  */
+import fs from 'node:fs'
+import path from 'node:path'
+
 import type {Env} from './env.js'
 
 export interface Pane {
@@ -15,17 +20,19 @@ export interface Pane {
   /** In copy mode or another mode: keys would go to the mode, not the program. */
   readonly inMode: boolean
   readonly dead: boolean
+  /** The server's socket; undefined: the server tmux picks from the environment. */
+  readonly socket?: string
 }
 
 export class TmuxError extends Error {
   override name = 'TmuxError'
 }
 
-/** Run tmux; returns stdout. */
-async function tmux(args: readonly string[], env: Env, input?: string): Promise<string> {
+/** Run tmux (on `socket` when given); returns stdout. */
+async function tmux(args: readonly string[], env: Env, input?: string, socket?: string): Promise<string> {
   const {execa} = await import('execa')
   try {
-    const r = await execa('tmux', args, {env: env as Record<string, string>, extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
+    const r = await execa('tmux', socket ? ['-S', socket, ...args] : args, {env: env as Record<string, string>, extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
     return r.stdout
   } catch (error) {
     const e = error as {stderr?: string; shortMessage?: string; code?: string}
@@ -34,25 +41,96 @@ async function tmux(args: readonly string[], env: Env, input?: string): Promise<
   }
 }
 
-/** Every pane of the server; empty when tmux is missing or no server runs. */
-export async function listPanes(env: Env): Promise<Pane[]> {
-  let out: string
+/**
+ * The sockets of every tmux server the user owns: $TMUX's, then each socket (owned by us, not a
+ * symlink) in `$TMUX_TMPDIR/tmux-<uid>/`, else `/tmp/tmux-<uid>/`.
+ */
+export function tmuxSockets(env: Env): string[] {
+  const out: string[] = []
+  const inside = env.TMUX?.split(',')[0]
+  if (inside) out.push(inside)
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0
+  const dir = path.join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`)
+  let names: string[] = []
   try {
-    // Spaces, not tabs: without a UTF-8 locale tmux prints control characters as "_". The
-    // address (session names may hold spaces) comes last.
-    out = await tmux(['list-panes', '-a', '-F', '#{pane_pid} #{pane_id} #{pane_in_mode} #{pane_dead} #{session_name}:#{window_index}.#{pane_index}'], env)
+    names = fs.readdirSync(dir).sort()
   } catch {
-    return []
+    names = []
   }
 
+  for (const name of names) {
+    const p = path.join(dir, name)
+    try {
+      const st = fs.lstatSync(p)
+      if (st.isSocket() && st.uid === uid && !out.includes(p)) out.push(p)
+    } catch {
+      // gone
+    }
+  }
+
+  return out
+}
+
+const LIST_FORMAT = '#{pane_pid} #{pane_id} #{pane_in_mode} #{pane_dead} #{session_name}:#{window_index}.#{pane_index}'
+
+function parsePanes(out: string, socket?: string): Pane[] {
   const panes: Pane[] = []
   for (const line of out.split('\n')) {
     const m = /^(\d+) (%\d+) (\d) (\d) (.*)$/.exec(line)
     if (!m) continue
-    panes.push({address: m[5]!, dead: m[4] === '1', id: m[2]!, inMode: m[3] === '1', pid: Number(m[1])})
+    panes.push({address: m[5]!, dead: m[4] === '1', id: m[2]!, inMode: m[3] === '1', pid: Number(m[1]), ...(socket ? {socket} : {})})
   }
 
   return panes
+}
+
+/** Every pane of the server tmux picks from the environment; empty when tmux is missing or no server runs. */
+export async function listPanes(env: Env): Promise<Pane[]> {
+  try {
+    // Spaces, not tabs: without a UTF-8 locale tmux prints control characters as "_". The
+    // address (session names may hold spaces) comes last.
+    return parsePanes(await tmux(['list-panes', '-a', '-F', LIST_FORMAT], env))
+  } catch {
+    return []
+  }
+}
+
+/** Every pane of every server the user owns (tmuxSockets), each with its socket. */
+export async function listAllPanes(env: Env): Promise<Pane[]> {
+  const lists = await Promise.all(
+    tmuxSockets(env).map(async (socket) => {
+      try {
+        return parsePanes(await tmux(['list-panes', '-a', '-F', LIST_FORMAT], env, undefined, socket), socket)
+      } catch {
+        return []
+      }
+    }),
+  )
+  return lists.flat()
+}
+
+/** Send tmux key names (`Enter`, `Escape`, `1`) to a pane, in order, in one call. */
+export async function sendKeys(pane: Pane, keys: readonly string[], env: Env): Promise<void> {
+  if (keys.length === 0) return
+  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env, undefined, pane.socket)
+  await tmux(['send-keys', '-t', pane.id, ...keys], env, undefined, pane.socket)
+}
+
+/** Type text as literal keys (no key names, no Enter). */
+export async function sendLiteral(pane: Pane, text: string, env: Env): Promise<void> {
+  const body = text.replace(/;+$/, '')
+  const semis = text.length - body.length
+  if (body !== '') await tmux(['send-keys', '-t', pane.id, '-l', '--', body], env, undefined, pane.socket)
+  if (semis > 0) await tmux(['send-keys', '-t', pane.id, '-H', ...Array.from({length: semis}, () => '3b')], env, undefined, pane.socket)
+}
+
+/** The visible screen of a pane (lines joined), or null when the pane cannot be captured. */
+export async function captureScreen(pane: Pane, env: Env): Promise<string | null> {
+  try {
+    return await tmux(['capture-pane', '-p', '-J', '-t', pane.id], env, undefined, pane.socket)
+  } catch {
+    return null
+  }
 }
 
 /** The pane a process runs in: walk its ancestry up to a pane's first process. */
@@ -75,23 +153,23 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * keys (`send-keys -l`; trailing semicolons, which tmux would read as a command separator, as
  * hex keys); several lines go through a paste buffer with bracketed paste, so an agent's prompt
  * receives them as one message instead of submitting line by line. Enter follows after a short
- * pause, so an agent that groups fast input as a paste still sees it as a key.
+ * pause, so an agent that groups fast input as a paste still sees it as a key. The caller has
+ * checked the text (checkMessageText): no control bytes but newline and tab, so no paste-end
+ * marker (`ESC [201~`) can occur inside the paste.
  */
 export async function typeInto(pane: Pane, message: string, env: Env, options: {enterDelayMs?: number} = {}): Promise<void> {
-  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env)
+  const s = pane.socket
+  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env, undefined, s)
   if (/[\r\n]/.test(message)) {
     const buffer = `cast-${process.pid}-${Date.now()}`
-    await tmux(['load-buffer', '-b', buffer, '-'], env, message.replace(/\r\n?/g, '\n'))
-    await tmux(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], env)
+    await tmux(['load-buffer', '-b', buffer, '-'], env, message.replace(/\r\n?/g, '\n'), s)
+    await tmux(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], env, undefined, s)
   } else {
-    const body = message.replace(/;+$/, '')
-    const semis = message.length - body.length
-    if (body !== '') await tmux(['send-keys', '-t', pane.id, '-l', '--', body], env)
-    if (semis > 0) await tmux(['send-keys', '-t', pane.id, '-H', ...Array.from({length: semis}, () => '3b')], env)
+    await sendLiteral(pane, message, env)
   }
 
   await sleep(options.enterDelayMs ?? 150)
-  await tmux(['send-keys', '-t', pane.id, 'Enter'], env)
+  await tmux(['send-keys', '-t', pane.id, 'Enter'], env, undefined, s)
 }
 
 export interface NewWindow {

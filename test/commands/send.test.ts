@@ -1,6 +1,9 @@
 /**
  * `cast send` against a real tmux server and the fake agent reading its terminal.
  */
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startFake, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
@@ -125,15 +128,17 @@ describe('cast send', () => {
     expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'One more step', 'Come back'])
   })
 
-  it('fails with a clear message when the agent is alive outside tmux', async () => {
+  it('refuses (exit 5) with a clear message when the agent is alive outside tmux, and does not resume it headless', async () => {
     const fake = startFake({cwd: proj, env: h.env, prompt: 'Start', sessionId: SID})
     try {
       await fake.waitForOutput(/< Done: Start/)
 
       const r = await runCast(['send', SID, 'hello'], {env})
 
-      expect(r.code).toBe(1)
+      expect(r.code).toBe(5)
       expect(r.stderr).toContain('not in a tmux pane')
+      expect(r.stderr).toContain('fork the conversation')
+      expect(fs.existsSync(path.join(h.castHome, 'runs'))).toBe(false)
       expect(userTexts(h.home, proj, SID)).toEqual(['Start'])
     } finally {
       await fake.stop()

@@ -18,9 +18,9 @@ export function writeFakeConfig(castHome: string, extra: Record<string, unknown>
   const config = {
     agents: {
       claude: {
-        headless: [...fake, '--session-id', '{id}', '-p', '{prompt}'],
-        interactive: [...fake, '--session-id', '{id}', '{prompt}'],
-        resume: [...fake, '--resume', '{id}', '-p', '{prompt}'],
+        headless: [...fake, '--session-id', '{id}', '-p', '--', '{prompt}'],
+        interactive: [...fake, '--session-id', '{id}', '--', '{prompt}'],
+        resume: [...fake, '--resume', '{id}', '-p', '--', '{prompt}'],
       },
     },
     ...extra,

@@ -11,8 +11,17 @@
  *   a line containing "bye"           → a reply, then a clean exit (registry removed)
  *   "!COMMAND"                        → runs COMMAND through sh as a child process (like Claude
  *                                       Code's bash mode) and prints its output and exit code
+ *   "tool: COMMAND"                   → a Bash tool call that needs permission: the registry says
+ *                                       `waitingFor: "permission prompt"` (not with
+ *                                       FAKE_SILENT_DIALOG=1: then only the screen shows it) and
+ *                                       the terminal shows Claude Code's dialog, read key by key
+ *                                       (raw mode): 1 or Enter approves (as in Claude Code 2.1.328,
+ *                                       Enter APPROVES), 2 approves always, 3 denies and reads a
+ *                                       note line, Esc denies; other keys are ignored. The screen is
+ *                                       cleared when the dialog closes.
  *   anything else                     → a plain reply ("Done: …"): the turn settles
  *
+ * Arguments after `--` are the prompt, whatever they look like.
  * FAKE_DELAY_MS (default 300) is how long it "thinks" before replying.
  */
 import {spawn} from 'node:child_process'
@@ -29,7 +38,10 @@ let headless = false
 const words = []
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i]
-  if (a === '--session-id') sessionId = argv[++i]
+  if (a === '--') {
+    words.push(...argv.slice(i + 1))
+    break
+  } else if (a === '--session-id') sessionId = argv[++i]
   else if (a === '--resume' || a === '-r') {
     sessionId = argv[++i]
     resume = true
@@ -113,6 +125,8 @@ async function handle(text) {
 
   setStatus('busy')
   await sleep(delay)
+  const tool = /^tool:\s*(.+)$/.exec(text)
+  if (tool) return openDialog(tool[1])
   if (/\bask\b/i.test(text)) {
     const id = `toolu_${randomUUID().slice(0, 12)}`
     const question = `Which way should I go on: ${text}?`
@@ -130,6 +144,64 @@ async function handle(text) {
   if (/\bbye\b/i.test(text)) leave(0)
 }
 
+/** The open permission dialog: its tool_use id and command; and a deny waiting for its note. */
+let dialog = null
+let noteFor = null
+
+function openDialog(command) {
+  const id = `toolu_${randomUUID().slice(0, 12)}`
+  assistant([{type: 'tool_use', id, name: 'Bash', input: {command, description: 'Run it'}}])
+  dialog = {command, id}
+  if (process.env.FAKE_SILENT_DIALOG !== '1') setStatus('waiting', 'permission prompt')
+  process.stdout.write(`Bash command\n  ${command}\n  Run it\n\nDo you want to proceed?\n❯ 1. Yes\n  2. Yes, and don't ask again for this command\n  3. No, and tell Claude what to do differently (esc)\n`)
+  if (process.stdin.isTTY) process.stdin.setRawMode(true)
+}
+
+const clear = () => process.stdout.write('\x1b[2J\x1b[3J\x1b[H')
+
+function closeDialog() {
+  dialog = null
+  if (process.stdin.isTTY) process.stdin.setRawMode(false)
+  clear()
+}
+
+function settle(reply) {
+  if (reply) assistant([{type: 'text', text: reply}])
+  append({type: 'system', subtype: 'turn_duration', durationMs: delay, messageCount: 2, isMeta: false, level: 'info'})
+  setStatus('idle')
+}
+
+/** One key while the dialog is open. */
+function dialogKey(key) {
+  const d = dialog
+  if (key === '1' || key === '2' || key === '\r' || key === '\n') {
+    closeDialog()
+    const always = key === '2'
+    append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: `ran ${d.command}`}]}, permissionDecision: {decision: 'accept', grantScope: always ? 'always' : 'once'}})
+    settle(`Ran: ${d.command}`)
+    process.stdout.write(`< Ran: ${d.command}${always ? ' (always allowed)' : ''}\n`)
+  } else if (key === '\x1b') {
+    closeDialog()
+    append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: 'User rejected tool use', is_error: true}]}, toolDenialKind: 'user-rejected'})
+    append({type: 'user', message: {role: 'user', content: '[Request interrupted by user for tool use]'}})
+    setStatus('idle')
+    process.stdout.write('< Denied\n')
+  } else if (key === '3') {
+    closeDialog()
+    noteFor = d
+    process.stdout.write('Tell Claude what to do instead:\n')
+  }
+}
+
+function noteLine(text) {
+  const d = noteFor
+  noteFor = null
+  append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: `User rejected tool use: ${text}`, is_error: true}]}, toolDenialKind: 'user-rejected'})
+  append({type: 'user', message: {role: 'user', content: text}})
+  settle(`Understood: ${text}`)
+  process.stdout.write(`< Denied: ${text}\n`)
+}
+
 process.on('SIGTERM', () => leave(143))
 process.on('SIGHUP', () => leave(129))
 process.on('SIGINT', () => leave(130))
@@ -141,11 +213,39 @@ if (headless) {
 }
 
 // One turn at a time: lines that arrive while busy wait their turn, as a real prompt queue would.
+// While a dialog is open the terminal is in raw mode and every key is read on its own.
 let chain = prompt ? handle(prompt) : Promise.resolve()
-const rl = readline.createInterface({input: process.stdin, terminal: false})
-rl.on('line', (line) => {
-  const text = line.replace(/\r$/, '')
-  if (text.trim() === '') return
-  chain = chain.then(() => handle(text))
+let buf = ''
+function pump() {
+  for (;;) {
+    if (dialog) {
+      if (buf === '') return
+      if (buf.startsWith('\x1b[')) {
+        // An escape sequence (an arrow key, a paste marker): not a key the fake answers.
+        const m = /^\x1b\[[0-9;?]*[ -\/]*[@-~]/.exec(buf)
+        if (!m) return
+        buf = buf.slice(m[0].length)
+        continue
+      }
+
+      const key = buf[0]
+      buf = buf.slice(1)
+      dialogKey(key)
+      continue
+    }
+
+    const i = buf.search(/[\r\n]/)
+    if (i === -1) return
+    const text = buf.slice(0, i)
+    buf = buf.slice(i + 1)
+    if (text.trim() === '') continue
+    if (noteFor) noteLine(text)
+    else chain = chain.then(() => handle(text)).then(pump)
+  }
+}
+
+process.stdin.setEncoding('utf8')
+process.stdin.on('data', (chunk) => {
+  buf += chunk
+  pump()
 })
-rl.on('close', () => chain.then(() => leave(0)))

@@ -1,0 +1,38 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import type {DialogAnswer} from '../lib/dialog.js'
+
+export default class Approve extends BaseCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+  }
+  static override description = `Answers the session's open permission prompt with "yes", in the agent's own terminal.
+
+cast finds the tmux pane whose processes include the session's verified live process (pid and
+start time equal to what the agent's registry, lock or the screen sweep recorded), captures it,
+checks that the agent's permission dialog is on screen, sends the keys that agent's dialog takes
+(e.g. Claude Code: 1, or 2 with --always), and checks the screen again until the dialog is gone.
+
+Exit 5, and nothing is typed, when no permission prompt is open (on screen), when cast does not
+know the agent's keys, when no single pane can be tied to the session; exit 5 too when the
+dialog is still open afterwards. A question dialog is not a permission prompt: answer it in its
+terminal.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1',
+    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --always', description: 'Allow it and stop asking for this kind of call (the agent\'s "always allow").'},
+  ]
+  static override flags = {
+    always: Flags.boolean({summary: 'Choose the dialog\'s "always allow" option.'}),
+  }
+  static override summary = 'Approve the open permission prompt of a session.'
+
+  async run(): Promise<DialogAnswer> {
+    const {args, flags} = await this.parse(Approve)
+    const store = await this.openStore()
+    const {runDialogVerb} = await import('../lib/dialog.js')
+    const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, flags.always ? 'approve_always' : 'approve', null)
+    if (!this.jsonEnabled()) this.log(line)
+    return answer
+  }
+}

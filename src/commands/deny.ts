@@ -1,0 +1,37 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import type {DialogAnswer} from '../lib/dialog.js'
+
+export default class Deny extends BaseCommand {
+  static override args = {
+    session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
+  }
+  static override description = `Answers the session's open permission prompt with "no", in the agent's own terminal.
+
+Like cast approve: the pane is the one whose processes include the session's verified live
+process, the dialog must be on its screen before anything is typed, and the screen is checked
+afterwards until the dialog is gone. --note types a reason into the agent's "tell it what to do
+instead" field where the agent has one (exit 5, nothing typed, where cast knows none).
+
+Exit 5, and nothing is typed, when no permission prompt is open, when cast does not know the
+agent's keys, or when no single pane can be tied to the session; exit 5 too when the dialog is
+still open afterwards.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 3f9a2c1',
+    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --note "Use the staging database"', description: 'Deny and tell the agent why.'},
+  ]
+  static override flags = {
+    note: Flags.string({helpValue: 'TEXT', summary: 'What the agent should do instead (typed into its deny field).'}),
+  }
+  static override summary = 'Deny the open permission prompt of a session.'
+
+  async run(): Promise<DialogAnswer> {
+    const {args, flags} = await this.parse(Deny)
+    const store = await this.openStore()
+    const {runDialogVerb} = await import('../lib/dialog.js')
+    const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, 'deny', flags.note ?? null)
+    if (!this.jsonEnabled()) this.log(line)
+    return answer
+  }
+}

@@ -1,0 +1,438 @@
+/**
+ * What the verbs that act on an agent (`cast approve`, `deny`, `send`, `kill`) need to act
+ * safely (issue 11 points 1–3):
+ *
+ * - **Which process is the session's.** A claim (a registry, lock or open handle's
+ *   `processClaim`, or the pid the screen sweep found in the session's pane) counts only when it
+ *   is verified: pid > 1, alive, and its start time equals the claim's. A claim without a start
+ *   time is not verified. A pid that other sessions claim too (Codex's one app-server daemon
+ *   serves every TUI on a CODEX_HOME), or a process known to be such a shared daemon, is never
+ *   evidence for one session.
+ * - **Which pane is the session's.** The pane (on any tmux server the user owns) whose process
+ *   tree contains one of those verified pids. Never found by walking up from a process (a
+ *   daemon's parent is some other session's pane). None, or two → no pane.
+ * - **What dialog is open.** From the store (registry, hooks, screen overlay) and from the
+ *   screen captured at that moment, read with the agent's screen patterns.
+ * - **How to answer it.** The keys the agent's screen patterns declare (`DialogKeys`).
+ */
+import {screenMatcher, SCREEN_PATTERNS, type DialogKeys, type ScreenMatch} from '../adapters/screen.js'
+import {processArgv} from '../core/ingest/process-table.js'
+import {readScreenOverrides} from '../core/ingest/screen.js'
+import type {Agent} from '../core/model/types.js'
+import {shortId} from '../core/model/ids.js'
+import {screenContributions} from '../core/store/screen.js'
+import type {SessionRow, Store} from '../core/store/store.js'
+import {CastError} from './base-command.js'
+import {configPath} from './config.js'
+import type {Env} from './env.js'
+import {EXIT} from './exit-codes.js'
+import {captureScreen, listAllPanes, type Pane, sendKeys, sendLiteral} from './tmux.js'
+import {childrenMap, treeOf, verifyIdentity} from './terminate.js'
+
+// ---------------------------------------------------------------------------------------------
+// Process claims
+
+export interface Claim {
+  readonly pid: number
+  readonly startedAt: number | null
+  /** Where the claim comes from: a file path, or `tmux %3 (main:1.0)` for the screen sweep. */
+  readonly source: string
+}
+
+export interface CheckedClaims {
+  /** Verified and this session's alone, one per pid. */
+  readonly verified: readonly Claim[]
+  /** Claims that do not count, each with why. */
+  readonly refused: readonly {claim: Claim; why: string}[]
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** The process claims in one stored contribution: its processClaim, and a screen reading's pane process. */
+function claimsIn(data: string, path: string): Claim[] {
+  let c: unknown
+  try {
+    c = JSON.parse(data)
+  } catch {
+    return []
+  }
+
+  if (!isObject(c)) return []
+  const out: Claim[] = []
+  const pc = c['processClaim']
+  if (isObject(pc) && typeof pc['pid'] === 'number') {
+    const src = isObject(pc['source']) && typeof pc['source']['ref'] === 'string' ? pc['source']['ref'] : path
+    out.push({pid: pc['pid'], source: src, startedAt: typeof pc['startedAt'] === 'number' ? pc['startedAt'] : null})
+  }
+
+  const screen = isObject(c['extra']) ? c['extra']['screen'] : undefined
+  if (isObject(screen) && typeof screen['pid'] === 'number') {
+    const pane = typeof screen['pane'] === 'string' ? screen['pane'] : '?'
+    const address = typeof screen['address'] === 'string' && screen['address'] !== '' ? ` (${screen['address']})` : ''
+    out.push({pid: screen['pid'], source: `tmux ${pane}${address}`, startedAt: typeof screen['startedAt'] === 'number' ? screen['startedAt'] : null})
+  }
+
+  return out
+}
+
+/** Processes known to serve several sessions at once, whatever the store says. */
+function isSharedDaemon(agent: string, pid: number): boolean {
+  // Codex 0.169: `codex app-server --listen unix://… --managed-daemon` (real-clis.md).
+  if (agent === 'codex') return processArgv(pid).some((a) => a === 'app-server')
+  return false
+}
+
+/**
+ * Every claim on the session's process, checked: verified ones (alive, same start time, pid > 1,
+ * not a shared daemon, not claimed by another session too) and the rest with the reason.
+ */
+export function checkClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativeId'>): CheckedClaims {
+  const mine: Claim[] = []
+  for (const c of store.contributionsFor(row.agent, row.nativeId)) mine.push(...claimsIn(c.data, c.path))
+  const checked = mine.map((claim) => ({claim, why: verifyIdentity(claim.pid, claim.startedAt)}))
+  const candidates: Claim[] = []
+  for (const c of checked) if (c.why === null && !candidates.some((x) => x.pid === c.claim.pid)) candidates.push(c.claim)
+  // A stale claim on a pid another claim verifies (a registry rewritten since) is not a refusal.
+  const refused = checked.filter((c): c is {claim: Claim; why: string} => c.why !== null && !candidates.some((x) => x.pid === c.claim.pid))
+  if (candidates.length === 0) return {refused, verified: []}
+  // Other sessions' verified claims on the same pids.
+  const others = otherClaims(store, row, new Set(candidates.map((c) => c.pid)))
+  const verified: Claim[] = []
+  for (const claim of candidates) {
+    const n = others.get(claim.pid)?.size ?? 0
+    if (n > 0) refused.push({claim, why: `pid ${claim.pid} is claimed by ${n} other session${n === 1 ? '' : 's'} too (a shared process)`})
+    else if (isSharedDaemon(row.agent, claim.pid)) refused.push({claim, why: `pid ${claim.pid} is ${row.agent}'s shared daemon, not this session's own process`})
+    else verified.push(claim)
+  }
+
+  return {refused, verified}
+}
+
+/** Pid → the other sessions whose verified claims name it (only pids in `wanted`, or all when null). */
+function otherClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativeId'>, wanted: ReadonlySet<number> | null): Map<number, Set<string>> {
+  const others = new Map<number, Set<string>>()
+  const self = `${row.agent}\0${row.nativeId}`
+  const note = (agent: string, nativeId: string, data: string, path: string): void => {
+    const key = `${agent}\0${nativeId}`
+    if (key === self) return
+    for (const claim of claimsIn(data, path)) {
+      if ((wanted !== null && !wanted.has(claim.pid)) || verifyIdentity(claim.pid, claim.startedAt) !== null) continue
+      others.set(claim.pid, (others.get(claim.pid) ?? new Set()).add(key))
+    }
+  }
+
+  for (const c of store.sessionsWithProcessClaims()) note(c.agent, c.nativeId, c.data, '')
+  for (const c of screenContributions(store)) note(c.agent, c.nativeId, c.data, c.path)
+  return others
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pane
+
+export type PaneFinding =
+  | {readonly pane: Pane; readonly pid: number; readonly why: null}
+  | {readonly pane: null; readonly pid: null; readonly why: string}
+
+/**
+ * The one pane whose process tree holds one of the session's verified pids, on any tmux server
+ * the user owns. A pane whose tree also holds another session's verified process on the path
+ * down to ours belongs to that one (our pid runs under it). None or several → why.
+ */
+export async function findPane(store: Store, row: SessionRow, env: Env, claims = checkClaims(store, row)): Promise<PaneFinding> {
+  const id = shortId(row.id)
+  if (claims.verified.length === 0) {
+    const why = claims.refused[0]?.why
+    return {pane: null, pid: null, why: `session ${id} has no verified live process${why ? ` (${why})` : ''}`}
+  }
+
+  const panes = (await listAllPanes(env)).filter((p) => !p.dead)
+  if (panes.length === 0) return {pane: null, pid: null, why: `session ${id} (pid ${claims.verified.map((c) => c.pid).join(', ')}) is not in a tmux pane: no tmux server answers`}
+  const children = childrenMap()
+  if (children === null) return {pane: null, pid: null, why: 'no /proc: the process tree cannot be read'}
+  const pids = new Set(claims.verified.map((c) => c.pid))
+  const parent = new Map<number, number>()
+  for (const [pp, list] of children) for (const c of list) parent.set(c, pp)
+  let others: Map<number, Set<string>> | null = null
+  const hits: {pane: Pane; pid: number}[] = []
+  for (const pane of panes) {
+    const tree = treeOf(pane.pid, children)
+    const hit = tree.find((p) => pids.has(p))
+    if (hit === undefined) continue
+    // Our process runs under another session's (a helper it started): the pane is that one's.
+    others ??= otherClaims(store, row, null)
+    let under = false
+    for (let cur = parent.get(hit), depth = 0; cur !== undefined && depth < 64; cur = parent.get(cur), depth++) {
+      if (others.has(cur)) under = true
+      if (cur === pane.pid) break
+    }
+
+    if (!under) hits.push({pane, pid: hit})
+  }
+
+  if (hits.length === 1) return {...hits[0]!, why: null}
+  const list = claims.verified.map((c) => c.pid).join(', ')
+  if (hits.length === 0) return {pane: null, pid: null, why: `session ${id} runs in process ${list}, which is not in a tmux pane`}
+  return {pane: null, pid: null, why: `session ${id} (pid ${list}) is in ${hits.length} tmux panes (${hits.map((h) => paneName(h.pane)).join(', ')}): cast will not guess`}
+}
+
+export function paneName(p: Pane): string {
+  return `${p.id} (${p.address})`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialogs
+
+export interface OpenDialog {
+  readonly kind: 'approval' | 'question'
+  readonly text: string
+  /** `registry …`, `hook …`, `screen tmux %3 (…)`. */
+  readonly source: string
+}
+
+let matcherCache: {file: string; m: ReturnType<typeof screenMatcher>} | null = null
+
+/** The screen matcher with the config's screen_patterns. */
+function matcher(env: Env): ReturnType<typeof screenMatcher> {
+  const file = configPath(env)
+  if (matcherCache?.file !== file) matcherCache = {file, m: screenMatcher(readScreenOverrides(file))}
+  return matcherCache.m
+}
+
+/** What the agent's screen patterns read on this screen. */
+export function readScreen(env: Env, agent: Agent, screen: string): ScreenMatch | null {
+  return matcher(env).match(agent, screen)
+}
+
+/** A dialog the store knows is open (registry, hooks, the screen overlay). */
+export function storedDialog(row: SessionRow): OpenDialog | null {
+  const f = row.facts
+  const src = (k: string): string => {
+    const s = f.sources[k]
+    return s ? `${s.kind} ${s.ref}` : 'the store'
+  }
+
+  if (f.approval !== null) return {kind: 'approval', source: src('approval'), text: f.approval.text}
+  if (f.question !== null) return {kind: 'question', source: src('question'), text: f.question.text}
+  return null
+}
+
+/** A dialog on the screen right now. */
+export function screenDialog(env: Env, agent: Agent, pane: Pane, screen: string | null): OpenDialog | null {
+  if (screen === null) return null
+  const r = readScreen(env, agent, screen)
+  if (r === null || (r.kind !== 'approval' && r.kind !== 'question')) return null
+  return {kind: r.kind, source: `screen tmux ${paneName(pane)}`, text: r.text}
+}
+
+/** The refusal `cast send` gives when a dialog is open: which dialog, and the verb to use. */
+export function dialogRefusal(row: SessionRow, d: OpenDialog): CastError {
+  const id = shortId(row.id)
+  if (d.kind === 'approval') {
+    return new CastError(
+      `Session ${id} has a permission prompt open (${d.text || 'approval'}; from ${d.source}): a message typed now would answer it. Nothing sent.`,
+      EXIT.REFUSED,
+      [`Answer it: cast approve ${id}, or cast deny ${id} [--note TEXT]; then send.`],
+    )
+  }
+
+  return new CastError(
+    `Session ${id} has a question dialog open (${d.text || 'question'}; from ${d.source}): a message typed now would pick an answer. Nothing sent.`,
+    EXIT.REFUSED,
+    ['Answer the question in its terminal (the dialog is a menu, not a prompt), then send.'],
+  )
+}
+
+/** The keys that answer this agent's permission dialog, from its screen patterns; null when none are declared. */
+export function dialogKeys(agent: Agent): DialogKeys | null {
+  const p = SCREEN_PATTERNS.find((x) => x.agent === agent)
+  if (p?.keys) return p.keys
+  // Starting point for Claude Code 2.1.328 until its screen patterns declare keys: the dialog's
+  // numbered choices select on their digit (1. Yes, 2. Yes, and always allow …), Esc cancels.
+  if (agent === 'claude_code') return {approve: ['1'], approveAlways: ['2'], deny: ['Escape']}
+  return null
+}
+
+export type DialogAction = 'approve' | 'approve_always' | 'deny'
+
+export interface DialogAnswer {
+  readonly verb: 'approve' | 'deny'
+  readonly action: DialogAction
+  readonly session_id: string
+  readonly short_id: string
+  readonly agent: Agent
+  /** The route chosen: the agent's own terminal (no agent offers cast a non-terminal way yet). */
+  readonly route: 'tmux'
+  readonly pane: string
+  readonly address: string
+  readonly pid: number
+  /** What the dialog asked, as the screen showed it. */
+  readonly dialog: string
+  /** The tmux keys sent, in order (a note as `"text"`). */
+  readonly keys: readonly string[]
+  readonly note: string | null
+  /** The dialog was gone from the screen afterwards. */
+  readonly closed: true
+  /** How long until the screen showed it closed. */
+  readonly closed_after_ms: number
+  /** What the store said before (null: only the screen showed the prompt). */
+  readonly stored: OpenDialog | null
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** How long the screen may take to show the dialog closed. */
+export const CLOSE_TIMEOUT_MS = 5000
+
+/**
+ * Answer the session's open permission prompt in its own terminal with the agent's keys, then
+ * check the screen until the dialog is gone. Throws a CastError (exit 5) and sends nothing when
+ * no prompt is open, the agent declares no keys, the pane cannot be tied to the session; exit 5
+ * too when the dialog did not close.
+ */
+export async function answerDialog(store: Store, env: Env, row: SessionRow, action: DialogAction, note: string | null): Promise<DialogAnswer> {
+  const id = shortId(row.id)
+  const verb = action === 'deny' ? 'deny' : 'approve'
+  const stored = storedDialog(row)
+  if (stored?.kind === 'question') {
+    throw new CastError(
+      `Session ${id} has a question open (${stored.text}; from ${stored.source}), not a permission prompt: nothing to ${verb}.`,
+      EXIT.REFUSED,
+      ['Answer the question in its terminal.'],
+    )
+  }
+
+  const keys = dialogKeys(row.agent)
+  if (keys === null) {
+    throw new CastError(`cast does not know the keys of ${row.agent}'s permission dialog: answer it in its terminal. Nothing sent.`, EXIT.REFUSED)
+  }
+
+  const sequence = action === 'approve' ? keys.approve : action === 'approve_always' ? keys.approveAlways : keys.deny
+  if (!sequence || sequence.length === 0) {
+    throw new CastError(`${row.agent}'s permission dialog has no "always allow" key cast knows: use cast approve ${id} without --always, or answer it in its terminal. Nothing sent.`, EXIT.REFUSED)
+  }
+
+  if (note !== null && (!keys.denyNoteKeys || keys.denyNoteKeys.length === 0)) {
+    throw new CastError(`${row.agent}'s permission dialog takes no note cast knows how to type: deny without --note, then cast send ${id} the note. Nothing sent.`, EXIT.REFUSED)
+  }
+
+  const found = await findPane(store, row, env)
+  if (found.pane === null) {
+    const what = stored ? `a permission prompt is open (${stored.text}; from ${stored.source}) but ` : ''
+    throw new CastError(`Session ${id}: ${what}${found.why}, so cast cannot answer it. Nothing sent.`, EXIT.REFUSED)
+  }
+
+  const pane = found.pane
+  const before = await captureScreen(pane, env)
+  const shown = screenDialog(env, row.agent, pane, before)
+  if (shown === null || shown.kind !== 'approval') {
+    const state = stored ? ` (the store says one is open, from ${stored.source}, but the screen does not show it)` : ''
+    const extra = shown?.kind === 'question' ? ` Its screen shows a question dialog (${shown.text}): answer it in its terminal.` : ''
+    throw new CastError(`No permission prompt is open on session ${id}'s screen, tmux ${paneName(pane)}${state}. Nothing sent.${extra}`, EXIT.REFUSED)
+  }
+
+  const sent: string[] = []
+  if (note !== null) {
+    await sendKeys(pane, keys.denyNoteKeys!, env)
+    sent.push(...keys.denyNoteKeys!)
+    await sleep(150)
+    await sendLiteral(pane, note, env)
+    sent.push(JSON.stringify(note))
+    await sleep(150)
+    await sendKeys(pane, ['Enter'], env)
+    sent.push('Enter')
+  } else {
+    await sendKeys(pane, sequence, env)
+    sent.push(...sequence)
+  }
+
+  const t0 = performance.now()
+  for (;;) {
+    await sleep(150)
+    const after = await captureScreen(pane, env)
+    const open = after === null ? null : screenDialog(env, row.agent, pane, after)
+    if (after !== null && open?.kind !== 'approval') {
+      return {
+        action,
+        address: pane.address,
+        agent: row.agent,
+        closed: true,
+        closed_after_ms: Math.round(performance.now() - t0),
+        dialog: shown.text,
+        keys: sent,
+        note,
+        pane: pane.id,
+        pid: found.pid,
+        route: 'tmux',
+        session_id: row.id,
+        short_id: id,
+        stored,
+        verb,
+      }
+    }
+
+    if (performance.now() - t0 > CLOSE_TIMEOUT_MS) {
+      throw new CastError(
+        `Sent ${sent.join(' ')} to tmux ${paneName(pane)}, but the permission prompt (${shown.text}) is still on session ${id}'s screen after ${CLOSE_TIMEOUT_MS / 1000}s.`,
+        EXIT.REFUSED,
+        [`Look at it: tmux ${pane.socket ? `-S ${pane.socket} ` : ''}attach -t ${pane.id}`],
+      )
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+/** The largest message cast types or passes on: above it, exit 2 (never E2BIG from exec). */
+export const MAX_MESSAGE_BYTES = 64 * 1024
+
+/**
+ * Text is data: refuse (exit 2) control bytes other than newline and tab (ESC would end a
+ * bracketed paste or drive the agent's UI; CR submits), and more than MAX_MESSAGE_BYTES.
+ * CRLF line ends are taken as newlines.
+ */
+export function checkMessageText(text: string, what = 'The message'): string {
+  const normal = text.replace(/\r\n/g, '\n')
+  const bytes = Buffer.byteLength(normal, 'utf8')
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw new CastError(`${what} is ${bytes} bytes; cast sends at most ${MAX_MESSAGE_BYTES} (64 KB). Nothing sent.`, EXIT.USAGE, ['Put it in a file and send its path.'])
+  }
+
+  // eslint-disable-next-line no-control-regex
+  const bad = /[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/.exec(normal)
+  if (bad) {
+    const code = bad[0].codePointAt(0)!
+    const name = code === 0x1b ? 'ESC (an escape sequence, e.g. a bracketed-paste end marker)' : code === 0x0d ? 'CR (carriage return)' : `0x${code.toString(16).padStart(2, '0')}`
+    throw new CastError(`${what} holds a control character, ${name}, at offset ${bad.index}: only newline and tab are sent. Nothing sent.`, EXIT.USAGE)
+  }
+
+  return normal
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verbs' wiring
+
+/** `cast approve` / `cast deny`: sync, resolve, answer; the JSON result and one human line. */
+export async function runDialogVerb(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  query: string,
+  action: DialogAction,
+  note: string | null,
+): Promise<{answer: DialogAnswer; line: string}> {
+  const {syncBeforeRead} = await import('./ingest.js')
+  const {resolveSession} = await import('./resolve.js')
+  if (note !== null) note = checkMessageText(note, 'The note')
+  syncBeforeRead(store, env, clock, me)
+  const id = resolveSession(store, query)
+  const row = store.loadSessions([id])[0]
+  if (!row) throw new CastError(`Session ${shortId(id)} is not in the store.`, EXIT.NOT_FOUND)
+  const answer = await answerDialog(store, env, row, action, note)
+  const what = action === 'approve' ? 'Approved' : action === 'approve_always' ? 'Approved (always)' : 'Denied'
+  const line = `${what} "${answer.dialog}" in ${answer.short_id} (tmux ${answer.pane}, ${answer.address}; keys ${answer.keys.join(' ')}): the dialog closed after ${answer.closed_after_ms} ms.`
+  return {answer, line}
+}
