@@ -1,4 +1,5 @@
 import type {ScreenSweepStats} from '../core/ingest/screen.js'
+import type {AgentCliVersion} from '../lib/agent-versions.js'
 import type {AgentStoreStats} from '../core/store/doctor.js'
 import type {Store} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
@@ -37,6 +38,8 @@ export interface DoctorAdapter {
   readonly claims: Record<string, number>
   readonly hook_sessions: number
   readonly screen_sessions: number
+  /** The agent's CLI on PATH: installed version and the one the conformance suite passed with. */
+  readonly cli: AgentCliVersion | null
   /** How many screen patterns per kind (after the config's). */
   readonly screen_patterns: Record<string, number>
 }
@@ -161,7 +164,13 @@ what to run, and exits 0.`
 
     // Each adapter.
     const ctx = adapterEnv(env)
+    const {cliVersion} = await import('../lib/agent-versions.js')
     const adapters: DoctorAdapter[] = ADAPTERS.map((adapter) => {
+      const cli = adapter.cli ? cliVersion(adapter.cli, env.PATH) : null
+      if (cli?.compared === 'newer') {
+        warnings.push(`${adapter.label} ${cli.installed} is newer than ${cli.tested}, the version cast's conformance suite last passed with: what it writes may have changed.`)
+      }
+
       const roots = [...new Set(adapter.roots(ctx))].map((p) => ({exists: fs.existsSync(p), path: p}))
       const s = stats.get(adapter.agent)
       const spec = HOOK_SPECS.find((h) => h.agent === adapter.agent)
@@ -215,6 +224,7 @@ what to run, and exits 0.`
       return {
         agent: adapter.agent,
         claims,
+        cli,
         files: s?.files ?? 0,
         hook_sessions: s?.hookSessions ?? 0,
         hooks,
@@ -267,6 +277,11 @@ what to run, and exits 0.`
       this.log(`${a.label} (${a.agent})  best source: ${a.state_source ?? 'none'}`)
       for (const [i, r] of a.roots.entries()) this.log(`  ${i === 0 ? 'roots   ' : '        '}  ${t(r.path)}  ${r.exists ? 'ok' : 'missing'}`)
       this.log(`  sessions  ${a.sessions} · ${plural(a.files, 'file')} read · ${plural(a.parse_errors, 'malformed line')} skipped`)
+      if (a.cli) {
+        const c = a.cli
+        const v = c.path === null ? `${c.bin} not on PATH` : `${c.bin} ${c.installed ?? '(version unknown)'}${c.compared === 'newer' ? ' — NEWER than' : ' · conformance passed with'} ${c.tested}`
+        this.log(`  cli       ${v}`)
+      }
       const h = a.hooks
       const where = h.file ? ` (${t(h.file)})` : ''
       const bin = h.binary_exists === false ? `, binary MISSING: ${h.binary ?? '?'}` : ''

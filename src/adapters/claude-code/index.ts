@@ -10,6 +10,8 @@ import {transcriptParser} from './transcript.js'
 
 export const claudeCode: Adapter = {
   agent: 'claude_code',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'claude', package: '@anthropic-ai/claude-code', testedVersion: '2.1.328'},
   compose: composeClaude,
   hooks: claudeHooks,
   jsonl: transcriptParser,

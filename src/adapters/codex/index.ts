@@ -12,6 +12,8 @@ import {parseSessionIndex} from './session-index.js'
 
 export const codex: Adapter = {
   agent: 'codex',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'codex', package: '@openai/codex', testedVersion: '0.169.0'},
   compose: composeCodex,
   hooks: codexHooks,
   jsonl: rolloutParser,

@@ -25,6 +25,8 @@ export function parseGeminiWhole(path: string, text: string, match: FileMatch & 
 
 export const gemini: Adapter = {
   agent: 'gemini',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'gemini', package: '@google/gemini-cli', testedVersion: '0.61.0'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
   compose: composeGemini,

@@ -16,6 +16,8 @@ import {parseStorageFile} from './storage.js'
 
 export const opencode: Adapter = {
   agent: 'opencode',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'opencode', package: 'opencode-ai', testedVersion: '1.18.33'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
   compose: composeOpencode,

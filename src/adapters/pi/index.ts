@@ -10,6 +10,8 @@ import {piParser} from './session.js'
 
 export const pi: Adapter = {
   agent: 'pi',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'pi', package: '@mariozechner/pi-coding-agent', testedVersion: '0.73.1'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
   jsonl: piParser,

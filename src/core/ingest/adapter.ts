@@ -117,6 +117,11 @@ export interface Adapter {
    */
   readonly processScan?: boolean
   /**
+   * The agent's CLI as npm installs it: its binary, its package, and the version the project's
+   * conformance suite last passed with (`cast doctor` warns when the installed one is newer).
+   */
+  readonly cli?: {readonly bin: string; readonly package: string; readonly testedVersion: string}
+  /**
    * Process names (as in /proc/<pid>/comm or argv[0]'s basename) that hold their transcript open
    * while they run (Codex). The engine maps open file handles to pids once per sync and adds a
    * ProcessClaim for every jsonl file such a process holds open.

@@ -1,0 +1,44 @@
+/**
+ * `cast doctor` names the installed version of each agent CLI on PATH and warns when it is newer
+ * than the version the conformance suite last passed with (issue 10 point 3). The real CLIs
+ * installed as devDependencies, and a stand-in `claude` that reports a newer version.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {json, makeHome, ROOT, runCast, type TempHome} from '../helpers/cli.js'
+
+const homes: TempHome[] = []
+afterEach(() => {
+  for (const h of homes.splice(0)) h.cleanup()
+})
+
+describe('doctor: agent CLI versions', () => {
+  it('reads the installed version of each CLI npm put on PATH', async () => {
+    const h = makeHome()
+    homes.push(h)
+    const env = {...h.env, PATH: `${path.join(ROOT, 'node_modules', '.bin')}:/usr/bin:/bin`}
+    const r = await runCast(['doctor', '--json'], {env})
+    const claude = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(r).adapters.find((a) => a.agent === 'claude_code')!
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as {version: string}
+    expect(claude.cli).toMatchObject({bin: 'claude', installed: pkg.version})
+    expect(['same', 'older', 'newer']).toContain(claude.cli!['compared'])
+  })
+
+  it('warns when a CLI is newer than the one the suite passed with, and says when one is missing', async () => {
+    const h = makeHome()
+    homes.push(h)
+    const bin = path.join(h.dir, 'bin')
+    fs.mkdirSync(bin)
+    fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "99.0.1 (Claude Code)"\n', {mode: 0o755})
+    const env = {...h.env, PATH: `${bin}:/usr/bin:/bin`}
+    const r = await runCast(['doctor'], {env})
+    expect(r.stdout).toMatch(/claude 99\.0\.1 — NEWER than \d+\.\d+\.\d+/)
+    expect(r.stdout).toMatch(/warning: Claude Code 99\.0\.1 is newer than/)
+    expect(r.stdout).toContain('codex not on PATH')
+    const j = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(await runCast(['doctor', '--json'], {env}))
+    expect(j.adapters.find((a) => a.agent === 'claude_code')!.cli).toMatchObject({compared: 'newer', installed: '99.0.1'})
+    expect(j.adapters.find((a) => a.agent === 'codex')!.cli).toMatchObject({compared: 'missing', path: null})
+  })
+})
