@@ -37,8 +37,12 @@ const MAX_TEXT = 4000
 /** Reply texts kept (the newest first in line for the settle classifier). */
 const KEEP_REPLIES = 3
 
-/** u: user prompt, g: model reply, e: error, i: info, w: warning, x: anything else. */
-type Kind = 'u' | 'g' | 'e' | 'i' | 'w' | 'x'
+/**
+ * u: user prompt, g: model reply, r: tool results sent back (a `user` message of
+ * `functionResponse` parts: the model goes on, no prompt), e: error, i: info, w: warning,
+ * x: anything else (the injected `<session_context>` message).
+ */
+type Kind = 'u' | 'g' | 'r' | 'e' | 'i' | 'w' | 'x'
 
 export interface Msg {
   readonly id: string
@@ -120,6 +124,24 @@ function isCommand(text: string): boolean {
   return t.startsWith('/') || t.startsWith('!') || t.startsWith('<')
 }
 
+/** Gemini CLI 0.61 injects the environment as the first `user` message of a chat (the `$set` checkpoint on line 2). */
+const INJECTED = /^\s*<session_context>/
+
+/** A `user` message whose parts are all tool results (`functionResponse`), not a prompt. */
+function isToolResults(content: unknown): boolean {
+  if (!Array.isArray(content) || content.length === 0) return false
+  return content.every((p) => isObject(p) && (isObject(p['functionResponse']) || (typeof p['text'] === 'string' && p['text'].trim() === '')))
+    && content.some((p) => isObject(p) && isObject(p['functionResponse']))
+}
+
+/** What a message record is: a `user` record may be a prompt, tool results or injected context. */
+function kindOf(rec: Json, text: string): Kind {
+  const k: Kind = KINDS[String(rec['type'])] ?? 'x'
+  if (k !== 'u') return k
+  if (isToolResults(rec['content'])) return 'r'
+  return INJECTED.test(text) ? 'x' : 'u'
+}
+
 function counts(m: Msg): boolean {
   return m.k === 'u' || m.k === 'g'
 }
@@ -137,9 +159,9 @@ function fold(s: ChatState): void {
 export function applyMessage(s: ChatState, rec: Json, offset: number | undefined): void {
   const id = str(rec['id'])
   if (id === null) return
-  const k: Kind = KINDS[String(rec['type'])] ?? 'x'
   const at = toMs(rec['timestamp'])
   const text = partsText(rec['content'])
+  const k = kindOf(rec, text)
   let msg: Msg = {at, id, k}
 
   if (k === 'g') {
@@ -183,10 +205,10 @@ export function applyMessage(s: ChatState, rec: Json, offset: number | undefined
   }
 
   s.progressAt = later(s.progressAt, at)
-  if (k === 'u' || k === 'g' || k === 'e') s.messageAt = later(s.messageAt, at)
+  if (k === 'u' || k === 'g' || k === 'r' || k === 'e') s.messageAt = later(s.messageAt, at)
   if (offset !== undefined && (k === 'u' || k === 'g')) s.src['messages'] = offset
   if (offset !== undefined && k === 'u') s.src['turnIndex'] = offset
-  if (offset !== undefined && (k === 'u' || k === 'g' || k === 'e' || msg.cancel === 1)) s.src['settled'] = offset
+  if (offset !== undefined && (k === 'u' || k === 'g' || k === 'r' || k === 'e' || msg.cancel === 1)) s.src['settled'] = offset
 
   // The last line per id wins: update in place when the id is still in the window.
   for (let i = s.win.length - 1; i >= 0; i--) {
@@ -251,11 +273,22 @@ export function applyMeta(s: ChatState, patch: Json, offset: number | undefined)
     if (offset !== undefined) s.src['checkpoint'] = offset
     // The first prompt stays the title: a checkpoint after compression opens with a summary.
     const prompt = s.prompt
+    // A checkpoint that only cuts the tail (Gemini CLI 0.61 after a failed or cancelled request:
+    // `info "Request cancelled."`, then a checkpoint without the prompt) ends that turn; it does
+    // not unsay it. The messages after the checkpoint's last one are kept, so the prompt still
+    // counts and the cancel or error notice still settles the turn.
+    const lastId = [...messages].reverse().find((m) => isObject(m) && typeof m['id'] === 'string') as Json | undefined
+    const at = lastId === undefined ? -1 : s.win.findIndex((m) => m.id === lastId['id'])
+    const tail = at >= 0 ? s.win.slice(at + 1) : []
+    const replies = s.replies.filter((r) => tail.some((m) => m.id === r.id))
     s.win = []
     s.foldedMessages = 0
     s.foldedTurns = 0
     s.replies = []
     for (const m of messages) if (isObject(m)) applyMessage(s, m, offset)
+    s.win.push(...tail)
+    s.replies = [...s.replies, ...replies].slice(-KEEP_REPLIES)
+    fold(s)
     if (prompt !== null) s.prompt = prompt
   }
 }
@@ -304,7 +337,7 @@ export function readLegacy(text: string): ChatState {
 export function isSettled(s: ChatState): boolean {
   for (let i = s.win.length - 1; i >= 0; i--) {
     const m = s.win[i]!
-    if (m.k === 'u') return false
+    if (m.k === 'u' || m.k === 'r') return false
     if (m.k === 'g') return m.more !== 1
     if (m.k === 'e' || m.cancel === 1) return true
   }
@@ -316,7 +349,7 @@ export function isSettled(s: ChatState): boolean {
 export function openError(s: ChatState): Msg | null {
   for (let i = s.win.length - 1; i >= 0; i--) {
     const m = s.win[i]!
-    if (m.k === 'u' || m.k === 'g') return null
+    if (m.k === 'u' || m.k === 'g' || m.k === 'r') return null
     if (m.k === 'e') return m
   }
 
