@@ -54,9 +54,10 @@ describe('cast kill', () => {
     return pid
   }
 
-  it('stops the whole process group, files the session under Killed and prints one gone line on the stream', async () => {
+  it('stops the verified process and its descendants, names every pid, files the session under Killed and prints one gone line on the stream', async () => {
     const pid = await liveSession(1)
-    expect(groupMembers(pid)).toHaveLength(3)
+    const members = groupMembers(pid)
+    expect(members).toHaveLength(3)
     const before = await row(h, 1)
     expect(before?.live).toBe(true)
     expect(before?.pid).toBe(pid)
@@ -68,7 +69,9 @@ describe('cast kill', () => {
 
     expect(r.code).toBe(0)
     const out = json(r)
-    expect(out.killed[0]).toMatchObject({cancelled_schedules: 0, pgid: pid, pid, processes: 3, signal: 'SIGTERM', survivors: []})
+    expect(out.killed[0]).toMatchObject({cancelled_schedules: 0, pgid: null, pid, processes: 3, refused: [], signal: 'SIGTERM', survivors: []})
+    expect(out.killed[0].signalled[0]).toBe(pid)
+    expect([...out.killed[0].signalled].sort()).toEqual([...members].sort())
     expect(groupMembers(pid)).toEqual([])
     const gone = JSON.parse(await watch.nextLine(15_000))
     expect(gone).toMatchObject({bucket: 'killed', event: 'gone', reason: 'killed', session_id: sid(1), to: 'idle'})
@@ -140,7 +143,7 @@ describe('cast kill', () => {
     // Killing it again stops the process that came back and files nothing new to undo.
     const again2 = json(await cast(h, ['kill', sid(1), '--grace', '1s', '--json'], {now: T0 + 3 * MIN}))
     expect(again2.action).toBeNull()
-    expect(again2.killed[0]).toMatchObject({already: true, pgid: again, signal: 'SIGTERM'})
+    expect(again2.killed[0]).toMatchObject({already: true, pid: again, signal: 'SIGTERM'})
     expect(groupMembers(again)).toEqual([])
     await cast(h, ['undo'], {now: T0 + 4 * MIN})
     expect(where(await row(h, 1, {now: T0 + 4 * MIN}))).not.toBe('idle:killed [killed]')
