@@ -23,6 +23,13 @@ interface Transcript {
   readonly lastConvAt: number | null
   readonly lastInputAt: number | null
   readonly titleRank: string | null
+  /** The last line is a `turn_duration` written at this time (else null). */
+  readonly endAt: number | null
+  /** Background subagents launched and not reported finished; the last turn_duration's count. */
+  readonly backgroundAgents: number
+  readonly pendingAgents: number
+  /** The newest open tool call that is not a question. */
+  readonly openTool: string | null
 }
 
 interface Registry {
@@ -41,6 +48,9 @@ interface Hooks {
   readonly sessionStartAt: number | null
   readonly settledAt: number | null
   readonly exitedAt: number | null
+  /** The open approval / question is a subagent's (its hook carried `agent_id`). */
+  readonly approvalAgent: boolean
+  readonly questionAgent: boolean
 }
 
 function role(c: CheckedContribution): string | null {
@@ -74,8 +84,13 @@ function mergeTranscripts(list: readonly CheckedContribution[]): Transcript | nu
     parseErrors += c.facts.parseErrors ?? 0
   }
   const newest = sorted[sorted.length - 1] as CheckedContribution
+  const openTool = isObject(newest.extra) && isObject(newest.extra['openTool']) ? str(newest.extra['openTool']['name']) : null
   return {
+    backgroundAgents: extraNum(newest, 'backgroundAgents') ?? 0,
+    endAt: extraNum(newest, 'endAt'),
     facts: {...facts, parseErrors, sources},
+    openTool,
+    pendingAgents: extraNum(newest, 'pendingAgents') ?? 0,
     lastConvAt: extraNum(newest, 'lastConvAt'),
     lastInputAt: extraNum(newest, 'lastInputAt'),
     titleRank: extraStr(newest, 'titleRank'),
@@ -165,10 +180,12 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
       ? null
       : {
           activityAt: extraNum(hookC, 'activityAt'),
+          approvalAgent: extraStr(hookC, 'approvalAgent') !== null,
           event: extraStr(hookC, 'event'),
           exitedAt: extraNum(hookC, 'exitedAt'),
           facts: hookC.facts,
           promptAt: extraNum(hookC, 'promptAt'),
+          questionAgent: extraStr(hookC, 'questionAgent') !== null,
           sessionStartAt: extraNum(hookC, 'sessionStartAt'),
           settledAt: extraNum(hookC, 'settledAt'),
         }
@@ -252,10 +269,15 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
   // Did the turn end? The newest of: the transcript's last line, the last hook, the live registry.
   const tAt = max(t?.lastConvAt, t?.lastInputAt)
   const statusAt = liveReg?.statusAt ?? null
+  // A registry still `busy` from a turn the transcript has since ended (its turn_duration is newer
+  // than the busy write): 2.1.328 keeps `busy` while a background subagent runs after the parent's
+  // turn (`pendingBackgroundAgentCount`). The parent is at its prompt, not producing.
+  const busyAfterEnd = liveReg?.status === 'busy' && statusAt !== null && t?.endAt != null && t.endAt >= statusAt
+  if (busyAfterEnd && f.process !== null) f.process = {...f.process, status: 'idle'}
   const regSettled = ((): boolean | null => {
     if (liveReg === null) return null
-    if (liveReg.status === 'idle') return true
-    if (liveReg.status === 'busy') return false
+    if (liveReg.status === 'idle' || liveReg.status === 'shell') return true
+    if (liveReg.status === 'busy') return busyAfterEnd
     if (liveReg.status === 'waiting') return liveReg.waitingFor === 'input needed'
     return null
   })()
@@ -277,29 +299,52 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
   // A live registry that moved on (idle or busy) after a block opened has closed it.
   const movedOn = (at: number): boolean =>
     liveReg !== null && liveReg.status !== 'waiting' && (liveReg.statusAt === null || liveReg.statusAt > at)
-  // A hook's block stands until a user-side line follows it or the process is gone.
-  const hookBlockStands = (b: HardBlock | null | undefined): b is HardBlock =>
-    b != null && !dead && (t?.lastInputAt == null || b.at >= t.lastInputAt) && !movedOn(b.at)
+  // A hook's block stands until a user-side line follows it or the process is gone. A subagent's
+  // (its hook carried agent_id) is not the parent's turn: the parent's turn_duration, which may be
+  // written a few ms after the subagent's PermissionRequest, does not close it.
+  const hookBlockStands = (b: HardBlock | null | undefined, subagent = false): b is HardBlock =>
+    b != null && !dead && (subagent || t?.lastInputAt == null || b.at >= t.lastInputAt) && !movedOn(b.at)
+  const hookApproval = hookBlockStands(hooks?.facts.approval, hooks?.approvalAgent) ? (hooks?.facts.approval ?? null) : null
 
   // Permission prompt: the live registry, else a hook.
   let approval: HardBlock | null = null
-  if (liveReg !== null && regSource !== null && liveReg.status === 'waiting' && liveReg.waitingFor !== null) {
-    const w = liveReg.waitingFor
+  const waiting = liveReg !== null && liveReg.status === 'waiting' ? liveReg.waitingFor : null
+  if (liveReg !== null && regSource !== null && waiting !== null) {
+    const w = waiting
     const at = liveReg.statusAt ?? liveReg.c.processClaim?.heartbeatAt ?? f.lastActivityAt ?? 0
     if (w.startsWith('approve ')) approval = {at, source: regSource, text: w.slice('approve '.length).trim() || w}
     else if (w === 'worker request' || w === 'sandbox request') approval = {at, source: regSource, text: w}
+    // 2.1.328: `permission prompt`, also for a subagent's dialog. The tool is the hook's, else
+    // the open call in the transcript.
+    else if (w === 'permission prompt') approval = {at, source: regSource, text: hookApproval?.text ?? t?.openTool ?? 'tool'}
   }
-  if (approval === null && hookBlockStands(hooks?.facts.approval)) approval = hooks.facts.approval
+  if (approval === null) approval = hookApproval
   f.approval = approval
   if (approval !== null) sources['approval'] = approval.source
+  // A shell still running in the background while the TUI sits at its prompt (`status: "shell"`).
+  if (liveReg?.status === 'shell' && f.backgroundWork === 0 && regSource !== null) {
+    f.backgroundWork = 1
+    sources['backgroundWork'] = regSource
+  }
+  // An API error the transcript did not show (StopFailure), until the next prompt.
+  if (f.error === null && hooks?.facts.error != null && (hooks.promptAt === null || hooks.facts.error.at >= hooks.promptAt)) {
+    if (t?.lastConvAt == null || hooks.facts.error.at >= t.lastConvAt - SLACK_MS) {
+      f.error = hooks.facts.error
+      sources['error'] = hooks.facts.error.source
+    }
+  }
+  // Nothing asked yet (a TUI at its first prompt): nothing to settle, the session is new.
+  if (f.messages === 0 && f.approval === null && f.question === null) f.settled = false
 
   // Open question: the transcript's (it has the text), else a hook's, else the registry's dialog.
   let question: HardBlock | null = f.question
   if (question !== null && movedOn(question.at)) question = null
-  if (question === null && hookBlockStands(hooks?.facts.question)) question = hooks.facts.question
-  if (question === null && liveReg !== null && regSource !== null && liveReg.status === 'waiting' && liveReg.waitingFor === 'dialog open') {
-    question = {at: liveReg.statusAt ?? f.lastActivityAt ?? 0, source: regSource, text: 'dialog open'}
+  if (question === null && hookBlockStands(hooks?.facts.question, hooks?.questionAgent)) question = hooks.facts.question
+  if (question === null && liveReg !== null && regSource !== null && (waiting === 'dialog open' || waiting === 'input needed')) {
+    question = {at: liveReg.statusAt ?? f.lastActivityAt ?? 0, source: regSource, text: waiting}
   }
+  // An AskUserQuestion dialog is the question, never a permission prompt for AskUserQuestion.
+  if (question !== null && approval !== null && (approval.text === 'AskUserQuestion' || waiting === 'input needed')) approval = null
   f.question = question
   if (question !== null) sources['question'] = question.source
 

@@ -18,9 +18,13 @@ export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'UserPromptSubmit'},
   {event: 'PreToolUse', matcher: '*'},
   {event: 'PermissionRequest', matcher: '*'},
+  {event: 'PermissionDenied', matcher: '*'},
   {event: 'PostToolUse', matcher: '*'},
+  {event: 'PostToolUseFailure', matcher: '*'},
   {event: 'Notification', matcher: 'permission_prompt|elicitation_dialog|idle_prompt'},
   {event: 'Stop'},
+  // A turn that fails on an API error fires StopFailure and no Stop (2.1.328).
+  {event: 'StopFailure'},
   {event: 'SubagentStart'},
   {event: 'SubagentStop'},
   {event: 'PreCompact'},

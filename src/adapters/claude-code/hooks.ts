@@ -3,15 +3,22 @@
  *
  *   UserPromptSubmit, PreToolUse      working (the turn runs)
  *   PermissionRequest,
- *   Notification permission_prompt    approval open (tool name) until PostToolUse,
- *                                     UserPromptSubmit, Stop or SessionEnd
+ *   Notification permission_prompt    approval open (tool name) until PostToolUse(Failure),
+ *                                     PermissionDenied, UserPromptSubmit, Stop or SessionEnd
+ *   PermissionRequest AskUserQuestion,
  *   Notification elicitation_dialog,
  *   PreToolUse AskUserQuestion        question open until its tool finishes or the turn ends
+ *                                     (2.1.328 fires PermissionRequest for AskUserQuestion, then
+ *                                     ~6 s later a `permission_prompt` Notification naming no tool:
+ *                                     both are the question, never "approve AskUserQuestion?")
  *   Notification idle_prompt, Stop    settled
+ *   StopFailure                       settled on an API error (2.1.328 sends it instead of Stop)
  *   SessionEnd                        exited
  *
  * Hooks fired inside a subagent carry the parent's session_id: they describe the parent's
- * terminal (its permission prompt is the parent's), so they stay with the parent.
+ * terminal (its permission prompt is the parent's), so they stay with the parent. They also carry
+ * `agent_id`: a subagent's ask is not closed by the parent's own Stop (the parent's turn may end
+ * while the subagent waits), only by the tool going on, SubagentStop, a new prompt or SessionEnd.
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
@@ -21,6 +28,8 @@ export interface HookBlock {
   readonly text: string
   readonly at: number
   readonly event: string
+  /** The subagent (`agent_id`) whose dialog it is, when a subagent asked. */
+  readonly agent?: string
 }
 
 export interface HookState {
@@ -43,11 +52,30 @@ export interface HookState {
   model: string | null
   cwd: string | null
   lastAssistantText: string | null
+  /** StopFailure: the turn ended on an API error. Optional: states stored before it lack it. */
+  error?: HookBlock | null
 }
 
 const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
 
-const ACTIVITY = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop']
+const ACTIVITY = [
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Notification',
+  'Stop',
+  'StopFailure',
+]
+
+/** The error a StopFailure names: its message when it has one, else its kind (`rate_limit`, …). */
+function errorOf(p: Json): string {
+  const e = p['error']
+  if (isObject(e)) return oneLine(str(e['message']) ?? str(e['type']) ?? 'API error') ?? 'API error'
+  return oneLine(str(p['error_message']) ?? str(p['last_assistant_message']) ?? str(e) ?? 'API error') ?? 'API error'
+}
 
 function askOf(tool: string, input: unknown): string {
   if (isObject(input)) {
@@ -80,6 +108,15 @@ function closeAsks(s: HookState): void {
   s.askTool = null
 }
 
+/** The parent's turn ended: its own asks are over, a subagent's still waits for its answer. */
+function closeOwnAsks(s: HookState): void {
+  if (s.approval?.agent === undefined) s.approval = null
+  if (s.question?.agent === undefined) {
+    s.question = null
+    s.askTool = null
+  }
+}
+
 export function sessionOfHook(event: HookEvent): string | null {
   const id = str(event.payload['session_id'])
   return id === null || id === '' ? null : id
@@ -92,6 +129,7 @@ export function initHooks(): HookState {
     askTool: null,
     at: null,
     cwd: null,
+    error: null,
     event: null,
     exitedAt: null,
     lastAssistantText: null,
@@ -114,6 +152,8 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
   const cwd = str(p['cwd'])
   if (cwd !== null && cwd !== '') s.cwd = cwd
   const tool = str(p['tool_name'])
+  const agentId = str(p['agent_id'])
+  const agent = agentId === null || agentId === '' ? {} : {agent: agentId}
 
   switch (name) {
     case 'SessionStart': {
@@ -128,6 +168,7 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
     case 'UserPromptSubmit': {
       s.promptAt = at
       s.exitedAt = null
+      s.error = null
       closeAsks(s)
       settle(s, false, at, name)
       break
@@ -137,21 +178,30 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
       s.approval = null
       settle(s, false, at, name)
       if (tool !== null && ASK_TOOLS.includes(tool)) {
-        s.question = {at, event: name, text: askOf(tool, p['tool_input'])}
+        s.question = {at, event: name, text: askOf(tool, p['tool_input']), ...agent}
         s.askTool = tool
       }
       break
     }
     case 'PermissionRequest': {
-      s.approval = {at, event: name, text: tool ?? 'tool'}
+      // AskUserQuestion asks for "permission" too (2.1.328): that dialog is the question.
+      if (tool !== null && ASK_TOOLS.includes(tool)) {
+        s.question = {at, event: name, text: askOf(tool, p['tool_input']), ...agent}
+        s.askTool = tool
+      } else s.approval = {at, event: name, text: tool ?? 'tool', ...agent}
+      break
+    }
+    case 'PermissionDenied': {
+      s.approval = null
       break
     }
     case 'Notification': {
       const kind = str(p['notification_type'])
       const message = str(p['message'])
       if (kind === 'permission_prompt') {
-        // Usually follows PermissionRequest for the same prompt: keep when it opened.
-        s.approval ??= {at, event: name, text: tool ?? toolFromMessage(message) ?? 'tool'}
+        // Usually follows PermissionRequest for the same prompt: keep when it opened. With a
+        // question open it is that question's reminder (2.1.328 names no tool), not an approval.
+        if (s.question === null) s.approval ??= {at, event: name, text: tool ?? toolFromMessage(message) ?? 'tool', ...agent}
       } else if (kind === 'elicitation_dialog') {
         s.question = {at, event: name, text: oneLine(message ?? '') ?? 'Question'}
       } else if (kind === 'idle_prompt' && s.approval === null && s.question === null) {
@@ -171,10 +221,26 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
       break
     }
     case 'Stop': {
-      closeAsks(s)
+      closeOwnAsks(s)
+      s.error = null
       settle(s, true, at, name)
       const text = str(p['last_assistant_message'])
       if (text !== null && text !== '') s.lastAssistantText = clip(text)
+      break
+    }
+    case 'StopFailure': {
+      // The turn ended on an API error (no Stop follows): the banner is the user's to act on.
+      closeOwnAsks(s)
+      s.error = {at, event: name, text: errorOf(p)}
+      settle(s, true, at, name)
+      break
+    }
+    case 'SubagentStop': {
+      if (agentId !== null && s.approval?.agent === agentId) s.approval = null
+      if (agentId !== null && s.question?.agent === agentId) {
+        s.question = null
+        s.askTool = null
+      }
       break
     }
     case 'SessionEnd': {
@@ -199,8 +265,10 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
   const sources: Record<string, FactSource> = {}
   const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {
     approval: block(s.approval),
+    error: block(s.error ?? null),
     question: block(s.question),
   }
+  if (s.error != null) sources['error'] = {kind: 'hook', ref: s.error.event}
   if (s.approval !== null) sources['approval'] = {kind: 'hook', ref: s.approval.event}
   if (s.question !== null) sources['question'] = {kind: 'hook', ref: s.question.event}
   if (s.settled !== null && s.settledEvent !== null) {
@@ -213,12 +281,14 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
   return {
     extra: {
       activityAt: s.activityAt,
+      approvalAgent: s.approval?.agent ?? null,
       at: s.at,
       // Not a fact: hooks alone (no transcript found) do not make a session.
       cwd: s.cwd,
       event: s.event,
       exitedAt: s.exitedAt,
       promptAt: s.promptAt,
+      questionAgent: s.question?.agent ?? null,
       role: 'hooks',
       sessionStartAt: s.sessionStartAt,
       settledAt: s.settledAt,

@@ -10,6 +10,8 @@ import {isObject, num, oneLine, str, toMs} from './text.js'
 const STATUS: Readonly<Record<string, ProcessStatus>> = {
   busy: 'working',
   idle: 'idle',
+  // At the prompt while a background Bash runs (2.1.328): not producing; compose counts the shell.
+  shell: 'idle',
   waiting: 'waiting',
 }
 
@@ -18,7 +20,11 @@ export interface RegistryExtra {
   readonly role: 'registry'
   /** The raw status (`busy` | `idle` | `waiting` | …). */
   readonly status: string | null
-  /** `approve <Tool>` | `dialog open` | `input needed` | `worker request` | `sandbox request`. */
+  /**
+   * 2.1.328 writes `permission prompt` (a tool-permission dialog, also a subagent's) and
+   * `input needed` (an AskUserQuestion dialog); older builds `approve <Tool>`, `dialog open`,
+   * `worker request`, `sandbox request`.
+   */
   readonly waitingFor: string | null
   /** When the status last changed (epoch ms). */
   readonly statusAt: number | null
@@ -29,6 +35,9 @@ export interface RegistryExtra {
    * the conversation, and a registry alone (a `claude` at its first prompt) does not.
    */
   readonly cwd: string | null
+  /** `interactive` (a TUI) or null; `entrypoint` is `cli` for a TUI, `sdk-cli` for `claude -p`. */
+  readonly kind: string | null
+  readonly entrypoint: string | null
 }
 
 export function parseRegistry(path: string, text: string): Contribution[] {
@@ -49,6 +58,8 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   const cwd = str(rec['cwd'])
   const extra: RegistryExtra = {
     cwd: cwd === null || cwd === '' ? null : cwd,
+    entrypoint: str(rec['entrypoint']),
+    kind: str(rec['kind']),
     name: name !== null && rec['nameSource'] !== 'derived' ? oneLine(name) : null,
     role: 'registry',
     status: raw,
@@ -58,7 +69,9 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   return [
     {
       extra: {...extra},
-      facts: {},
+      // A TUI at its first prompt has a registry file and no transcript yet (2.1.328): its cwd
+      // makes it a session of its own (new, idle) rather than nothing at all.
+      facts: extra.kind === 'interactive' && extra.cwd !== null ? {cwd: extra.cwd} : {},
       nativeId: sessionId,
       priority: 10,
       processClaim: {

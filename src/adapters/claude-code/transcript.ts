@@ -91,8 +91,17 @@ export interface TranscriptState {
   lastOff: number
   /** Open tool_use calls by id. */
   open: Record<string, OpenTool>
-  /** Open background tasks (shells, async agents) by id. */
+  /** Open background shells by id. */
   bg: string[]
+  /**
+   * Background (async) subagents launched and not yet reported finished, by agent id. Kept apart
+   * from shells: a subagent is a child session of its own, and speaks for itself (child_producing).
+   * Optional: states stored before it was added lack it.
+   */
+  agents?: string[]
+  /** When the last `system`/`turn_duration` line was written, and its `pendingBackgroundAgentCount`. */
+  endAt?: number | null
+  pendingAgents?: number
   bgOff: number
   queued: number
   queuedOff: number
@@ -208,18 +217,29 @@ function shellOf(name: string, input: unknown): string | undefined {
 
 const BACKGROUND_ID = /running in background with ID: ?([\w-]+)/
 
-/** A background task a tool result started, if any (a shell, or an async agent). */
-function startedTask(toolUseResult: unknown, content: string): string | null {
+/** A background task a tool result started, if any: a shell, or an async agent. */
+function startedTask(toolUseResult: unknown, content: string): {id: string; agent: boolean} | null {
   if (isObject(toolUseResult)) {
     const shell = str(toolUseResult['backgroundTaskId'])
-    if (shell !== null) return shell
+    if (shell !== null) return {agent: false, id: shell}
     if (toolUseResult['status'] === 'async_launched' || toolUseResult['isAsync'] === true) {
       const agent = str(toolUseResult['agentId']) ?? str(toolUseResult['taskId'])
-      if (agent !== null) return agent
+      if (agent !== null) return {agent: true, id: agent}
     }
   }
   // The notice is one short line; big tool outputs (tens of KB) are not scanned for it.
-  return content.length <= 1000 ? (BACKGROUND_ID.exec(content)?.[1] ?? null) : null
+  const id = content.length <= 1000 ? (BACKGROUND_ID.exec(content)?.[1] ?? null) : null
+  return id === null ? null : {agent: false, id}
+}
+
+function openAgent(s: TranscriptState, id: string): void {
+  const agents = s.agents ?? []
+  if (agents.includes(id)) return
+  s.agents = [...agents, id].slice(-MAX_BG)
+}
+
+function closeAgent(s: TranscriptState, id: string): void {
+  if (s.agents?.includes(id)) s.agents = s.agents.filter((a) => a !== id)
 }
 
 function countAssistant(s: TranscriptState, id: string | null, off: number): void {
@@ -263,7 +283,8 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
       const text = resultText(block['content'])
       if (isInterrupt(text)) interrupted = true
       const task = block['is_error'] === true ? null : startedTask(rec['toolUseResult'], text)
-      if (task !== null) openBackground(s, task, off)
+      if (task !== null && task.agent) openAgent(s, task.id)
+      else if (task !== null) openBackground(s, task.id, off)
       if (tool?.shell !== undefined) {
         const status = isObject(rec['toolUseResult']) ? str(rec['toolUseResult']['status']) : null
         const done = status === 'completed' || status === 'failed' || status === 'killed'
@@ -291,7 +312,10 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
   if (texts.some(isTaskNotification)) {
     for (const text of texts) {
       const done = finishedTask(text)
-      if (done !== null) closeBackground(s, done, off)
+      if (done !== null) {
+        closeBackground(s, done, off)
+        closeAgent(s, done)
+      }
     }
     setLast(s, 'wake', off)
     return
@@ -395,6 +419,11 @@ function onSystem(s: TranscriptState, rec: Json, at: number | null, off: number)
   const subtype = rec['subtype']
   if (subtype === 'turn_duration' || subtype === 'stop_hook_summary') {
     s.lastInputAt = later(s.lastInputAt, at)
+    if (subtype === 'turn_duration') {
+      s.endAt = at
+      const pending = rec['pendingBackgroundAgentCount']
+      s.pendingAgents = typeof pending === 'number' && pending > 0 ? pending : 0
+    }
     closeForegroundTools(s)
     setLast(s, 'end', off)
     return
@@ -418,7 +447,10 @@ function onQueue(s: TranscriptState, rec: Json, off: number): void {
     s.queued += 1
     s.queuedOff = off
     const done = finishedTask(str(rec['content']) ?? '')
-    if (done !== null) closeBackground(s, done, off)
+    if (done !== null) {
+      closeBackground(s, done, off)
+      closeAgent(s, done)
+    }
   } else if (op === 'dequeue' || op === 'remove') {
     s.queued = Math.max(0, s.queued - 1)
     s.queuedOff = off
@@ -434,7 +466,10 @@ function onAttachment(s: TranscriptState, rec: Json, off: number): void {
   const prompt = str(attachment['prompt'])
   if (prompt === null) return
   const done = finishedTask(prompt)
-  if (done !== null) closeBackground(s, done, off)
+  if (done !== null) {
+    closeBackground(s, done, off)
+    closeAgent(s, done)
+  }
 }
 
 export function feedLine(s: TranscriptState, text: string, offset: number): boolean {
@@ -517,6 +552,13 @@ function openQuestion(s: TranscriptState, source: (off: number) => FactSource): 
   return {at: found.at ?? 0, source: source(found.off), text: found.ask}
 }
 
+/** The newest open tool call that is not a question (what a permission dialog is about). */
+function lastOpenTool(s: TranscriptState): {name: string; at: number | null} | null {
+  let found: OpenTool | null = null
+  for (const tool of Object.values(s.open)) if (tool.ask === undefined && (found === null || tool.off >= found.off)) found = tool
+  return found === null ? null : {at: found.at, name: found.name}
+}
+
 export function isSettled(s: TranscriptState): boolean {
   return Object.keys(s.open).length === 0 && SETTLED_KINDS.includes(s.last)
 }
@@ -582,7 +624,11 @@ export function transcriptContributions(
   return [
     {
       extra: {
+        backgroundAgents: s.agents?.length ?? 0,
         backgroundTasks: [...s.bg],
+        endAt: s.last === 'end' ? (s.endAt ?? null) : null,
+        openTool: lastOpenTool(s),
+        pendingAgents: s.pendingAgents ?? 0,
         lastConvAt: s.lastConvAt,
         lastInputAt: s.lastInputAt,
         last: s.last,

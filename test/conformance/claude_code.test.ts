@@ -1,0 +1,464 @@
+/**
+ * Claude Code 2.1.328, the real CLI (node_modules/.bin/claude), driven in a private tmux server
+ * against the mock Anthropic server, each scenario in its own HOME. What a user would do: start
+ * the TUI, type, look at the screen and the agent's files, then ask cast — one-shot
+ * (`cast sessions --json`) and through a `cast sessions -w --json` started before the action.
+ * docs/agents/claude-code.md says what each scenario showed.
+ */
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {type CastSession, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
+import {type Mock, type Reply, type Script, sequence, startMock, status, text, tool} from './harness/mock/server.js'
+import type {AgentPane} from './harness/tmux.js'
+import {CLAUDE, type ClaudeHome, makeClaudeHome} from './claude_code/setup.js'
+
+const AGENT = 'claude_code'
+const PROMPT_READY = /manual mode on/
+const DIALOG = /Do you want to proceed\?/
+const cleanups: (() => Promise<void> | void)[] = []
+
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) {
+    try {
+      await c()
+    } catch {
+      /* best effort */
+    }
+  }
+})
+
+interface Run {
+  readonly h: ClaudeHome
+  readonly mock: Mock
+  readonly pane: AgentPane
+  readonly env: Record<string, string>
+  readonly watch: Watch | null
+  /** Files the mock's tool calls create land here. */
+  readonly project: string
+  registry(): Record<string, any> | null
+  screen(): string
+}
+
+async function stopRun(r: {h: ClaudeHome; mock: Mock; watch: Watch | null; pane?: AgentPane}): Promise<void> {
+  await r.watch?.stop()
+  if (r.pane) {
+    try {
+      process.kill(r.pane.pid, 'SIGKILL')
+    } catch {
+      /* gone */
+    }
+  }
+  r.h.tmux.stop()
+  await r.mock.close()
+  r.h.cleanup()
+}
+
+/**
+ * A TUI at its prompt in a fresh home, with a watch started first (`watch: false` for none).
+ * `hooks`: `cast hooks install claude-code` first, as a user would.
+ */
+async function start(
+  name: string,
+  script: Script,
+  opts: {args?: string[]; env?: Record<string, string>; hooks?: boolean; watch?: boolean; height?: number} = {},
+): Promise<Run> {
+  const h = makeClaudeHome(name)
+  const mock = await startMock(script)
+  const run: {h: ClaudeHome; mock: Mock; watch: Watch | null; pane?: AgentPane} = {h, mock, watch: null}
+  cleanups.push(() => stopRun(run))
+  if (opts.hooks) await installHooks(h)
+  run.watch = opts.watch === false ? null : new Watch(h.cast)
+  const pane = h.tmux.open([CLAUDE, '--permission-mode', 'default', ...(opts.args ?? [])], {
+    cwd: h.project,
+    env: h.agentEnv(mock.url, opts.env),
+    height: opts.height,
+  })
+  run.pane = pane
+  await h.tmux.waitFor(pane, PROMPT_READY, 60_000)
+  return {
+    env: h.cast,
+    h,
+    mock,
+    pane,
+    project: h.project,
+    registry: () => readRegistry(h, pane.pid),
+    screen: () => h.tmux.capture(pane),
+    watch: run.watch,
+  }
+}
+
+function readRegistry(h: ClaudeHome, pid: number): Record<string, any> | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(h.home, '.claude', 'sessions', `${pid}.json`), 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+/** Wait for the agent's registry file to say what `ok` wants (it is rewritten whole on each change). */
+async function registryUntil(r: Run, ok: (reg: Record<string, any>) => boolean, timeoutMs = 15_000): Promise<Record<string, any>> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const reg = r.registry()
+    if (reg !== null && ok(reg)) return reg
+    if (Date.now() > end) throw new Error(`registry never matched: ${JSON.stringify(reg)}`)
+    await sleep(200)
+  }
+}
+
+async function installHooks(h: ClaudeHome): Promise<void> {
+  const r = await runCast(['hooks', 'install', 'claude-code'], {env: h.cast})
+  expect(r.code, r.stderr).toBe(0)
+  // What the installer wrote must run where Claude Code runs it: the command is on the agent's PATH.
+  const settings = JSON.parse(fs.readFileSync(path.join(h.home, '.claude', 'settings.json'), 'utf8'))
+  const commands = Object.values(settings.hooks as Record<string, {hooks: {command: string}[]}[]>).flatMap((g) => g.flatMap((x) => x.hooks.map((y) => y.command)))
+  expect(commands.length).toBeGreaterThan(0)
+  // `CAST_HOME='…' /abs/bin/cast-hook claude_code`: the hook script, runnable from the agent's PATH or by its path.
+  const exe = commands[0]!.split(' ').map((w) => w.replace(/^'|'$/g, '')).find((w) => path.basename(w) === 'cast-hook')
+  expect(exe, commands[0]).toBeDefined()
+  expect(path.isAbsolute(exe!) ? fs.existsSync(exe!) : h.agentEnv('').PATH!.split(':').some((d) => fs.existsSync(path.join(d, exe!)))).toBe(true)
+  for (const ev of ['PermissionRequest', 'Stop', 'StopFailure', 'PostToolUseFailure', 'PermissionDenied']) expect(Object.keys(settings.hooks)).toContain(ev)
+}
+
+const mine = (r: Run) => (s: CastSession) => s.agent === AGENT && !s.parent_id && s.pid === r.pane.pid
+const is = (r: Run, state: string, reason: string) => (s: CastSession) => mine(r)(s) && s.state === state && s.reason === reason
+const watchIs = (state: string, reason: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && l.reason === reason
+
+/** The watch line for the state, and how long after `since` it arrived; recorded as a figure. */
+async function watched(r: Run, scenario: string, state: string, reason: string, since: number, timeoutMs = 30_000): Promise<number> {
+  const line = await r.watch!.wait(watchIs(state, reason), timeoutMs)
+  const ms = Math.max(0, line.at - since)
+  recordFigure(AGENT, scenario, {ms, state: `${state}/${reason}`})
+  return ms
+}
+
+/** The ask cast shows for the session: `ask` when the JSON has it, else the explain text. */
+async function askOf(r: Run, s: CastSession): Promise<string> {
+  const ask = s['ask'] as {text?: string} | null | undefined
+  if (ask?.text) return ask.text
+  return (await runCast(['explain', s.id], {env: r.env})).stdout
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const QUESTION = 'Which colour should the button be?'
+const ASK = {questions: [{header: 'Colour', multiSelect: false, options: [{description: 'warm', label: 'Red'}, {description: 'cool', label: 'Blue'}], question: QUESTION}]}
+const bash = (command: string, extra: Record<string, unknown> = {}): Reply => tool('Bash', {command, description: 'run it', ...extra})
+/** The permission dialog takes keys only after it has been open a moment (a guard against stray typing). */
+const DIALOG_SETTLE_MS = 1500
+
+describe.concurrent(AGENT, () => {
+  it('fresh: a TUI with nothing asked yet is new/idle, not working', async () => {
+    const r = await start('fresh', sequence([]))
+    const t0 = Date.now()
+    await registryUntil(r, (reg) => reg.status === 'idle')
+    expect(fs.existsSync(path.join(r.h.home, '.claude', 'projects'))).toBe(false)
+    const s = await until(r.env, mine(r), 30_000, 'the fresh TUI')
+    expect([s.state, s.reason, s.bucket, s.live]).toEqual(['idle', 'empty', 'new', true])
+    await r.watch!.wait((l) => l.agent === AGENT && l.event === 'new' && l.to === 'idle')
+    recordFigure(AGENT, 'fresh', {ms: Date.now() - t0})
+    expect(r.watch!.lines.some((l) => l.line.to === 'working')).toBe(false)
+  })
+
+  for (const hooks of [false, true]) {
+    const tag = hooks ? ' (hooks)' : ''
+    it(`plain${tag}: an answered prompt is needs_input/settled`, async () => {
+      const r = await start(`plain${hooks ? 'h' : ''}`, sequence([text('Hello from the mock.')]), {hooks})
+      r.h.tmux.type(r.pane, 'say hello')
+      await r.h.tmux.waitFor(r.pane, /Hello from the mock\./)
+      const t0 = Date.now()
+      await until(r.env, is(r, 'needs_input', 'settled'))
+      await watched(r, `plain${tag}`, 'needs_input', 'settled', t0)
+    })
+
+    it(`approval${tag}: a permission dialog is needs_input/approval, never working`, async () => {
+      const r = await start(`appr${hooks ? 'h' : ''}`, sequence([bash('touch approved.txt'), text('Made it.')]), {hooks})
+      r.h.tmux.type(r.pane, 'make a file')
+      await r.h.tmux.waitFor(r.pane, DIALOG)
+      const t0 = Date.now()
+      await registryUntil(r, (reg) => reg.status === 'waiting' && reg.waitingFor === 'permission prompt')
+      const s = await until(r.env, is(r, 'needs_input', 'approval'))
+      expect(s.bucket).toBe('questions')
+      await watched(r, `approval${tag}`, 'needs_input', 'approval', t0)
+      // It stays an approval (the headline bug: working, then unresponsive).
+      await sleep(3000)
+      expect((await sessions(r.env)).find(mine(r))).toMatchObject({reason: 'approval', state: 'needs_input'})
+      expect(fs.existsSync(path.join(r.project, 'approved.txt'))).toBe(false)
+    })
+
+    it(`question${tag}: AskUserQuestion is needs_input/question, the ask is the question`, async () => {
+      const r = await start(`q${hooks ? 'h' : ''}`, sequence([tool('AskUserQuestion', ASK), text('Blue it is.')]), {hooks})
+      r.h.tmux.type(r.pane, 'ask me something')
+      await r.h.tmux.waitFor(r.pane, /Enter to select/)
+      const t0 = Date.now()
+      await registryUntil(r, (reg) => reg.status === 'waiting' && reg.waitingFor === 'input needed')
+      const s = await until(r.env, is(r, 'needs_input', 'question'))
+      await watched(r, `question${tag}`, 'needs_input', 'question', t0)
+      const ask = await askOf(r, s)
+      expect(ask).toContain(QUESTION)
+      expect(ask).not.toMatch(/approve AskUserQuestion/)
+      // The hook's late `permission_prompt` reminder (~6 s) must not turn it into an approval.
+      if (hooks) {
+        await sleep(8000)
+        expect((await sessions(r.env)).find(mine(r))).toMatchObject({reason: 'question', state: 'needs_input'})
+      }
+      r.h.tmux.keys(r.pane, 'Enter')
+      await r.h.tmux.waitFor(r.pane, /Blue it is\./)
+      await until(r.env, is(r, 'needs_input', 'settled'))
+    })
+
+    it(`error${tag}: 500 until retries run out is needs_input/error`, async () => {
+      const r = await start(`e500${hooks ? 'h' : ''}`, sequence([], {after: status(500)}), {env: {CLAUDE_CODE_MAX_RETRIES: '1'}, hooks})
+      r.h.tmux.type(r.pane, 'hello')
+      await r.h.tmux.waitFor(r.pane, /API Error: 500/)
+      const t0 = Date.now()
+      await until(r.env, is(r, 'needs_input', 'error'))
+      await watched(r, `error${tag}`, 'needs_input', 'error', t0)
+    })
+
+    it(`background_subagent${tag}: a backgrounded subagent with the parent at its prompt is dormant/child_producing`, async () => {
+      let parent = 0
+      const script: Script = (req) => {
+        if (req.side) return undefined
+        if (JSON.stringify(req.body?.messages?.[0] ?? '').includes('SUBTASK')) return text('Counting slowly, one step at a time, until done.', {chunks: 30, delayMs: 1000})
+        parent++
+        return parent === 1 ? tool('Agent', {description: 'slow helper', prompt: 'SUBTASK: count slowly', subagent_type: 'general-purpose'}) : text('The helper runs in the background.')
+      }
+      const r = await start(`sub${hooks ? 'h' : ''}`, script, {hooks})
+      r.h.tmux.type(r.pane, 'start a helper')
+      await r.h.tmux.waitFor(r.pane, /Waiting for 1 background agent to finish/)
+      const t0 = Date.now()
+      await registryUntil(r, (reg) => reg.status === 'busy')
+      await until(r.env, is(r, 'dormant', 'child_producing'))
+      await watched(r, `background_subagent${tag}`, 'dormant', 'child_producing', t0)
+      // The helper finishes, its notification wakes the parent, whose turn then ends.
+      await r.h.tmux.waitFor(r.pane, /finished/, 90_000)
+      await until(r.env, is(r, 'needs_input', 'settled'), 60_000)
+    })
+  }
+
+  it('long_command: a command running for a while is working the whole time', async () => {
+    const r = await start('long', sequence([bash('sleep 12 && echo long-done'), text('It finished.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
+    r.h.tmux.type(r.pane, 'run the long command')
+    await r.h.tmux.waitFor(r.pane, /sleep 12/)
+    await until(r.env, is(r, 'working', 'producing'))
+    const seen: string[] = []
+    while (!/It finished\./.test(r.screen())) {
+      const s = (await sessions(r.env)).find(mine(r))
+      if (!/It finished\./.test(r.screen())) seen.push(`${s?.state}/${s?.reason}`)
+      await sleep(1000)
+    }
+    expect(seen.length).toBeGreaterThan(3)
+    expect(seen.filter((x) => x !== 'working/producing')).toEqual([])
+    await until(r.env, is(r, 'needs_input', 'settled'))
+    expect(r.watch!.lines.filter((l) => l.line.agent === AGENT && l.line.to !== 'working' && l.line.to !== 'needs_input')).toEqual([])
+  })
+
+  it('background_command: a background shell with the turn over is dormant/background_work', async () => {
+    const r = await start('bgsh', sequence([bash('sleep 40', {run_in_background: true}), text('Started it in the background.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
+    r.h.tmux.type(r.pane, 'run a background sleep')
+    await r.h.tmux.waitFor(r.pane, /1 shell still running/)
+    const t0 = Date.now()
+    await registryUntil(r, (reg) => reg.status === 'shell')
+    await until(r.env, is(r, 'dormant', 'background_work'))
+    await watched(r, 'background_command', 'dormant', 'background_work', t0)
+  })
+
+  it('kill9: kill -9 mid-turn is needs_input/dead within 2 s', async () => {
+    const r = await start('kill9', sequence([{kind: 'stall', text: 'thinking about it'}]))
+    r.h.tmux.type(r.pane, 'think hard')
+    await r.h.tmux.waitFor(r.pane, /esc to interrupt/)
+    await until(r.env, is(r, 'working', 'producing'))
+    await r.watch!.wait(watchIs('working', 'producing'))
+    const t0 = Date.now()
+    process.kill(r.pane.pid, 'SIGKILL')
+    const ms = await watched(r, 'kill9', 'needs_input', 'dead', t0, 20_000)
+    const s = await until(r.env, is(r, 'needs_input', 'dead'), 10_000)
+    expect(s.live).toBe(false)
+    // The registry file stays behind, still saying busy: the process table is what tells.
+    expect(fs.readdirSync(path.join(r.h.home, '.claude', 'sessions')).some((f) => f === `${r.pane.pid}.json`)).toBe(true)
+    expect(ms).toBeLessThanOrEqual(2000)
+  })
+
+  it('kill9_unseen: a crash before cast first looks is needs_input/dead', async () => {
+    const r = await start('kill9u', sequence([{kind: 'stall', text: 'thinking about it'}]), {watch: false})
+    r.h.tmux.type(r.pane, 'think hard')
+    await r.h.tmux.waitFor(r.pane, /esc to interrupt/)
+    await r.mock.waitMain(1)
+    process.kill(r.pane.pid, 'SIGKILL')
+    const t0 = Date.now()
+    const first = (await sessions(r.env)).find((s) => s.agent === AGENT && !s.parent_id)
+    recordFigure(AGENT, 'kill9_unseen', {ms: Date.now() - t0, state: `${first?.state}/${first?.reason}`})
+    expect([first?.state, first?.reason, first?.live]).toEqual(['needs_input', 'dead', false])
+  })
+
+  it('retrying: a 401 being retried is working', async () => {
+    const r = await start('retry', sequence([], {after: status(401)}))
+    r.h.tmux.type(r.pane, 'hello')
+    await r.h.tmux.waitFor(r.pane, /retrying in \d+s · attempt \d+\/10/)
+    const t0 = Date.now()
+    await until(r.env, is(r, 'working', 'producing'))
+    await watched(r, 'retrying', 'working', 'producing', t0)
+    for (let i = 0; i < 3; i++) {
+      await sleep(1500)
+      if (!/retrying in/.test(r.screen())) break
+      expect((await sessions(r.env)).find(mine(r))?.state).toBe('working')
+    }
+  })
+
+  for (const code of [401, 429, 529]) {
+    it(`error: ${code} as the CLI ends the turn on it is needs_input/error`, async () => {
+      const r = await start(`e${code}`, sequence([], {after: status(code)}), {env: {CLAUDE_CODE_MAX_RETRIES: '1'}})
+      r.h.tmux.type(r.pane, 'hello')
+      await r.h.tmux.waitFor(r.pane, /API Error|Invalid API key|Resend your message/, 90_000)
+      const t0 = Date.now()
+      await until(r.env, is(r, 'needs_input', 'error'), 30_000, `${code} as an error`)
+      await watched(r, `error ${code}`, 'needs_input', 'error', t0)
+    })
+  }
+
+  it('declared_done: the agent runs `cast state --status done` and reads done/declared_done', async () => {
+    const r = await start('done', sequence([bash('cast state --status done "shipped the thing"'), text('Declared.')]), {args: ['--allowedTools', 'Bash(cast:*)']})
+    r.h.tmux.type(r.pane, 'ship it and declare done')
+    await r.h.tmux.waitFor(r.pane, /Declared\./)
+    const t0 = Date.now()
+    const s = await until(r.env, is(r, 'done', 'declared_done'))
+    expect(s.state_line).toMatchObject({status: 'done', text: 'shipped the thing'})
+    await watched(r, 'declared_done', 'done', 'declared_done', t0)
+  })
+
+  it('send: `cast send` at the prompt arrives as the next turn', async () => {
+    const r = await start('send', sequence([text('First answer.'), text('Second answer.')]))
+    r.h.tmux.type(r.pane, 'first')
+    await r.h.tmux.waitFor(r.pane, /First answer\./)
+    const s = await until(r.env, is(r, 'needs_input', 'settled'))
+    const res = await runCast(['send', s.id, '--if', 'needs_input', '--', 'the follow-up question'], {env: r.env})
+    expect(res.code, res.stderr).toBe(0)
+    await r.mock.waitMain(2)
+    expect(r.mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toContain('the follow-up question')
+    await r.h.tmux.waitFor(r.pane, /Second answer\./)
+    await until(r.env, (x) => is(r, 'needs_input', 'settled')(x) && x.messages >= 4)
+  })
+
+  it('send_refused: `cast send --if needs_input` into an open permission dialog exits 5 and the tool does not run', async () => {
+    const r = await start('sendref', sequence([bash('touch should-not-exist.txt'), text('Made it.')]))
+    r.h.tmux.type(r.pane, 'make a file')
+    await r.h.tmux.waitFor(r.pane, DIALOG)
+    const s = await until(r.env, is(r, 'needs_input', 'approval'))
+    await sleep(DIALOG_SETTLE_MS)
+    const res = await runCast(['send', s.id, '--if', 'needs_input', '--', 'hi'], {env: r.env})
+    expect(res.code, res.stdout + res.stderr).toBe(5)
+    await sleep(2000)
+    expect(r.screen()).toMatch(DIALOG)
+    expect(fs.existsSync(path.join(r.project, 'should-not-exist.txt'))).toBe(false)
+  })
+
+  it('approve: `cast approve` answers the dialog, the tool runs and the session moves on', async () => {
+    const r = await start('approve', sequence([bash('touch approved.txt'), text('Made it.')]))
+    r.h.tmux.type(r.pane, 'make a file')
+    await r.h.tmux.waitFor(r.pane, DIALOG)
+    const s = await until(r.env, is(r, 'needs_input', 'approval'))
+    await sleep(DIALOG_SETTLE_MS)
+    const res = await runCast(['approve', s.id], {env: r.env})
+    expect(res.code, res.stdout + res.stderr).toBe(0)
+    await r.h.tmux.waitFor(r.pane, /Made it\./)
+    expect(fs.existsSync(path.join(r.project, 'approved.txt'))).toBe(true)
+    await until(r.env, is(r, 'needs_input', 'settled'))
+  })
+
+  it('deny: `cast deny` answers the dialog and the tool does not run', async () => {
+    const r = await start('deny', sequence([bash('touch denied.txt'), text('Made it.')]))
+    r.h.tmux.type(r.pane, 'make a file')
+    await r.h.tmux.waitFor(r.pane, DIALOG)
+    const s = await until(r.env, is(r, 'needs_input', 'approval'))
+    await sleep(DIALOG_SETTLE_MS)
+    const res = await runCast(['deny', s.id], {env: r.env})
+    expect(res.code, res.stdout + res.stderr).toBe(0)
+    await r.h.tmux.waitFor(r.pane, /What should Claude do instead\?/)
+    expect(fs.existsSync(path.join(r.project, 'denied.txt'))).toBe(false)
+    await until(r.env, is(r, 'needs_input', 'settled'))
+  })
+
+  it('two_sessions: two TUIs in one home each keep their own state', async () => {
+    const a = await start('two', sequence([bash('touch two-a.txt')], {after: text('Answer for B.')}))
+    // The second TUI shares the first one's home, mock and tmux server.
+    const pane = a.h.tmux.open([CLAUDE, '--permission-mode', 'default'], {cwd: a.project, env: a.h.agentEnv(a.mock.url)})
+    cleanups.push(() => {
+      try {
+        process.kill(pane.pid, 'SIGKILL')
+      } catch {
+        /* gone */
+      }
+    })
+    const b: Run = {...a, pane, registry: () => null, screen: () => a.h.tmux.capture(pane)}
+    await a.h.tmux.waitFor(pane, PROMPT_READY, 60_000)
+    a.h.tmux.type(a.pane, 'make a file')
+    await a.h.tmux.waitFor(a.pane, DIALOG)
+    a.h.tmux.type(pane, 'just answer')
+    await a.h.tmux.waitFor(pane, /Answer for B\./)
+    await until(a.env, is(a, 'needs_input', 'approval'))
+    await until(a.env, is(b, 'needs_input', 'settled'))
+    const all = (await sessions(a.env)).filter((s) => s.agent === AGENT && !s.parent_id)
+    expect(all).toHaveLength(2)
+    expect(new Set(all.map((s) => s.native_id)).size).toBe(2)
+  })
+
+  it('bad_stream: a truncated stream and a garbage chunk; cast reads what the agent wrote', async () => {
+    const r = await start('bad', sequence([{kind: 'truncated', text: 'This reply is cut off mid-way'}, {kind: 'garbage', text: 'Garbage then the rest.'}], {after: text('Recovered answer.')}), {
+      env: {CLAUDE_CODE_MAX_RETRIES: '2'},
+    })
+    r.h.tmux.type(r.pane, 'hello')
+    await r.mock.waitMain(2, 90_000)
+    // The CLI retries the cut stream; whatever it ends with, the turn ends and cast agrees with the screen.
+    await r.h.tmux.waitFor(r.pane, /Recovered answer\.|Garbage|API Error|Resend your message/, 90_000)
+    await r.h.tmux.waitFor(r.pane, /❯\s*$/m, 30_000)
+    const s = await until(r.env, (x) => mine(r)(x) && x.state === 'needs_input' && (x.reason === 'settled' || x.reason === 'error'), 30_000)
+    recordFigure(AGENT, 'bad_stream', {requests: r.mock.mainCount(), state: `${s.state}/${s.reason}`})
+    expect(r.watch!.stderr).not.toMatch(/Error|TypeError/)
+  })
+
+  it('headless: `claude -p` to completion is needs_input/settled with its process gone', async () => {
+    const h = makeClaudeHome('headless')
+    const mock = await startMock(sequence([text('Headless answer.')]))
+    cleanups.push(async () => {
+      h.tmux.stop()
+      await mock.close()
+      h.cleanup()
+    })
+    const out = await new Promise<{code: number | null; stdout: string}>((resolve) => {
+      const child = spawn(CLAUDE, ['-p', 'answer headlessly'], {cwd: h.project, env: h.agentEnv(mock.url), stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      child.stdout.on('data', (c) => (stdout += String(c)))
+      child.on('exit', (code) => resolve({code, stdout}))
+    })
+    expect(out).toMatchObject({code: 0})
+    expect(out.stdout).toContain('Headless answer.')
+    const s = await until(h.cast, (x) => x.agent === AGENT && !x.parent_id && x.state === 'needs_input' && x.reason === 'settled')
+    expect(s.live).toBe(false)
+  })
+
+  it('headless_killed: `claude -p` killed mid-run is needs_input/dead', async () => {
+    const h = makeClaudeHome('headlessk')
+    const mock = await startMock(sequence([{kind: 'stall', text: 'partial'}]))
+    const child = spawn(CLAUDE, ['-p', 'answer headlessly'], {cwd: h.project, env: h.agentEnv(mock.url), stdio: 'ignore'})
+    cleanups.push(async () => {
+      child.kill('SIGKILL')
+      h.tmux.stop()
+      await mock.close()
+      h.cleanup()
+    })
+    await mock.waitMain(1)
+    // The transcript and the registry (entrypoint sdk-cli) exist while it runs.
+    const reg = path.join(h.home, '.claude', 'sessions', `${child.pid}.json`)
+    for (let i = 0; i < 40 && !fs.existsSync(reg); i++) await sleep(250)
+    expect(JSON.parse(fs.readFileSync(reg, 'utf8'))).toMatchObject({entrypoint: 'sdk-cli'})
+    await until(h.cast, (x) => x.agent === AGENT && x.pid === child.pid && x.state === 'working')
+    const t0 = Date.now()
+    child.kill('SIGKILL')
+    const s = await until(h.cast, (x) => x.agent === AGENT && x.pid === child.pid && x.state === 'needs_input' && x.reason === 'dead', 20_000)
+    recordFigure(AGENT, 'headless_killed', {ms: Date.now() - t0})
+    expect(s.live).toBe(false)
+  })
+})
