@@ -145,6 +145,50 @@ describe('cast send', () => {
     }
   })
 
+  it('never types into an open permission prompt: --if needs_input exits 5 naming cast approve/deny, and the tool does not run', async () => {
+    const pane = fakeInWindow(server, {cwd: proj, prompt: 'tool: rm -rf build', sessionId: SID})
+    await until('needs_input', 'approval')
+    await waitFor(() => /Do you want to proceed\?/.test(server.tmux(['capture-pane', '-p', '-t', pane])) || null)
+
+    const r = await runCast(['send', SID, 'Next step', '--if', 'needs_input'], {env})
+
+    expect(r.code).toBe(5)
+    expect(r.stderr).toContain('has a permission prompt open')
+    expect(r.stderr).toMatch(/Answer it: cast approve \w{7}, or cast deny \w{7}/)
+    // The fake approves on Enter, as Claude Code does: had anything been typed, the tool would have run.
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    expect(userTexts(h.home, proj, SID)).toEqual(['tool: rm -rf build'])
+    expect(server.tmux(['capture-pane', '-p', '-t', pane])).toMatch(/Do you want to proceed\?/)
+  })
+
+  it('captures the screen right before typing: a dialog only the screen shows is refused too', async () => {
+    const pane = fakeInWindow(server, {cwd: proj, env: {FAKE_SILENT_DIALOG: '1'}, prompt: 'tool: make deploy', sessionId: SID})
+    await waitFor(() => /Do you want to proceed\?/.test(server.tmux(['capture-pane', '-p', '-t', pane])) || null)
+
+    const r = await runCast(['send', SID, 'Carry on'], {env})
+
+    expect(r.code).toBe(5)
+    expect(r.stderr).toMatch(/permission prompt open \(make deploy; from (screen tmux|screen) /)
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    expect(userTexts(h.home, proj, SID)).toEqual(['tool: make deploy'])
+  })
+
+  it('--if STATE:REASON checks the reason too', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
+    await until('needs_input', 'settled')
+
+    const wrong = await runCast(['send', SID, 'x', '--if', 'needs_input:error'], {env})
+    const bad = await runCast(['send', SID, 'x', '--if', 'needs_input:'], {env})
+    const right = await runCast(['send', SID, 'Next', '--if', 'needs_input:settled,done'], {env})
+
+    expect(wrong.code).toBe(5)
+    expect(wrong.stderr).toContain('not needs_input:error: nothing sent')
+    expect(bad.code).toBe(2)
+    expect(right.code, right.stderr).toBe(0)
+    await waitFor(() => userTexts(h.home, proj, SID).includes('Next') || null)
+    expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'Next'])
+  })
+
   it('exits 3 for an unknown session', async () => {
     const r = await runCast(['send', 'zzzzzzz', 'hello'], {env})
 
