@@ -259,7 +259,8 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
     case 'error': {
       const failed = (s.failed ?? 0) + 1
       const raw = typeof m.errorMessage === 'string' ? m.errorMessage : ''
-      if (failed <= PI_MAX_RETRIES && isRetryableError(raw)) {
+      const retryable = isRetryableError(raw)
+      if (failed <= PI_MAX_RETRIES && retryable) {
         // pi waits and sends the request again: the turn goes on.
         setTail(s, 'working', 'retrying', offset)
         s.failed = failed
@@ -271,8 +272,8 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
       s.src.settled = offset
       s.failed = failed
       const said = raw === '' ? null : oneLine(readableError(raw), MAX_ERROR_TEXT)
-      // What pi's banner says once its retries are spent.
-      const text = said === null ? 'error' : failed > 1 ? oneLine(`Retry failed after ${failed - 1} attempts: ${said}`, MAX_ERROR_TEXT)! : said
+      // What pi's banner says once its retries are spent; an error it does not retry is shown as it is.
+      const text = said === null ? 'error' : retryable ? oneLine(`Retry failed after ${failed - 1} attempts: ${said}`, MAX_ERROR_TEXT)! : said
       s.error = {at: later(at, toMs(m.timestamp)), offset, text}
       s.src.error = offset
       return

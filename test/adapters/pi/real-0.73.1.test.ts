@@ -70,3 +70,19 @@ describe('pi 0.73.1 errors pi does not retry (real file: 401, then 529, then a 4
     expect(read(ERRORS).facts).toMatchObject({error: null, lastAssistantText: 'after 429', messages: 4, settled: true})
   })
 })
+
+describe('pi 0.73.1 over a bad stream (real file: a truncated stream, then a garbage chunk)', () => {
+  const BAD = at('bad-stream.jsonl', '01a230d3-0000-7000-8000-0000000000ba')
+
+  it('the cut stream ("terminated") is retried: working', () => {
+    expect(read(BAD, 5).facts).toMatchObject({error: null, messages: 1, settled: false})
+  })
+
+  it('the garbage chunk is a JSON error pi does not retry: the error as pi shows it, the partial text kept', () => {
+    const fed = read(BAD)
+
+    expect(fed.rejected).toBe(0)
+    expect(fed.facts).toMatchObject({lastAssistantText: 'A reply with a gar', messages: 2, settled: true})
+    expect(fed.facts.error?.text).toBe("Expected property name or '}' in JSON at position 1")
+  })
+})
