@@ -2,37 +2,59 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {UninstallResult} from '../../lib/hooks-install.js'
+import type {HookSpec, UninstallResult} from '../../lib/hooks-install.js'
+
+export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
 
 export default class HooksUninstall extends BaseCommand {
   static override args = {
-    agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot.', required: true}),
+    agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot (or --all).', required: false}),
   }
-  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. For Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's hooks/cast.json) is deleted rather than left empty.`
-  static override examples = ['<%= config.bin %> <%= command.id %> claude-code', '<%= config.bin %> <%= command.id %> codex --json']
+  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. For Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's hooks/cast.json) is deleted rather than left empty.
+
+--all does this for every agent with hooks: run it before uninstalling cast, so no agent is left running a hook command that no longer exists.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> claude-code',
+    '<%= config.bin %> <%= command.id %> codex --json',
+    '<%= config.bin %> <%= command.id %> --all',
+  ]
   static override flags = {
+    all: Flags.boolean({summary: 'Every agent with hooks (before uninstalling cast).'}),
     'dry-run': Flags.boolean({summary: 'Show what would be removed; write nothing.'}),
   }
   static override summary = "Remove cast's hooks from an agent CLI's settings."
 
-  async run(): Promise<UninstallResult> {
+  async run(): Promise<HooksUninstallResult> {
     const {args, flags} = await this.parse(HooksUninstall)
-    const {HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks-install.js')
-    const found = lookupHookSpec(args.agent)
-    if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
-    let result: UninstallResult
-    try {
-      result = uninstallHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
-    } catch (error) {
-      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
-      throw error
+    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks-install.js')
+    if (flags.all && args.agent) this.fail('Name one agent or --all, not both.', EXIT.USAGE)
+    if (!flags.all && !args.agent) this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])
+    let specs: readonly HookSpec[]
+    if (flags.all) specs = HOOK_SPECS
+    else {
+      const found = lookupHookSpec(args.agent!)
+      if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
+      specs = [found.spec]
     }
 
-    if (this.jsonEnabled()) return result
-    const t = (p: string): string => tildePath(p, this.env)
+    const results: UninstallResult[] = []
+    for (const spec of specs) {
+      try {
+        results.push(uninstallHooks(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()}))
+      } catch (error) {
+        if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
+        throw error
+      }
+    }
+
+    if (!this.jsonEnabled()) for (const r of results) this.show(r, flags.all, (p) => tildePath(p, this.env))
+    return flags.all ? {agents: results} : results[0]!
+  }
+
+  private show(result: UninstallResult, quietWhenNone: boolean, t: (p: string) => string): void {
     const verb = result.dry_run ? 'Would remove' : 'Removed'
     if (result.removed.length === 0) {
-      this.log(`No cast hooks for ${result.label} in ${t(result.file)}.`)
+      if (!quietWhenNone || !result.toml || result.toml.result !== 'removed') this.log(`No cast hooks for ${result.label} in ${t(result.file)}.`)
     } else {
       this.log(`${verb} cast's hooks for ${result.label} from ${t(result.file)}${result.deleted ? ' (nothing else was in it: file deleted)' : ''}`)
       this.log(`  events    ${result.removed.join(', ')}`)
@@ -44,7 +66,5 @@ export default class HooksUninstall extends BaseCommand {
       if (tm.result === 'removed') this.log(`  ${tm.key.padEnd(9)} ${verb.toLowerCase()} from ${t(tm.file)}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
       else if (tm.result === 'taken') this.log(`  ${tm.key.padEnd(9)} ${t(tm.file)} runs ${tm.value}, not cast's; left as it is`)
     }
-
-    return result
   }
 }
