@@ -70,7 +70,8 @@ async function start(
   const run: {h: ClaudeHome; mock: Mock; watch: Watch | null; pane?: AgentPane} = {h, mock, watch: null}
   cleanups.push(() => stopRun(run))
   if (opts.hooks) await installHooks(h)
-  run.watch = opts.watch === false ? null : new Watch(h.cast)
+  // From seq 0: a watch whose node start is slow on a loaded machine still gets every line.
+  run.watch = opts.watch === false ? null : new Watch(h.cast, ['--since', '0'])
   const pane = h.tmux.open([CLAUDE, '--permission-mode', 'default', ...(opts.args ?? [])], {
     cwd: h.project,
     env: h.agentEnv(mock.url, opts.env),
@@ -253,7 +254,12 @@ describe.concurrent(AGENT, () => {
     expect(seen.length).toBeGreaterThan(3)
     expect(seen.filter((x) => x !== 'working/producing')).toEqual([])
     await until(r.env, is(r, 'needs_input', 'settled'))
-    expect(r.watch!.lines.filter((l) => l.line.agent === AGENT && l.line.to !== 'working' && l.line.to !== 'needs_input')).toEqual([])
+    // The watch agrees: from the turn's start, working until the turn settled, nothing in between.
+    const lines = r.watch!.lines.map((l) => l.line).filter((l) => l.agent === AGENT)
+    const from = lines.findIndex((l) => l.to === 'working')
+    const end = lines.findIndex((l) => l.to === 'needs_input')
+    expect(from).toBeGreaterThanOrEqual(0)
+    expect(lines.slice(from, end < 0 ? undefined : end).filter((l) => l.to !== 'working')).toEqual([])
   })
 
   it('background_command: a background shell with the turn over is dormant/background_work', async () => {
