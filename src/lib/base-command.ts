@@ -56,7 +56,7 @@ export abstract class BaseCommand extends Command {
         throw readOnlyHome(home, (error as Error).message.replace(/^.*?: /, ''))
       }
 
-      throw new CastError((error as Error).message, EXIT.FAILURE)
+      throw new CastError((error as Error).message, (error as {exit?: number}).exit ?? EXIT.FAILURE)
     }
 
     return this.storeHandle

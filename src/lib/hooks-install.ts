@@ -494,6 +494,8 @@ export function backupFile(file: string, now: number): string {
     const target = i === 0 ? base : `${base}-${i}`
     try {
       fs.copyFileSync(file, target, fs.constants.COPYFILE_EXCL)
+      // The backup keeps the original's mode (a private settings file stays private).
+      fs.chmodSync(target, fs.statSync(file).mode & 0o777)
       return target
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
@@ -504,8 +506,9 @@ export function backupFile(file: string, now: number): string {
 /** Write through a temporary file in the same folder and rename it over the target. */
 export function writeAtomic(file: string, text: string): void {
   const dir = path.dirname(file)
-  fs.mkdirSync(dir, {recursive: true})
-  let mode = 0o644
+  // Folders cast creates are private; a settings file keeps its mode, and a new one is 0600.
+  fs.mkdirSync(dir, {mode: 0o700, recursive: true})
+  let mode = 0o600
   try {
     mode = fs.statSync(file).mode & 0o777
   } catch {
@@ -513,7 +516,7 @@ export function writeAtomic(file: string, text: string): void {
   }
 
   const tmp = path.join(dir, `.${path.basename(file)}.cast-tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`)
-  const fd = fs.openSync(tmp, 'w', mode)
+  const fd = fs.openSync(tmp, 'wx', mode)
   try {
     fs.writeSync(fd, text)
     fs.fsyncSync(fd)

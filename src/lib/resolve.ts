@@ -9,8 +9,23 @@ import {EXIT} from './exit-codes.js'
  */
 export function resolveSession(store: Store, query: string): string {
   const candidates = store.sessionIds()
-  const r = resolvePrefix(query.trim(), candidates)
-  if (r.kind === 'one') return r.id
+  let r = resolvePrefix(query.trim(), candidates)
+  if (r.kind === 'one') {
+    // An exact match on one field that is also a prefix of ANOTHER session's other field (one
+    // session's native id, another's cast id) is ambiguous: an agent names its sessions, so a
+    // native id may be made to look like the start of someone else's cast id.
+    const typed = query.trim()
+    const lower = typed.toLowerCase()
+    const one = candidates.find((c) => c.id === (r as {id: string}).id)
+    const byNative = one !== undefined && one.nativeId === typed && one.id !== lower
+    const byId = one !== undefined && one.id === lower && one.nativeId !== typed
+    const others = candidates.filter(
+      (c) => c.id !== one?.id && ((byNative && c.id.startsWith(lower)) || (byId && (c.nativeId.startsWith(typed) || c.nativeId.toLowerCase().startsWith(lower)))),
+    )
+    if (typed.length < 4 || others.length === 0) return r.id
+    r = {kind: 'many', matches: [...new Set([r.id, ...others.map((c) => c.id)])].sort()}
+  }
+
   if (r.kind === 'many') {
     const list = r.matches.slice(0, 10)
     throw new CastError(

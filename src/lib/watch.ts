@@ -89,6 +89,10 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
       log: (m) => process.stderr.write(`cast: ${m}\n`),
       onChange: () => pump(),
       onExtra: () => consumeSpool(store, ingester, home, clock),
+      // Another ingester took the lease over: this one stopped writing; tail what the holder writes.
+      onLost: () => {
+        live = null
+      },
     })
   }
 

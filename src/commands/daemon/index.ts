@@ -39,6 +39,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       leaseName: INGESTER_LEASE,
       log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
       onExtra: () => consumeSpool(store, ingester, home, clock),
+      // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
+      onLost: () => process.emit('SIGTERM'),
     })
     if (!live.tryAcquire((l) => !leaseIsLive(l))) {
       this.fail(`Another ingester holds the lease (pid ${current?.pid} on ${current?.host}).`, EXIT.REFUSED, ['See it with: cast daemon status'])
@@ -65,6 +67,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }
 
     await live.start()
+    if (live.leaseLost) this.fail('Another ingester took the lease over; this daemon stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
     process.stderr.write(`cast daemon: watching ${live.watched} files under ${ingester.roots().map((r) => r.root).join(', ')} (pid ${process.pid})\n`)
     const schedules = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`))

@@ -19,7 +19,8 @@ import type {FileRow, Store} from '../store/store.js'
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, ReadonlyDb} from './adapter.js'
 import {composeFacts} from './compose.js'
 import {isSameProcessAlive, openFilesOf} from './process-table.js'
-import {type ReadCounts, type ReadJob, type ReadReply, readJsonlFile} from './read-worker.js'
+import {quietTail, type ReadCounts, type ReadJob, type ReadReply, readJsonlFile, readRegularFile} from './read-worker.js'
+import {applyScan, isScanContribution} from './process-scan.js'
 import {applyScreen, isScreenContribution} from './screen.js'
 
 export interface IngestOptions {
@@ -61,12 +62,31 @@ const WORKER_SHARE = 0.75
 const STALL_MS = 30_000
 const BATCH_BYTES = 16 * 1024 * 1024
 const BATCH_FILES = 400
+/** A file modified this recently can still change: the periodic stat sweep looks at it. */
+export const RECENT_MS = 15 * 60_000
+/** The stat sweep looks at most at this many recent files (the newest first). */
+const SWEEP_MAX = 5000
 
 export class Ingester {
   private readonly byAgent: Map<string, Adapter>
   private lastDiscovery: Discovered[] = []
   /** Process claims known to the store, cached until a commit changes contributions. */
   private claims: {agent: string; nativeId: string; data: string}[] | null = null
+  /**
+   * Files whose state can still change (modified within RECENT_MS, or a last line without its
+   * newline), with what the store holds for them: the live ingester's stat sweep (sweep()).
+   */
+  private readonly recent = new Map<string, FileRow>()
+  /**
+   * Called now and then during a long pass (discovery, between batches): the live ingester
+   * beats the lease's heart there, and may throw to abort the pass (the lease was taken over).
+   */
+  progress: (() => void) | null = null
+  /**
+   * Called inside every write transaction before anything is written (the live ingester: is the
+   * lease still ours?). It throws to roll the transaction back.
+   */
+  writeGuard: (() => void) | null = null
 
   constructor(
     private readonly store: Store,
@@ -106,12 +126,15 @@ export class Ingester {
       return
     }
 
+    if (entries.length > 0) this.progress?.()
     for (const e of entries) {
       const p = path.join(dir, e.name)
+      // Symlinks under a root are not followed (a loop, or a link to another root, would read a
+      // file twice or without end): only real folders and regular files are walked.
       if (e.isDirectory()) {
         if (adapter.skipDir?.(p)) continue
         this.walk(adapter, p, out, seen, depth + 1)
-      } else if (e.isFile() || e.isSymbolicLink()) {
+      } else if (e.isFile()) {
         const key = `${adapter.agent}\0${p}`
         if (seen.has(key)) continue
         seen.add(key)
@@ -133,7 +156,7 @@ export class Ingester {
       // Paths the watcher saw that discovery had not: new files.
       const known = new Set(found.map((d) => d.path))
       for (const p of only) {
-        if (known.has(p)) continue
+        if (known.has(p) || isSymlink(p)) continue
         for (const adapter of this.adapters) {
           if (!adapter.roots(this.ctx).some((r) => p === r || p.startsWith(r + path.sep))) continue
           const match = adapter.match(p, this.ctx)
@@ -161,6 +184,7 @@ export class Ingester {
     }
 
     const present = new Set<string>()
+    const recentFrom = Date.now() - RECENT_MS
     // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
     // (the other core), and its results are committed here in the same order and batches.
     const sts = found.map((d) => statOrNull(d.path))
@@ -168,6 +192,9 @@ export class Ingester {
     try {
       for (const [i, d] of found.entries()) {
         present.add(d.path)
+        if (i % 2000 === 1999) this.progress?.()
+        const prevRow = known.get(d.path)
+        if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)
         let pending: Pending | null | undefined
         if (share?.toWorker.has(i)) {
           const reply = share.reader.next()
@@ -181,7 +208,10 @@ export class Ingester {
         if (!pending) continue
         batch.push({...pending, base: known.get(d.path)})
         batchBytes += pending.row.size - (known.get(d.path)?.offset ?? 0)
-        if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) flush()
+        if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) {
+          flush()
+          this.progress?.()
+        }
       }
     } finally {
       share?.reader.stop()
@@ -299,7 +329,8 @@ export class Ingester {
     stats.read++
     try {
       if (d.match.kind === 'whole') {
-        const text = fs.readFileSync(d.path, 'utf8')
+        const text = readRegularFile(d.path)
+        if (text === null) return null
         stats.bytes += st.size
         let contributions: Contribution[]
         try {
@@ -348,15 +379,18 @@ export class Ingester {
   private commit(batch: readonly Pending[]): {sessions: number; transitions: number} {
     this.claims = null
     return this.store.tx(() => {
+      this.writeGuard?.()
       const affected = new Map<string, {agent: Agent; nativeId: string}>()
       for (const p of batch) {
         if (!this.stillCurrent(p)) continue
         if (p.deleted) {
+          this.recent.delete(p.row.path)
           for (const a of this.store.deleteFile(p.row.path)) affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
           continue
         }
 
         this.store.saveFile(p.row)
+        this.recent.set(p.row.path, p.row)
         if (p.contributions) {
           const changed = this.store.replaceContributions(
             p.row.path,
@@ -386,6 +420,7 @@ export class Ingester {
 
   /** Compose facts for sessions from their stored contributions and reconcile the changed ones. */
   recompose(sessions: readonly {agent: Agent; nativeId: string}[]): {sessions: number; transitions: number} {
+    this.writeGuard?.()
     const now = this.opts.clock()
     const changedIds: string[] = []
     const alive = new Map<string, boolean>()
@@ -400,7 +435,7 @@ export class Ingester {
         const key = `${parsed.processClaim.pid}:${parsed.processClaim.startedAt}`
         let ok = alive.get(key)
         if (ok === undefined) {
-          ok = isSameProcessAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
+          ok = claimAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
           alive.set(key, ok)
         }
 
@@ -412,8 +447,9 @@ export class Ingester {
       try {
         // Terminal fallback (screen.ts): the adapter composes its own sources, then the screen
         // fills in a wait only where they cannot show one.
-        const own = contribs.filter((c) => !isScreenContribution(c))
+        const own = contribs.filter((c) => !isScreenContribution(c) && !isScanContribution(c))
         facts = adapter.compose ? adapter.compose(s.nativeId, own) : composeFacts(own)
+        facts = applyScan(facts, contribs) // process-scan.ts: a claim where the files name no process
         facts = applyScreen(facts, contribs)
       } catch {
         continue
@@ -446,7 +482,7 @@ export class Ingester {
       if (seen.has(key)) continue
       const parsed = JSON.parse(c.data) as Contribution
       if (!parsed.processClaim) continue
-      const nowAlive = isSameProcessAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
+      const nowAlive = claimAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
       let facts = rows.get(key)
       if (!facts) {
         const s = this.store.loadFactsByNative(c.agent, c.nativeId)
@@ -465,6 +501,51 @@ export class Ingester {
     return this.store.tx(() => this.recompose(changed))
   }
 
+  /**
+   * The cheap periodic stat sweep (DESIGN §5): stat each file whose state can still change and
+   * return those that differ from what the store holds, so a write the file watcher dropped
+   * (chokidar drops a second change of a path within 50 ms) is read anyway, and a last line
+   * without its newline is read once the file is quiet. Files quiet for RECENT_MS leave the set.
+   */
+  sweep(): Set<string> {
+    const out = new Set<string>()
+    const now = Date.now()
+    if (this.recent.size > SWEEP_MAX) {
+      const newest = [...this.recent].sort((a, b) => b[1].mtimeMs - a[1].mtimeMs).slice(SWEEP_MAX)
+      for (const [p] of newest) this.recent.delete(p)
+    }
+
+    for (const [p, row] of this.recent) {
+      if (p.includes('://')) {
+        this.recent.delete(p)
+        continue
+      }
+
+      const st = lstatOrNull(p)
+      if (!st?.isFile()) {
+        this.recent.delete(p)
+        out.add(p)
+        continue
+      }
+
+      let mtimeMs = Math.floor(st.mtimeMs)
+      let size = st.size
+      if (row.kind === 'sqlite') {
+        const wal = statOrNull(`${p}-wal`)
+        if (wal) {
+          mtimeMs = Math.max(mtimeMs, Math.floor(wal.mtimeMs))
+          size += wal.size
+        }
+      }
+
+      if (row.dev !== st.dev || row.ino !== st.ino || row.size !== size || row.mtimeMs !== mtimeMs) out.add(p)
+      else if (row.kind === 'jsonl' && row.offset < row.size && quietTail(row, now)) out.add(p)
+      else if (mtimeMs < now - RECENT_MS && row.offset >= row.size) this.recent.delete(p)
+    }
+
+    return out
+  }
+
   /** Reconcile sessions whose answer may have changed with time alone (snooze end, TTLs). */
   tick(): number {
     // The same step `cast snooze sweep` takes: due snoozes are woken (their filing cleared), and
@@ -474,6 +555,28 @@ export class Ingester {
 }
 
 export {readLines} from './read-worker.js'
+
+/** A claim is a live process only with a start time that matches (DESIGN §5: no start time, no proof of life). */
+function claimAlive(pid: number, startedAt: number | null | undefined): boolean {
+  if (typeof startedAt !== 'number') return false
+  return isSameProcessAlive(pid, startedAt)
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+function lstatOrNull(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file)
+  } catch {
+    return undefined
+  }
+}
 
 function statOrNull(file: string): fs.Stats | undefined {
   try {

@@ -3,6 +3,7 @@
  * coalesced per file), consumes the hook spool, re-checks known pids every second, and wakes
  * once at the earliest next_check_at for time-based changes. No per-session polling.
  */
+import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
@@ -24,10 +25,24 @@ export interface LiveOptions {
   readonly log?: (msg: string) => void
   /** The clock time rules use (CAST_NOW or the real one). */
   readonly clock: () => number
+  /** Another ingester took the lease over: this one has stopped writing (and watching). */
+  readonly onLost?: () => void
 }
 
 export const PID_RECHECK_MS = 1000
 export const HEARTBEAT_MS = 2000
+/**
+ * After each pass, the files it read are stat'ed again this much later: chokidar drops a second
+ * `change` of a path within 50 ms of the first, so a write landing there is only seen this way.
+ */
+export const TRAILING_RESTAT_MS = 70
+/** The periodic stat sweep of the files whose state can still change (engine.sweep()). */
+export const STAT_SWEEP_MS = 2000
+
+/** Thrown inside a write transaction when the lease is no longer ours: the transaction rolls back. */
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError'
+}
 
 export class LiveIngester {
   private watcher: {close(): Promise<void>} | null = null
@@ -47,20 +62,77 @@ export class LiveIngester {
   private readonly failing = new Map<string, string>()
   /** A pass failed (nothing of it was committed): the next one reads everything and the spool again. */
   private retry = false
+  /** Names this holder in the lease (pids repeat across pid namespaces and hosts). */
+  private readonly token = randomUUID()
+  private lastBeat = 0
+  private lost = false
+  /** Paths the last passes read, with their stat signature before the read: the trailing re-stat. */
+  private restat = new Map<string, string>()
+  private restatTimer: NodeJS.Timeout | null = null
 
   constructor(
     private readonly store: Store,
     private readonly ingester: Ingester,
     private readonly opts: LiveOptions,
-  ) {}
+  ) {
+    // A long catch-up (a first index of a big home) beats the lease's heart as it goes, so no
+    // second ingester takes over meanwhile; and every write transaction first checks the lease is
+    // still ours, so after a takeover this one writes nothing more.
+    ingester.progress = () => {
+      if (this.stopped) throw new LeaseLostError('stopped')
+      if (Date.now() - this.lastBeat >= HEARTBEAT_MS) this.beat()
+    }
+
+    ingester.writeGuard = () => {
+      if (this.lost || !this.store.holdsLease(this.opts.leaseName, process.pid, this.token)) {
+        this.loseLease()
+        throw new LeaseLostError('another ingester holds the lease')
+      }
+    }
+  }
+
+  /** One heartbeat; a lease no longer ours stops this ingester. */
+  private beat(): void {
+    this.lastBeat = Date.now()
+    const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info(), this.token)
+    if (!ok) this.loseLease()
+  }
+
+  private loseLease(): void {
+    if (this.lost) return
+    this.lost = true
+    const cur = this.store.getLease(this.opts.leaseName)
+    this.opts.log?.(`lost the ingester lease${cur ? ` to pid ${cur.pid} on ${cur.host}` : ''}; stopped ingesting`)
+    this.halt()
+    this.opts.onLost?.()
+  }
+
+  /** Stop every timer and the watcher (without releasing a lease that is no longer ours). */
+  private halt(): void {
+    this.stopped = true
+    this.onStop?.()
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    if (this.timeTimer) clearTimeout(this.timeTimer)
+    if (this.restatTimer) clearTimeout(this.restatTimer)
+    for (const t of this.intervals) clearInterval(t)
+    void this.watcher?.close().catch(() => {})
+  }
+
+  /** This ingester lost its lease to another (it has stopped). */
+  get leaseLost(): boolean {
+    return this.lost
+  }
 
   /** Take the lease (returns false when another live ingester holds it). */
   tryAcquire(isStale: Parameters<Store['acquireLease']>[3]): boolean {
-    return this.store.acquireLease(this.opts.leaseName, {host: hostname(), pid: process.pid}, Date.now(), isStale, this.info())
+    const ok = this.store.acquireLease(this.opts.leaseName, {host: hostname(), pid: process.pid}, Date.now(), isStale, this.info())
+    if (ok) this.lastBeat = Date.now()
+    return ok
   }
 
   private info(): Record<string, unknown> {
     return {
+      token: this.token,
       files: this.watched,
       passes: this.passes,
       ready: this.ready,
@@ -75,7 +147,16 @@ export class LiveIngester {
 
   /** Catch up on whatever changed while nobody watched. */
   catchUp(): void {
-    const first = this.ingester.sync()
+    if (this.stopped) return
+    let first: ReturnType<Ingester['sync']>
+    try {
+      first = this.ingester.sync()
+    } catch (error) {
+      // Taken over mid-way: what was committed is consistent; this ingester stops here.
+      if (error instanceof LeaseLostError || this.lost) return
+      throw error
+    }
+
     this.watched = first.files
     this.passes++
     screenSweepOf(this.ingester)?.() // terminal fallback: one tmux sweep (screen.ts)
@@ -85,6 +166,7 @@ export class LiveIngester {
 
   /** Watch the roots and the spool; resolves once the watcher is ready (and caught up again). */
   async watch(): Promise<void> {
+    if (this.stopped) return
     const {watch} = await import('chokidar')
     const roots = this.ingester.roots().map((r) => r.root)
     const existing = roots.filter((r) => fs.existsSync(r))
@@ -94,6 +176,8 @@ export class LiveIngester {
     for (const d of extra) fs.mkdirSync(d, {mode: 0o700, recursive: true})
     const w = watch([...existing, ...extra], {
       awaitWriteFinish: false,
+      // A symlink under a root is not followed: a loop cannot grow the watcher (nor the daemon).
+      followSymlinks: false,
       ignoreInitial: true,
       ignored: (p: string) => /[\\/](tool-results|file-history|node_modules|\.git)([\\/]|$)/.test(p),
       persistent: true,
@@ -131,7 +215,8 @@ export class LiveIngester {
     if (!this.guard('spool', () => this.opts.onExtra?.())) this.retry = true
     this.flush(true)
     this.ready = true
-    this.guard('heartbeat', () => this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info()))
+    this.guard('heartbeat', () => this.beat())
+    if (this.stopped) return
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
@@ -149,11 +234,17 @@ export class LiveIngester {
       }, PID_RECHECK_MS),
       setInterval(() => {
         if (this.stopped) return
-        this.guard('heartbeat', () => {
-          const ok = this.store.heartbeatLease(this.opts.leaseName, process.pid, Date.now(), this.info())
-          if (!ok) this.opts.log?.('lost the ingester lease')
-        })
+        this.guard('heartbeat', () => this.beat())
       }, HEARTBEAT_MS),
+      // The cheap stat sweep: files whose state can still change, compared with the store.
+      setInterval(() => {
+        if (this.stopped) return
+        let changed = new Set<string>()
+        this.guard('stat sweep', () => (changed = this.ingester.sweep()))
+        if (changed.size === 0) return
+        for (const p of changed) this.pending.add(p)
+        this.flushTimer ??= setTimeout(() => this.flush(), 0)
+      }, STAT_SWEEP_MS),
       // Terminal fallback (screen.ts): one tmux sweep every 2 s; it starts no process without tmux and a server.
       setInterval(() => {
         if (this.stopped) return
@@ -171,6 +262,8 @@ export class LiveIngester {
     if (this.stopped) return
     const paths = new Set(this.pending)
     this.pending.clear()
+    // Stat'ed before the read: a write after this point shows in the trailing re-stat.
+    if (!full) for (const p of paths) this.restat.set(p, signature(p))
     // After a failed pass, the files (and hooks) it could not commit are read again in full.
     const again = this.retry
     if (again && !this.guard('spool', () => this.opts.onExtra?.())) return this.retryLater()
@@ -179,10 +272,24 @@ export class LiveIngester {
       if (full || again) this.watched = stats.files
       this.passes++
     })
+    if (this.stopped) return
     if (ok) this.retry = false
     else this.retryLater()
     this.guard('notify', () => this.opts.onChange?.())
     this.armTimeTimer()
+    if (this.restat.size > 0) this.restatTimer ??= setTimeout(() => this.trailing(), TRAILING_RESTAT_MS)
+  }
+
+  /** The trailing re-stat after a burst: a path that changed since its read is read again. */
+  private trailing(): void {
+    this.restatTimer = null
+    if (this.stopped) return
+    const again: string[] = []
+    for (const [p, sig] of this.restat) if (signature(p) !== sig) again.push(p)
+    this.restat.clear()
+    if (again.length === 0) return
+    for (const p of again) this.pending.add(p)
+    this.flushTimer ??= setTimeout(() => this.flush(), 0)
   }
 
   /** Try the failed pass again in two seconds, whether or not a file changes meanwhile. */
@@ -204,6 +311,8 @@ export class LiveIngester {
       if (this.failing.delete(what)) this.opts.log?.(`${what} recovered`)
       return true
     } catch (error) {
+      // The lease was taken over: loseLease() has said so once and stopped everything.
+      if (error instanceof LeaseLostError || this.lost) return false
       const msg = (error as Error).message
       if (this.failing.get(what) !== msg) this.opts.log?.(`${what} failed: ${msg}`)
       this.failing.set(what, msg)
@@ -236,13 +345,28 @@ export class LiveIngester {
     this.onStop?.()
     if (this.flushTimer) clearTimeout(this.flushTimer)
     if (this.timeTimer) clearTimeout(this.timeTimer)
+    if (this.restatTimer) clearTimeout(this.restatTimer)
     for (const t of this.intervals) clearInterval(t)
     // Never let a watcher that will not close hold up an exit.
     await Promise.race([this.watcher?.close(), new Promise((r) => setTimeout(r, 1000).unref())])
     try {
-      this.store.releaseLease(this.opts.leaseName, process.pid)
+      if (!this.lost) this.store.releaseLease(this.opts.leaseName, process.pid, this.token)
     } catch {
       // the store may already be closed
     }
   }
+}
+
+/** What a stat says about a file (and a SQLite source's -wal): changes with any write. */
+function signature(p: string): string {
+  const one = (f: string): string => {
+    try {
+      const st = fs.lstatSync(f)
+      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`
+    } catch {
+      return '-'
+    }
+  }
+
+  return `${one(p)}|${one(p + '-wal')}`
 }

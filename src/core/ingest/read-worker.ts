@@ -40,6 +40,52 @@ export type ReadReply = {ok: true; result: JsonlRead | null; counts: ReadCounts}
 const CHUNK = 1 << 20
 /** A single line longer than this is skipped and counted, never buffered whole. */
 const MAX_LINE = 64 * 1024 * 1024
+/**
+ * A last line without its newline is read once the file has been this quiet and the line is a
+ * whole JSON value (Claude Code 2.1.328 leaves its last line so); a line still being written waits.
+ */
+export const QUIET_TAIL_MS = 3000
+/** A tail longer than this is never taken for a finished line. */
+const MAX_TAIL = 4 * 1024 * 1024
+/** Opened without following a symlink and without blocking on a FIFO or a device. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
+
+/** Does this files row end in a last line without its newline that has been quiet long enough (and not tried yet)? */
+export function quietTail(row: Pick<FileRow, 'offset' | 'size' | 'mtimeMs' | 'state'>, now = Date.now()): boolean {
+  if (row.offset >= row.size || now - row.mtimeMs < QUIET_TAIL_MS || row.size - row.offset > MAX_TAIL) return false
+  return !(row.state ?? '').includes(`"__tail":${row.size}`)
+}
+
+/** Open a file to read: a regular file only, never through a symlink, never blocking. */
+export function openRegular(file: string): {fd: number; st: fs.Stats} | null {
+  let fd: number
+  try {
+    fd = fs.openSync(file, OPEN_FLAGS)
+  } catch {
+    return null
+  }
+
+  try {
+    const st = fs.fstatSync(fd)
+    if (st.isFile()) return {fd, st}
+  } catch {
+    // fall through
+  }
+
+  fs.closeSync(fd)
+  return null
+}
+
+/** A whole file's text, read as a regular file only (null: not one, or gone). */
+export function readRegularFile(file: string): string | null {
+  const f = openRegular(file)
+  if (!f) return null
+  try {
+    return fs.readFileSync(f.fd, 'utf8')
+  } finally {
+    fs.closeSync(f.fd)
+  }
+}
 
 /**
  * Stat a JSONL file and read what changed since `prev`: null when nothing did (or it is gone).
@@ -66,7 +112,7 @@ export function readJsonlFile(
   const mtimeMs = Math.floor(st.mtimeMs)
   const size = st.size
   const same = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === size && prev.mtimeMs === mtimeMs
-  if (same) {
+  if (same && !quietTail(prev, Date.now())) {
     // Unchanged bytes; only the process holding it open may have changed.
     if (adapter.jsonl && adapter.openFileProcesses && prev.state) {
       const heldBefore = prev.state.includes('"__holder":')
@@ -137,7 +183,11 @@ function readJsonl(
 
   const before = (state.__holder as number | undefined) ?? null
   delete state.__holder
-  const fd = fs.openSync(file, 'r')
+  delete state.__tail
+  const opened = openRegular(file)
+  if (!opened) throw new Error(`not a regular file: ${file}`)
+  const fd = opened.fd
+  let tailTried: number | undefined
   try {
     const r = readLines(fd, offset, st.size, (text, at) => {
       counts.lines++
@@ -157,6 +207,41 @@ function readJsonl(
     parseErrors += r.oversize
     counts.parseErrors += r.oversize
     offset = r.offset
+    // A last line without its newline, quiet for QUIET_TAIL_MS: read it when it is a whole JSON
+    // value (a line still being written never is); else leave it, and do not try it again until
+    // the file changes.
+    if (offset < st.size && quietTail({mtimeMs: Math.floor(st.mtimeMs), offset, size: st.size, state: null}, Date.now())) {
+      const buf = Buffer.alloc(st.size - offset)
+      const n = fs.readSync(fd, buf, 0, buf.length, offset)
+      const text = buf.toString('utf8', 0, n).replace(/\r$/, '')
+      let whole = false
+      try {
+        JSON.parse(text)
+        whole = n === buf.length && text.trim() !== ''
+      } catch {
+        whole = false
+      }
+
+      if (whole) {
+        counts.lines++
+        let ok: boolean
+        try {
+          ok = parser.line(state, text, offset)
+        } catch {
+          ok = false
+        }
+
+        if (!ok) {
+          parseErrors++
+          counts.parseErrors++
+        }
+
+        counts.bytes += n
+        offset = st.size
+      } else {
+        tailTried = st.size
+      }
+    }
   } finally {
     fs.closeSync(fd)
   }
@@ -164,7 +249,7 @@ function readJsonl(
   delete state.__fp
   const contributions = jsonlContributions(adapter, match, file, state, holder, before)
   const fp = offset > 0 ? tailPrint(file, offset) : undefined
-  const saved = {...state, __fp: fp, __holder: holder ?? undefined}
+  const saved = {...state, __fp: fp, __holder: holder ?? undefined, __tail: tailTried}
   return {contributions, row: {...base, offset, parseErrors, state: JSON.stringify(saved)}}
 }
 
@@ -180,6 +265,7 @@ function jsonlContributions(
   const clean = {...state}
   delete clean.__holder
   delete clean.__fp
+  delete clean.__tail
   const list = adapter.jsonl!.contributions(clean, file, match)
   const pid = holder ?? before
   if (pid === null) return list
@@ -204,7 +290,7 @@ function jsonlContributions(
 function tailPrint(file: string, offset: number): string {
   const n = Math.min(32, offset)
   const buf = Buffer.alloc(n)
-  const fd = fs.openSync(file, 'r')
+  const fd = fs.openSync(file, OPEN_FLAGS)
   try {
     fs.readSync(fd, buf, 0, n, offset - n)
   } finally {

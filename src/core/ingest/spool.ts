@@ -54,6 +54,8 @@ export interface SpoolStats {
 export function consumeSpool(store: Store, ingester: Ingester, home: string, clock: () => number): SpoolStats {
   const dir = spoolDir(home)
   const stats: SpoolStats = {bad: 0, consumed: 0, transitions: 0}
+  // A spool someone else owns, or others may write to, is not read: its events could be anyone's.
+  if (untrustedSpool(dir) !== null) return stats
   let names: string[]
   try {
     names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'))
@@ -68,11 +70,13 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
     const meta = parseSpoolName(name)
     let event: HookEvent | null = null
     try {
-      const st = fs.statSync(path.join(dir, name))
-      if (meta && st.size <= MAX_PAYLOAD) {
-        const payload = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as unknown
+      const text = meta ? readEntry(path.join(dir, name)) : null
+      if (meta && text !== null) {
+        const payload = JSON.parse(text) as unknown
         if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
-          event = {agent: meta.agent as Agent, at: meta.at, payload: payload as Record<string, unknown>}
+          // A stamp from the future (a clock that jumped, a forged name) is clamped to now.
+          const at = Math.min(meta.at, Math.max(clock(), Date.now()))
+          event = {agent: meta.agent as Agent, at, payload: payload as Record<string, unknown>}
         }
       }
     } catch (error) {
@@ -136,6 +140,71 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
   stats.transitions = result.transitions
   for (const {name} of events) unlinkQuietly(path.join(dir, name))
   return stats
+}
+
+/**
+ * One spool entry's text: opened without following a symlink and without blocking (a FIFO never
+ * hangs the reader), and only a regular file the user owns, at most MAX_PAYLOAD bytes, is read;
+ * anything else is null (a bad entry: counted and removed). ENOENT is thrown (another consumer).
+ */
+export function readEntry(file: string): string | null {
+  let fd: number
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error
+    return null
+  }
+
+  try {
+    const st = fs.fstatSync(fd)
+    const uid = process.getuid?.()
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > MAX_PAYLOAD) return null
+    // Read at most one byte past the cap: a file still growing is refused, never read without end.
+    const buf = Buffer.alloc(Math.min(st.size, MAX_PAYLOAD) + 1)
+    let n = 0
+    while (n < buf.length) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, n)
+      if (r <= 0) break
+      n += r
+    }
+
+    if (n > MAX_PAYLOAD) return null
+    return buf.toString('utf8', 0, n)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * Why a folder of cast's (CAST_HOME, the spool) must not be trusted, or null when it may: it
+ * must be a real folder the user owns that neither group nor others can write to.
+ */
+export function untrustedFolder(dir: string, what: string): string | null {
+  let st: fs.Stats
+  try {
+    st = fs.lstatSync(dir)
+  } catch {
+    return null
+  }
+
+  const uid = process.getuid?.()
+  if (st.isSymbolicLink()) {
+    try {
+      st = fs.statSync(dir)
+    } catch {
+      return null
+    }
+  }
+
+  if (!st.isDirectory()) return `${what} ${dir} is not a folder`
+  if (uid !== undefined && st.uid !== uid) return `${what} ${dir} is owned by uid ${st.uid}, not by you (uid ${uid})`
+  if ((st.mode & 0o022) !== 0) return `${what} ${dir} can be written by ${(st.mode & 0o002) !== 0 ? 'anyone' : 'its group'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`
+  return null
+}
+
+export function untrustedSpool(dir: string): string | null {
+  return untrustedFolder(dir, 'the hook spool')
 }
 
 function appliedNames(store: Store, dir: string): Set<string> {

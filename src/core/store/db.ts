@@ -8,11 +8,48 @@ export class StoreOpenError extends Error {
   override name = 'StoreOpenError'
 }
 
+/** CAST_HOME (or its spool) is not safe to use: someone else owns it, or others may write to it. Exit 5 (refused). */
+export class UntrustedHomeError extends Error {
+  override name = 'UntrustedHomeError'
+  readonly exit = 5
+}
+
+/**
+ * Why CAST_HOME or its spool must not be used, or null: each must be a folder the user owns that
+ * neither group nor others can write to (anyone who can write there could plant hook events or a
+ * store that cast would act on).
+ */
+export function untrustedHome(home: string): string | null {
+  const uid = process.getuid?.()
+  for (const [dir, what] of [
+    [home, 'CAST_HOME'],
+    [path.join(home, 'spool'), 'the hook spool'],
+  ] as const) {
+    let st: fs.Stats
+    try {
+      st = fs.statSync(dir)
+    } catch {
+      continue
+    }
+
+    if (!st.isDirectory()) return `${what} ${dir} is not a folder`
+    if (uid !== undefined && st.uid !== uid) return `${what} ${dir} is owned by uid ${st.uid}, not by you (uid ${uid}): refusing to use it`
+    if ((st.mode & 0o022) !== 0) {
+      const who = (st.mode & 0o002) !== 0 ? 'anyone' : 'its group'
+      return `${what} ${dir} can be written by ${who} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}): refusing to use it; run chmod 700 ${dir}`
+    }
+  }
+
+  return null
+}
+
 /** Create CAST_HOME with mode 0700 (and tighten it if it exists with looser bits). */
 export function ensureHome(home: string): void {
   // Everything cast writes is private: the folder 0700, each file created 0600 by its writer.
   // Not through process.umask(): agents cast starts (headless runs, a tmux server) inherit the
   // umask, and their own files would turn 0600 too.
+  const why = untrustedHome(home)
+  if (why) throw new UntrustedHomeError(why)
   try {
     fs.mkdirSync(home, {mode: 0o700, recursive: true})
     const st = fs.statSync(home)

@@ -649,7 +649,7 @@ export class Store {
   /** Take the named lease if it is free, ours, or its holder is dead/stale. */
   acquireLease(name: string, holder: {pid: number; host: string}, now: number, isStale: (l: Lease) => boolean, info: Record<string, unknown> = {}): boolean {
     return this.tx(() => {
-      const cur = this.getLease(name)
+      const cur = this.getLease(name, now)
       if (cur && !(cur.pid === holder.pid && cur.host === holder.host) && !isStale(cur)) return false
       this.q(
         `INSERT INTO leases (name, pid, host, started_at, heartbeat_at, info) VALUES (?, ?, ?, ?, ?, ?)
@@ -660,27 +660,57 @@ export class Store {
     })
   }
 
-  heartbeatLease(name: string, pid: number, now: number, info?: Record<string, unknown>): boolean {
+  /**
+   * Beat the lease's heart; false when the lease is no longer this holder's. With a token (kept in
+   * the lease's info), the holder is that token, not only the pid: pids repeat across pid
+   * namespaces and hosts.
+   */
+  heartbeatLease(name: string, pid: number, now: number, info?: Record<string, unknown>, token?: string): boolean {
+    const who = token === undefined ? '' : ` AND json_extract(info, '$.token') IS ?`
+    const args = token === undefined ? [name, pid] : [name, pid, token]
     const r = info
-      ? this.q('UPDATE leases SET heartbeat_at = ?, info = ? WHERE name = ? AND pid = ?').run(now, JSON.stringify(info), name, pid)
-      : this.q('UPDATE leases SET heartbeat_at = ? WHERE name = ? AND pid = ?').run(now, name, pid)
+      ? this.q(`UPDATE leases SET heartbeat_at = ?, info = ? WHERE name = ? AND pid = ?${who}`).run(now, JSON.stringify(info), ...args)
+      : this.q(`UPDATE leases SET heartbeat_at = ? WHERE name = ? AND pid = ?${who}`).run(now, ...args)
     return r.changes > 0
   }
 
-  releaseLease(name: string, pid: number): void {
-    this.q('DELETE FROM leases WHERE name = ? AND pid = ?').run(name, pid)
+  /** Is the lease still this holder's? (Checked inside each of the live ingester's write transactions.) */
+  holdsLease(name: string, pid: number, token: string): boolean {
+    return this.q(`SELECT 1 FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).get(name, pid, token) !== undefined
   }
 
-  getLease(name: string): Lease | null {
+  releaseLease(name: string, pid: number, token?: string): void {
+    if (token === undefined) this.q('DELETE FROM leases WHERE name = ? AND pid = ?').run(name, pid)
+    else this.q(`DELETE FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).run(name, pid, token)
+  }
+
+  /**
+   * The lease, with a heartbeat (or start) from the future clamped to `now` and written back so:
+   * a clock that jumped back, or a forged row, never keeps a dead holder fresh; it goes stale
+   * like any other from now on.
+   */
+  getLease(name: string, now = Date.now()): Lease | null {
     const r = this.q('SELECT * FROM leases WHERE name = ?').get(name) as Row | undefined
     if (!r) return null
+    let heartbeatAt = Number(r.heartbeat_at)
+    let startedAt = Number(r.started_at)
+    if (heartbeatAt > now || startedAt > now || !Number.isFinite(heartbeatAt)) {
+      heartbeatAt = Number.isFinite(heartbeatAt) ? Math.min(heartbeatAt, now) : 0
+      startedAt = Math.min(startedAt, heartbeatAt)
+      try {
+        this.q('UPDATE leases SET heartbeat_at = ?, started_at = ? WHERE name = ? AND heartbeat_at = ?').run(heartbeatAt, startedAt, name, r.heartbeat_at)
+      } catch {
+        // a read-only store: clamped for this reading only
+      }
+    }
+
     return {
-      heartbeatAt: Number(r.heartbeat_at),
+      heartbeatAt,
       host: String(r.host),
       info: parseJson(r.info, {}),
       name: String(r.name),
       pid: Number(r.pid),
-      startedAt: Number(r.started_at),
+      startedAt,
     }
   }
 
