@@ -412,4 +412,158 @@ describe(AGENT, () => {
       const res = await runCast(['explain', s.id], {env: r.env})
       expect(res.code, res.stderr).toBe(0)
     }))
+
+  /** kill -9 of the whole agent (the parent `node …/gemini` and its `--max-old-space-size` child), mid-turn. */
+  const crash = (r: Rig, pane: AgentPane): void => {
+    for (const p of [pane.pid, ...descendants(pane.pid)]) {
+      try {
+        process.kill(p, 'SIGKILL')
+      } catch {
+        /* gone */
+      }
+    }
+  }
+
+  it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', () =>
+    slot(async () => {
+      const r = await rig('kill9', [{kind: 'stall', text: 'Thinking about it'}])
+      const pane = await startTui(r)
+      await submit(r, pane, 'take your time')
+      await r.mock.waitMain(1)
+      await r.tmux.waitFor(pane, /esc to cancel/i)
+      await until(r.env, is('working'), 30_000, 'working before the crash')
+      const w = watch(r)
+      await sleep(3000)
+      const killedAt = Date.now()
+      crash(r, pane)
+      const l = await w.wait(lineIs('needs_input', 'dead'), 30_000)
+      const ms = l.at - killedAt
+      recordFigure(AGENT, 'kill9', {dead_ms: ms})
+      await until(r.env, is('needs_input', 'dead'), 10_000, 'needs_input/dead')
+      expect(ms).toBeLessThanOrEqual(2000)
+    }))
+
+  it.concurrent('kill9_unseen: a crash before cast ever looked reads needs_input/dead', () =>
+    slot(async () => {
+      const r = await rig('kill9u', [{kind: 'stall', text: 'Thinking about it'}])
+      const pane = await startTui(r)
+      await submit(r, pane, 'take your time')
+      await r.mock.waitMain(1)
+      await r.tmux.waitFor(pane, /esc to cancel/i)
+      crash(r, pane)
+      const first = (await sessions(r.env)).find(mine)
+      expect([first?.state, first?.reason]).toEqual(['needs_input', 'dead'])
+    }))
+
+  /** `gemini -p` as a script runs it: no terminal. */
+  const headless = (r: Rig, prompt: string): ChildProcess => {
+    const child = spawn(GEMINI, ['-p', prompt], {cwd: r.work, env: r.agentEnv, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout!.on('data', (c) => (out += String(c)))
+    ;(child as any).out = () => out
+    cleanups.push(() => {
+      try {
+        process.kill(child.pid!, 'SIGKILL')
+      } catch {
+        /* gone */
+      }
+    })
+    return child
+  }
+
+  it.concurrent('headless: `gemini -p` run to completion is needs_input/settled', () =>
+    slot(async () => {
+      const r = await rig('headless', [text('Headless answer.')])
+      const child = headless(r, 'answer headless')
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))
+      expect(code).toBe(0)
+      expect((child as any).out()).toContain('Headless answer.')
+      const s = await until(r.env, is('needs_input', 'settled'), 30_000, 'the headless run settled')
+      expect([s.title, s.messages, s.live]).toEqual(['answer headless', 2, false])
+    }))
+
+  it.concurrent('headless_killed: `gemini -p` killed -9 mid-run reads needs_input/dead', () =>
+    slot(async () => {
+      const r = await rig('headlessk', [{kind: 'stall', text: 'Thinking'}])
+      const child = headless(r, 'never finishes')
+      await r.mock.waitMain(1, 90_000)
+      await until(r.env, () => chatFiles(r).length === 1, 30_000, 'the chat file')
+      await until(r.env, is('working'), 30_000, 'working mid-run')
+      const gone = new Promise((resolve) => child.on('exit', resolve))
+      for (const p of [child.pid!, ...descendants(child.pid!)]) process.kill(p, 'SIGKILL')
+      await gone
+      const killedAt = Date.now()
+      await until(r.env, is('needs_input', 'dead'), 30_000, 'needs_input/dead')
+      recordFigure(AGENT, 'headless_killed', {dead_ms: Date.now() - killedAt})
+    }))
+
+  const approvalScript = (): Reply[] => [tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}), text('Wrote it.')]
+
+  it.concurrent('approve: `cast approve` answers the dialog, the tool runs and the session moves on', () =>
+    slot(async () => {
+      const r = await rig('approve', approvalScript())
+      const pane = await startTui(r)
+      await submit(r, pane, 'write the file')
+      await r.tmux.waitFor(pane, /Allow execution of \[Shell\]\?/)
+      const s = await until(r.env, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      const res = await runCast(['approve', s.id], {env: r.env})
+      expect(res.code, res.stdout + res.stderr).toBe(0)
+      await r.tmux.waitFor(pane, /Wrote it\./)
+      expect(fs.readFileSync(path.join(r.work, 'approved.txt'), 'utf8').trim()).toBe('ran')
+      await until(r.env, is('needs_input', 'settled'), 30_000, 'settled after the tool ran')
+    }))
+
+  it.concurrent('deny: `cast deny` closes the dialog and the tool does not run', () =>
+    slot(async () => {
+      const r = await rig('deny', approvalScript())
+      const pane = await startTui(r)
+      await submit(r, pane, 'write the file')
+      await r.tmux.waitFor(pane, /Allow execution of \[Shell\]\?/)
+      const s = await until(r.env, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      const res = await runCast(['deny', s.id], {env: r.env})
+      expect(res.code, res.stdout + res.stderr).toBe(0)
+      await r.tmux.waitFor(pane, READY)
+      expect(r.tmux.capture(pane)).not.toMatch(/Allow execution of/)
+      await sleep(2000)
+      expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
+      const after = await until(r.env, (x) => mine(x) && x.state === 'needs_input' && x.reason !== 'approval', 30_000, 'the dialog gone from cast')
+      expect(after.reason).toBe('settled')
+    }))
+
+  it.concurrent('approval (hooks): with `cast hooks install gemini` the dialog is needs_input/approval naming the command', () =>
+    slot(async () => {
+      const r = await rig('approvalh', approvalScript(), {hooks: true})
+      const settings = JSON.parse(fs.readFileSync(path.join(r.home, '.gemini', 'settings.json'), 'utf8'))
+      expect(JSON.stringify(settings.hooks.Notification)).toContain(HOOK_BIN)
+      const w = watch(r)
+      const pane = await startTui(r)
+      await submit(r, pane, 'write the file')
+      await r.tmux.waitFor(pane, /Allow execution of \[Shell\]\?/)
+      const shownAt = Date.now()
+      await until(r.env, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      expect(await listing(r)).toMatch(/shell: echo ran > approved\.txt/)
+      const l = await w.wait(lineIs('needs_input', 'approval'), 30_000)
+      recordFigure(AGENT, 'approval (hooks)', {watch_ms: Math.max(0, l.at - shownAt)})
+      const s = (await sessions(r.env)).find(mine)!
+      const res = await runCast(['approve', s.id], {env: r.env})
+      expect(res.code, res.stdout + res.stderr).toBe(0)
+      await r.tmux.waitFor(pane, /Wrote it\./)
+      await until(r.env, is('needs_input', 'settled'), 30_000, 'settled after the tool ran')
+    }))
+
+  it.concurrent('plain (hooks): an answered prompt is needs_input/settled', () =>
+    slot(async () => {
+      const r = await rig('plainh', [text('Hello with hooks.')], {hooks: true})
+      const pane = await startTui(r)
+      const fresh = await until(r.env, mine, 30_000, 'the fresh session')
+      expect([fresh.state, fresh.messages]).toEqual(['idle', 0])
+      const w = watch(r)
+      await submit(r, pane, 'say hello')
+      await r.tmux.waitFor(pane, /Hello with hooks\./)
+      const shownAt = Date.now()
+      await until(r.env, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+      const l = await w.wait(lineIs('needs_input', 'settled'), 30_000)
+      recordFigure(AGENT, 'plain (hooks)', {watch_ms: Math.max(0, l.at - shownAt)})
+    }))
+
 })

@@ -81,8 +81,10 @@ export function composeGemini(_nativeId: string, contributions: readonly Checked
     const promptAt = extraNum(hooks, 'promptAt')
     const activityAt = extraNum(hooks, 'activityAt')
 
-    // Did the turn end? The newer of the file's last message and the last turn hook.
-    if (h.settled !== undefined && settledAt !== null && (chat === null || chatAt === null || settledAt + SLACK_MS >= chatAt)) {
+    // Did the turn end? The newer of the file's last message and the last turn hook. A session
+    // that has no prompt yet has no turn to settle: SessionStart of a fresh TUI leaves it idle.
+    const lifecycle = h.sources?.['settled']?.ref === 'SessionStart' || h.sources?.['settled']?.ref === 'SessionEnd'
+    if (h.settled !== undefined && settledAt !== null && !(lifecycle && f.messages === 0) && (chat === null || chatAt === null || settledAt + SLACK_MS >= chatAt)) {
       f.settled = h.settled
       if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
     }
