@@ -256,6 +256,8 @@ describe('an ambiguous prefix', () => {
 
     // P: the ambiguous prefix. Every verb, with whatever else it needs to act.
     const cases = (p: string): string[][] => [
+      ['approve', p],
+      ['deny', p],
       ['defer', p],
       ['dismiss', p],
       ['disown', p, '--all'],
