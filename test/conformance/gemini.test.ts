@@ -530,6 +530,21 @@ describe(AGENT, () => {
       expect(after.reason).toBe('settled')
     }))
 
+  it.concurrent('send_refused: `cast send` into an open permission dialog exits 5 and the tool does not run', () =>
+    slot(async () => {
+      const r = await rig('sendref', approvalScript())
+      const pane = await startTui(r)
+      await submit(r, pane, 'write the file')
+      await r.tmux.waitFor(pane, /Allow execution of \[Shell\]\?/)
+      const s = await until(r.env, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      const res = await runCast(['send', s.id, 'typed into the dialog'], {env: r.env})
+      expect(res.code, res.stdout + res.stderr).toBe(5)
+      await sleep(2000)
+      expect(r.tmux.capture(pane)).toMatch(/Allow execution of \[Shell\]\?/)
+      expect(r.tmux.capture(pane)).not.toMatch(/typed into the dialog/)
+      expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
+    }))
+
   it.concurrent('approval (hooks): with `cast hooks install gemini` the dialog is needs_input/approval naming the command', () =>
     slot(async () => {
       const r = await rig('approvalh', approvalScript(), {hooks: true})
