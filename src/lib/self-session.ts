@@ -4,12 +4,23 @@
  * else the process tree: the nearest ancestor that a registry, lock or open handle names as the
  * process of a known session. Never a guess: when nothing matches, exit 3 and say how to pass it.
  */
+import {SCREEN_PATTERNS} from '../adapters/screen.js'
+import {processNames} from '../core/ingest/screen.js'
 import {isSameProcessAlive, parentPid} from '../core/ingest/process-table.js'
 import type {Store} from '../core/store/store.js'
 import {CastError} from './base-command.js'
 import type {Env} from './env.js'
 import {EXIT} from './exit-codes.js'
+import {INGESTER_LEASE, leaseIsLive} from './ingest.js'
 import {resolveSession} from './resolve.js'
+
+/**
+ * How long the process tree is re-read when an agent process is above us but no claim names it
+ * yet while another process ingests: agents without a registry (pi) are claimed by the live
+ * ingester's process scan, which may not have run since the turn began (pi writes its first file
+ * just before the tool that runs `cast state`).
+ */
+const CLAIM_WAIT_MS = 6000
 
 /** Variables agent CLIs set in the shells they spawn, naming their own session. */
 const AGENT_VARIABLES: readonly {name: string; agent: string}[] = [
@@ -36,6 +47,37 @@ export function findOwnSession(store: Store, flag: string | undefined, env: Env,
     if (hit) return {id: hit.id, via: v.name}
   }
 
+  const found = fromProcessTree(store, startPid)
+  if (found) return found
+  if (agentAbove(startPid) && leaseIsLive(store.getLease(INGESTER_LEASE))) {
+    for (const end = Date.now() + CLAIM_WAIT_MS; Date.now() < end; ) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
+      const later = fromProcessTree(store, startPid)
+      if (later) return later
+    }
+  }
+
+  throw new CastError(
+    'Cannot tell which session this is: no --session, no CAST_SESSION, no agent variable, and no known agent process above this one.',
+    EXIT.NOT_FOUND,
+    ['Pass it explicitly: --session <id> (e.g. cast state --session 3f9a2c1 "…"), or export CAST_SESSION=<id>.'],
+  )
+}
+
+/** Is one of our ancestors an agent CLI (by the process names in its screen patterns)? */
+function agentAbove(startPid: number): boolean {
+  const names = new Set(SCREEN_PATTERNS.flatMap((p) => p.processes))
+  let pid: number | null = startPid
+  for (let depth = 0; pid !== null && pid > 1 && depth < 64; depth++) {
+    if (processNames(pid).some((n) => names.has(n))) return true
+    pid = parentPid(pid)
+  }
+
+  return false
+}
+
+function fromProcessTree(store: Store, startPid: number): SelfSession | null {
+  const known = store.sessionIds()
   // The process tree: map every live claimed pid to its sessions, then walk up from our parent.
   // A claim counts only when its process is alive and started when the claim says (no pid reuse).
   const byPid = new Map<number, Set<string>>()
@@ -67,9 +109,5 @@ export function findOwnSession(store: Store, flag: string | undefined, env: Env,
     pid = parentPid(pid)
   }
 
-  throw new CastError(
-    'Cannot tell which session this is: no --session, no CAST_SESSION, no agent variable, and no known agent process above this one.',
-    EXIT.NOT_FOUND,
-    ['Pass it explicitly: --session <id> (e.g. cast state --session 3f9a2c1 "…"), or export CAST_SESSION=<id>.'],
-  )
+  return null
 }

@@ -198,18 +198,27 @@ describe(AGENT, () => {
   it('declared_done: the agent runs `cast state --status done` and reads done/declared_done', async () => {
     const {h} = await setup('declared', [tool('bash', {command: 'cast state --status done "Shipped the fix"'}), text('Declared it done.')])
     const pane = await h.tui()
+    const w = watch(h)
+    await ready(w, h)
     h.tmux.type(pane, 'finish and declare')
     await h.tmux.waitFor(pane, /Declared it done\./)
+    const seen = Date.now()
     const result = h.entries().find((e) => e.type === 'message' && e.message.role === 'toolResult')
-    expect(result?.message.isError).toBe(false)
+    // cast found pi's session from the process tree (the shell's pi ancestor) and recorded it.
+    expect(result?.message.isError, JSON.stringify(result?.message.content)).toBe(false)
     const s = await until(h.cast, is('done', 'declared_done'), 30_000, 'done/declared_done')
     expect((s.state_line as any)?.text).toContain('Shipped the fix')
+    const line = await w.wait(lineIs('done', 'declared_done'), 30_000)
+    recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
   })
 
   it('headless: `pi -p` to completion reads needs_input/settled', async () => {
     const {h} = await setup('headless', [text('Headless answer.')])
+    const w = watch(h)
+    await ready(w, h)
     const run = h.headless('answer headless')
     expect(await run.done).toBe(0)
+    await w.wait(lineIs('needs_input', 'settled'), 30_000)
     expect(run.out()).toContain('Headless answer.')
     expect(shape(h.entries()).slice(-2)).toEqual(['user', 'assistant/stop'])
     const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
@@ -236,9 +245,12 @@ describe(AGENT, () => {
     h.tmux.type(pane, 'first question')
     await h.tmux.waitFor(pane, /First answer\./)
     const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled before the send')
+    const w = watch(h)
+    await ready(w, h)
     const r = await runCast(['send', s.id, '--', 'the follow-up from cast'], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr).toBe(0)
     await h.tmux.waitFor(pane, /Second answer\./)
+    await w.wait(lineIs('needs_input', 'settled'), 30_000)
     expect(mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toBe('the follow-up from cast')
     expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/stop', 'user', 'assistant/stop'])
     const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 30_000, 'settled with 4 messages')
@@ -273,6 +285,20 @@ describe(AGENT, () => {
       ['second one', 'working', expect.any(String)],
     ])
     stray.push(...agentTree(b.pid), ...agentTree(a.pid))
+  })
+
+  it('error: a retry cancelled with Escape reads needs_input/error (the banner is on screen only)', async () => {
+    const {h} = await setup('cancel', repeat(status(500), 3))
+    const pane = await h.tui()
+    h.tmux.type(pane, 'retry then cancel')
+    await h.tmux.waitFor(pane, /Retrying \(1\/3\)/)
+    h.tmux.keys(pane, 'Escape')
+    await h.tmux.waitFor(pane, /Retry failed after 1 attempts: Retry cancelled/)
+    // The file ends at the error leaf pi was going to retry: nothing written says it stopped.
+    expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/error'])
+    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error from the screen')
+    expect(s.live).toBe(true)
+    expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('Retry cancelled')
   })
 
   it('bad_stream: a truncated stream and a garbage chunk; cast reads what pi wrote without crashing', async () => {
