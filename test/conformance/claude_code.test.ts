@@ -412,17 +412,18 @@ describe.concurrent(AGENT, () => {
   })
 
   it('bad_stream: a truncated stream and a garbage chunk; cast reads what the agent wrote', async () => {
-    const r = await start('bad', sequence([{kind: 'truncated', text: 'This reply is cut off mid-way'}, {kind: 'garbage', text: 'Garbage then the rest.'}], {after: text('Recovered answer.')}), {
-      env: {CLAUDE_CODE_MAX_RETRIES: '2'},
-    })
+    const streamed = sequence([{kind: 'truncated', text: 'This reply is cut off mid-way'}, {kind: 'garbage', text: 'Garbage then the rest.'}])
+    const script: Script = (req) => (req.side ? undefined : req.stream ? streamed(req) : text('Recovered answer.'))
+    const r = await start('bad', script)
     r.h.tmux.type(r.pane, 'hello')
-    await r.mock.waitMain(2, 90_000)
-    // The CLI retries the cut stream; whatever it ends with, the turn ends and cast agrees with the screen.
-    await r.h.tmux.waitFor(r.pane, /Recovered answer\.|Garbage|API Error|Resend your message/, 90_000)
-    await r.h.tmux.waitFor(r.pane, /❯\s*$/m, 30_000)
-    const s = await until(r.env, (x) => mine(r)(x) && x.state === 'needs_input' && (x.reason === 'settled' || x.reason === 'error'), 30_000)
+    // Observed on 2.1.328: the cut stream is retried streaming; on the garbage chunk the CLI
+    // falls back to one non-streaming request, whose answer it shows.
+    await r.h.tmux.waitFor(r.pane, /Recovered answer\./, 90_000)
+    expect(r.mock.requests.filter((q) => !q.side).map((q) => q.stream)).toEqual([true, true, false])
+    const s = await until(r.env, is(r, 'needs_input', 'settled'))
+    expect(s.messages).toBe(2)
     recordFigure(AGENT, 'bad_stream', {requests: r.mock.mainCount(), state: `${s.state}/${s.reason}`})
-    expect(r.watch!.stderr).not.toMatch(/Error|TypeError/)
+    expect(r.watch!.stderr).not.toMatch(/TypeError|SQLITE|Unhandled/)
   })
 
   it('headless: `claude -p` to completion is needs_input/settled with its process gone', async () => {

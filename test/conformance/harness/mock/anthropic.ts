@@ -1,7 +1,8 @@
 /**
  * Anthropic Messages (`POST /v1/messages`, SSE): what Claude Code speaks.
  * A request without tools is a side request (quota probe, title, topic); token counts are
- * answered directly.
+ * answered directly. A non-streaming request with tools is the CLI's fallback after a broken
+ * stream, answered as one JSON message.
  */
 import type {Protocol, Reply} from './server.js'
 import {contentText, sse, sseHead, streamText} from './server.js'
@@ -34,7 +35,9 @@ export const anthropic: Protocol = {
     if (path.startsWith('/v1/messages/count_tokens')) return {direct: {input_tokens: 100}}
     const {text, toolResults} = lastUser(body)
     const tools = Array.isArray(body?.tools) ? body.tools.length : 0
-    return {lastUserText: text || contentText(body?.messages?.at?.(-1)?.content), side: tools === 0 || body?.stream !== true, stream: body?.stream === true, toolResults}
+    // Claude Code 2.1.328 retries a broken stream as a non-streaming request with its tools: a
+    // main request all the same. Side requests (quota probe, title, topic) carry no tools.
+    return {lastUserText: text || contentText(body?.messages?.at?.(-1)?.content), side: tools === 0, stream: body?.stream === true, toolResults}
   },
   matches: (method, path) => method === 'POST' && path.startsWith('/v1/messages'),
   name: 'anthropic',
