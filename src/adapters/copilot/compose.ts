@@ -38,8 +38,13 @@ function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
 }
 
 function processOf(locks: readonly CheckedContribution[], events: CheckedContribution | null): ProcessFacts | null {
-  const live = locks.find((c) => c.processAlive === true)
-  const chosen = live ?? locks[0]
+  // 1.0.102's `inuse.<pid>.lock` holds the bare pid, no start time: a claim the engine cannot
+  // tell from pid reuse, so it is no proof of life (DESIGN §5). Such a lock names no process
+  // here; the process scan (the pane's copilot, else the one copilot in the session's folder,
+  // recorded with its start time) decides instead.
+  const checkable = locks.filter((c) => c.processClaim?.startedAt != null)
+  const live = checkable.find((c) => c.processAlive === true)
+  const chosen = live ?? checkable[0]
   const claim = chosen?.processClaim
   if (chosen === undefined || claim === undefined) return null
   const alive = chosen.processAlive === true

@@ -10,7 +10,12 @@
  *   assistant.message                  a reply (counted once per messageId)
  *   tool.execution_start / _complete   open tool calls; an open `ask_user` is a question
  *   permission.requested / completed   a permission prompt, when the build persists it
- *   abort, session.task_complete       the turn ended
+ *   abort, session.task_complete       the turn ended (task_complete holds through the
+ *                                      assistant.turn_end that follows it, seen in 1.0.102)
+ *   tool.execution_complete "…shellId: N is still running…"   a background shell (1.0.102:
+ *                                      a sync bash returns after 30 s and keeps running)
+ *   system.notification                shell_completed closes that shell; a notification at
+ *                                      a settled prompt starts a turn with no user.message
  *   session.error                      an error (the turn ended); cleared by the next prompt
  *   session.shutdown                   the process exited (routine or error)
  *   subagent.started / completed / failed, and the events inside one: subagent children
@@ -58,7 +63,7 @@ export interface Subagent {
 }
 
 /** Lifecycle markers, newest last: what the turn looks like now. */
-type Marker = 'user' | 'turn_start' | 'turn_end' | 'abort' | 'task_complete' | 'error' | 'resume' | 'shutdown' | null
+type Marker = 'user' | 'wake' | 'turn_start' | 'turn_end' | 'abort' | 'task_complete' | 'error' | 'resume' | 'shutdown' | null
 
 export interface CopilotState {
   readonly v: 1
@@ -83,6 +88,10 @@ export interface CopilotState {
   marker: Marker
   /** The last main-agent reply asked for tools: another round follows its turn_end. */
   replyAsksTools: boolean
+  /** session.task_complete since the last turn start: the turn is over whatever follows. */
+  taskComplete?: boolean
+  /** Background shells still running (their shellIds), newest last. */
+  shells?: string[]
   openTools: OpenTool[]
   permissions: OpenPermission[]
   error: {text: string; at: number | null; offset: number} | null
@@ -120,8 +129,10 @@ export function initCopilot(): CopilotState {
     sessionId: null,
     shutdown: null,
     src: {},
+    shells: [],
     startedAt: null,
     subagents: [],
+    taskComplete: false,
     turnIndex: 0,
     turnStartedAt: null,
     v: 1,
@@ -148,6 +159,7 @@ const PROGRESS = new Set([
   'subagent.completed',
   'subagent.failed',
   'subagent.started',
+  'system.notification',
   'tool.execution_complete',
   'tool.execution_start',
   'user.message',
@@ -227,6 +239,32 @@ function mark(s: CopilotState, marker: Marker, offset: number): void {
   s.src['settled'] = offset
 }
 
+const MAX_SHELLS = 16
+/** 1.0.102: `<command with shellId: 0 is still running after 30 seconds…>`; async mode's start. */
+const SHELL_RUNNING = /shellId:\s*([\w.-]+)\s+is still running|started in (?:the )?background with shellId:\s*([\w.-]+)/i
+/** read_bash: `<shellId: 0 completed with exit code 0>`; stop_bash and failures say so too. */
+const SHELL_ENDED = /shellId:\s*([\w.-]+)\s+(?:completed|exited|failed|was stopped|stopped|terminated)/i
+
+function resultText(data: Json): string {
+  const result = data['result']
+  if (typeof result === 'string') return result
+  return isObject(result) ? (str(result['content']) ?? '') : ''
+}
+
+function openShell(s: CopilotState, id: string, offset: number): void {
+  const shells = (s.shells ??= [])
+  if (!shells.includes(id)) shells.push(id)
+  if (shells.length > MAX_SHELLS) shells.shift()
+  s.src['backgroundWork'] = offset
+}
+
+function closeShell(s: CopilotState, id: string, offset: number): void {
+  const shells = s.shells ?? []
+  if (!shells.includes(id)) return
+  s.shells = shells.filter((x) => x !== id)
+  s.src['backgroundWork'] = offset
+}
+
 function event(s: CopilotState, env: Json, type: string, data: Json, at: number | null, offset: number): void {
   const sub = subagentOf(s, env, data)
   const inside = insideSubagent(env, data)
@@ -254,6 +292,7 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
       s.shutdown = null
       s.openTools = []
       s.permissions = []
+      s.shells = []
       contextCwd(s, data, offset)
       if (s.turnIndex > 0) mark(s, 'resume', offset)
       return
@@ -285,7 +324,28 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
     }
 
     case 'session.task_complete': {
-      if (!inside) mark(s, 'task_complete', offset)
+      if (inside) return
+      s.taskComplete = true
+      mark(s, 'task_complete', offset)
+      return
+    }
+
+    case 'system.notification': {
+      if (inside) return
+      const kind = data['kind']
+      const shell = isObject(kind) ? str(kind['shellId']) : null
+      if (shell !== null && isObject(kind) && /^shell_(?:completed|failed|killed|exited)/.test(str(kind['type']) ?? '')) closeShell(s, shell, offset)
+      // At a settled prompt the CLI answers the notification itself: a turn starts with no
+      // user.message (1.0.102: shell_completed, then a read_bash and a reply).
+      if (isSettled(s)) {
+        s.turnIndex += 1
+        s.turnStartedAt = at
+        s.src['turnIndex'] = offset
+        s.replyAsksTools = false
+        s.taskComplete = false
+        mark(s, 'wake', offset)
+      }
+
       return
     }
 
@@ -296,6 +356,7 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
       s.src['shutdown'] = offset
       s.openTools = []
       s.permissions = []
+      s.shells = []
       endSubagents(s, at)
       setModel(s, str(data['currentModel']), offset)
       if (kind === 'error') {
@@ -319,6 +380,7 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
       s.src['turnIndex'] = offset
       s.src['messages'] = offset
       s.replyAsksTools = false
+      s.taskComplete = false
       if (s.error !== null) {
         s.error = null
         s.src['error'] = offset
@@ -340,6 +402,7 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
 
     case 'assistant.turn_start': {
       if (inside) return
+      s.taskComplete = false
       setModel(s, str(data['model']), offset)
       mark(s, 'turn_start', offset)
       return
@@ -403,7 +466,8 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
       const args = data['arguments']
       let tool: OpenTool = {at, id, name}
       if (name === 'ask_user') {
-        const q = isObject(args) ? (str(args['question']) ?? str(args['prompt'])) : null
+        // 1.0.102 asks with `message` (and a `requestedSchema` form); older builds `question`.
+        const q = isObject(args) ? (str(args['message']) ?? str(args['question']) ?? str(args['prompt'])) : null
         tool = {...tool, question: (q === null ? null : oneLine(q, 500)) ?? 'Question'}
         s.src['question'] = offset
       }
@@ -416,6 +480,13 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
     case 'tool.execution_complete': {
       const id = str(data['toolCallId'])
       if (id !== null) s.openTools = s.openTools.filter((t) => t.id !== id)
+      if (inside) return
+      const out = resultText(data)
+      const running = SHELL_RUNNING.exec(out)
+      const shell = running?.[1] ?? running?.[2]
+      if (shell !== undefined) openShell(s, shell, offset)
+      const ended = SHELL_ENDED.exec(out)
+      if (ended?.[1] !== undefined) closeShell(s, ended[1], offset)
       return
     }
 
@@ -509,7 +580,7 @@ export function isSettled(s: CopilotState): boolean {
   if (s.openTools.length > 0 || s.permissions.length > 0) return false
   switch (s.marker) {
     case 'turn_end':
-      return !s.replyAsksTools
+      return !s.replyAsksTools || s.taskComplete === true
     case 'abort':
     case 'task_complete':
     case 'error':
@@ -556,6 +627,7 @@ export function eventsContributions(s: CopilotState, path: string, match: FileMa
 
   const facts: Partial<SessionFacts> = {
     approval,
+    backgroundWork: s.shells?.length ?? 0,
     createdAt: s.createdAt,
     cwd: s.cwd,
     error,

@@ -111,7 +111,7 @@ function toolOf(p: Readonly<Json>): string | null {
 
 function questionOf(p: Readonly<Json>): string {
   const input = p['tool_input'] ?? p['toolArgs']
-  const q = isObject(input) ? (str(input['question']) ?? str(input['prompt'])) : null
+  const q = isObject(input) ? (str(input['message']) ?? str(input['question']) ?? str(input['prompt'])) : null
   return (q === null ? null : oneLine(q, 500)) ?? 'Question'
 }
 

@@ -6,6 +6,7 @@
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import {composeCopilot} from './compose.js'
 import {eventsParser} from './events.js'
+import {parseLegacy} from './legacy.js'
 import {copilotHooks} from './hooks.js'
 import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
 import {parseLock, parseWorkspace} from './workspace.js'
@@ -13,17 +14,22 @@ import {parseLock, parseWorkspace} from './workspace.js'
 export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   if (match.role === 'lock') return parseLock(path, text)
   if (match.role === 'workspace') return parseWorkspace(path, text, match.nativeId ?? '')
+  if (match.role === 'legacy') return parseLegacy(path, text)
   return []
 }
 
 export const copilot: Adapter = {
   agent: 'copilot',
+  // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
+  cli: {bin: 'copilot', package: '@github/copilot', testedVersion: '1.0.102'},
   compose: composeCopilot,
   hooks: copilotHooks,
   jsonl: eventsParser,
   label: 'Copilot CLI',
   match: matchCopilotFile,
   parseWhole: parseCopilotWhole,
+  // Its lock holds no start time (compose.ts): the engine's process scan finds the process.
+  processScan: true,
   roots: copilotRoots,
   skipDir: skipCopilotDir,
 }

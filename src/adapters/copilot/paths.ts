@@ -5,15 +5,18 @@
  *   <base>/session-state/<sessionId>/workspace.yaml    id, cwd, name / summary, user_named, created_at, updated_at
  *   <base>/session-state/<sessionId>/inuse.<pid>.lock  present while a `copilot` process has the session open
  *   <base>/session-state/<sessionId>.jsonl             the older flat layout: the same events, one file
+ *   <base>/history-session-state/<sessionId>.json      the oldest layout: one JSON object per session
  *
- * <base> is `$COPILOT_CONFIG_DIR`, else `$COPILOT_HOME`, else `~/.copilot`. Pure: paths only.
+ * <base> is `$COPILOT_HOME` (what 1.0.102 documents in `copilot help environment`), else
+ * `$COPILOT_CONFIG_DIR` (older builds), else `~/.copilot`. Pure: paths only.
  */
 import {basename, join, normalize, sep} from 'node:path'
 
 import type {AdapterEnv, FileMatch} from '../../core/ingest/adapter.js'
+import {legacyId} from './legacy.js'
 
 export function copilotHome(ctx: AdapterEnv): string {
-  const fromEnv = ctx.env['COPILOT_CONFIG_DIR']?.trim() || ctx.env['COPILOT_HOME']?.trim()
+  const fromEnv = ctx.env['COPILOT_HOME']?.trim() || ctx.env['COPILOT_CONFIG_DIR']?.trim()
   return trimSep(fromEnv ? fromEnv : join(ctx.home, '.copilot'))
 }
 
@@ -21,8 +24,12 @@ export function sessionStateDir(ctx: AdapterEnv): string {
   return join(copilotHome(ctx), 'session-state')
 }
 
+export function legacyDir(ctx: AdapterEnv): string {
+  return join(copilotHome(ctx), 'history-session-state')
+}
+
 export function copilotRoots(ctx: AdapterEnv): string[] {
-  return [sessionStateDir(ctx)]
+  return [sessionStateDir(ctx), legacyDir(ctx)]
 }
 
 function trimSep(path: string): string {
@@ -43,9 +50,17 @@ export function lockPid(file: string): number | null {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : null
 }
 
+const LEGACY = /^([0-9A-Za-z][0-9A-Za-z_-]*)\.json$/
+
 export function matchCopilotFile(path: string, ctx: AdapterEnv): FileMatch | null {
   const root = sessionStateDir(ctx) + sep
   const full = normalize(path)
+  const legacy = legacyDir(ctx) + sep
+  if (full.startsWith(legacy)) {
+    const m = LEGACY.exec(full.slice(legacy.length))
+    return m === null ? null : {kind: 'whole', nativeId: legacyId(`${m[1] ?? ''}.json`), role: 'legacy'}
+  }
+
   if (!full.startsWith(root)) return null
   const parts = full.slice(root.length).split(sep)
 

@@ -84,7 +84,11 @@ export function parseLock(path: string, text: string): Contribution[] {
   return [
     {
       extra: {pid, role: 'lock'},
-      facts: {sources: {process: source}},
+      // A folder someone has open is a session even before its first prompt: 1.0.102 writes
+      // events.jsonl only then, so a fresh TUI's folder holds just workspace.yaml and this lock.
+      // (`messages` is what tells the engine a file describes a session; compose takes the
+      // count from the event log, never from here.)
+      facts: {messages: 0, sources: {process: source}},
       nativeId: basename(dirname(path)),
       priority: 10,
       processClaim: {heartbeatAt: null, pid, source, startedAt, status: null},
