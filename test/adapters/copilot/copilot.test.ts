@@ -1,4 +1,4 @@
-import {cpSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -6,7 +6,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {copilot, copilotHookEvent, permissionText} from '../../../src/adapters/copilot/index.js'
 import type {AdapterEnv, HookEvent} from '../../../src/core/ingest/adapter.js'
-import {discover, factsOf, feedJsonl, processStartMs, readAll, readOne, reduceHooks} from '../gemini/harness.js'
+import {compose, discover, factsOf, feedJsonl, processStartMs, readAll, readOne, reduceHooks} from '../gemini/harness.js'
 
 const HOME = fileURLToPath(new URL('../../fixtures/copilot', import.meta.url))
 const ctx: AdapterEnv = {env: {COPILOT_CONFIG_DIR: HOME}, home: '/home/nobody'}
@@ -36,10 +36,11 @@ const hook = (seconds: number, payload: Record<string, unknown>, k = 1): HookEve
 })
 
 describe('Copilot CLI paths', () => {
-  it('reads $COPILOT_CONFIG_DIR, else $COPILOT_HOME, else ~/.copilot', () => {
-    expect(copilot.roots(ctx)).toEqual([STATE])
-    expect(copilot.roots({env: {COPILOT_HOME: '/x/cop'}, home: '/home/u'})).toEqual(['/x/cop/session-state'])
-    expect(copilot.roots({env: {}, home: '/home/u'})).toEqual(['/home/u/.copilot/session-state'])
+  it('reads $COPILOT_HOME (what 1.0.102 documents), else $COPILOT_CONFIG_DIR, else ~/.copilot; the legacy folder too', () => {
+    expect(copilot.roots(ctx)).toEqual([STATE, join(HOME, 'history-session-state')])
+    expect(copilot.roots({env: {COPILOT_HOME: '/x/cop'}, home: '/home/u'})).toEqual(['/x/cop/session-state', '/x/cop/history-session-state'])
+    expect(copilot.roots({env: {COPILOT_CONFIG_DIR: '/y/old', COPILOT_HOME: '/x/cop'}, home: '/home/u'})[0]).toBe('/x/cop/session-state')
+    expect(copilot.roots({env: {}, home: '/home/u'})[0]).toBe('/home/u/.copilot/session-state')
   })
 
   it('matches events.jsonl, the flat legacy file, workspace.yaml and lock files', () => {
@@ -70,20 +71,27 @@ describe('Copilot CLI events', () => {
     })
   })
 
-  it('working: a tool call still running; its lock names a dead pid, so the process crashed', () => {
+  it('working: a tool call still running; a lock with only a pid names no process (the process scan decides)', () => {
     const f = facts(2)
 
     expect(f).toMatchObject({settled: false, title: 'Run the migrations'})
-    expect(f.process).toMatchObject({alive: false, exited: 'crash', pid: 2147483600, source: {kind: 'registry'}})
+    expect(f.process).toBeNull()
   })
 
-  it('a live lock: the engine finds the pid alive, and the turn reads running', () => {
+  it('a lock holding only a live pid (as 1.0.102 writes it) is no proof of life: it names no process', () => {
     const {env, state} = copyHome()
     writeFileSync(join(state, sid(2), `inuse.${process.pid}.lock`), String(process.pid))
 
     const f = facts(2, [], env)
-    expect(f.process).toMatchObject({alive: true, exited: null, pid: process.pid})
+    expect(f.process).toBeNull()
     expect(f.settled).toBe(false)
+  })
+
+  it('a lock whose start time matches the live pid is alive', () => {
+    const {env, state} = copyHome()
+    writeFileSync(join(state, sid(2), `inuse.${process.pid}.lock`), JSON.stringify({startedAt: processStartMs(process.pid)}))
+
+    expect(facts(2, [], env).process).toMatchObject({alive: true, exited: null, pid: process.pid})
   })
 
   it('a lock with a start time that does not match the live pid is pid reuse: not alive', () => {
@@ -180,6 +188,13 @@ describe('Copilot CLI events', () => {
     expect(c?.extra).toMatchObject({cwd: '/tmp/webapp', role: 'workspace'})
   })
 
+  it('a fresh folder with workspace.yaml and a lock (1.0.102 before the first prompt) is a session with no messages', () => {
+    const {env, state} = copyHome()
+    writeFileSync(join(state, sid(12), 'inuse.2147483601.lock'), '2147483601\n')
+
+    expect(facts(12, [], env)).toMatchObject({cwd: '/tmp/webapp', messages: 0, process: null, turnIndex: 0})
+  })
+
   it('permission prompts read as a tool name, with the command or file', () => {
     expect(permissionText({fileName: 'src/a.ts', kind: 'write'})).toBe('write: src/a.ts')
     expect(permissionText({kind: 'mcp', serverName: 'github', toolName: 'create_issue'})).toBe('create_issue')
@@ -224,10 +239,10 @@ describe('Copilot CLI hooks', () => {
   it('composed: a hook approval over a log that shows nothing newer', () => {
     const f = facts(2, reduceHooks(copilot, [hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2)]))
 
-    // The process is gone (a stale lock): a prompt from a dead process is not left open.
-    expect(f.approval).toBeNull()
+    // A lock with only a pid is no evidence either way: the hook's prompt stands.
+    expect(f.approval).toMatchObject({text: 'Allow bash?'})
     const {env, state} = copyHome()
-    writeFileSync(join(state, sid(2), `inuse.${process.pid}.lock`), '')
+    writeFileSync(join(state, sid(2), `inuse.${process.pid}.lock`), JSON.stringify({startedAt: processStartMs(process.pid)}))
     const live = factsOf(copilot, env, sid(2), reduceHooks(copilot, [hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2)]))
     expect(live).toMatchObject({approval: {text: 'Allow bash?'}, lastActivityAt: sec(3.5)})
   })
@@ -237,3 +252,53 @@ describe('Copilot CLI hooks', () => {
     expect(facts(2, reduceHooks(copilot, [hook(1, {hook_event_name: 'Stop'}, 2)])).settled).toBe(false)
   })
 })
+
+describe('Copilot CLI 1.0.102, real files', () => {
+  const REAL = fileURLToPath(new URL('../../fixtures/copilot/real-1.0.102', import.meta.url))
+  const real: AdapterEnv = {env: {COPILOT_HOME: REAL}, home: '/home/nobody'}
+  const events = (id: string): string => join(REAL, 'session-state', id, 'events.jsonl')
+  const lines = (id: string): string[] => readFileSync(events(id), 'utf8').split('\n').filter(Boolean)
+  const typeAt = (id: string, type: string, nth = 0): number => lines(id).map((l) => JSON.parse(l).type).reduce<number[]>((a, t, i) => (t === type ? [...a, i] : a), [])[nth]!
+  const upTo = (id: string, n: number) => compose(copilot, id, feedJsonl(copilot, events(id), copilot.match(events(id), real)!, {limit: n}).contributions)
+
+  it('autopilot: session.task_complete then assistant.turn_end settles the turn (the reply asked for the task_complete tool)', () => {
+    const id = 'ed3ed6c4-de3e-4768-9726-60343960d2e8'
+    const end = typeAt(id, 'assistant.turn_end')
+    expect(typeAt(id, 'session.task_complete')).toBe(end - 1)
+    expect(upTo(id, end - 1).settled).toBe(false) // the tool ran, task_complete not yet written
+    expect(upTo(id, end + 1).settled).toBe(true) // turn_end after task_complete, no shutdown yet
+  })
+
+  it('a shell still running after 30 s is background work once the turn ends; its shell_completed notification starts a turn with no prompt', () => {
+    const id = 'b72e863e-cc3b-4fa8-9a34-f7b35d843d46'
+    const wake = typeAt(id, 'system.notification')
+    const over = upTo(id, wake)
+    expect(over).toMatchObject({backgroundWork: 1, settled: true, turnIndex: 1})
+    const woken = upTo(id, wake + 1)
+    expect(woken).toMatchObject({backgroundWork: 0, settled: false, turnIndex: 2})
+    const after = facts0(real, id)
+    expect(after).toMatchObject({backgroundWork: 0, messages: 5, settled: true, turnIndex: 2})
+  })
+
+  it('ask_user asks with `message`: the question is that text', () => {
+    const id = '1ca81471-0630-455b-9d59-7142f0c558e1'
+    const open = upTo(id, typeAt(id, 'tool.execution_start') + 1)
+    expect(open.question).toMatchObject({text: 'Which colour should the button be?'})
+    expect(facts0(real, id).question).toBeNull()
+  })
+
+  it('the legacy single-file layout history-session-state/<id>.json is read as settled history', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cast-copilot-legacy-'))
+    temps.push(dir)
+    mkdirSync(join(dir, 'history-session-state'))
+    // Shape as public readers of the layout document it (no real file of it here: 1.0.102 no longer writes it).
+    const body = {chatMessages: [{content: 'please add mcp servers', role: 'user'}, {content: 'sure', role: 'assistant'}, {content: 'x', role: 'tool'}, {content: 'thanks', role: 'user'}], sessionId: 'hhh', startTime: '2025-10-08T21:10:16.398Z', timeline: []}
+    writeFileSync(join(dir, 'history-session-state', 'hhh.json'), JSON.stringify(body, null, 2))
+    const env: AdapterEnv = {env: {COPILOT_HOME: dir}, home: '/home/nobody'}
+    expect(factsOf(copilot, env, 'hhh')).toMatchObject({createdAt: Date.parse('2025-10-08T21:10:16.398Z'), messages: 3, process: null, settled: true, title: 'please add mcp servers'})
+  })
+})
+
+function facts0(env: AdapterEnv, id: string) {
+  return factsOf(copilot, env, id)
+}
