@@ -1,3 +1,5 @@
+import {Flags} from '@oclif/core'
+
 import type {ScreenSweepStats} from '../core/ingest/screen.js'
 import type {AgentCliVersion} from '../lib/agent-versions.js'
 import type {AgentStoreStats} from '../core/store/doctor.js'
@@ -85,11 +87,16 @@ then the transcript, then the tmux screen). Then the store, tmux and the config.
 Exits 1 only for a real problem: a store cast cannot read, or a hook that points at a cast-hook
 binary that is not there (the agent would fail running it). Everything else is reported, with
 what to run, and exits 0.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', '<%= config.bin %> <%= command.id %> --repair']
+  static override flags = {
+    repair: Flags.boolean({
+      summary: "When the store's integrity check fails: copy what can be read into a new store (cast's own records: states, pins, owners, labels, decisions, the log), keep the damaged file beside it, and re-read the agents' files.",
+    }),
+  }
   static override summary = 'Check what cast can read on this machine, agent by agent.'
 
   async run(): Promise<DoctorReport> {
-    await this.parse(Doctor)
+    const {flags} = await this.parse(Doctor)
     const fs = await import('node:fs')
     const path = await import('node:path')
     const {HOOK_SPECS, NO_HOOKS, hooksStatus, tildePath} = await import('../lib/hooks-install.js')
@@ -110,16 +117,36 @@ what to run, and exits 0.`
     let stats = new Map<string, AgentStoreStats>()
     let sweep: ScreenSweepStats | null = null
     let schemaVersion: number | null = null
+    const {integrityOf, repairStore} = await import('../core/store/repair.js')
+    if (flags.repair && fs.existsSync(dbPath)) {
+      const check = integrityOf(dbPath)
+      if (check === 'ok') {
+        warnings.push('The store passed its integrity check: nothing to repair.')
+      } else {
+        const r = repairStore(castHome(env))
+        const kept = Object.entries(r.copied).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ')
+        const lost = Object.entries(r.unreadable).map(([t, n]) => `${t} ${n}`).join(', ')
+        process.stderr.write(
+          `cast: repaired the store (${check}): kept ${kept || 'nothing'}${lost ? `; unreadable rows: ${lost}` : ''}${r.lostTables.length > 0 ? `; unreadable tables: ${r.lostTables.join(', ')}` : ''}; re-reading the agents' files. The damaged file is ${r.damaged}\n`,
+        )
+      }
+    }
+
     try {
       store = await this.openStore()
       const health = storeHealth(store)
-      if (health.check !== 'ok') throw new Error(`integrity check failed: ${health.check}`)
+      if (health.check !== 'ok') {
+        // quick_check found damage: the full check says what, for the report.
+        const full = integrityOf(dbPath)
+        throw Object.assign(new Error(`integrity check failed: ${full === 'ok' ? health.check : full}`), {damaged: true})
+      }
+
       schemaVersion = health.schemaVersion
     } catch (error) {
       const message = (error as Error).message
       store = null
       storeReport = {...storeReport, error: message}
-      problems.push({agent: null, fix: `Check the file's permissions, or move it aside and let cast create a new one: ${dbPath}`, message: `The store cannot be read: ${message}`})
+      problems.push({agent: null, fix: storeFix(error as Error, dbPath), message: `The store cannot be read: ${message}`})
     }
 
     if (store !== null) {
@@ -308,4 +335,23 @@ what to run, and exits 0.`
 
     return report
   }
+}
+
+/**
+ * What to do about a store that cannot be read. Only a damaged one is rebuilt (keeping cast's own
+ * records); a store whose data is intact (permissions, a full disk, a lock, an untrusted folder)
+ * is never to be moved aside: its fault is fixed where it is.
+ */
+function storeFix(error: Error & {code?: unknown; damaged?: boolean}, dbPath: string): string {
+  const code = typeof error.code === 'string' ? error.code : ''
+  const msg = error.message
+  if (error.damaged || /SQLITE_(CORRUPT|NOTADB)|malformed|not a database|integrity check failed/i.test(`${code} ${msg}`)) {
+    return "Run: cast doctor --repair (copies what can be read, keeping cast's own records, into a new store, keeps the damaged file beside it, and re-reads the agents' files)"
+  }
+
+  if (/refusing to use it|owned by uid|can be written by/.test(msg)) return 'Make the folder yours and private (chmod 700), or set CAST_HOME to a folder of your own.'
+  if (/SQLITE_FULL|ENOSPC|EDQUOT|no space|disk is full/i.test(`${code} ${msg}`)) return `Free some space on the disk that holds ${dbPath}; nothing needs to be moved.`
+  if (/SQLITE_(BUSY|LOCKED)|locked/i.test(`${code} ${msg}`)) return 'Another process held the store too long; run cast doctor again.'
+  if (/READONLY|EROFS|EACCES|EPERM|read-only|readonly|permission/i.test(`${code} ${msg}`)) return `Make ${dbPath} and its folder writable by you again.`
+  return `Check the file's permissions and the disk that holds ${dbPath}, then run cast doctor again.`
 }

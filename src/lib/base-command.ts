@@ -1,6 +1,7 @@
 import {Command} from '@oclif/core'
 import fs from 'node:fs'
 
+import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import type {Store} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
@@ -145,8 +146,8 @@ export function storeFault(err: Error & {code?: unknown}, home: string): CastErr
   const why = err.message.replace(/\s+/g, ' ').trim()
   if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return readOnlyHome(home, why)
 
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') {
-    return new CastError(`No space left for the cast store in ${home} (${why}): nothing was changed.`, EXIT.FAILURE, [
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_IOERR/.test(code) && diskFull(home))) {
+    return new CastError(noSpaceMessage(home, why), EXIT.FAILURE, [
       'Free some space and run the command again.',
     ])
   }
@@ -157,7 +158,7 @@ export function storeFault(err: Error & {code?: unknown}, home: string): CastErr
 
   if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) {
     return new CastError(`The cast store ${home}/cast.db is damaged (${why}).`, EXIT.FAILURE, [
-      'Move cast.db aside and run again: sessions are re-read from the agents\' files (cast\'s own records in it are lost).',
+      "Run: cast doctor --repair (copies what can be read, keeping cast's own records, into a new store and re-reads the agents' files).",
     ])
   }
 

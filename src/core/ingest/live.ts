@@ -69,6 +69,7 @@ export class LiveIngester {
   /** Paths the last passes read, with their stat signature before the read: the trailing re-stat. */
   private restat = new Map<string, string>()
   private restatTimer: NodeJS.Timeout | null = null
+  private restatRound = 0
 
   constructor(
     private readonly store: Store,
@@ -277,7 +278,11 @@ export class LiveIngester {
     else this.retryLater()
     this.guard('notify', () => this.opts.onChange?.())
     this.armTimeTimer()
-    if (this.restat.size > 0) this.restatTimer ??= setTimeout(() => this.trailing(), TRAILING_RESTAT_MS)
+    if (this.restat.size > 0) {
+      this.restatRound = 0
+      if (this.restatTimer) clearTimeout(this.restatTimer)
+      this.restatTimer = setTimeout(() => this.trailing(), TRAILING_RESTAT_MS)
+    }
   }
 
   /** The trailing re-stat after a burst: a path that changed since its read is read again. */
@@ -286,6 +291,14 @@ export class LiveIngester {
     if (this.stopped) return
     const again: string[] = []
     for (const [p, sig] of this.restat) if (signature(p) !== sig) again.push(p)
+    if (again.length === 0 && this.restatRound === 0) {
+      // Once more a little later: a loaded machine may deliver the write after the first look.
+      this.restatRound = 1
+      this.restatTimer = setTimeout(() => this.trailing(), TRAILING_RESTAT_MS * 3)
+      return
+    }
+
+    this.restatRound = 0
     this.restat.clear()
     if (again.length === 0) return
     for (const p of again) this.pending.add(p)

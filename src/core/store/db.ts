@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {diskFull, noSpaceMessage} from './disk.js'
 import {migrate} from './migrations.js'
 
 export class StoreOpenError extends Error {
@@ -77,6 +78,7 @@ export function openDatabase(home: string, options: {readonly?: boolean} = {}): 
   try {
     db = new Database(file, {fileMustExist: options.readonly === true, readonly: options.readonly === true, timeout: 15_000})
   } catch (error) {
+    if (diskFull(home)) throw new StoreOpenError(noSpaceMessage(home, (error as Error).message))
     throw new StoreOpenError(`Cannot open the cast store ${file}: ${(error as Error).message}`)
   }
 
@@ -102,6 +104,7 @@ export function openDatabase(home: string, options: {readonly?: boolean} = {}): 
     db.close()
     if ((error as Error).name === 'SchemaFromFutureError') throw error
     const e = error as Error & {code?: string}
+    if (/^SQLITE_(FULL|IOERR)/.test(e.code ?? '') && diskFull(home)) throw new StoreOpenError(noSpaceMessage(home, `${e.code}: ${e.message}`))
     throw new StoreOpenError(`Cannot use the cast store ${file}: ${e.code ? e.code + ': ' : ''}${e.message}`)
   }
 
