@@ -333,8 +333,8 @@ export function composeClaude(nativeId: string, contributions: readonly CheckedC
       sources['error'] = hooks.facts.error.source
     }
   }
-  // Nothing asked yet (a TUI at its first prompt): nothing to settle, the session is new.
-  if (f.messages === 0 && f.approval === null && f.question === null) f.settled = false
+  // Nothing asked yet (a TUI at its first prompt, no transcript): nothing to settle, the session is new.
+  if (t === null && f.messages === 0 && f.approval === null && f.question === null) f.settled = false
 
   // Open question: the transcript's (it has the text), else a hook's, else the registry's dialog.
   let question: HardBlock | null = f.question

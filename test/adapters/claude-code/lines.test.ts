@@ -89,7 +89,7 @@ describe('Claude Code transcript lines', () => {
     expect(facts).toMatchObject({messages: 2, settled: true, title: 'start', turnIndex: 1})
   })
 
-  it('an async agent is background work until its notification; KillShell ends a shell', () => {
+  it('an async agent is not background work (its own file speaks for it); KillShell ends a shell', () => {
     const {facts: running} = feedRecords([
       user(0, 'go'),
       assistant(1, 'm1', [toolUse('t1', 'Agent', {prompt: 'dig', run_in_background: true})]),
@@ -111,7 +111,8 @@ describe('Claude Code transcript lines', () => {
       assistant(11, 'm5', [text('Stopped the tail.')]),
     ])
 
-    expect(running).toMatchObject({backgroundWork: 2, settled: true})
+    // The async agent is a child session of its own (child_producing), not background work.
+    expect(running).toMatchObject({backgroundWork: 1, settled: true})
     expect(done).toMatchObject({backgroundWork: 0, settled: true})
   })
 

@@ -1,3 +1,4 @@
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -30,10 +31,13 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     })
   })
 
-  it('describes no conversation: a registry alone does not make a session', () => {
+  it('a TUI registry alone makes a session (its cwd: a claude at its first prompt, 2.1.328); any other kind does not', () => {
     const [c] = parseWhole(stalePath)
+    const rec = JSON.parse(readFileSync(stalePath, 'utf8')) as Record<string, unknown>
 
-    expect(c?.facts).toEqual({})
+    expect(c?.facts).toEqual(rec['kind'] === 'interactive' && typeof rec['cwd'] === 'string' ? {cwd: rec['cwd']} : {})
+    const [headless] = parseWhole(stalePath, JSON.stringify({...rec, entrypoint: 'sdk-cli', kind: 'sdk'}))
+    expect(headless?.facts).toEqual({})
   })
 
   it('keeps waitingFor for compose', () => {
@@ -143,6 +147,7 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
   it('a registry alone still gives a session its cwd, start and process', () => {
     const f = compose(sid(12), live(12, {status: 'idle'}))
 
-    expect(f).toMatchObject({createdAt: processStartMs(process.pid), cwd: '/tmp/proj', messages: 0, process: {alive: true, status: 'idle'}, settled: true})
+    // Nothing asked yet: nothing to settle (the session is new, idle).
+    expect(f).toMatchObject({createdAt: processStartMs(process.pid), cwd: '/tmp/proj', messages: 0, process: {alive: true, status: 'idle'}, settled: false})
   })
 })
