@@ -10,6 +10,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, recordFigure, runCast, until, type Watch} from './harness/cast.js'
 import {type MockRequest, type Reply, repeat, sequence, status, text, tool} from './harness/mock/server.js'
+import type {AgentPane} from './harness/tmux.js'
 import {alive, askOf, copilotSessions, headless, killTree, PROMPT, rig, type Rig, stopAll, waitUntil} from './copilot/rig.js'
 
 afterAll(stopAll)
@@ -367,6 +368,70 @@ describe('copilot', () => {
       const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === want, 30_000, `needs_input/${want}`)
       recordFigure('copilot', 'bad_stream', {ms: 0, what: `the turn ended ${errored ? 'in session.error' : 'with a reply'} after ${r.mock.mainCount()} requests`})
       expect(s.agent).toBe('copilot')
+    } finally {
+      await r.stop()
+    }
+  })
+  /** A TUI with its shell permission dialog open, and cast showing it. */
+  async function dialogOpen(name: string, command: string): Promise<{r: Rig; pane: AgentPane; s: CastSession}> {
+    const r = await rig(name, [bash(command, 'Touch a file'), text('Moved on.')])
+    const pane = await r.open()
+    r.tmux.type(pane, 'touch the file')
+    await r.tmux.waitFor(pane, /Do you want to run this command\?[\s\S]*1\. Yes/)
+    const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'approval', 60_000, 'approval')
+    return {pane, r, s}
+  }
+
+  it.concurrent('approve: `cast approve` answers Yes in the dialog; the tool runs and the turn moves on', async () => {
+    const {r, pane, s} = await dialogOpen('approve', 'touch approved.txt')
+    try {
+      const out = await runCast(['approve', s.id], {env: r.env, timeout: 30_000})
+      expect(out.code, out.stderr + out.stdout).toBe(0)
+      await waitUntil(() => fs.existsSync(path.join(r.work, 'approved.txt')), 30_000, 'the tool ran')
+      await r.tmux.waitFor(pane, /Moved on\.[\s\S]*← open sidebar/, 60_000)
+      expect(r.events().find((e) => e.type === 'permission.completed')?.data?.result).toMatchObject({kind: 'approved'})
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after approve')
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('deny: `cast deny` declines; the tool does not run', async () => {
+    const {r, pane, s} = await dialogOpen('deny', 'touch denied.txt')
+    try {
+      const out = await runCast(['deny', s.id], {env: r.env, timeout: 30_000})
+      expect(out.code, out.stderr + out.stdout).toBe(0)
+      await r.tmux.waitFor(pane, /← open sidebar/, 60_000)
+      expect(fs.existsSync(path.join(r.work, 'denied.txt'))).toBe(false)
+      expect(r.events().some((e) => e.type === 'tool.execution_complete' && e.data?.success === true)).toBe(false)
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after deny')
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('deny: `cast deny --note` declines and hands Copilot the note', async () => {
+    const {r, pane, s} = await dialogOpen('denynote', 'touch noted.txt')
+    try {
+      const out = await runCast(['deny', s.id, '--note', 'use mkdir instead'], {env: r.env, timeout: 30_000})
+      expect(out.code, out.stderr + out.stdout).toBe(0)
+      await r.tmux.waitFor(pane, /User feedback: use mkdir instead/, 60_000)
+      expect(fs.existsSync(path.join(r.work, 'noted.txt'))).toBe(false)
+      expect(r.events().find((e) => e.type === 'permission.completed')?.data?.result).toMatchObject({feedback: 'use mkdir instead', kind: 'denied-interactively-by-user'})
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('send_refused: `cast send` into an open permission dialog exits 5 and types nothing', async () => {
+    const {r, pane, s} = await dialogOpen('sendref', 'touch refused.txt')
+    try {
+      const out = await runCast(['send', s.id, 'hello there'], {env: r.env, timeout: 30_000})
+      expect(out.code, out.stderr + out.stdout).toBe(5)
+      const screen = await r.tmux.waitFor(pane, /Do you want to run this command\?/)
+      expect(screen).not.toContain('hello there')
+      expect(fs.existsSync(path.join(r.work, 'refused.txt'))).toBe(false)
+      expect(r.events().some((e) => e.type === 'permission.completed')).toBe(false)
     } finally {
       await r.stop()
     }
