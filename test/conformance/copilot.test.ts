@@ -286,10 +286,10 @@ describe('copilot', () => {
   it.concurrent('headless_killed: `copilot -p` killed mid-run reads needs_input/dead', async () => {
     const r = await rig('headlessk', [{kind: 'stall', text: 'Thinking about it'}])
     try {
+      const w = r.watch()
       const run = headless(r, 'answer slowly')
       await r.mock.waitMain(1, 60_000)
       await waitUntil(() => r.events().some((e) => e.type === 'assistant.turn_start'), 30_000, 'the turn started')
-      const w = r.watch()
       await w.wait((l) => isCop(l) && l.to === 'working', 60_000)
       const killed = killTree(run.pid!)
       const t = Date.now()
