@@ -164,7 +164,8 @@ describe(AGENT, () => {
     const done = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the retry')
     // The failed attempt is no message: the prompt and the answer are.
     expect(done.messages).toBe(2)
-    expect(w.lines.some((l) => l.line.agent === AGENT && l.line.reason === 'error')).toBe(false)
+    const mine = w.lines.filter((l) => l.line.agent === AGENT).map((l) => `${l.line.to}/${l.line.reason}`)
+    expect(mine.filter((l) => l.endsWith('/error')), mine.join(' → ')).toEqual([])
   })
 
   it('error: retries spent on 500s read needs_input/error with the banner pi shows', async () => {

@@ -6,7 +6,8 @@
  *     retry `⠙ Retrying (1/3) in 2s... (escape to cancel)`;
  *   - error: `Error: 500 mock 500` under the prompt, and once the retries are spent
  *     `Error: Retry failed after 3 attempts: 500 mock 500` (that text is on screen only). Old
- *     errors stay in the scrollback, so the last one is the one reported;
+ *     errors stay in the scrollback (an answer below them), so only the line right above the
+ *     editor counts;
  *   - idle: the editor (a full-width `────` rule above and below the input line), no spinner.
  * pi core has no permission dialog and no question tool ("no permission popups", its
  * docs/usage.md), so there are no approval or question patterns and no dialog keys: `cast
@@ -26,8 +27,9 @@ export const piScreenPatterns: ScreenPatterns = {
     String.raw`/(?:ctrl\+c|esc) to interrupt/i`,
     String.raw`^\s*${SPINNER}\s`,
   ],
-  // The last `Error: …` line on the screen.
-  error: [String.raw`^\s*(Error: [^\n]+)(?![\s\S]*^\s*Error: )`],
+  // An `Error: …` line right above the editor (or at the end of what was captured): an older one
+  // followed by an answer is history, and so is one the next reply is streaming under.
+  error: [String.raw`^\s*(Error: [^\n]+)(?:\n─{20,}$|(?![\s\S]))`],
   idle: [String.raw`^─{20,}$`, String.raw`^\s*pi>\s*`],
   processes: ['pi'],
   question: [],

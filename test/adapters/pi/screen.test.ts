@@ -38,3 +38,11 @@ describe('pi 0.73.1 screens', () => {
     expect(piScreenPatterns.keys).toBeUndefined()
   })
 })
+
+describe('pi 0.73.1 screens: an error line is history once something follows it', () => {
+  it('the answer after a retried error, captured before the file has it, is not an error', () => {
+    const answered = screen('working').replace(/^ ⠸ Working\.\.\..*$/m, ' Answer after the retry.')
+
+    expect(matchScreen(answered, patterns)?.kind).toBe('idle')
+  })
+})
