@@ -241,10 +241,10 @@ describe.concurrent(AGENT, () => {
   }
 
   it('long_command: a command running for a while is working the whole time', async () => {
-    const r = await start('long', sequence([bash('sleep 12 && echo long-done'), text('It finished.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
+    const r = await start('long', sequence([bash('sleep 9 && sleep 9 && echo long-done'), text('It finished.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
     r.h.tmux.type(r.pane, 'run the long command')
-    await r.h.tmux.waitFor(r.pane, /sleep 12/)
-    await until(r.env, is(r, 'working', 'producing'))
+    await r.h.tmux.waitFor(r.pane, /sleep 9 && sleep 9/)
+    await r.watch!.wait(watchIs('working', 'producing'))
     const seen: string[] = []
     while (!/It finished\./.test(r.screen())) {
       const s = (await sessions(r.env)).find(mine(r))
