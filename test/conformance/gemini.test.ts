@@ -85,8 +85,8 @@ async function rig(name: string, script: Reply[] | ((req: import('./harness/mock
   }
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2))
   const mock = await startMock(Array.isArray(script) ? sequence(script) : script)
-  // The screen sweep reads every server under $TMUX_TMPDIR/tmux-<uid>/; a private TMUX_TMPDIR per scenario.
-  const tmux = Tmux.start(path.join(dir, 'tmux'), 'default')
+  // The screen sweep reads every server under $TMUX_TMPDIR/tmux-<uid>/ (not only `default`); a private TMUX_TMPDIR per scenario.
+  const tmux = Tmux.start(path.join(dir, 'tmux'), 'gemini')
   const env = castEnv(home, tmux.env)
   // `cast` on the agent's PATH, as a user who installed cast has it (for `cast state` from a shell tool).
   const binDir = path.join(dir, 'bin')
@@ -564,6 +564,24 @@ describe(AGENT, () => {
       expect(res.code, res.stdout + res.stderr).toBe(0)
       await r.tmux.waitFor(pane, /Wrote it\./)
       await until(r.env, is('needs_input', 'settled'), 30_000, 'settled after the tool ran')
+    }))
+
+  it.concurrent('question (hooks): an ask_user dialog is needs_input/question with the question as the ask', () =>
+    slot(async () => {
+      const r = await rig('questionh', [tool('ask_user', ask), text('Thanks.')], {hooks: true})
+      const w = watch(r)
+      const pane = await startTui(r)
+      await submit(r, pane, 'ask me something')
+      await r.tmux.waitFor(pane, /Answer Questions[\s\S]*Which colour should the button be\?/)
+      const shownAt = Date.now()
+      await until(r.env, is('needs_input', 'question'), 30_000, 'needs_input/question')
+      expect(await listing(r)).toMatch(/asks: Which colour should the button be\?/)
+      const l = await w.wait(lineIs('needs_input', 'question'), 30_000)
+      recordFigure(AGENT, 'question (hooks)', {watch_ms: Math.max(0, l.at - shownAt)})
+      // Answering it (1 = Red) ends the ask; the reply after it settles the turn.
+      r.tmux.keys(pane, '1')
+      await r.tmux.waitFor(pane, /Thanks\./)
+      await until(r.env, is('needs_input', 'settled'), 30_000, 'settled after the answer')
     }))
 
   it.concurrent('plain (hooks): an answered prompt is needs_input/settled', () =>

@@ -273,22 +273,28 @@ export function applyMeta(s: ChatState, patch: Json, offset: number | undefined)
     if (offset !== undefined) s.src['checkpoint'] = offset
     // The first prompt stays the title: a checkpoint after compression opens with a summary.
     const prompt = s.prompt
-    // A checkpoint that only cuts the tail (Gemini CLI 0.61 after a failed or cancelled request:
-    // `info "Request cancelled."`, then a checkpoint without the prompt) ends that turn; it does
-    // not unsay it. The messages after the checkpoint's last one are kept, so the prompt still
-    // counts and the cancel or error notice still settles the turn.
-    const lastId = [...messages].reverse().find((m) => isObject(m) && typeof m['id'] === 'string') as Json | undefined
-    const at = lastId === undefined ? -1 : s.win.findIndex((m) => m.id === lastId['id'])
-    const tail = at >= 0 ? s.win.slice(at + 1) : []
-    const replies = s.replies.filter((r) => tail.some((m) => m.id === r.id))
-    s.win = []
-    s.foldedMessages = 0
-    s.foldedTurns = 0
-    s.replies = []
-    for (const m of messages) if (isObject(m)) applyMessage(s, m, offset)
-    s.win.push(...tail)
-    s.replies = [...s.replies, ...replies].slice(-KEEP_REPLIES)
-    fold(s)
+    // A checkpoint that only drops messages (Gemini CLI 0.61 after a failed or cancelled request
+    // drops the prompt: `info "Request cancelled."`, then a checkpoint without it; after a denied
+    // tool it starts over from a new `<session_context>` message) ends that turn; it does not
+    // unsay it. Such a checkpoint holds nothing but messages already read and injected context:
+    // the messages it drops are kept, so the prompt still counts and the cancel or error notice
+    // still settles the turn. Any other checkpoint (compression: a summary replaces history)
+    // replaces the list.
+    const list = messages.filter(isObject)
+    const onlyDrops = s.win.length > 0 && list.every((m) => {
+      const id = str(m['id'])
+      return id !== null && (s.win.some((w) => w.id === id) || kindOf(m, partsText(m['content'])) === 'x')
+    })
+    if (onlyDrops) {
+      for (const m of list) applyMessage(s, m, offset)
+    } else {
+      s.win = []
+      s.foldedMessages = 0
+      s.foldedTurns = 0
+      s.replies = []
+      for (const m of list) applyMessage(s, m, offset)
+    }
+
     if (prompt !== null) s.prompt = prompt
   }
 }

@@ -43,6 +43,11 @@ export interface GeminiHookState {
   compactAt: number | null
   cwd: string | null
   lastAssistantText: string | null
+  /**
+   * The question of an `ask_user` call, from BeforeTool's `tool_input`: 0.61's Notification for
+   * it carries only `{"type":"ask_user","title":"Ask User"}`, never the questions.
+   */
+  pendingAsk?: string | null
 }
 
 export function initGeminiHooks(): GeminiHookState {
@@ -55,6 +60,7 @@ export function initGeminiHooks(): GeminiHookState {
     event: null,
     exitedAt: null,
     lastAssistantText: null,
+    pendingAsk: null,
     promptAt: null,
     question: null,
     sessionStartAt: null,
@@ -92,13 +98,24 @@ export function permissionText(p: Readonly<Record<string, unknown>>): string {
 }
 
 /** An `ask_user` confirmation is the agent asking the user a question, not a permission prompt. */
-function questionText(p: Readonly<Record<string, unknown>>): string | null {
+function questionText(p: Readonly<Record<string, unknown>>, pending: string | null): string | null {
   const d = p['details']
   if (!isObject(d) || d['type'] !== 'ask_user') return null
+  if (!Array.isArray(d['questions']) && typeof d['question'] !== 'string' && pending !== null) return pending
   const qs = d['questions']
   const first: unknown = Array.isArray(qs) ? qs[0] : null
   const q = (isObject(first) ? str(first['question']) : null) ?? str(d['question']) ?? str(d['title']) ?? str(p['message'])
   return (q === null ? null : oneLine(q, 500)) ?? 'Question'
+}
+
+/** BeforeTool of `ask_user`: the first question of its `tool_input` (`{questions: [{question, …}]}`). */
+function askOf(p: Readonly<Record<string, unknown>>): string | null {
+  if (str(p['tool_name']) !== 'ask_user') return null
+  const input = p['tool_input']
+  const qs = isObject(input) ? input['questions'] : null
+  const first: unknown = Array.isArray(qs) ? qs[0] : null
+  const q = isObject(first) ? str(first['question']) : null
+  return q === null ? null : oneLine(q, 500)
 }
 
 function closeAsks(s: GeminiHookState): void {
@@ -143,12 +160,13 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
     case 'AfterTool': {
       closeAsks(s)
       settle(s, false, at, name)
+      s.pendingAsk = name === 'BeforeTool' ? askOf(p) : null
       break
     }
 
     case 'Notification': {
       if (str(p['notification_type']) !== 'ToolPermission') break
-      const question = questionText(p)
+      const question = questionText(p, s.pendingAsk ?? null)
       if (question === null) s.approval = {at, event: name, text: permissionText(p)}
       else s.question = {at, event: name, text: question}
       break

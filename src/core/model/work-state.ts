@@ -201,6 +201,8 @@ function deadRule({declaration, facts, live}: Context): Outcome {
 function settledRule(ctx: Context): Outcome {
   const {activityAt, children, declaration, facts, now, pendingSend, records} = ctx
   if (!facts.settled) return 'turn not settled'
+  // No prompt yet, no turn to settle (a fresh TUI at its prompt): rule 8 reads it idle/empty.
+  if (facts.messages === 0 && !pendingSend && declaration === null) return 'settled, but no messages yet'
   if (pendingSend) return `settled, but a send ${at(records.lastSendAt)} is not picked up yet`
   const stale = records.declaration !== null && declaration === null ? `; declaration from turn ${records.declaration.turnIndex} no longer applies` : ''
   const wake = verifiableWake(facts, records, children)

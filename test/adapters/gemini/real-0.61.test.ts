@@ -10,12 +10,12 @@ import {chatLogParser} from '../../../src/adapters/gemini/index.js'
 import type {GeminiMatch} from '../../../src/adapters/gemini/paths.js'
 
 const DIR = fileURLToPath(new URL('../../fixtures/gemini/real-0.61.0/', import.meta.url))
-const match: GeminiMatch = {cwd: '/work', kind: 'jsonl', nativeId: 'x', parentNativeId: null, project: 'work', role: 'chat'}
+const match = {cwd: '/work', kind: 'jsonl', nativeId: 'x', parentNativeId: null, project: 'work', role: 'chat'} as const satisfies GeminiMatch
 
 /** The facts after the first `n` lines of a fixture (all of them by default). */
 function facts(name: string, n?: number) {
   const lines = readFileSync(DIR + name, 'utf8').split('\n').filter((l) => l.trim() !== '')
-  const state = chatLogParser.init()
+  const state = chatLogParser.init(DIR + name, match)
   let offset = 0
   for (const line of lines.slice(0, n ?? lines.length)) {
     expect(chatLogParser.line(state, line, offset)).toBe(true)
@@ -68,5 +68,10 @@ describe('Gemini CLI 0.61.0 chat files', () => {
     expect([next.settled, next.turnIndex]).toEqual([false, 2])
     const end = facts('cancel-then-prompt.jsonl')
     expect([end.settled, end.messages, end.lastAssistantText]).toEqual([true, 3, 'Second reply.'])
+  })
+
+  it('a denied tool (Esc): "Request cancelled.", a new <session_context>, a checkpoint of only that: settled, the prompt still counts', () => {
+    const f = facts('denied.jsonl')
+    expect([f.settled, f.messages, f.turnIndex, f.title, f.error]).toEqual([true, 2, 1, 'write it', null])
   })
 })
