@@ -40,7 +40,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
       onExtra: () => consumeSpool(store, ingester, home, clock),
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
-      onLost: () => process.emit('SIGTERM'),
+      onLost: () => {
+        process.exitCode = EXIT.REFUSED
+        process.emit('SIGTERM')
+      },
     })
     if (!live.tryAcquire((l) => !leaseIsLive(l))) {
       this.fail(`Another ingester holds the lease (pid ${current?.pid} on ${current?.host}).`, EXIT.REFUSED, ['See it with: cast daemon status'])

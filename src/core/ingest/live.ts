@@ -250,6 +250,7 @@ export class LiveIngester {
       setInterval(() => {
         if (this.stopped) return
         this.guard('screen sweep', () => {
+          this.ingester.writeGuard?.()
           if ((screenSweepOf(this.ingester)?.().transitions ?? 0) > 0) this.opts.onChange?.()
         })
       }, SCREEN_SWEEP_MS),
@@ -319,6 +320,7 @@ export class LiveIngester {
    * and recovery is logged.
    */
   private guard(what: string, fn: () => void): boolean {
+    if (this.lost) return false
     try {
       fn()
       if (this.failing.delete(what)) this.opts.log?.(`${what} recovered`)
@@ -345,6 +347,8 @@ export class LiveIngester {
     this.timeTimer = setTimeout(() => {
       this.timeTimer = null
       const ok = this.guard('time rules', () => {
+        // Time rules write outside the engine's transactions: check the lease is still ours first.
+        this.ingester.writeGuard?.()
         if (this.ingester.tick() > 0) this.opts.onChange?.()
       })
       // A due time that failed stays due: try again in a second, not in a tight loop.
