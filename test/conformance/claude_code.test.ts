@@ -110,6 +110,18 @@ async function registryUntil(r: Run, ok: (reg: Record<string, any>) => boolean, 
   }
 }
 
+/** Wait until the session's transcript holds `needle`. */
+async function transcriptHas(r: Run, needle: string, timeoutMs = 60_000): Promise<void> {
+  const dir = path.join(r.h.home, '.claude', 'projects')
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const files = fs.existsSync(dir) ? fs.readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.jsonl') && !f.includes('subagents')) : []
+    if (files.some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes(needle))) return
+    if (Date.now() > end) throw new Error(`no transcript holds ${JSON.stringify(needle)}`)
+    await sleep(200)
+  }
+}
+
 async function installHooks(h: ClaudeHome): Promise<void> {
   const r = await runCast(['hooks', 'install', 'claude-code'], {env: h.cast})
   expect(r.code, r.stderr).toBe(0)
@@ -276,8 +288,9 @@ describe.concurrent(AGENT, () => {
     const r = await start('kill9', sequence([{kind: 'stall', text: 'thinking about it'}]))
     r.h.tmux.type(r.pane, 'think hard')
     await r.h.tmux.waitFor(r.pane, /esc to interrupt/)
-    await until(r.env, is(r, 'working', 'producing'))
-    await r.watch!.wait(watchIs('working', 'producing'))
+    await transcriptHas(r, 'think hard')
+    await until(r.env, is(r, 'working', 'producing'), 60_000)
+    await r.watch!.wait(watchIs('working', 'producing'), 60_000)
     const t0 = Date.now()
     process.kill(r.pane.pid, 'SIGKILL')
     const ms = await watched(r, 'kill9', 'needs_input', 'dead', t0, 20_000)
@@ -293,6 +306,9 @@ describe.concurrent(AGENT, () => {
     r.h.tmux.type(r.pane, 'think hard')
     await r.h.tmux.waitFor(r.pane, /esc to interrupt/)
     await r.mock.waitMain(1)
+    // Mid-turn in the agent's files too: the prompt is in the transcript (a kill before that
+    // write leaves a session with no messages, which cast lists as idle/empty).
+    await transcriptHas(r, 'think hard')
     process.kill(r.pane.pid, 'SIGKILL')
     const t0 = Date.now()
     const first = (await sessions(r.env)).find((s) => s.agent === AGENT && !s.parent_id)
