@@ -127,8 +127,18 @@ export function claimFor(
   // A process found before keeps the session while it lives (another one may have started since).
   if (previous && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)) return previous
   const last = s.lastActivityAt ?? Number.POSITIVE_INFINITY
+  // Once the process that ran it died, only one started after it (a resume) can run it again: an
+  // older agent process in the same folder runs another session.
+  const after = previous && previous.pid > 0 ? (previous.startedAt ?? Number.POSITIVE_INFINITY) : Number.NEGATIVE_INFINITY
   const candidates = procs.filter(
-    (p) => p.agent === s.agent && s.cwd !== null && p.cwd === s.cwd && !tiedPids.has(p.pid) && (p.startedAt === null || p.startedAt <= last + START_SLACK_MS),
+    (p) =>
+      p.agent === s.agent &&
+      s.cwd !== null &&
+      p.cwd === s.cwd &&
+      !tiedPids.has(p.pid) &&
+      p.startedAt !== null &&
+      p.startedAt <= last + START_SLACK_MS &&
+      p.startedAt > after,
   )
   if (candidates.length === 1) {
     const p = candidates[0]!
@@ -172,7 +182,17 @@ export function scanSessions(
   if (procs === null) return stats
   stats.scanned = sessions.length
   const tied = new Map(opts.tied.map((t) => [`${t.agent}\0${t.nativeId}`, t]))
+  // A process a pane ties to a session, or that the scan found for one, is no other session's.
   const tiedPids = new Set(opts.tied.map((t) => t.pid))
+  const claimedBy = new Map<number, string>()
+  for (const e of existing.values()) {
+    try {
+      const c = (JSON.parse(e.data) as Contribution).processClaim
+      if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
+    } catch {
+      // unreadable: no claim
+    }
+  }
   const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
   const keep = new Set<string>()
   for (const s of sessions) {
@@ -187,7 +207,8 @@ export function scanSessions(
       }
     }
 
-    const claim = claimFor(s, procs, tied, tiedPids, previous)
+    const others = new Set([...tiedPids, ...[...claimedBy].filter(([, p]) => p !== path).map(([pid]) => pid)])
+    const claim = claimFor(s, procs, tied, others, previous)
     if (claim === null) continue
     keep.add(path)
     const data = JSON.stringify({facts: {}, nativeId: s.nativeId, priority: SCAN_PRIORITY, processClaim: claim} satisfies Contribution)
