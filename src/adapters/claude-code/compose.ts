@@ -111,7 +111,8 @@ function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
  * is dead is a crash, and the session is reported with `alive: false` (the classifier says
  * `dead`) — also when the transcript's last line is newer than the file, since a running Claude
  * Code rewrites the file only when its status changes and a crash mid-turn leaves exactly that.
- * A dead claim is ignored only when there is evidence of a later run it knows nothing about:
+ * A dead claim stands while the transcript's turn is open. Otherwise it is ignored only when
+ * there is evidence of a later run it knows nothing about:
  * a prompt submitted after its last status write (the dead process would have written `busy`
  * then), or a SessionStart hook after it. That later run exited cleanly (its own file is gone),
  * so the transcript and hooks speak for the session.
@@ -125,6 +126,10 @@ function pickProcess(claims: readonly CheckedContribution[], t: Transcript | nul
   const heartbeat = dead.processClaim.heartbeatAt
   const lastWrite = heartbeat ?? dead.processClaim.startedAt
   const prompt = max(t?.facts.turnStartedAt, hooks?.promptAt)
+  // A turn still open with no live registry: nothing runs it (a later run that took it over
+  // would have a live registry of its own; one that exited cleanly would have ended the turn).
+  // The dead process is the answer even when it died before writing `busy` for this prompt.
+  if (t?.facts.settled === false && hooks?.exitedAt == null) return dead
   if (heartbeat !== null && prompt !== null && prompt > heartbeat + SLACK_MS) return null
   if (lastWrite !== null && hooks?.sessionStartAt != null && hooks.sessionStartAt > lastWrite + SLACK_MS) return null
   return dead

@@ -75,6 +75,14 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     expect(f.settled).toBe(true)
   })
 
+  it('a stale idle file written before the prompt of a turn still open: the process died before writing busy, dead (2.1.328 kill -9)', () => {
+    const stale = parseWhole(registryPath(2147483603), JSON.stringify({pid: 2147483603, sessionId: sid(4), startedAt: base - 60_000, status: 'idle', updatedAt: base - 30_000}))
+    const f = compose(sid(4), [...transcript(4), ...stale])
+
+    expect(f.process).toMatchObject({alive: false, exited: 'crash', pid: 2147483603})
+    expect(f.settled).toBe(false)
+  })
+
   it('a stale file drops background work: the shells died with the process', () => {
     const stale = parseWhole(registryPath(2147483602), JSON.stringify({pid: 2147483602, sessionId: sid(5), startedAt: base - 60_000, status: 'idle', updatedAt: base + 5_000}))
 
