@@ -11,7 +11,7 @@
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {bestProcess} from '../../core/ingest/compose.js'
 import {EMPTY_FACTS} from '../../core/model/types.js'
-import type {FactSource, SessionFacts} from '../../core/model/types.js'
+import type {FactSource, ProcessFacts, SessionFacts} from '../../core/model/types.js'
 import {later} from './text.js'
 
 type Draft = {-readonly [K in keyof SessionFacts]: SessionFacts[K]}
@@ -54,6 +54,21 @@ function apply(
   }
 }
 
+/**
+ * A rollout whose turn is still open but that no process holds open. Codex 0.169 writes a rollout
+ * through one open handle for the life of the thread (the app-server daemon for the TUI, the
+ * `codex exec` process headless), and the engine claims its holder on every pass; an open turn
+ * nobody holds was left by a process that died (kill -9, a crash), also when cast never saw it
+ * alive. No pid is named (0: nothing to signal, nothing to tie a pane to).
+ */
+function unheldRollout(rollouts: readonly CheckedContribution[]): ProcessFacts | null {
+  const last = rollouts.at(-1)
+  if (!last || last.processClaim || last.extra?.archived === true) return null
+  if (last.facts.settled !== false || (last.facts.turnIndex ?? 0) === 0) return null
+  const ref = last.facts.sources?.settled?.ref ?? last.facts.sources?.turnIndex?.ref ?? 'rollout'
+  return {alive: false, exited: 'crash', heartbeatAt: null, pid: 0, source: {kind: 'process', ref: `no process holds ${ref}`}, status: null}
+}
+
 export function composeCodex(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
   const draft: Draft = {...EMPTY_FACTS}
   const sources: Record<string, FactSource> = {}
@@ -86,7 +101,7 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
     sources.title = {kind: 'index', offset: num(c.extra.offset) ?? 0, ref: String(c.extra.ref ?? '')}
   }
 
-  const process = bestProcess(contributions)
+  const process = bestProcess(contributions) ?? unheldRollout(rollouts)
   if (process) {
     draft.process = process
     sources.process = process.source

@@ -381,6 +381,15 @@ function eventMsg(s: RolloutState, p: Json, at: number | null, offset: number): 
 
     case 'task_complete': {
       endTurn(s, offset)
+      // 0.169 writes no `error` event: a turn that failed (retries exhausted, 401, 500) just
+      // ends, with `error: {message, codex_error_info}` on its task_complete.
+      const failed = p.error
+      if (isRecord(failed) || typeof failed === 'string') {
+        const message = typeof failed === 'string' ? failed : str(failed.message)
+        s.error = {at, offset, text: (message === null ? null : oneLine(message, MAX_ERROR_TEXT)) ?? 'error'}
+        s.src.error = offset
+      }
+
       const last = str(p.last_agent_message)
       if (last !== null && last.trim().length > 0) {
         s.lastAssistantText = clip(last.trim(), MAX_ASSISTANT_TEXT)
@@ -404,6 +413,17 @@ function eventMsg(s: RolloutState, p: Json, at: number | null, offset: number): 
 
     case 'agent_message': {
       if (typeof p.message === 'string') reply(s, p.message, 'event', at, offset)
+      return
+    }
+
+    case 'item_completed': {
+      // 0.169: the prompt and the reply as items (`UserMessage`, `AgentMessage`), beside their
+      // response_item copies; CommandExecution and other items carry no message.
+      const item = p.item
+      if (!isRecord(item)) return
+      if (item.type === 'UserMessage') prompt(s, itemText(item.content), 'event', at, offset)
+      else if (item.type === 'AgentMessage') reply(s, itemText(item.content), 'event', at, offset)
+      else output(s, at, offset)
       return
     }
 
@@ -434,6 +454,15 @@ function eventMsg(s: RolloutState, p: Json, at: number | null, offset: number): 
       // stream_error is a retry in progress, not an error; token_count, warnings, hook runs and
       // anything newer than this parser carry no turn state.
   }
+}
+
+/** The text parts of a 0.169 item's content (`[{type: "text"|"Text", text}]`). */
+function itemText(content: unknown): string {
+  if (!Array.isArray(content)) return typeof content === 'string' ? content : ''
+  return content
+    .map((part: unknown) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+    .filter((t) => t.length > 0)
+    .join('\n')
 }
 
 /** Feed one complete line. Returns false for a malformed line (counted, otherwise ignored). */

@@ -18,12 +18,26 @@ export const codexScreenPatterns: ScreenPatterns = {
     String.raw`/confirm with .+ enter/i`,
     String.raw`(Do you trust the contents of this directory[^\n]*)`,
   ],
-  busy: [String.raw`/esc to interrupt/i`, String.raw`/ctrl\+c to interrupt/i`, String.raw`^\s*•\s*Working\b`],
-  error: [
-    // An error cell: `■ stream disconnected before completion: …`.
-    String.raw`^\s*■\s+(\S[^\n]*)`,
+  busy: [
+    String.raw`/esc to interrupt/i`,
+    String.raw`/ctrl\+c to interrupt/i`,
+    String.raw`^\s*•\s*Working\b`,
+    // 0.169 retrying: `• Server is busy, reconnecting 1/5`, `• Reconnecting to server… (5s)`.
+    String.raw`^\s*•\s*(?:Server is busy, reconnecting|Reconnecting)\b`,
   ],
-  idle: [String.raw`^›\s`, String.raw`How can I help`, String.raw`^\s*codex>`],
+  error: [
+    // An error cell: `■ exceeded retry limit, last status: 429 Too Many Requests`. An Esc
+    // leaves `■ Conversation interrupted - use /feedback…`: the user's own stop, not an error.
+    String.raw`^\s*■\s+((?!Conversation interrupted)\S[^\n]*)`,
+  ],
+  // 0.169 shows the composer (`› Ask Codex to do anything`) ALWAYS, busy or not, and a streaming
+  // reply has no `Working (` line: a turn is over only when `Worked for …` is the last thing above
+  // the composer (then blank lines, the composer, the footer).
+  idle: [String.raw`/Worked for [^\n]*\n(?:[ \t]*\n)*›[^\n]*\n(?:[ \t]*\n)*(?:  [^\n]*\n?){0,3}\s*$/`, String.raw`^\s*codex>`],
+  // 0.169's exec dialog: `› 1. Yes, proceed (y)`, `2. Yes, and don't ask again for commands that
+  // start with `…` (p)`, `3. No, and tell Codex what to do differently (esc)`. Esc denies and
+  // leaves the composer open, so a note is typed there and sent with Enter.
+  keys: {approve: ['y'], approveAlways: ['p'], deny: ['Escape'], denyNoteKeys: ['Escape']},
   processes: ['codex'],
   question: [String.raw`/enter to submit answer/i`],
 }
