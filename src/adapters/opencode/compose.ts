@@ -18,6 +18,23 @@ function record(c: CheckedContribution): string | null {
 }
 
 export function composeOpencode(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+  return withLogApproval(composeFiles(nativeId, contributions), contributions)
+}
+
+/**
+ * A permission the log says is pending (log.ts), over a turn the files say is still going (the
+ * tool part waiting for it reads `running`). A settled turn has no pending permission.
+ */
+function withLogApproval(facts: SessionFacts, contributions: readonly CheckedContribution[]): SessionFacts {
+  if (facts.settled || facts.approval !== null) return facts
+  const log = contributions.find((c) => c.extra?.opencode === 'log' && c.extra.approval)
+  if (!log) return facts
+  const a = log.extra!.approval as {at: number; offset: number; text: string}
+  const source: FactSource = {kind: 'log', offset: a.offset, ref: typeof log.extra!.ref === 'string' ? log.extra!.ref : 'log/opencode.log'}
+  return {...facts, approval: {at: a.at, source, text: a.text}, sources: {...facts.sources, approval: source}}
+}
+
+function composeFiles(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
   const fromDb = contributions.filter((c) => c.extra?.opencode === 'db')
   if (fromDb.length > 0) {
     let best = fromDb[0]!

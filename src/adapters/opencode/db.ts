@@ -175,6 +175,7 @@ function readParts(db: ReadonlyDb, s: Schema, messageIds: readonly string[], tex
        substr(json_extract(j, '$.text'), 1, ${MAX_ASSISTANT_TEXT + 1}) AS text,
        json_extract(j, '$.synthetic') AS synthetic,
        json_extract(j, '$.state.input.questions[0].question') AS question,
+       CASE WHEN json_extract(j, '$.state.status') = 'error' THEN substr(json_extract(j, '$.state.error'), 1, 300) END AS err,
        coalesce(json_extract(j, '$.state.time.end'), json_extract(j, '$.state.time.start'),
                 json_extract(j, '$.time.end'), json_extract(j, '$.time.start')) AS at
      FROM (SELECT message_id AS mid, id, ${pick(p, 'time_updated')} AS tu, CASE WHEN json_valid(data) THEN data END AS j
@@ -196,6 +197,7 @@ function readParts(db: ReadonlyDb, s: Schema, messageIds: readonly string[], tex
     if (!list) byMessage.set(messageId, (list = []))
     list.push({
       at: num(r.at) ?? num(r.tu),
+      error: str(r.err),
       id: String(r.id),
       messageId,
       status: str(r.status),

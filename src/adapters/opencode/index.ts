@@ -3,14 +3,14 @@
  * (opened read-only by the engine) and the storage/ JSON files of older releases.
  *
  * OpenCode keeps pending permission prompts in its server's memory and writes no process
- * registry, so the files give: settled or working, open questions (a running `question` tool),
- * named errors, compaction and subagent children (`parent_id`, folded under their parent). Its
- * loopback server's event stream could sharpen this (permission asks, busy/idle); cast does not
- * query it yet.
+ * registry, so the database gives: settled or working, open questions (a running `question`
+ * tool), named errors, compaction and subagent children (`parent_id`, folded under their parent);
+ * its log (`log/opencode.log`, log.ts) gives the pending permissions (`message=asking`).
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
 import {composeOpencode} from './compose.js'
 import {readOpencodeDb} from './db.js'
+import {opencodeLogParser} from './log.js'
 import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
 import {parseStorageFile} from './storage.js'
 
@@ -21,6 +21,7 @@ export const opencode: Adapter = {
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
   compose: composeOpencode,
+  jsonl: opencodeLogParser,
   label: 'OpenCode',
   match: matchOpencodeFile,
   parseWhole: parseStorageFile,
@@ -33,5 +34,6 @@ export {composeOpencode} from './compose.js'
 export {clearOpencodeCache, readOpencodeDb} from './db.js'
 export {errorText, isPlaceholderTitle, summarize} from './model.js'
 export type {OcMessage, OcPart, OcSession} from './model.js'
+export {askText, logFields, opencodeLogParser} from './log.js'
 export {matchOpencodeFile, opencodeDataDir, opencodeRoots, skipOpencodeDir} from './paths.js'
 export {parseStorageFile} from './storage.js'

@@ -12,7 +12,10 @@
  *   a pending or running tool part, or `session.time_compacting` set;
  * - question: a running `question` tool part (OpenCode holds the ask in memory; the part stays
  *   running until the user answers);
- * - error: the last assistant's named error (APIError, ProviderAuthError, …) with its message.
+ * - error: the last assistant's named error (APIError, ProviderAuthError, …) with its message;
+ * - a rejected permission ends the turn: 1.18.33 leaves the step at `finish: "tool-calls"` with the
+ *   tool part `error: "The user rejected permission to use this specific tool call."` and asks the
+ *   model nothing more (observed: no further request, the TUI back at its prompt): settled.
  * Permission prompts live only in the server's memory: the files cannot show them (a tool waiting
  * for permission looks like a running tool).
  */
@@ -60,6 +63,8 @@ export interface OcPart {
   readonly text: string | null
   readonly synthetic: boolean
   readonly at: number | null
+  /** A tool part that ended in error: its error text (clipped). */
+  readonly error?: string | null
 }
 
 /** Where each record came from, for `cast explain`. */
@@ -176,6 +181,8 @@ export function messageRecord(id: string, j: Record<string, unknown>): OcMessage
 }
 
 const ACTIVE_TOOL = new Set(['pending', 'running'])
+/** The tool error OpenCode writes when the user rejects a permission (1.18.33). */
+const REJECTED = /^The user rejected permission to use this/
 
 export function summarize(input: OcInput): OcSummary {
   const {refs, session} = input
@@ -240,6 +247,9 @@ export function summarize(input: OcInput): OcSummary {
       sources.settled = refs.part(active[0]!.id)
     } else if (last.completed === null) {
       tail = 'streaming'
+    } else if (last.finish === 'tool-calls' && parts.some((p) => p.type === 'tool' && p.status === 'error' && REJECTED.test(p.error ?? ''))) {
+      settled = true
+      tail = 'rejected'
     } else if (last.finish === 'tool-calls') {
       tail = 'tool_calls'
     } else {

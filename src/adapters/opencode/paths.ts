@@ -6,6 +6,7 @@
  *   <data>/opencode/storage/session/<projectID>/<sessionID>.json   < 1.2: one JSON file per
  *   <data>/opencode/storage/message/<sessionID>/<messageID>.json   object, rewritten whole
  *   <data>/opencode/storage/part/<messageID>/<partID>.json         whenever it changes
+ *   <data>/opencode/log/opencode.log                  1.18: every process appends to it (log.ts)
  *
  * <data> is $XDG_DATA_HOME, else <home>/.local/share (OpenCode uses the XDG layout on every
  * platform). Pure: paths only, no fs.
@@ -35,6 +36,8 @@ export function opencodeRoots(ctx: AdapterEnv): string[] {
 const DB_NAME = /^opencode(?:-[A-Za-z0-9._-]+)?\.db$/
 const JSON_NAME = /^([A-Za-z0-9_-]+)\.json$/
 const STORAGE_KINDS = new Set(['session', 'message', 'part'])
+/** 1.18.33 writes `log/opencode.log` (older releases one `log/<ISO time>.log` per process, in another line format: not read). */
+const LOG_NAME = /^opencode\.log$/
 
 export function matchOpencodeFile(path: string, ctx: AdapterEnv): FileMatch | null {
   const root = opencodeDataDir(ctx)
@@ -42,6 +45,8 @@ export function matchOpencodeFile(path: string, ctx: AdapterEnv): FileMatch | nu
   if (!file.startsWith(root + sep)) return null
   const parts = file.slice(root.length + 1).split(sep)
   if (parts.length === 1) return DB_NAME.test(parts[0]!) ? {kind: 'sqlite', role: 'db'} : null
+  // The log names many sessions: no nativeId of its own (its parser names them per line).
+  if (parts.length === 2 && parts[0] === 'log') return LOG_NAME.test(parts[1]!) ? {kind: 'jsonl', nativeId: '', role: 'log'} : null
   if (parts.length !== 4 || parts[0] !== 'storage') return null
   const [, kind, folder, name] = parts as [string, string, string, string]
   const id = JSON_NAME.exec(name)?.[1]
@@ -52,13 +57,14 @@ export function matchOpencodeFile(path: string, ctx: AdapterEnv): FileMatch | nu
 }
 
 /**
- * Only storage/{session,message,part} hold sessions. Everything else under the data dir is
- * skipped: snapshot/ (git object stores), log/, bin/, tool-output/, and the other storage folders.
+ * Only storage/{session,message,part} hold sessions, and log/ holds pending permissions.
+ * Everything else under the data dir is skipped: snapshot/ (git object stores), bin/,
+ * tool-output/, repos/, and the other storage folders.
  */
 export function skipOpencodeDir(path: string): boolean {
   const name = basename(path)
   const parent = basename(dirname(path))
-  if (parent === 'opencode') return name !== 'storage'
+  if (parent === 'opencode') return name !== 'storage' && name !== 'log'
   if (parent === 'storage') return !STORAGE_KINDS.has(name)
   return name === 'node_modules' || name === '.git'
 }

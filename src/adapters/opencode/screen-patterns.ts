@@ -10,14 +10,22 @@ export const opencodeScreenPatterns: ScreenPatterns = {
   agent: 'opencode',
   approval: [
     // The request under the banner (`→ Bash: rm -rf dist`).
-    String.raw`Permission required[^\n]*\n\s*(?:→\s*)?(\S[^\n]*)`,
+    // 1.18.33: `┃  △ Permission required` then `┃    ← Access external directory /etc` (the
+    // dialog sits in the prompt box, every line behind its `┃` rail; a sidebar may follow after a gap).
+    String.raw`Permission required[^\n]*\n[\s┃]*(?:[→←]\s*)?(\S(?:[^\n]*?\S)?)(?: {3,}|[ \t]*$)`,
     String.raw`(△\s*Permission required[^\n]*)`, String.raw`^\s*(Permission required[^\n]*)`],
   busy: [
     String.raw`/esc\s+(?:to\s+)?interrupt/i`,
     String.raw`^\s*(?:Thinking|Generating|Building tool call|Waiting for tool response)\.\.\.`,
   ],
   error: [],
-  idle: [String.raw`Ask anything`, String.raw`/press enter to send/i`],
+  // 1.18.33 at its prompt: the status line ends `ctrl+p commands` with no `esc interrupt`
+  // (busy is read first, so a working screen never gets here).
+  idle: [String.raw`Ask anything`, String.raw`/press enter to send/i`, String.raw`ctrl\+p commands`],
+  // 1.18.33: `Allow once   Allow always   Reject`, "⇆ select  enter confirm"; Allow once is selected
+  // when the dialog opens.
+  keys: {approve: ['Enter'], deny: ['Escape']},
   processes: ['opencode'],
-  question: [String.raw`/esc dismiss/i`],
+  // 1.18.33: `┃  Which colour…?`, a blank rail line, `┃  1. Red` … `┃  ↑↓ select  enter submit  esc dismiss`.
+  question: [String.raw`^[ \t┃]*(\S(?:[^\n]*?\S)?)(?: {3,}[^\n]*)?[ \t]*\n[ \t┃]*\n[ \t┃]*1\. [\s\S]*?esc dismiss`, String.raw`/esc dismiss/i`],
 }

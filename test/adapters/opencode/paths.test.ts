@@ -32,11 +32,12 @@ describe('OpenCode paths', () => {
     expect(matchOpencodeFile(`${s}/session/global/ses_abc.json.tmp`, ctx)).toBe(null)
   })
 
-  it('only storage/{session,message,part} are walked', () => {
+  it('only storage/{session,message,part} and log/ are walked', () => {
     const d = '/home/u/.local/share/opencode'
 
     expect(skipOpencodeDir(`${d}/snapshot`)).toBe(true)
-    expect(skipOpencodeDir(`${d}/log`)).toBe(true)
+    expect(skipOpencodeDir(`${d}/log`)).toBe(false)
+    expect(skipOpencodeDir(`${d}/repos`)).toBe(true)
     expect(skipOpencodeDir(`${d}/storage`)).toBe(false)
     expect(skipOpencodeDir(`${d}/storage/todo`)).toBe(true)
     expect(skipOpencodeDir(`${d}/storage/part`)).toBe(false)

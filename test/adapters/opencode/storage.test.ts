@@ -17,7 +17,7 @@ const ID = {
 }
 
 describe('OpenCode < 1.2: storage/ JSON files', () => {
-  it('finds sessions, messages and parts; skips project/, todo/, snapshot/ and log/', () => {
+  it('finds sessions, messages and parts; skips project/, todo/, snapshot/ and the per-process logs of < 1.18', () => {
     const found = discoverStorage()
     const roles = found.map((d) => (d.match.kind === 'whole' ? d.match.role : d.match.kind))
 
