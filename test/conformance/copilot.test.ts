@@ -101,7 +101,7 @@ describe('copilot', () => {
   })
 
   it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
-    const r = await rig('kill9', [bash('sleep 120', 'Sleep long')], {args: ['--allow-all-tools']})
+    const r = await rig('kill9', [bash('sleep 120', 'Sleep long')], {args: ['--allow-all-tools'], exclusive: true})
     try {
       const pane = await r.open()
       const w = r.watch()
@@ -188,6 +188,7 @@ describe('copilot', () => {
     try {
       const pane = await r.open()
       const w = r.watch()
+      const typedAt = Date.now()
       r.tmux.type(pane, 'hello')
       await r.tmux.waitFor(pane, /transient API error\. Retrying/)
       const t = Date.now()
@@ -197,7 +198,10 @@ describe('copilot', () => {
       await r.tmux.waitFor(pane, /Recovered after retries\.[\s\S]*← open sidebar/, 60_000)
       // Nothing but working from the prompt to the answer: the retries never read as the user's move.
       const settledAt = (await w.wait((l) => isCop(l) && l.to === 'needs_input', 60_000)).at
-      expect(w.lines.filter((l) => l.at < settledAt && isCop(l.line) && l.line.to !== 'working').map((l) => l.line.event === 'new' ? 'new' : l.line.to)).toEqual([])
+      const cop = w.lines.filter((l) => isCop(l.line) && Date.parse(l.line.ts) >= typedAt - 1000)
+      const start = cop.findIndex((l) => l.line.to === 'working')
+      const between = cop.slice(start).filter((l) => l.at < settledAt)
+      expect(between.filter((l) => l.line.to !== 'working').map((l) => `${l.line.to}/${l.line.reason}`)).toEqual([])
       await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the retries')
     } finally {
       await r.stop()
@@ -284,7 +288,7 @@ describe('copilot', () => {
   })
 
   it.concurrent('headless_killed: `copilot -p` killed mid-run reads needs_input/dead', async () => {
-    const r = await rig('headlessk', [{kind: 'stall', text: 'Thinking about it'}])
+    const r = await rig('headlessk', [{kind: 'stall', text: 'Thinking about it'}], {exclusive: true})
     try {
       const w = r.watch()
       const run = headless(r, 'answer slowly')
@@ -312,11 +316,12 @@ describe('copilot', () => {
       await r.tmux.waitFor(pane, /First answer\.[\s\S]*← open sidebar/)
       const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled')
       const w = r.watch()
+      const t0 = Date.now()
       const sent = await runCast(['send', s.id, 'the second question'], {env: r.env, timeout: 30_000})
       expect(sent.code, sent.stderr).toBe(0)
       await r.tmux.waitFor(pane, /Second answer\.[\s\S]*← open sidebar/, 60_000)
       expect(r.mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toContain('the second question')
-      await w.wait((l) => isCop(l) && l.to === 'working', 60_000)
+      await w.wait((l) => isCop(l) && l.to === 'working' && Date.parse(l.ts) >= t0 - 1000, 60_000)
       const after = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled' && x.messages === 4, 30_000, 'settled after the sent turn')
       expect(after.id).toBe(s.id)
     } finally {
@@ -432,6 +437,91 @@ describe('copilot', () => {
       expect(screen).not.toContain('hello there')
       expect(fs.existsSync(path.join(r.work, 'refused.txt'))).toBe(false)
       expect(r.events().some((e) => e.type === 'permission.completed')).toBe(false)
+    } finally {
+      await r.stop()
+    }
+  })
+  /** A rig with `cast hooks install copilot` done first (as a user would, before starting the TUI). */
+  async function hooked(name: string, replies: readonly Reply[], args: readonly string[] = [], exclusive = false): Promise<Rig> {
+    const r = await rig(name, replies, {args, exclusive})
+    const out = await runCast(['hooks', 'install', 'copilot'], {env: r.env, timeout: 30_000})
+    expect(out.code, out.stderr).toBe(0)
+    const file = JSON.parse(fs.readFileSync(path.join(r.base, 'hooks', 'cast.json'), 'utf8'))
+    expect(JSON.stringify(file.hooks.SessionStart)).toContain('cast-hook')
+    return r
+  }
+
+  /** cast heard from the hooks: explain names a hook source. */
+  async function heardHooks(r: Rig, s: CastSession): Promise<void> {
+    const ex = await runCast(['explain', s.id], {env: r.env})
+    expect(ex.stdout).toMatch(/hook/i)
+  }
+
+  it.concurrent('plain (hooks): an answer at the prompt reads needs_input/settled', async () => {
+    const r = await hooked('hplain', [text('Hello with hooks.')])
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'say hello')
+      await r.tmux.waitFor(pane, /Hello with hooks\.[\s\S]*← open sidebar/)
+      const s = await both(r, w, 'plain (hooks)', {reason: 'settled', state: 'needs_input'}, Date.now())
+      await heardHooks(r, s)
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('approval (hooks): the permission dialog reads needs_input/approval', async () => {
+    const r = await hooked('happroval', [bash('touch hooked.txt', 'Touch a file'), text('Done.')])
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'touch the file')
+      await r.tmux.waitFor(pane, /Do you want to run this command\?[\s\S]*1\. Yes/)
+      const s = await both(r, w, 'approval (hooks)', {reason: 'approval', state: 'needs_input'}, Date.now())
+      expect(await askOf(r.env, s)).toContain('touch')
+      await heardHooks(r, s)
+      r.tmux.keys(pane, '1', 'Enter')
+      await waitUntil(() => fs.existsSync(path.join(r.work, 'hooked.txt')), 30_000, 'the tool ran')
+      await r.tmux.waitFor(pane, /Done\.[\s\S]*← open sidebar/, 60_000)
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the approval')
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('question (hooks): an ask_user form reads needs_input/question, the ask is the question', async () => {
+    const q = 'Which colour should the button be?'
+    const r = await hooked('hquestion', [tool('ask_user', {message: q, requestedSchema: {properties: {colour: {enum: ['red', 'blue'], type: 'string'}}, required: ['colour']}}), text('Red it is.')])
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'pick a colour')
+      await r.tmux.waitFor(pane, /Copilot needs information\.\s*\n\s*Which colour/)
+      const s = await both(r, w, 'question (hooks)', {reason: 'question', state: 'needs_input'}, Date.now())
+      expect(await askOf(r.env, s)).toContain(q)
+      r.tmux.keys(pane, 'Enter')
+      await r.tmux.waitFor(pane, /Red it is\.[\s\S]*← open sidebar/)
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the answer')
+    } finally {
+      await r.stop()
+    }
+  })
+
+  it.concurrent('kill9 (hooks): kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
+    const r = await hooked('hkill9', [bash('sleep 120', 'Sleep long')], ['--allow-all-tools'], true)
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'sleep for a while')
+      await r.tmux.waitFor(pane, /Working/)
+      await w.wait((l) => isCop(l) && l.to === 'working', 30_000)
+      const killed = killTree(pane.pid)
+      const t = Date.now()
+      await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      recordFigure('copilot', 'kill9 (hooks)', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9'})
+      expect(line.at - t).toBeLessThanOrEqual(2000)
     } finally {
       await r.stop()
     }

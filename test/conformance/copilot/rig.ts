@@ -25,6 +25,8 @@ export interface RigOptions {
   /** Extra agent arguments (e.g. --allow-all-tools). */
   readonly args?: readonly string[]
   readonly env?: Record<string, string>
+  /** Run alone (a latency bound is measured): wait until no other agent of this file runs. */
+  readonly exclusive?: boolean
 }
 
 export interface Rig {
@@ -57,22 +59,27 @@ const rigs = new Set<Rig>()
 /** At most this many agents at once in this file (2 shared cores). */
 const SLOTS = 3
 let busy = 0
-const queue: (() => void)[] = []
-async function acquire(): Promise<void> {
-  if (busy < SLOTS) {
-    busy++
+const queue: {n: number; go: () => void}[] = []
+/** Take n slots (SLOTS: the whole file, for a scenario that measures a latency bound). */
+async function acquire(n: number): Promise<void> {
+  if (queue.length === 0 && busy + n <= SLOTS) {
+    busy += n
     return
   }
-  await new Promise<void>((resolve) => queue.push(resolve))
+  await new Promise<void>((go) => queue.push({go, n}))
 }
-function release(): void {
-  const next = queue.shift()
-  if (next) next()
-  else busy--
+function release(n: number): void {
+  busy -= n
+  while (queue.length > 0 && busy + queue[0]!.n <= SLOTS) {
+    const next = queue.shift()!
+    busy += next.n
+    next.go()
+  }
 }
 
 export async function rig(name: string, script: Script | readonly Reply[], opts: RigOptions = {}): Promise<Rig> {
-  await acquire()
+  const slots = opts.exclusive ? SLOTS : 1
+  await acquire(slots)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cast-copilot-${name}-`))
   const home = path.join(dir, 'home')
   const work = path.join(dir, 'work')
@@ -154,7 +161,7 @@ export async function rig(name: string, script: Script | readonly Reply[], opts:
     },
     async stop() {
       if (!rigs.delete(r)) return
-      release()
+      release(slots)
       await Promise.all(watches.map((w) => w.stop()))
       for (const p of panes) killTree(p.pid)
       for (const c of children) if (c.pid !== undefined) killTree(c.pid)
@@ -164,7 +171,8 @@ export async function rig(name: string, script: Script | readonly Reply[], opts:
     },
     tmux,
     watch() {
-      const w = new Watch(env)
+      // From the log's start: a turn that ends while the watcher is still catching up is not lost.
+      const w = new Watch(env, ['--since', '0'])
       watches.push(w)
       return w
     },
