@@ -247,11 +247,7 @@ export function dialogRefusal(row: SessionRow, d: OpenDialog): CastError {
 /** The keys that answer this agent's permission dialog, from its screen patterns; null when none are declared. */
 export function dialogKeys(agent: Agent): DialogKeys | null {
   const p = SCREEN_PATTERNS.find((x) => x.agent === agent)
-  if (p?.keys) return p.keys
-  // Starting point for Claude Code 2.1.328 until its screen patterns declare keys: the dialog's
-  // numbered choices select on their digit (1. Yes, 2. Yes, and always allow …), Esc cancels.
-  if (agent === 'claude_code') return {approve: ['1'], approveAlways: ['2'], deny: ['Escape']}
-  return null
+  return p?.keys ?? null
 }
 
 export type DialogAction = 'approve' | 'approve_always' | 'deny'
@@ -284,6 +280,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** How long the screen may take to show the dialog closed. */
 export const CLOSE_TIMEOUT_MS = 5000
+/** How long a permission dialog must have been open before keys reach it reliably. */
+export const DIALOG_SETTLE_MS = 1500
 
 /**
  * Answer the session's open permission prompt in its own terminal with the agent's keys, then
@@ -330,6 +328,19 @@ export async function answerDialog(store: Store, env: Env, row: SessionRow, acti
     const state = stored ? ` (the store says one is open, from ${stored.source}, but the screen does not show it)` : ''
     const extra = shown?.kind === 'question' ? ` Its screen shows a question dialog (${shown.text}): answer it in its terminal.` : ''
     throw new CastError(`No permission prompt is open on session ${id}'s screen, tmux ${paneName(pane)}${state}. Nothing sent.${extra}`, EXIT.REFUSED)
+  }
+
+  // A dialog that has only just opened drops or misroutes keys (Claude Code 2.1.328: a `1` in
+  // its first second did nothing, a `2` moved the cursor): wait until it has been open for
+  // DIALOG_SETTLE_MS, then check that it is still there.
+  const openedAt = row.facts.approval?.at ?? null
+  const age = openedAt === null ? 0 : Date.now() - openedAt
+  if (age < DIALOG_SETTLE_MS) {
+    await sleep(DIALOG_SETTLE_MS - Math.max(0, age))
+    const again = await captureScreen(pane, env)
+    if (screenDialog(env, row.agent, pane, again)?.kind !== 'approval') {
+      throw new CastError(`The permission prompt on session ${id}'s screen, tmux ${paneName(pane)}, closed before cast answered it. Nothing sent.`, EXIT.REFUSED)
+    }
   }
 
   const sent: string[] = []

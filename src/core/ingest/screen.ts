@@ -135,6 +135,8 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
   }
 
   if (obs === null) return facts
+  const corrected = registryDialogClosed(facts, obs)
+  if (corrected !== null) return corrected
   if (facts.approval !== null || facts.question !== null || facts.error !== null) return facts
   if (facts.process !== null && facts.process.alive && facts.process.status !== null) return facts
   if (facts.settled) return facts
@@ -166,6 +168,29 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
   }
 
   return facts
+}
+
+/**
+ * A registry or hook that still says a dialog is open (Claude Code's `waitingFor`; Gemini's
+ * Notification, which no hook follows when the user answers) while the screen has since shown the
+ * agent busy, or at a plain prompt across two sweeps, with no dialog on it: the dialog closed
+ * and the files have not caught up. The screen corrects it; null when it does not apply.
+ */
+function registryDialogClosed(facts: SessionFacts, obs: ScreenObservation): SessionFacts | null {
+  const kind = facts.approval !== null ? 'approval' : facts.question !== null ? 'question' : null
+  if (kind === null || facts.error !== null) return null
+  const block = facts[kind]!
+  // A dialog the files or hooks opened and that nothing closes when the user answers it (Claude
+  // Code's registry lagging, Gemini's hooks: no hook fires on the answer, only AfterTool later).
+  const from = facts.sources[kind]?.kind
+  if (from !== 'registry' && from !== 'hook') return null
+  const moved = obs.kind === 'busy' || (obs.kind === 'idle' && obs.confirmedAt !== null)
+  if (!moved || obs.since <= block.at + STALE_SLACK_MS) return null
+  const source = screenSource(obs)
+  const cleared: SessionFacts = {...facts, [kind]: null, sources: {...facts.sources, [kind]: source}}
+  if (obs.kind === 'idle') return {...cleared, settled: true, sources: {...cleared.sources, settled: source}}
+  if (facts.process === null || !facts.process.alive) return cleared
+  return {...cleared, process: {...facts.process, source, status: 'working'}, sources: {...cleared.sources, process: source}}
 }
 
 // ---------------------------------------------------------------------------------------------
