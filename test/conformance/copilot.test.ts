@@ -183,6 +183,34 @@ describe('copilot', () => {
     }
   })
 
+  it.concurrent('background_subagent: a background task agent still running with the parent at its prompt reads dormant/child_producing', async () => {
+    let parentRequests = 0
+    const script = (req: MockRequest): Reply | undefined => {
+      if (req.side) return undefined
+      if (/SUBAGENT-TASK/.test(req.lastUserText)) return text('The subagent finished its research.', {chunks: 20, delayMs: 1000})
+      parentRequests++
+      if (parentRequests === 1) return tool('task', {agent_type: 'general-purpose', description: 'Research the thing', mode: 'background', name: 'researcher', prompt: 'SUBAGENT-TASK: research the thing'})
+      return text(parentRequests === 2 ? 'Started a background agent.' : 'The agent reported back.')
+    }
+    const r = await rig('bgsub', script, {args: ['--allow-all-tools']})
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'start a background agent')
+      await r.tmux.waitFor(pane, /Started a background agent\.[\s\S]*Waiting for background agents/, 60_000)
+      const t = Date.now()
+      expect(r.events().find((e) => e.type === 'subagent.started')?.data).toMatchObject({executionMode: 'background'})
+      expect(r.events().some((e) => e.type === 'subagent.completed')).toBe(false)
+      await both(r, w, 'background_subagent', {reason: 'child_producing', state: 'dormant'}, t)
+      // The agent finishes: an agent_idle notification wakes the parent, which answers by itself.
+      await r.tmux.waitFor(pane, /The agent reported back\.[\s\S]*← open sidebar/, 90_000)
+      expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'agent_idle')).toBe(true)
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the agent reported')
+    } finally {
+      await r.stop()
+    }
+  })
+
   it.concurrent('retrying: a turn whose requests fail with 500 and are retried reads working', async () => {
     const r = await rig('retry', [...repeat(status(500), 3), text('Recovered after retries.')])
     try {
