@@ -11,11 +11,16 @@ parsing, hook events, process checks, classification, placement — into a tempo
 files a few rows the way a person (or an agent) would (done, dormant, blocked, pin, snooze,
 stash, kill, dismiss), and prints cast sessions over it.
 
-Your own store and agent files are not touched. The folder is kept so you can explore it with
-the printed environment (cast explain, cast sessions -w, …).`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+Your own store and agent files are not touched. The temporary folder is removed afterwards;
+with --keep it stays, and cast prints the environment to explore it with (cast explain,
+cast sessions -w, …).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %> --keep', description: 'Keep the folder and print how to explore it.'},
+    '<%= config.bin %> <%= command.id %> --json',
+  ]
   static override flags = {
-    keep: Flags.boolean({allowNo: true, default: true, summary: 'Keep the temporary folder afterwards (--no-keep removes it).'}),
+    keep: Flags.boolean({allowNo: true, default: false, summary: 'Keep the temporary folder afterwards (removed by default).'}),
   }
   static override summary = 'Show the inbox over a bundled example.'
 
@@ -171,11 +176,11 @@ the printed environment (cast explain, cast sessions -w, …).`
           this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
           this.log('(the two stand-in agent processes stop now, so those sessions will read dead next time.)')
         } else {
-          this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store, removed again (--no-keep).`)
+          this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store, removed again (--keep keeps it).`)
         }
       }
 
-      return {...listing, cast_home: castHome, home}
+      return {...listing, cast_home: castHome, home, kept: flags.keep}
     } finally {
       store.close()
       for (const p of stand) p.kill('SIGTERM')

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import path from 'node:path'
 
-import {AGENTS, WORK_STATES} from '../core/model/types.js'
 import {BaseCommand} from '../lib/base-command.js'
+import {filterFlags} from '../lib/flags.js'
 import type {SessionJson} from '../lib/views.js'
 
 export interface FeedJson {
@@ -30,13 +30,13 @@ it. --label filters by your own label.`
     '<%= config.bin %> <%= command.id %> --mine',
   ]
   static override flags = {
-    agent: Flags.option({options: AGENTS, summary: 'Only sessions of this agent.'})(),
+    agent: filterFlags.agent,
     global: Flags.boolean({char: 'g', summary: 'Every directory, not only this one.'}),
     label: Flags.string({helpValue: 'L', summary: 'Only sessions carrying your label L.'}),
     limit: Flags.integer({default: 50, min: 1, summary: 'At most this many rows.'}),
     member: Flags.string({char: 'm', exclusive: ['mine'], helpValue: 'WHO', summary: 'Only sessions WHO runs or owns.'}),
     mine: Flags.boolean({summary: 'Only sessions you run or own.'}),
-    state: Flags.option({multiple: true, options: WORK_STATES, summary: 'Only sessions in this work state (repeatable).'})(),
+    state: filterFlags.state,
   }
   static override summary = "The team's recent sessions for this directory (-g: everywhere)."
 

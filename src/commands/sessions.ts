@@ -17,6 +17,7 @@ prints each matching session once.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
+    {command: '<%= config.bin %> <%= command.id %> --state done,idle --agent claude-code', description: 'A comma list and any spelling of the agent.'},
     {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet.'},
     {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42: nothing lost, nothing twice.'},
   ]
@@ -39,11 +40,12 @@ prints each matching session once.`
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', 2)
     const store = await this.openStore()
     const clock = this.clock()
-    const {syncBeforeRead, makeIngester} = await import('../lib/ingest.js')
+    const {syncBeforeRead, makeIngester, INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest.js')
     const {loadConfig} = await import('../lib/config.js')
     const {buildListing, renderListing} = await import('../lib/views.js')
     const config = await loadConfig(this.env)
-    syncBeforeRead(store, this.env, clock, this.me)
+    // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
+    if (!(this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)))) syncBeforeRead(store, this.env, clock, this.me)
     const now = clock()
     const {listing, rows} = buildListing(store.loadSessions(), this.me, now, {
       agent: flags.agent,
@@ -56,10 +58,10 @@ prints each matching session once.`
       team: flags.team,
     })
     if (!this.jsonEnabled()) {
-      const {terminalStyle} = await import('../lib/style.js')
+      const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
       const {homeDir} = await import('../lib/env.js')
       const style = await terminalStyle()
-      this.log(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'))
+      this.log(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
       if (store.countSessions() === 0) {
         const roots = makeIngester(store, this.env, clock, this.me).roots()
         this.log('')

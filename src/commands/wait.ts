@@ -17,16 +17,19 @@ syncs the agents' files itself.`
   static override flags = {
     any: Flags.boolean({summary: 'Return as soon as one of the sessions is in a wanted state.'}),
     timeout: Flags.string({summary: 'Give up after this long (e.g. 90s, 30m, 2h): exit 124.'}),
-    until: Flags.string({required: true, summary: 'Wanted states, comma-separated: working, needs_input, done, dormant, idle.'}),
+    until: Flags.string({multiple: true, required: true, summary: 'Wanted states, comma-separated or repeated: working, needs_input (or needs-input), done, dormant, idle.'}),
   }
   static override strict = false
   static override summary = 'Wait until sessions reach a state.'
 
   async run(): Promise<Record<string, unknown>> {
     const {argv, flags} = await this.parse(Wait)
-    const wanted = flags.until.split(',').map((s) => s.trim()).filter(Boolean)
-    for (const s of wanted) {
-      if (!(WORK_STATES as readonly string[]).includes(s)) this.fail(`--until: "${s}" is not a state (one of ${WORK_STATES.join(', ')}).`, EXIT.USAGE)
+    const {normaliseState, splitList} = await import('../lib/flags.js')
+    const wanted: string[] = []
+    for (const s of splitList(flags.until)) {
+      const state = normaliseState(s)
+      if (state === null) this.fail(`--until: "${s}" is not a state (one of ${WORK_STATES.join(', ')}; needs-input and needs_input alike).`, EXIT.USAGE)
+      wanted.push(state)
     }
 
     const {parseDuration} = await import('../core/model/durations.js')

@@ -6,6 +6,15 @@ import type {Store} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
 
+/** Commands that never write cast's store: CAST_NOW only sets the clock they read with. */
+export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
+  'daemon:status', 'decide:list', 'decide:show', 'demo', 'doctor', 'explain', 'feed', 'hooks:status', 'owners',
+  'schedule:list', 'sessions', 'state:show', 'version', 'wait',
+])
+
+/** The longest text any argument or flag may carry (a message for send/schedule is at most this too). */
+export const MAX_TEXT_ARG = 65_536
+
 type OclifError = Error & {code?: string; exitCode?: number; oclif?: {exit?: false | number}}
 
 /** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
@@ -23,6 +32,21 @@ export class CastError extends Error {
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
   private storeHandle: Store | undefined
+
+  /**
+   * Every text argument has a size limit (issue 13 point 7): a command's own limits are tighter;
+   * this one catches the rest (a pasted file as a flag) with one line instead of a slow failure.
+   */
+  override async init(): Promise<void> {
+    for (const word of this.argv) {
+      if (word.length > MAX_TEXT_ARG) {
+        const name = /^--?[\w-]+(?==)/.exec(word)?.[0]
+        throw new CastError(`${name ?? 'An argument'} is ${word.length} characters; the limit is ${MAX_TEXT_ARG}.`, EXIT.USAGE)
+      }
+    }
+
+    await super.init()
+  }
 
   protected get env(): Env {
     return process.env
@@ -60,7 +84,25 @@ export abstract class BaseCommand extends Command {
       throw new CastError((error as Error).message, (error as {exit?: number}).exit ?? EXIT.FAILURE)
     }
 
+    if (!options.readonly) await this.refuseTestClock(this.storeHandle)
     return this.storeHandle
+  }
+
+  /**
+   * CAST_NOW is a test clock (README "Environment"): a command that writes refuses it while a live
+   * ingester on real time holds the lease, so a test's fixed time never lands in a real store.
+   */
+  private async refuseTestClock(store: Store): Promise<void> {
+    if (!this.env.CAST_NOW?.trim() || READ_ONLY_COMMANDS.has(this.id ?? '')) return
+    const {INGESTER_LEASE, leaseIsLive} = await import('./ingest.js')
+    const lease = store.getLease(INGESTER_LEASE)
+    if (!leaseIsLive(lease)) return
+    store.close()
+    this.storeHandle = undefined
+    throw new CastError(
+      `CAST_NOW is a test clock and a live ingester (pid ${lease!.pid}) runs on real time over this store: nothing was written. Unset CAST_NOW, or point CAST_HOME at a test store.`,
+      EXIT.USAGE,
+    )
   }
 
   /**
@@ -83,37 +125,40 @@ export abstract class BaseCommand extends Command {
   }
 
   // Command.catch() reads err.exitCode and ignores err.oclif.exit when --json is set,
-  // so this.error(msg, {exit: 3}) would exit 1 under --json. Carry the code across.
+  // so this.error(msg, {exit: 3}) would exit 1 under --json. Carry the code across, and under
+  // --json print the one documented envelope for every error (oclif's own would dump its config).
   protected override async catch(err: OclifError): Promise<unknown> {
+    const {errorEnvelope, humanError, isParseError, parseErrorMessage} = await import('./errors.js')
     const fault = storeFault(err, castHome(this.env))
     if (fault) err = fault
+    let exit: number
+    let message: string
+    let suggestions: string[] = []
     if (err instanceof CastError || err instanceof UsageError) {
-      const exit = err instanceof CastError ? err.exit : EXIT.USAGE
-      const suggestions = err instanceof CastError ? err.suggestions : []
-      if (this.jsonEnabled()) {
-        process.stdout.write(JSON.stringify({error: {code: err.name, exit_code: exit, message: err.message, suggestions}}) + '\n')
-      } else {
-        process.stderr.write(`cast: ${err.message}\n`)
-        for (const s of suggestions) process.stderr.write(`  ${s}\n`)
-      }
-
-      process.exitCode = exit
+      exit = err instanceof CastError ? err.exit : EXIT.USAGE
+      message = err.message
+      suggestions = err instanceof CastError ? err.suggestions : []
+    } else if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError') {
+      exit = EXIT.FAILURE
+      message = err.message
+    } else if (err.code === 'EEXIT' || err.name === 'ExitError') {
+      // this.exit(n): not an error to report.
+      process.exitCode = err.oclif?.exit === undefined || err.oclif.exit === false ? 0 : err.oclif.exit
       return
+    } else if (isParseError(err)) {
+      // oclif's parse errors (bad flag, bad value, missing argument) are usage errors.
+      exit = EXIT.USAGE
+      message = parseErrorMessage(err)
+      suggestions = [`See: cast ${this.id?.replaceAll(':', ' ') ?? ''} --help`.replace(/\s+--help$/, ' --help')]
+    } else {
+      exit = err.exitCode ?? (typeof err.oclif?.exit === 'number' ? err.oclif.exit : EXIT.FAILURE)
+      message = parseErrorMessage(err)
+      if (!this.jsonEnabled() && exit === EXIT.FAILURE && process.env.CAST_DEBUG) return super.catch(err)
     }
 
-    if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError') {
-      process.stderr.write(`cast: ${err.message}\n`)
-      process.exitCode = EXIT.FAILURE
-      return
-    }
-
-    if (err.exitCode === undefined && typeof err.oclif?.exit === 'number') err.exitCode = err.oclif.exit
-    // oclif's parse errors (bad flag, bad value) are usage errors.
-    if (err.exitCode === undefined && /^(Expected|Unexpected argument|Nonexistent flag|Missing|The following error|Parsing)/.test(err.message)) {
-      err.exitCode = EXIT.USAGE
-    }
-
-    return super.catch(err)
+    if (this.jsonEnabled()) process.stdout.write(JSON.stringify(errorEnvelope(message, exit, suggestions)) + '\n')
+    else process.stderr.write(humanError(message, suggestions))
+    process.exitCode = exit
   }
 }
 

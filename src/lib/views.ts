@@ -10,6 +10,7 @@ import {type Counts, formatTally, tally} from '../core/model/tally.js'
 import type {Bucket, WorkState} from '../core/model/types.js'
 import {SECTION_ORDER} from '../core/model/types.js'
 import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
+import {oneLine} from './sanitize.js'
 
 const iso = (t: number | null | undefined): string | null => (t === null || t === undefined ? null : new Date(t).toISOString())
 
@@ -44,6 +45,16 @@ export interface SessionJson {
   parent_id: string | null
   children: string[]
   decision: DecisionJson | null
+  ask: AskJson | null
+  pane: string | null
+}
+
+/** What the session is asking, when it asks: the one field a script reads to know what to answer. */
+export interface AskJson {
+  kind: 'approval' | 'question' | 'error' | 'decision'
+  text: string
+  /** The tool a permission prompt is for (approval only). */
+  tool: string | null
 }
 
 export interface DecisionJson {
@@ -82,6 +93,31 @@ export function decisionJson(d: DecisionCard): DecisionJson {
   }
 }
 
+/**
+ * The open ask, in the order a person answers them: a cast decide card, a permission prompt, an
+ * open question, an error the session stopped on. Null when nothing is asked.
+ */
+export function askOf(row: SessionRow): AskJson | null {
+  const f = row.facts
+  if (row.decision && row.decision.answer === null) return {kind: 'decision', text: row.decision.question, tool: null}
+  if (f.approval) return {kind: 'approval', text: f.approval.text, tool: /^[A-Za-z_][\w.-]*/.exec(f.approval.text.trim())?.[0] ?? null}
+  if (f.question) return {kind: 'question', text: f.question.text, tool: null}
+  if (f.error && row.reason === 'error') return {kind: 'error', text: f.error.text, tool: null}
+  return null
+}
+
+/** The tmux pane the session runs in, when the screen sweep or the process scan tied one (`%3`). */
+export function paneOf(row: SessionRow): string | null {
+  const refs = [row.facts.process?.source, ...Object.values(row.facts.sources)]
+  for (const src of refs) {
+    if (!src || (src.kind !== 'screen' && src.kind !== 'scan')) continue
+    const m = /\btmux (?:pane )?(%\d+)/.exec(src.ref)
+    if (m) return m[1]!
+  }
+
+  return null
+}
+
 export function titleOf(row: SessionRow): string | null {
   return row.renamed ?? row.facts.title
 }
@@ -100,6 +136,7 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
   const myLabel = row.labels[me]
   return {
     agent: row.agent,
+    ask: askOf(row),
     background_work: f.backgroundWork,
     bucket: row.bucket,
     children: [...row.childIds],
@@ -116,6 +153,7 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
     model: f.model,
     native_id: row.nativeId,
     owners: [...row.records.owners],
+    pane: paneOf(row),
     parent_id: row.parentId,
     pid: f.process?.pid ?? null,
     pinned: row.records.pinned,
@@ -157,6 +195,8 @@ export function watchLine(t: Transition | {event: 'snapshot'; seq: number; ts: n
     label,
     labels: label ? [label] : [],
     owners: row ? [...row.records.owners] : [],
+    ask: row ? askOf(row) : null,
+    pane: row ? paneOf(row) : null,
   }
 }
 
@@ -171,9 +211,20 @@ export interface ListFilters {
   readonly recencyMs?: number
 }
 
+/**
+ * The recency window never hides what waits on the person (issue 13 point 4): an open question,
+ * a permission prompt, a decision card, a declared blocked, a pinned session.
+ */
+export function outlivesRecency(row: SessionRow): boolean {
+  if (row.records.pinned || row.bucket === 'questions') return true
+  if (row.state !== 'needs_input') return false
+  const ask = askOf(row)
+  return (ask !== null && ask.kind !== 'error') || row.records.declaration?.status === 'blocked'
+}
+
 /** Is this session one the user should see under these filters (my inbox, or the team's)? */
 export function matchesFilters(row: SessionRow, me: string, now: number, f: ListFilters): boolean {
-  if (!f.team && !inInbox({all: f.all, lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt, me, now, owners: row.records.owners, recencyMs: f.recencyMs, runner: row.runner})) {
+  if (!f.team && !inInbox({all: f.all || outlivesRecency(row), lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt, me, now, owners: row.records.owners, recencyMs: f.recencyMs, runner: row.runner})) {
     return false
   }
 
@@ -208,6 +259,8 @@ export interface Listing {
   me: string
   generated_at: string
   counts: Counts
+  /** Sessions of my inbox left out by the recency window only (`--all` lists them); 0 with --all. */
+  older_hidden: number
   sessions: SessionJson[]
 }
 
@@ -219,8 +272,12 @@ export function buildListing(all: readonly SessionRow[], me: string, now: number
   const visible = all.filter((r) => matchesFilters(r, me, now, f))
   const counts = tally(visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})))
   const listed = sortRows(visible.filter((r) => r.bucket !== 'folded' && (f.all || (r.bucket !== 'dismissed' && r.bucket !== 'hidden'))))
+  const olderHidden =
+    f.all || f.team
+      ? 0
+      : all.filter((r) => r.bucket !== 'folded' && r.bucket !== 'dismissed' && r.bucket !== 'hidden' && !matchesFilters(r, me, now, f) && matchesFilters(r, me, now, {...f, all: true})).length
   return {
-    listing: {counts, generated_at: new Date(now).toISOString(), me, sessions: listed.map((r) => sessionJson(r, me, now))},
+    listing: {counts, generated_at: new Date(now).toISOString(), me, older_hidden: olderHidden, sessions: listed.map((r) => sessionJson(r, me, now))},
     rows: listed,
   }
 }
@@ -242,6 +299,19 @@ const SECTION_TITLES: Partial<Record<Bucket, string>> = {
   working: 'WORKING',
 }
 
+/**
+ * The one time style for people (issue 13 point 7): local time, `14:05` today, else
+ * `2026-11-29 14:05`. JSON carries ISO 8601 UTC.
+ */
+export function localTime(t: number, now: number): string {
+  const d = new Date(t)
+  const p = (n: number): string => String(n).padStart(2, '0')
+  const clock = `${p(d.getHours())}:${p(d.getMinutes())}`
+  const n = new Date(now)
+  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate()
+  return sameDay ? clock : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${clock}`
+}
+
 export function tildify(p: string | null, home: string): string {
   if (!p) return '?'
   return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p
@@ -260,33 +330,34 @@ export function renderRow(row: SessionRow, me: string, now: number, home: string
   const j = sessionJson(row, me, now)
   const stateWord = row.state.replace('_', ' ')
   const detail = j.quiet ? 'quiet' : row.reason
-  const head = `${style.state(row.state, `${MARKERS[row.state]} ${stateWord}:${detail}`)}  ${style.bold(j.short_id)}  ${j.title ?? '(untitled)'}`
+  const head = `${style.state(row.state, `${MARKERS[row.state]} ${stateWord}:${detail}`)}  ${style.bold(j.short_id)}  ${j.title === null ? '(untitled)' : oneLine(j.title)}`
   const age = row.facts.lastActivityAt === null ? 'never' : formatAge(now - row.facts.lastActivityAt)
-  const bits = [age, `${j.messages} msg${j.messages === 1 ? '' : 's'}`, tildify(j.cwd, home), row.agent]
+  const bits = [age, `${j.messages} msg${j.messages === 1 ? '' : 's'}`, oneLine(tildify(j.cwd, home)), row.agent]
   if (j.live) bits.push(`live pid ${j.pid}`)
-  if (j.labels.length > 0) bits.push(`label ${j.labels[0]}`)
-  if (row.records.owners.length > 0) bits.push(`owners ${row.records.owners.join(', ')}`)
-  if (row.runner && row.runner !== me && !isOwnedBy([row.runner], me)) bits.push(`run by ${row.runner}`)
-  if (row.records.snoozedUntil && row.bucket === 'snoozed') bits.push(`until ${new Date(row.records.snoozedUntil).toISOString()}`)
+  if (j.labels.length > 0) bits.push(`label ${oneLine(j.labels[0]!)}`)
+  if (row.records.owners.length > 0) bits.push(`owners ${oneLine(row.records.owners.join(', '))}`)
+  if (row.runner && row.runner !== me && !isOwnedBy([row.runner], me)) bits.push(`run by ${oneLine(row.runner)}`)
+  if (row.records.snoozedUntil && row.bucket === 'snoozed') bits.push(`until ${localTime(row.records.snoozedUntil, now)}`)
   if (row.childIds.length > 0) bits.push(`${row.childIds.length} subagent${row.childIds.length === 1 ? '' : 's'}`)
   const lines = [head, `   ${style.dim(bits.join('  ·  '))}`]
   if (j.state_line) {
     const first = j.state_line.text.split('\n')[0] ?? ''
     const since = j.state_line.messages_since > 0 ? style.dim(`  (${j.state_line.messages_since} msgs since)`) : ''
-    lines.push(`   ${j.state_line.status}: ${first}${since}`)
+    lines.push(`   ${j.state_line.status}: ${oneLine(first)}${since}`)
   }
 
+  const firstLine = (t: string): string => oneLine(t.split('\n')[0] ?? '')
   if (row.decision) {
-    lines.push(`   decide ${row.decision.id}: ${row.decision.question}`)
+    lines.push(`   decide ${row.decision.id}: ${firstLine(row.decision.question)}`)
   } else if (row.facts.approval) {
-    lines.push(`   approve ${row.facts.approval.text}?`)
+    lines.push(`   approve ${firstLine(row.facts.approval.text)}?`)
   } else if (row.facts.question) {
-    lines.push(`   asks: ${row.facts.question.text.split('\n')[0]}`)
+    lines.push(`   asks: ${firstLine(row.facts.question.text)}`)
   } else if (row.facts.error && row.reason === 'error') {
-    lines.push(`   error: ${row.facts.error.text.split('\n')[0]}`)
+    lines.push(`   error: ${firstLine(row.facts.error.text)}`)
   }
 
-  const lastNote = row.decision?.auto ? `auto-decided: ${row.decision.answerNote ?? ''}` : null
+  const lastNote = row.decision?.auto ? `auto-decided: ${oneLine(row.decision.answerNote ?? '')}` : null
   if (lastNote) lines.push(`   ${lastNote}`)
   if (isAssignedAwayFromOwnerSet(row.records.owners, me)) lines.push(`   ${style.dim('(owned by others: not in your inbox)')}`)
   return lines
@@ -294,8 +365,12 @@ export function renderRow(row: SessionRow, me: string, now: number, home: string
 
 export function renderListing(listing: Listing, rows: SessionRow[], now: number, home: string, style: RenderStyle, title: string): string {
   const out: string[] = []
-  const clock = new Date(now).toLocaleTimeString('en-US', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
-  out.push(`${title} · ${listing.me}  ${clock}`, formatTally(listing.counts), '')
+  const clock = new Date(now).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
+  const older =
+    listing.older_hidden > 0
+      ? [`${listing.older_hidden} older session${listing.older_hidden === 1 ? '' : 's'} hidden (no activity in the recency window): cast sessions --all lists them`]
+      : []
+  out.push(`${title} · ${oneLine(listing.me)}  ${clock}`, formatTally(listing.counts), ...older, '')
   let current: Bucket | null = null
   const sizes = new Map<Bucket, number>()
   for (const r of rows) sizes.set(r.bucket, (sizes.get(r.bucket) ?? 0) + 1)

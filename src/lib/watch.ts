@@ -1,7 +1,14 @@
 /**
  * `cast sessions -w`: one line per transition, flushed at once (DESIGN §6.1). Runs the ingester
  * in-process when nobody holds the lease, else tails the transitions log. Exits 0 quietly on
- * SIGINT/SIGTERM and when the reader closes the pipe, closing the store cleanly.
+ * SIGINT/SIGTERM and when the reader closes the pipe (even with nothing to write: see
+ * reader-gone.ts), closing the store cleanly.
+ *
+ * Membership (issue 13 point 5): the view is what the filters select (ownership, label, agent,
+ * cwd; dismissed and hidden rows only with --all). A session entering or leaving it — by its own
+ * transition or by a person's action (own, disown, label, a filing, undo: a `history` row) —
+ * prints one `enter` / `leave` line instead of a transition; `gone` (killed, dismissed) stays
+ * as it was. Transitions of sessions outside the view print nothing.
  */
 import {LiveIngester} from '../core/ingest/live.js'
 import {shortId} from '../core/model/ids.js'
@@ -9,7 +16,10 @@ import type {SessionRow, Transition} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, whoAmI} from './env.js'
 import {INGESTER_LEASE, leaseIsLive, makeIngester} from './ingest.js'
 import {consumeSpool, spoolDir} from '../core/ingest/spool.js'
-import {type ListFilters, matchesFilters, titleOf, watchLine} from './views.js'
+import {historyMark, historySessionsAfter} from '../core/store/watch-marks.js'
+import {onReaderGone} from './reader-gone.js'
+import {oneLine} from './sanitize.js'
+import {type ListFilters, localTime, matchesFilters, titleOf, watchLine} from './views.js'
 
 export interface WatchFlags {
   agent?: string
@@ -76,6 +86,8 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     // The reader closed the pipe: exit 0 quietly.
     if (e.code === 'EPIPE') void shutdown()
   })
+  // The reader closed the pipe while there was nothing to write.
+  onReaderGone(1, () => void shutdown())
   process.once('SIGINT', () => void shutdown())
   process.once('SIGTERM', () => void shutdown())
 
@@ -110,20 +122,62 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     return true
   }
 
+  const inView = (row: SessionRow | undefined): boolean => row !== undefined && viewHas(row, me, clock(), filters, flags.all === true)
+  const members = new Map<string, boolean>()
+  for (const row of store.loadSessions()) members.set(row.id, inView(row))
+  let mark = historyMark(store)
+
+  const emit = (t: Transition, row: SessionRow | undefined): boolean => {
+    const now = inView(row)
+    // A session first met after the watch started (found by its catch-up) had no view to change.
+    const was = members.get(t.sessionId) ?? (t.event === 'new' ? false : now)
+    members.set(t.sessionId, now)
+    let line: Transition | null = null
+    if (t.event === 'gone' || t.event === 'new') line = now || was ? t : null
+    else if (was && !now) line = {...t, event: 'leave' as Transition['event']}
+    else if (!was && now) line = {...t, event: 'enter' as Transition['event']}
+    else if (now && transitionMatches(t, row, me, clock(), filters)) line = t
+    if (line === null) return true
+    return write(json ? JSON.stringify(watchLine(line, row, me)) : humanLine(line, row))
+  }
+
+  /** A person's action changed records without a transition (own, label, undo): re-check those sessions. */
+  const recheck = (): void => {
+    const next = historyMark(store)
+    if (next.lastId === mark.lastId && next.undone === mark.undone) return
+    const ids = next.undone === mark.undone ? historySessionsAfter(store, mark.lastId) : [...members.keys(), ...historySessionsAfter(store, mark.lastId)]
+    mark = next
+    const seq = Math.max(lastSeq, 0)
+    for (const row of store.loadSessions([...new Set(ids)])) {
+      const was = members.get(row.id) ?? false
+      const now = inView(row)
+      if (was === now) continue
+      members.set(row.id, now)
+      const t: Transition = {bucket: row.bucket, event: (now ? 'enter' : 'leave') as Transition['event'], from: row.state, fromBucket: row.bucket, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: clock()}
+      if (!write(json ? JSON.stringify(watchLine(t, row, me)) : humanLine(t, row))) return
+    }
+  }
+
   let lastSeq = flags.since ?? -1
   const pump = (): void => {
     if (closed || lastSeq < 0) return
     for (;;) {
       const batch = store.transitionsSince(lastSeq, 500)
-      if (batch.length === 0) return
+      if (batch.length === 0) break
       const rows = new Map(store.loadSessions([...new Set(batch.map((t) => t.sessionId))]).map((r) => [r.id, r]))
       for (const t of batch) {
         lastSeq = t.seq
-        const row = rows.get(t.sessionId)
-        if (!transitionMatches(t, row, me, clock(), filters)) continue
-        if (!write(json ? JSON.stringify(watchLine(t, row, me)) : humanLine(t, row))) return
+        if (!emit(t, rows.get(t.sessionId))) return
       }
     }
+
+    recheck()
+  }
+
+  if (!json) {
+    const shown = [flags.team ? 'team' : 'your inbox', ...describeFilters(flags)].join(', ')
+    write(`cast sessions -w · ${oneLine(me)} · ${shown} — one line per change, Ctrl-C stops`)
+    write('time      event   id       change                         title')
   }
 
   await tryTakeOver()
@@ -135,7 +189,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     for (const row of store.loadSessions()) {
       if (row.bucket === 'folded' || !matchesFilters(row, me, now, filters)) continue
       const line = watchLine({event: 'snapshot', seq, ts: now}, row, me)
-      if (!write(json ? JSON.stringify(line) : `snapshot  ${shortId(row.id)}  ${row.state}:${row.reason}  [${row.bucket}]  ${titleOf(row) ?? ''}`)) break
+      if (!write(json ? JSON.stringify(line) : humanLine({bucket: row.bucket, event: 'snapshot' as Transition['event'], from: null, fromBucket: null, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: now}, row))) break
     }
   }
 
@@ -165,9 +219,34 @@ function transitionMatches(t: Transition, row: SessionRow | undefined, me: strin
   return matchesFilters(row, me, now, {...f, quiet: false, states: undefined})
 }
 
+/** Is the session in the watched view (the filters without --state, which selects transitions)? */
+function viewHas(row: SessionRow, me: string, now: number, f: ListFilters, all: boolean): boolean {
+  if (row.bucket === 'folded' && !f.label) return false
+  if (!all && (row.bucket === 'dismissed' || row.bucket === 'hidden')) return false
+  return matchesFilters(row, me, now, {...f, quiet: false, states: undefined})
+}
+
+function describeFilters(flags: WatchFlags): string[] {
+  const out: string[] = []
+  if (flags.state?.length) out.push(`state ${flags.state.join(',')}`)
+  if (flags.agent) out.push(`agent ${flags.agent}`)
+  if (flags.label) out.push(`label ${oneLine(flags.label)}`)
+  if (flags.cwd) out.push(`under ${oneLine(flags.cwd)}`)
+  if (flags.quiet) out.push('quiet')
+  if (flags.all) out.push('all')
+  return out
+}
+
+const EVENT_WORD: Record<string, string> = {enter: 'enters', gone: 'gone', leave: 'leaves', new: 'new', snapshot: 'now', transition: 'moved'}
+
+/** One readable line per change: local time, what happened, the short id, state and reason, title. */
 function humanLine(t: Transition, row: SessionRow | undefined): string {
-  const time = new Date(t.ts).toISOString().slice(11, 19)
-  const from = t.from ?? '∅'
-  const title = row ? (titleOf(row) ?? '') : ''
-  return `${time}  #${t.seq}  ${shortId(t.sessionId)}  ${t.event === 'transition' ? '' : t.event + ' '}${from} → ${t.to} (${t.reason}) [${t.bucket}]  ${title}`
+  const time = localTime(t.ts, t.ts).padEnd(8)
+  const change =
+    t.event === 'transition' && t.from !== null
+      ? `${t.from.replace('_', ' ')} → ${t.to.replace('_', ' ')}:${t.reason}`
+      : `${t.to.replace('_', ' ')}:${t.reason}`
+  const where = t.bucket === 'questions' || t.bucket === t.to ? '' : ` [${t.bucket}]`
+  const title = row ? oneLine(titleOf(row) ?? '(untitled)') : ''
+  return `${time}  ${(EVENT_WORD[t.event] ?? t.event).padEnd(6)}  ${shortId(t.sessionId)}  ${(change + where).padEnd(30)}  ${title}`
 }

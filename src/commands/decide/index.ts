@@ -4,6 +4,10 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {sessionFlag} from '../../lib/flags.js'
 
+export const MAX_QUESTION = 2000
+export const MAX_OPTION = 500
+export const MAX_WHY = 8000
+
 /** How often a waiting `decide --wait` looks at the store. */
 const POLL_MS = 200
 
@@ -18,10 +22,12 @@ With --wait the command blocks until the answer comes and prints the chosen labe
 Without --wait, the answer is delivered to your session as its next turn when it comes.`
   static override examples = [
     `<%= config.bin %> <%= command.id %> "Which schema for the events table?" --option "Wide table :: one migration, fast reads" --option "EAV :: flexible, slower reports" --recommend 1 --why "Reports are the hot path"`,
+    {command: `<%= config.bin %> <%= command.id %> --option "Ship :: today" --option "Wait :: a day" "Ship the fix now?"`, description: 'Options may come before the question.'},
     {command: `choice=$(<%= config.bin %> <%= command.id %> "Deploy now?" --option "Yes :: 10 min downtime" --option "Tonight :: no downtime" --recommend 2 --wait --timeout 2h)`, description: 'Block until answered (or the presence budget runs out).'},
   ]
   static override flags = {
-    option: Flags.string({char: 'o', helpValue: '"LABEL :: effect"', multiple: true, required: true, summary: 'An option (2 to 9, in order).'}),
+    // Non-greedy: `cast decide --option A --option B "Question?"` leaves the question an argument.
+    option: Flags.string({char: 'o', helpValue: '"LABEL :: effect"', multiple: true, multipleNonGreedy: true, required: true, summary: 'An option (2 to 9, in order; repeat the flag for each).'}),
     recommend: Flags.integer({helpValue: 'N', min: 1, summary: 'The option you recommend (1-based).'}),
     session: sessionFlag,
     timeout: Flags.string({dependsOn: ['wait'], helpValue: 'D', summary: 'With --wait: give up after D (exit 124); the card stays open.'}),
@@ -36,6 +42,12 @@ Without --wait, the answer is delivered to your session as its next turn when it
     const {parseDuration} = await import('../../core/model/durations.js')
     const question = args.question.trim()
     if (question === '') this.fail('The question is empty.', EXIT.USAGE)
+    if (question.length > MAX_QUESTION) this.fail(`The question is ${question.length} characters; keep it under ${MAX_QUESTION}.`, EXIT.USAGE)
+    for (const o of flags.option) {
+      if (o.length > MAX_OPTION) this.fail(`An option is ${o.length} characters; keep each under ${MAX_OPTION}.`, EXIT.USAGE)
+    }
+
+    if ((flags.why?.length ?? 0) > MAX_WHY) this.fail(`--why is ${flags.why!.length} characters; keep it under ${MAX_WHY}.`, EXIT.USAGE)
     const options = flags.option.map((o) => parseOption(o) ?? this.fail(`Option "${o}" has no label; write "LABEL :: effect".`, EXIT.USAGE))
     if (options.length < MIN_OPTIONS || options.length > MAX_OPTIONS) {
       this.fail(`A decision takes ${MIN_OPTIONS} to ${MAX_OPTIONS} options; got ${options.length}.`, EXIT.USAGE)

@@ -30,6 +30,12 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
   }
   static override summary = 'Schedule a message into a session, once or recurring.'
 
+  private async namesSession(word: string): Promise<boolean> {
+    const {resolvePrefix} = await import('../../core/model/ids.js')
+    const store = await this.openStore()
+    return resolvePrefix(word, store.sessionIds()).kind !== 'none'
+  }
+
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Schedule)
     const {parseDuration, parseTime} = await import('../../core/model/durations.js')
@@ -37,6 +43,10 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const target = args.message === undefined ? undefined : args.session
     let message = args.message ?? args.session
     if (message === undefined) this.fail('What should be sent? cast schedule SESSION --in D "MESSAGE"', EXIT.USAGE)
+    // `cast schedule 3f9a2c1 --in 2h` names a session and forgot the message: never send the id as text.
+    if (args.message === undefined && /^[\w.:-]{4,}$/.test(message) && (await this.namesSession(message))) {
+      this.fail(`"${message}" is a session, and the message is missing: cast schedule ${message} --in D "MESSAGE"`, EXIT.USAGE)
+    }
     if (message === '-') {
       const {readStdin} = await import('../state/index.js')
       message = (await readStdin()).replace(/\n+$/, '')
