@@ -187,12 +187,15 @@ export class Ingester {
     const recentFrom = Date.now() - RECENT_MS
     // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
     // (the other core), and its results are committed here in the same order and batches.
-    const sts = found.map((d) => statOrNull(d.path))
+    const sts = found.map((d, i) => {
+      if (i % 500 === 499) this.progress?.()
+      return statOrNull(d.path)
+    })
     const share = this.shareReads(found, sts, known, holders)
     try {
       for (const [i, d] of found.entries()) {
         present.add(d.path)
-        if (i % 2000 === 1999) this.progress?.()
+        if (i % 100 === 99) this.progress?.()
         const prevRow = known.get(d.path)
         if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)
         let pending: Pending | null | undefined
