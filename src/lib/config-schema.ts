@@ -29,6 +29,15 @@ const Config = z.strictObject({
   inbox: z
     .strictObject({recency: duration.refine((ms) => ms > 0, 'must be longer than 0 (try "7d")').default(7 * 24 * 3600 * 1000)})
     .default({recency: 7 * 24 * 3600 * 1000}),
+  notify: z
+    .strictObject({
+      backends: z.array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'])).min(1).default(['auto']),
+      command: z.union([argv, z.null()]).default(null),
+      done: z.enum(['soft', 'normal', 'off']).default('soft'),
+      group_window: duration.refine((ms) => ms <= 10_000, 'at most 10s (try "300ms")').default(300),
+      quiet: z.boolean().default(true),
+    })
+    .optional(),
   presences: z
     .array(
       z.strictObject({
@@ -87,6 +96,9 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
     agents: c.agents,
     file,
     inbox: {recencyMs: c.inbox.recency},
+    notify: c.notify
+      ? {backends: c.notify.backends, command: c.notify.command, done: c.notify.done, groupWindowMs: c.notify.group_window, quiet: c.notify.quiet}
+      : undefined,
     presences: [...BUILTIN_PRESENCES.filter((p) => !names.has(p.name)), ...custom],
     screenPatterns: c.screen_patterns,
     settleClassifier: c.settle_classifier,

@@ -28,6 +28,16 @@ export interface CastConfig {
   readonly agents: Readonly<Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>>
   /** Extra or replacement screen patterns for the terminal fallback, per agent. */
   readonly screenPatterns: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
+  /** Paging (`cast notify`, `cast daemon --notify`): backends, the custom command, done and quiet notices, the burst window. */
+  readonly notify?: NotifyConfig
+}
+
+export interface NotifyConfig {
+  readonly backends: readonly ('auto' | 'freedesktop' | 'macos' | 'tmux' | 'bell' | 'command' | 'stdout')[]
+  readonly command: readonly string[] | null
+  readonly done: 'soft' | 'normal' | 'off'
+  readonly quiet: boolean
+  readonly groupWindowMs: number
 }
 
 export const BUILTIN_PRESENCES: readonly PresenceConfig[] = [

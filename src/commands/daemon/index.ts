@@ -14,9 +14,11 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --once', description: 'Sync once and exit (for cron or a login script).'},
+    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you.'},
     '<%= config.bin %> daemon status',
   ]
   static override flags = {
+    notify: Flags.boolean({summary: 'Also page you: desktop notifications as cast notify sends them (config notify.*).'}),
     once: Flags.boolean({summary: 'Sync once (files, spool, timers, schedules) and exit.'}),
   }
   static override summary = 'Run the ingester in the foreground.'
@@ -75,12 +77,37 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const schedules = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`))
     }, 1000)
+    const paging = flags.notify ? await this.startPaging(store, clock) : null
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
     })
     clearInterval(schedules)
+    await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** --notify: a notifier following the log this daemon writes (see cast notify). */
+  private async startPaging(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number): Promise<{stop(): Promise<void>}> {
+    const {loadConfig} = await import('../../lib/config.js')
+    const {notifierConfig, describeSent} = await import('../../lib/notify/run.js')
+    const {resolveBackends} = await import('../../lib/notify/backends.js')
+    const {startNotifying} = await import('../../lib/notify/notifier.js')
+    const config = await loadConfig(this.env)
+    const nc = notifierConfig(config)
+    const backends = resolveBackends(nc, this.env)
+    process.stderr.write(`cast daemon: paging ${this.me} via ${backends.join(', ')}\n`)
+    return startNotifying({
+      backends,
+      clock,
+      config: nc,
+      env: this.env,
+      ingest: false,
+      me: this.me,
+      onSent: (s) => process.stderr.write(`cast daemon: notified: ${describeSent(s, true)}\n`),
+      recencyMs: config.inbox.recencyMs,
+      store,
+    })
   }
 }

@@ -1,0 +1,285 @@
+/**
+ * Which transitions page the person, and what the notification says (issue 15, seed 002). Pure:
+ * the caller passes each transition with the session as it is now, and `now`.
+ *
+ * - A notification goes out on a transition into a demand of mine: a permission prompt, an
+ *   error, a question, a decision card, a bare needs_input. A declared done is a soft one.
+ * - Never for subagents, hidden or stashed rows, snoozed, dismissed or killed sessions, or
+ *   sessions outside my inbox (owned by others, run by a teammate).
+ * - A transition the session has already left (a replay after a restart) pages nobody.
+ * - Deduped per session, kind and turn: the same ask in the same turn pages once.
+ * - A burst groups into one notification, which names a reason only when every member shares it.
+ * - The quiet band's sentence ("2 agents have gone quiet") only when no demand is pending.
+ */
+import type {Agent, Bucket, Reason, WorkState} from './types.js'
+
+export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet'] as const
+export type NotifyKind = (typeof NOTIFY_KINDS)[number]
+/** The kinds that are demands (everything but the soft done and the quiet band). */
+export const DEMAND_KINDS: readonly NotifyKind[] = ['approval', 'error', 'question', 'decision', 'needs_input']
+
+/** How a person names each agent in a sentence. */
+export const AGENT_NAMES: Readonly<Record<Agent, string>> = {
+  claude_code: 'Claude',
+  codex: 'Codex',
+  copilot: 'Copilot',
+  cursor: 'Cursor',
+  gemini: 'Gemini',
+  opencode: 'OpenCode',
+  pi: 'pi',
+}
+
+export function agentName(agent: string): string {
+  return (AGENT_NAMES as Record<string, string>)[agent] ?? agent
+}
+
+/** The session as it is now, as far as paging cares. */
+export interface NotifySubject {
+  readonly id: string
+  readonly agent: string
+  readonly title: string | null
+  readonly state: WorkState
+  readonly reason: Reason
+  readonly bucket: Bucket
+  /** Turns started so far: the dedupe key's turn. */
+  readonly turn: number
+  /** What it asks now, when it asks (decision card, permission prompt, question, error). */
+  readonly ask: {readonly kind: 'approval' | 'question' | 'error' | 'decision'; readonly text: string} | null
+  /** A subagent child (it has a parent session). */
+  readonly isChild: boolean
+  /** In my inbox: not owned by others, not a teammate's run, inside the recency window. */
+  readonly mine: boolean
+  /** When the working session turns (or turned) quiet, else null. */
+  readonly quietAt: number | null
+  readonly workingSince: number | null
+}
+
+export interface NotifyTransition {
+  readonly seq: number
+  readonly ts: number
+  readonly event: 'new' | 'transition' | 'gone'
+  readonly to: WorkState
+  readonly reason: Reason
+  readonly bucket: Bucket
+}
+
+export interface NotifyOptions {
+  /** A declared done: a soft notification (default), a normal one, or none. */
+  readonly done: 'soft' | 'normal' | 'off'
+  /** The quiet band's sentence. */
+  readonly quiet: boolean
+}
+
+export const DEFAULT_NOTIFY_OPTIONS: NotifyOptions = {done: 'soft', quiet: true}
+
+/** Buckets whose rows never page: set aside, folded, or not listed. */
+const SILENT_BUCKETS: readonly Bucket[] = ['folded', 'hidden', 'stashed', 'snoozed', 'dismissed', 'killed']
+
+/** A notification waiting to go out, one per session in a burst. */
+export interface Candidate {
+  readonly sessionId: string
+  readonly agent: string
+  readonly title: string | null
+  readonly kind: NotifyKind
+  /** The first line of what it asks (the permission, the question, the error), or null. */
+  readonly askLine: string | null
+  readonly key: string
+  readonly seq: number
+}
+
+/** Is this session one that may page me at all, whatever happened to it? */
+export function mayPage(s: NotifySubject): boolean {
+  return s.mine && !s.isChild && !SILENT_BUCKETS.includes(s.bucket)
+}
+
+/** The kind of notification this transition earns, or null when it pages nobody. */
+export function notifyKindOf(t: NotifyTransition, s: NotifySubject, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): NotifyKind | null {
+  if (t.event === 'gone' || !mayPage(s)) return null
+  // The session left the state this transition went to (a replay, or it moved on in the window).
+  if (s.state !== t.to || s.reason !== t.reason) return null
+  if (s.ask?.kind === 'decision' && s.bucket === 'questions') return 'decision'
+  if (t.to === 'needs_input') {
+    if (s.ask && s.ask.kind !== 'decision') return s.ask.kind
+    if (t.reason === 'approval' || t.reason === 'question' || t.reason === 'error') return t.reason
+    return 'needs_input'
+  }
+
+  if (t.to === 'done' && t.reason === 'declared_done' && options.done !== 'off') return 'done'
+  return null
+}
+
+/** Same session, same kind, same turn: pages once. */
+export function dedupeKey(s: Pick<NotifySubject, 'id' | 'turn'>, kind: NotifyKind): string {
+  return `${s.id}|${kind}|${s.turn}`
+}
+
+const firstLine = (text: string | null | undefined): string | null => {
+  const line = (text ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '')
+  return line === undefined ? null : line.length > 160 ? line.slice(0, 159) + '…' : line
+}
+
+/**
+ * The candidate a transition makes, or null (not a demand of mine, or already sent: `sent` holds
+ * the dedupe keys already paged).
+ */
+export function candidateOf(t: NotifyTransition, s: NotifySubject, sent: ReadonlySet<string>, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): Candidate | null {
+  const kind = notifyKindOf(t, s, options)
+  if (kind === null) return null
+  const key = dedupeKey(s, kind)
+  if (sent.has(key)) return null
+  return {agent: s.agent, askLine: kind === 'done' ? null : firstLine(s.ask?.text), key, kind, seq: t.seq, sessionId: s.id, title: s.title}
+}
+
+/** Seed 002's sentence form for one session. */
+export function sentence(agent: string, kind: NotifyKind): string {
+  const who = agentName(agent)
+  switch (kind) {
+    case 'approval':
+      return `${who} is waiting for approval`
+    case 'question':
+      return `${who} asked a question`
+    case 'error':
+      return `${who} is blocked by an error`
+    case 'decision':
+      return `${who} needs a decision`
+    case 'done':
+      return `${who} is done`
+    case 'quiet':
+      return `${who} has gone quiet`
+    default:
+      return `${who} is waiting for input`
+  }
+}
+
+/** The sentence for a group: it names a reason only when every member shares it. */
+export function groupSentence(kinds: readonly NotifyKind[]): string {
+  const n = kinds.length
+  const shared = kinds.every((k) => k === kinds[0]) ? kinds[0] : null
+  const agents = `${n} agents`
+  switch (shared) {
+    case 'approval':
+      return `${agents} are waiting for approval`
+    case 'question':
+      return `${agents} asked a question`
+    case 'error':
+      return `${agents} are blocked by an error`
+    case 'decision':
+      return `${agents} need a decision`
+    case 'done':
+      return `${agents} are done`
+    default:
+      return `${agents} need you`
+  }
+}
+
+export interface Notification {
+  /** The headline (the sentence). */
+  readonly summary: string
+  /** The session title and the ask line; for a group, one line per member. */
+  readonly body: string
+  /** low for a soft notification (a declared done with done: soft, the quiet band). */
+  readonly urgency: 'low' | 'normal'
+  /** The shared kind, or 'mixed' for a group of several kinds. */
+  readonly kind: NotifyKind | 'mixed'
+  readonly sessions: readonly string[]
+  /** The dedupe keys it covers (to remember once it went out). */
+  readonly keys: readonly string[]
+}
+
+const MAX_GROUP_LINES = 5
+
+function describe(c: Candidate): string {
+  const title = firstLine(c.title) ?? '(untitled)'
+  return c.askLine ? `${title}: ${c.askLine}` : title
+}
+
+function build(cands: readonly Candidate[], urgency: 'low' | 'normal'): Notification {
+  const kinds = cands.map((c) => c.kind)
+  const shared = kinds.every((k) => k === kinds[0]) ? kinds[0]! : 'mixed'
+  if (cands.length === 1) {
+    const c = cands[0]!
+    const body = [firstLine(c.title) ?? '(untitled)', ...(c.askLine ? [c.askLine] : [])].join('\n')
+    return {body, keys: [c.key], kind: c.kind, sessions: [c.sessionId], summary: sentence(c.agent, c.kind), urgency}
+  }
+
+  const lines = cands.slice(0, MAX_GROUP_LINES).map((c) => `${agentName(c.agent)} · ${describe(c)}`)
+  if (cands.length > MAX_GROUP_LINES) lines.push(`+${cands.length - MAX_GROUP_LINES} more`)
+  return {body: lines.join('\n'), keys: cands.map((c) => c.key), kind: shared, sessions: cands.map((c) => c.sessionId), summary: groupSentence(kinds), urgency}
+}
+
+/**
+ * What a burst sends: one notification for its demands (grouped when several), and one for its
+ * declared dones (soft unless configured otherwise). A session appears once, with its latest kind.
+ */
+export function planBurst(cands: readonly Candidate[], options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): Notification[] {
+  const latest = new Map<string, Candidate>()
+  for (const c of [...cands].sort((a, b) => a.seq - b.seq)) {
+    latest.delete(c.sessionId)
+    latest.set(c.sessionId, c)
+  }
+
+  const all = [...latest.values()]
+  const demands = all.filter((c) => DEMAND_KINDS.includes(c.kind))
+  const dones = all.filter((c) => c.kind === 'done')
+  const out: Notification[] = []
+  if (demands.length > 0) out.push(build(demands, 'normal'))
+  if (dones.length > 0) out.push(build(dones, options.done === 'normal' ? 'normal' : 'low'))
+  return out
+}
+
+/** The quiet band's dedupe key: once per session and working stint. */
+export function quietKey(s: Pick<NotifySubject, 'id' | 'workingSince' | 'turn'>): string {
+  return `${s.id}|quiet|${s.workingSince ?? s.turn}`
+}
+
+/**
+ * The quiet band's sentence, when a session of mine newly went quiet and nothing louder asks:
+ * "2 agents have gone quiet" (counting every quiet session of mine), or null.
+ */
+export function quietNotice(subjects: readonly NotifySubject[], sent: ReadonlySet<string>, now: number, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): Notification | null {
+  if (!options.quiet) return null
+  const mine = subjects.filter((s) => mayPage(s))
+  if (mine.some((s) => s.state === 'needs_input' || s.bucket === 'questions')) return null
+  const quiet = mine.filter((s) => s.state === 'working' && s.quietAt !== null && s.quietAt <= now)
+  const fresh = quiet.filter((s) => !sent.has(quietKey(s)))
+  if (fresh.length === 0) return null
+  const n = quiet.length
+  const lines = quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent)} · ${firstLine(s.title) ?? '(untitled)'}`)
+  if (n > MAX_GROUP_LINES) lines.push(`+${n - MAX_GROUP_LINES} more`)
+  return {
+    body: lines.join('\n'),
+    keys: fresh.map((s) => quietKey(s)),
+    kind: 'quiet',
+    sessions: quiet.map((s) => s.id),
+    summary: n === 1 ? `${agentName(quiet[0]!.agent)} has gone quiet` : `${n} agents have gone quiet`,
+    urgency: 'low',
+  }
+}
+
+/** The next time a session of mine turns quiet (for the one timer the notifier sets), or null. */
+export function nextQuietAt(subjects: readonly NotifySubject[], now: number): number | null {
+  let next: number | null = null
+  for (const s of subjects) {
+    if (!mayPage(s) || s.state !== 'working' || s.quietAt === null || s.quietAt <= now) continue
+    if (next === null || s.quietAt < next) next = s.quietAt
+  }
+
+  return next
+}
+
+/**
+ * The status line (`cast status`): "3 need you · 1 quiet", or "nothing needs you". `format`
+ * fills {need}, {quiet}, {working}, {done}, {questions}, {total}.
+ */
+export function statusLine(counts: {readonly needs_input: number; readonly quiet: number; readonly working: number; readonly done: number; readonly questions: number}, format?: string): string {
+  const need = counts.needs_input
+  if (format !== undefined) {
+    const values: Record<string, number> = {done: counts.done, need, questions: counts.questions, quiet: counts.quiet, total: need + counts.quiet, working: counts.working}
+    return format.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m))
+  }
+
+  const parts: string[] = []
+  if (need > 0) parts.push(`${need} need${need === 1 ? 's' : ''} you`)
+  if (counts.quiet > 0) parts.push(`${counts.quiet} quiet`)
+  return parts.length === 0 ? 'nothing needs you' : parts.join(' · ')
+}

@@ -1,0 +1,31 @@
+/** What `cast notify` and `cast daemon --notify` share: the config with flags over it, and the printed line. */
+import type {CastConfig} from '../config.js'
+import {localTime} from '../views.js'
+import type {BackendName} from './backends.js'
+import {DEFAULT_NOTIFIER_CONFIG, type NotifierConfig, type Sent} from './notifier.js'
+
+export function notifierConfig(config: CastConfig, backends?: readonly string[]): NotifierConfig {
+  const base: NotifierConfig = config.notify ? {...config.notify} : DEFAULT_NOTIFIER_CONFIG
+  return backends && backends.length > 0 ? {...base, backends: backends as BackendName[]} : base
+}
+
+export function describeSent(s: Sent): Record<string, unknown>
+export function describeSent(s: Sent, human: true): string
+export function describeSent(s: Sent, human?: boolean): Record<string, unknown> | string {
+  const n = s.notification
+  if (!human) {
+    return {
+      at: new Date(s.at).toISOString(),
+      body: n.body,
+      delivered: s.deliveries.map((d) => ({backend: d.backend, error: d.error ?? null, ok: d.ok})),
+      kind: n.kind,
+      sessions: n.sessions,
+      summary: n.summary,
+      urgency: n.urgency,
+    }
+  }
+
+  const via = s.deliveries.map((d) => (d.ok ? d.backend : `${d.backend} failed: ${d.error}`)).join(', ')
+  const body = n.body.split('\n').join(' · ')
+  return `${localTime(s.at, s.at)}  ${n.summary} — ${body}${via ? `  [${via}]` : ''}`
+}
