@@ -95,6 +95,13 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
     }
   }
 
+  for (const h of hooks) {
+    if (draft.cwd === null && typeof h.extra?.cwd === 'string') {
+      draft.cwd = h.extra.cwd
+      sources.cwd = {kind: 'hook', ref: 'cwd'}
+    }
+  }
+
   for (const c of plain) {
     if (c.extra?.codex !== 'index' || typeof c.extra.title !== 'string') continue
     draft.title = c.extra.title

@@ -18,12 +18,23 @@ import {join} from 'node:path'
 import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../lib/hooks-install.js'
 import {codexHome} from './paths.js'
 
+/**
+ * Every 0.169 event that carries state (of its 14: PreCompact and PostCompact carry none). A
+ * failed turn fires no Stop: only PostModelRequest `status: "failed"` says so, and the retry's
+ * PreModelRequest takes it back.
+ */
 export const CODEX_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
+  {event: 'SessionEnd'},
   {event: 'UserPromptSubmit'},
   {event: 'PreToolUse'},
   {event: 'PermissionRequest'},
   {event: 'PostToolUse'},
+  {event: 'PreModelRequest'},
+  {event: 'PostModelRequest'},
+  {event: 'Interrupt'},
+  {event: 'SubagentStart'},
+  {event: 'SubagentStop'},
   {event: 'Stop'},
 ]
 
@@ -195,7 +206,7 @@ export const codexHookSpec: HookSpec = {
   layout: 'grouped',
   name: 'codex',
   notes: [
-    'Codex asks you to review new hooks once before it runs them: open /hooks in Codex and trust cast\'s.',
+    'Codex runs no new hook until you trust it: at its next start it shows "Hooks need review" — choose "Trust all and continue" (or review them in /hooks). Codex keeps that in config.toml as [hooks.state."<hooks file>:<event>:0:0"] trusted_hash; after any change to cast\'s hooks it asks again.',
     'Older Codex builds without lifecycle hooks still report each finished turn through notify.',
   ],
   settingsPath: (ctx) => join(codexHome(ctx), 'hooks.json'),

@@ -4,7 +4,8 @@
  *   "last-assistant-message",…}` after every turn;
  * - lifecycle hooks: `{hook_event_name, session_id, turn_id, cwd, model, …}` for SessionStart,
  *   UserPromptSubmit, PreToolUse, PermissionRequest (`tool_name`), PostToolUse, Stop
- *   (`last_assistant_message`).
+ *   (`last_assistant_message`), and in 0.169 also Pre/PostModelRequest (`status`, `error`),
+ *   Interrupt, SessionEnd, SubagentStart/Stop.
  *
  * Only the latest turn-level event per session is kept. Its facts are stamped with the receive
  * time; compose lets them stand only while the transcript has nothing newer (never latching).
@@ -25,6 +26,8 @@ export interface HookTurn {
   readonly lastAssistantText: string | null
   /** A new prompt: clears an earlier error banner, starts a turn. */
   readonly prompted: boolean
+  /** PostModelRequest `status: "failed"`: the request's error (0.169 sends no Stop after it). */
+  readonly error?: string | null
 }
 
 export interface HookSession {
@@ -62,7 +65,21 @@ function turnOf(name: string, p: Readonly<Record<string, unknown>>, at: number):
       return {...base, prompted: true}
     case 'PreToolUse':
     case 'PostToolUse':
+    case 'PreModelRequest':
       return base
+    case 'PostModelRequest': {
+      // 0.169: `status` completed | failed (with `error: "unexpected status 401 …"`) | cancelled
+      // (Esc). A failed turn ends with no Stop: the failure is the last word until a retry's
+      // PreModelRequest or a new prompt.
+      const st = str(p.status)
+      if (st === 'failed') return {...base, error: clip((str(p.error) ?? 'model request failed').trim(), 500), settled: true}
+      if (st === 'cancelled') return {...base, settled: true}
+      return base
+    }
+
+    case 'Interrupt':
+    case 'SessionEnd':
+      return {...base, settled: true}
     case 'PermissionRequest':
       return {...base, approval: str(p.tool_name) ?? 'tool'}
     default:
@@ -93,8 +110,10 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
   if (!entry) return null
   const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {}
   const sources: Record<string, FactSource> = {}
+  // No cwd among the facts: a hook alone must not make a session (every Codex thread has a
+  // rollout; the title side thread of 0.169, `thread_source: "thread_title"`, has none but fires
+  // hooks and notify). Compose fills the cwd in from `extra` where the rollout has none.
   if (entry.model !== null) facts.model = entry.model
-  if (entry.cwd !== null) facts.cwd = entry.cwd
   const turn = entry.turn
   if (turn !== null) {
     const source = {kind: 'hook', ref: turn.event}
@@ -110,7 +129,10 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
       sources.lastAssistantText = source
     }
 
-    if (turn.prompted) {
+    if (turn.error) {
+      facts.error = {at: turn.at, source, text: turn.error}
+      sources.error = source
+    } else if (turn.prompted) {
       facts.error = null
       facts.turnStartedAt = turn.at
       sources.error = source
@@ -120,7 +142,7 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
 
   facts.sources = sources
   return {
-    extra: {at: turn?.at ?? entry.at, codex: 'hook', turnId: turn?.turnId ?? null},
+    extra: {at: turn?.at ?? entry.at, codex: 'hook', cwd: entry.cwd, turnId: turn?.turnId ?? null},
     facts,
     nativeId,
     priority: HOOK_PRIORITY,

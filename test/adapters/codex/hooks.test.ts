@@ -194,9 +194,15 @@ describe('codex compose: process claims', () => {
     expect(f.settled).toBe(false)
   })
 
-  it('no claim, no process', () => {
+  it('an open turn no process holds reads as a process that died (no pid to signal)', () => {
     const f = codex.compose!(IDS.working, feed(rolloutPath(IDS.working)).contributions)
 
-    expect(f.process).toBe(null)
+    expect(f.settled).toBe(false)
+    expect(f.process).toMatchObject({alive: false, exited: 'crash', pid: 0})
+  })
+
+  it('a settled turn no process holds has no process fact', () => {
+    const settled = feed(rolloutPath(IDS.working)).contributions.map((c) => ({...c, facts: {...c.facts, settled: true}}))
+    expect(codex.compose!(IDS.working, settled).process).toBe(null)
   })
 })
