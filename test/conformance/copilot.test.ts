@@ -120,6 +120,28 @@ describe('copilot', () => {
     }
   })
 
+  it.concurrent('kill9: kill -9 with the permission dialog open reads needs_input/dead, not approval', async () => {
+    const r = await rig('kill9a', [bash('touch never.txt', 'Touch a file')], {exclusive: true})
+    try {
+      const pane = await r.open()
+      const w = r.watch()
+      r.tmux.type(pane, 'touch the file')
+      await r.tmux.waitFor(pane, /Do you want to run this command\?/)
+      await w.wait((l) => isCop(l) && l.reason === 'approval', 60_000)
+      const killed = killTree(pane.pid)
+      const t = Date.now()
+      await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
+      // The log still holds the open permission.requested; the process is what is gone.
+      expect(r.events().some((e) => e.type === 'permission.completed')).toBe(false)
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      recordFigure('copilot', 'kill9', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9 in an open dialog'})
+      expect(line.at - t).toBeLessThanOrEqual(2000)
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'dead', 10_000, 'dead one-shot')
+    } finally {
+      await r.stop()
+    }
+  })
+
   it.concurrent('kill9_unseen: a crash before cast first looks reads needs_input/dead', async () => {
     const r = await rig('kill9u', [bash('sleep 120', 'Sleep long')], {args: ['--allow-all-tools']})
     try {

@@ -251,5 +251,8 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
     source: c.processClaim.source,
     status: null,
   }
-  return {...facts, process, sources: {...facts.sources, process: c.processClaim.source}}
+  // A process gone leaves no dialog open behind it (Copilot's log keeps a crashed session's
+  // permission.requested open): it reads dead, never as an ask nobody can answer.
+  const asks = alive ? {} : {approval: null, question: null}
+  return {...facts, ...asks, process, sources: {...facts.sources, process: c.processClaim.source}}
 }
