@@ -184,7 +184,6 @@ describe(AGENT, () => {
     const [ses] = topSessions(r.h)
     const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
     const res = await runCast(['approve', s.id, '--json'], {env: r.env, timeout: 60_000})
-    console.log(`opencode approve: ${res.code} ${res.stdout} ${res.stderr}\n${r.h.tmux.capture(pane).replace(/ +$/gm, '').replace(/\n+/g, '\n')}`)
     expect(res.code, res.stderr).toBe(0)
     await r.mock.waitMain(2, 60_000)
     const second = r.mock.requests.filter((q) => !q.side)[1]!
@@ -201,7 +200,6 @@ describe(AGENT, () => {
     const [ses] = topSessions(r.h)
     const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
     const res = await runCast(['deny', s.id, '--json'], {env: r.env, timeout: 60_000})
-    console.log(`opencode deny: ${res.code} ${res.stdout} ${res.stderr}\n${r.h.tmux.capture(pane).replace(/ +$/gm, '').replace(/\n+/g, '\n')}`)
     expect(res.code, res.stderr).toBe(0)
     const part = await waitFile('the read tool ended', () => {
       const rows = dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st, json_extract(data,'$.state.error') AS err FROM part WHERE session_id = ? AND json_extract(data,'$.tool') = 'read'`, ses!.id)
@@ -210,8 +208,10 @@ describe(AGENT, () => {
     expect(part.st).toBe('error')
     const hostname = fs.readFileSync('/etc/hostname', 'utf8').trim()
     for (const q of r.mock.requests) expect(JSON.stringify(q.body)).not.toContain(`1: ${hostname}`)
-    const after = await until(r.env, (x) => x.native_id === ses!.id && x.reason !== 'approval', 30_000, 'the approval gone')
-    console.log(`opencode deny: after ${after.state}/${after.reason}`)
+    // OpenCode asks the model nothing more: the turn is over, back at the prompt.
+    await r.h.tmux.waitFor(pane, /ctrl\+p commands/, 30_000)
+    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'needs_input/settled after the rejection')
+    expect(r.mock.mainCount()).toBe(1)
   })
 
   it.concurrent('question: the question tool reads needs_input/question with the question as the ask', async () => {
@@ -222,7 +222,7 @@ describe(AGENT, () => {
     await sleep(1500)
     r.h.tmux.type(pane, 'Ask me which colour')
     const qs = await r.h.tmux.waitFor(pane, /Which colour should the button be\?/, 60_000)
-    console.log(`opencode question screen:\n${qs.replace(/ +$/gm, '').replace(/\n+/g, '\n')}`)
+    expect(qs).toMatch(/esc dismiss/)
     const seenAt = Date.now()
     const [ses] = topSessions(r.h)
     const s = await until(r.env, at(ses!.id, 'needs_input', 'question'), 30_000, 'needs_input/question')
@@ -366,32 +366,34 @@ describe(AGENT, () => {
     expect(after.reason).toBe('settled')
   })
 
-  it.concurrent('two_sessions: two TUIs in one home keep their own state', async () => {
+  it.concurrent('two_sessions: two TUIs in one home keep their own state (a permission in one, a command in the other)', async () => {
     // One mock: the prompt says which session asks.
     const r = await setup('two', (req: MockRequest): Reply | undefined => {
       if (req.side) return undefined
-      if (req.lastUserText.includes('alpha')) return req.toolResults > 0 ? text('alpha done') : text('Alpha answered.')
-      if (req.lastUserText.includes('beta')) return req.toolResults > 0 ? text('beta done') : tool('bash', {command: 'sleep 40', description: 'Sleep'})
+      if (req.lastUserText.includes('alpha')) return req.toolResults > 0 ? text('alpha done') : tool('read', {filePath: '/etc/hostname'})
+      if (req.lastUserText.includes('beta')) return req.toolResults > 0 ? text('beta done') : tool('bash', {command: 'sleep 60', description: 'Sleep'})
       return text('?')
     })
     const other = r.h.folder('other')
-    const a = await startTui(r, 'alpha: say hi')
-    await r.h.tmux.waitFor(a, /Alpha answered\./, 60_000)
     const b = await startTui(r, 'beta: run the command', {}, other)
-    await r.h.tmux.waitFor(b, /sleep 40/, 60_000)
+    await r.h.tmux.waitFor(b, /sleep 60/, 60_000)
+    const a = await startTui(r, 'alpha: read the file /etc/hostname')
+    await r.h.tmux.waitFor(a, /Permission required/, 60_000)
     const rows = topSessions(r.h)
     expect(rows).toHaveLength(2)
     const alpha = rows.find((x) => x.directory === r.h.project)!
     const beta = rows.find((x) => x.directory === other)!
-    await until(r.env, at(alpha.id, 'needs_input', 'settled'), 30_000, 'alpha settled')
+    // Both processes hold opencode.db, which names both sessions: the log says whose permission it is.
+    const s = await until(r.env, at(alpha.id, 'needs_input', 'approval'), 30_000, 'alpha approval')
+    expect(String((await explainFact(r.env, s.id, 'approval')).value)).toMatch(/external directory/i)
     await until(r.env, at(beta.id, 'working'), 30_000, 'beta working')
     const list = await sessions(r.env)
-    expect(list.find((x) => x.native_id === alpha.id)?.state).toBe('needs_input')
     expect(list.find((x) => x.native_id === beta.id)?.state).toBe('working')
+    expect(list.find((x) => x.native_id === alpha.id)?.reason).toBe('approval')
     // A crash of one is that one's.
     killTree(b.pid)
     await until(r.env, at(beta.id, 'needs_input', 'dead'), 20_000, 'beta dead')
-    expect((await sessions(r.env)).find((x) => x.native_id === alpha.id)?.reason).toBe('settled')
+    expect((await sessions(r.env)).find((x) => x.native_id === alpha.id)?.reason).toBe('approval')
   })
 
   it.concurrent('background_subagent: a background task child producing, parent at its prompt, reads dormant/child_producing', async () => {
@@ -404,7 +406,6 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'Start the background job', {OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1'})
     await r.h.tmux.waitFor(pane, /Started it in the background\./, 90_000)
     const rows = dbAll(r.h, 'SELECT id, parent_id FROM session ORDER BY time_created')
-    console.log(`opencode bgsub sessions: ${JSON.stringify(rows)}\n${r.h.tmux.capture(pane).replace(/ +$/gm, '').replace(/\n+/g, '\n')}`)
     const parent = rows.find((x) => x.parent_id === null)!
     expect(rows.some((x) => x.parent_id === parent.id)).toBe(true)
     await until(r.env, at(parent.id, 'dormant', 'child_producing'), 30_000, 'dormant/child_producing')
