@@ -127,7 +127,10 @@ export function candidateOf(t: NotifyTransition, s: NotifySubject, sent: Readonl
   if (kind === null) return null
   const key = dedupeKey(s, kind)
   if (sent.has(key)) return null
-  return {agent: s.agent, askLine: kind === 'done' ? null : firstLine(s.ask?.text), key, kind, seq: t.seq, sessionId: s.id, title: s.title}
+  const line = kind === 'done' ? null : firstLine(s.ask?.text)
+  // A permission prompt names the tool (and, when known, what it runs): "Approve Bash?".
+  const askLine = line !== null && kind === 'approval' ? `Approve ${line.replace(/\?$/, '')}?` : line
+  return {agent: s.agent, askLine, key, kind, seq: t.seq, sessionId: s.id, title: s.title}
 }
 
 /** Seed 002's sentence form for one session. */

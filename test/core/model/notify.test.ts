@@ -94,7 +94,7 @@ describe('planBurst', () => {
   it('one demand: the sentence, then title and ask line', () => {
     const [n, ...rest] = planBurst([candidateOf(into(), subject(), new Set())!])
     expect(rest).toEqual([])
-    expect(n).toMatchObject({body: 'Deploy the site\nBash rm -rf build', kind: 'approval', summary: 'Claude is waiting for approval', urgency: 'normal'})
+    expect(n).toMatchObject({body: 'Deploy the site\nApprove Bash rm -rf build?', kind: 'approval', summary: 'Claude is waiting for approval', urgency: 'normal'})
   })
 
   it('a burst of five is one grouped notification; a mixed group says "need you"', () => {

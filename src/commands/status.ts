@@ -1,0 +1,37 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+
+export default class Status extends BaseCommand {
+  static override description = `One short line for tmux status-right or a shell prompt: how many sessions need you
+(Questions and Needs Input of your inbox, nothing filed away, no subagents) and how many have
+gone quiet (working, silent for 10 minutes). "nothing needs you" when none does.
+
+It only reads the store, which cast daemon keeps current, and answers in a few milliseconds
+(bench/status.js). --format fills {need} {quiet} {questions} {working} {done} {total}.
+
+In ~/.tmux.conf:
+  set -g status-interval 5
+  set -g status-right '#(cast status) '`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {command: `<%= config.bin %> <%= command.id %> --format '{need}!{quiet}'`, description: 'A compact form for a prompt.'},
+    '<%= config.bin %> <%= command.id %> --json',
+  ]
+  static override flags = {
+    format: Flags.string({helpValue: 'TEMPLATE', summary: 'The line with {need} {quiet} {questions} {working} {done} {total} filled in.'}),
+  }
+  static override summary = 'One line for a status bar: "3 need you · 1 quiet".'
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = await this.parse(Status)
+    const store = await this.openStore()
+    const {loadConfig} = await import('../lib/config.js')
+    const {renderStatus, statusCounts} = await import('../lib/notify/status.js')
+    const config = await loadConfig(this.env)
+    const c = statusCounts(store, this.me, this.now(), config.inbox.recencyMs)
+    const line = renderStatus(c, flags.format)
+    if (!this.jsonEnabled()) this.log(line)
+    return {...c, line}
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * cast notify against a real D-Bus session bus: the test starts its own dbus-daemon and a
+ * notification server (python3-dbus) that records every org.freedesktop.Notifications.Notify it
+ * receives; cast notify reaches it through notify-send, as on a desktop.
+ */
+import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {claudeLines, claudeTranscriptPath, HOOK_BIN, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+
+const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'notification-server.py')
+const FIGURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'conformance', '.results', 'paging.figures.jsonl')
+const haveBus = spawnSync('dbus-daemon', ['--version']).status === 0 && spawnSync('/usr/bin/python3', ['-c', 'import dbus, gi'], {stdio: 'ignore'}).status === 0
+
+interface Received {
+  summary: string
+  body: string
+  urgency: number | null
+  app_name: string
+  received_at: number
+}
+
+let bus: {address: string; pid: number} | null = null
+let server: ChildProcess | null = null
+let received: string
+let h: TempHome
+
+beforeAll(async () => {
+  if (!haveBus) return
+  const out = execFileSync('dbus-daemon', ['--session', '--fork', '--print-address=1', '--print-pid=1'], {encoding: 'utf8'}).trim().split('\n')
+  bus = {address: out[0]!.trim(), pid: Number(out[1])}
+  received = path.join(fs.mkdtempSync('/tmp/cast-bus-'), 'received.jsonl')
+  fs.writeFileSync(received, '')
+  server = spawn('/usr/bin/python3', [SERVER, received], {env: {...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address}, stdio: ['ignore', 'pipe', 'inherit']})
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('the notification server did not start')), 20_000)
+    server!.stdout!.on('data', (c) => {
+      if (String(c).includes('ready')) {
+        clearTimeout(t)
+        resolve()
+      }
+    })
+  })
+}, 30_000)
+
+afterAll(() => {
+  server?.kill('SIGKILL')
+  if (bus) {
+    try {
+      process.kill(bus.pid, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+
+  if (received) fs.rmSync(path.dirname(received), {force: true, recursive: true})
+})
+
+beforeEach(() => {
+  h = makeHome()
+  h.env.DBUS_SESSION_BUS_ADDRESS = bus?.address ?? ''
+  if (received) fs.writeFileSync(received, '')
+})
+afterEach(() => {
+  killStarted()
+  h.cleanup()
+})
+
+const notes = (): Received[] =>
+  fs
+    .readFileSync(received, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Received)
+
+async function waitNotes(n: number, timeoutMs = 20_000): Promise<Received[]> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const got = notes()
+    if (got.length >= n) return got
+    await new Promise((r) => setTimeout(r, 25))
+  }
+
+  throw new Error(`expected ${n} notifications on the bus, got ${JSON.stringify(notes())}`)
+}
+
+const CWD = '/src/app'
+const sid = (n: number): string => `eeeeeeee-1111-4222-8333-${String(n).padStart(12, '0')}`
+const file = (s: string): string => claudeTranscriptPath(h.home, CWD, s)
+const startSession = (s: string, prompt: string): void => writeFile(file(s), claudeLines({at: new Date(Date.now() - 5000), cwd: CWD, prompt, sessionId: s, settled: false}))
+const ask = (s: string, question: string): void => {
+  fs.appendFileSync(
+    file(s),
+    JSON.stringify({cwd: CWD, message: {content: [{id: `toolu_${s.slice(-4)}`, input: {questions: [{question}]}, name: 'AskUserQuestion', type: 'tool_use'}], id: `msg_${s.slice(-4)}`, model: 'claude-opus-4', role: 'assistant', type: 'message'}, sessionId: s, timestamp: new Date().toISOString(), type: 'assistant', uuid: `aq${s.slice(-4)}`}) + '\n',
+  )
+}
+
+const permission = (s: string, command: string): number => {
+  const payload = JSON.stringify({cwd: CWD, hook_event_name: 'PermissionRequest', session_id: s, tool_input: {command}, tool_name: 'Bash', transcript_path: file(s)})
+  const at = Date.now()
+  const r = spawnSync(HOOK_BIN, ['claude_code'], {env: h.env, input: payload})
+  expect(r.status).toBe(0)
+  return at
+}
+
+function figure(scenario: string, f: Record<string, number | string>): void {
+  fs.mkdirSync(path.dirname(FIGURES), {recursive: true})
+  fs.appendFileSync(FIGURES, JSON.stringify({at: new Date().toISOString(), scenario, ...f}) + '\n')
+}
+
+async function notifier(extra: string[] = []): Promise<ReturnType<typeof startCast>> {
+  const n = startCast(['notify', '--json', '--backend', 'freedesktop', ...extra], h.env)
+  await waitForWatcher(h.castHome)
+  return n
+}
+
+describe.skipIf(!haveBus)('cast notify on a real D-Bus session bus', () => {
+  it('an approval: one notification on the bus within a second, with the sentence, the title and the ask', async () => {
+    startSession(sid(1), 'Deploy the site')
+    await runCast(['sessions'], {env: h.env})
+    const n = await notifier()
+
+    const at = permission(sid(1), 'rm -rf build')
+    const [got] = await waitNotes(1)
+    const line = JSON.parse(await n.nextLine())
+    const latency = got!.received_at - at
+    figure('approval', {ms_to_bus: Math.round(latency)})
+
+    expect(got).toMatchObject({app_name: 'cast', summary: 'Claude is waiting for approval', urgency: 1})
+    expect(got!.body.split('\n')[0]).toBe('Deploy the site')
+    expect(got!.body.split('\n')[1]).toBe('Approve Bash?')
+    expect(line).toMatchObject({delivered: [{backend: 'freedesktop', ok: true}], kind: 'approval', summary: 'Claude is waiting for approval'})
+    expect(latency).toBeLessThan(1000)
+    // Deduped: the same prompt again in the same turn pages nobody.
+    permission(sid(1), 'rm -rf build')
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(notes()).toHaveLength(1)
+    expect(await n.stop()).toBe(0)
+  })
+
+  it('a burst of five questions: one grouped notification naming the shared reason', async () => {
+    for (let i = 1; i <= 5; i++) startSession(sid(10 + i), `Task ${i}`)
+    await runCast(['sessions'], {env: h.env})
+    const n = await notifier()
+
+    for (let i = 1; i <= 5; i++) ask(sid(10 + i), `Which database for task ${i}?`)
+    const [got] = await waitNotes(1)
+    await new Promise((r) => setTimeout(r, 1500))
+    figure('burst_of_five', {notifications: notes().length})
+
+    expect(notes()).toHaveLength(1)
+    expect(got!.summary).toBe('5 agents asked a question')
+    expect(got!.body.split('\n').sort()).toEqual([1, 2, 3, 4, 5].map((i) => `Claude · Task ${i}: Which database for task ${i}?`))
+    await n.stop()
+  })
+
+  it('a mixed burst says "need you"; stashed-hidden, snoozed and others\' sessions stay silent', async () => {
+    for (const i of [21, 22, 23, 24, 25]) startSession(sid(i), `Job ${i}`)
+    await runCast(['sessions'], {env: h.env})
+    expect((await runCast(['stash', '--hide', sid(23)], {env: h.env})).code).toBe(0)
+    expect((await runCast(['snooze', sid(24), '--for', '2h'], {env: h.env})).code).toBe(0)
+    expect((await runCast(['own', sid(25), 'bob@example.com'], {env: h.env})).code).toBe(0)
+    const n = await notifier()
+
+    ask(sid(21), 'Ship it?')
+    permission(sid(22), 'npm publish')
+    // A hidden stash wakes only on an ask: keep it out with a plain settle, not an ask.
+    fs.appendFileSync(file(sid(23)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Done.', type: 'text'}], id: 'msg_s23', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(23), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a23'}) + '\n')
+    ask(sid(24), 'Snoozed ask?')
+    ask(sid(25), 'Bob\'s ask?')
+    const [got] = await waitNotes(1)
+    await new Promise((r) => setTimeout(r, 1500))
+
+    expect(notes()).toHaveLength(1)
+    expect(got!.summary).toBe('2 agents need you')
+    expect(got!.body).toContain('Job 21')
+    expect(got!.body).toContain('Job 22')
+    expect(got!.body).not.toMatch(/Job 2[345]/)
+    await n.stop()
+  })
+
+  it('resumes where it stopped: a restart pages nothing twice, and an ask made while it was down pages once', async () => {
+    startSession(sid(31), 'First')
+    startSession(sid(32), 'Second')
+    await runCast(['sessions'], {env: h.env})
+    let n = await notifier()
+    ask(sid(31), 'One?')
+    await waitNotes(1)
+    await n.stop()
+
+    ask(sid(32), 'Two?')
+    await runCast(['sessions'], {env: h.env})
+    n = await notifier()
+    const got = await waitNotes(2)
+    await new Promise((r) => setTimeout(r, 1000))
+
+    expect(notes()).toHaveLength(2)
+    expect(got[1]).toMatchObject({summary: 'Claude asked a question'})
+    expect(got[1]!.body).toContain('Second')
+    await n.stop()
+  })
+
+  it('cast daemon --notify pages too; a declared done is a soft (low urgency) notification', async () => {
+    startSession(sid(41), 'Refactor')
+    await runCast(['sessions'], {env: h.env})
+    const d = startCast(['daemon', '--notify'], h.env)
+    await waitForWatcher(h.castHome)
+    fs.appendFileSync(file(sid(41)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Refactored.', type: 'text'}], id: 'msg_d41', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(41), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a41'}) + '\n')
+    const state = await runCast(['state', '--session', sid(41), '--status', 'done', 'Refactor merged'], {env: h.env})
+    expect(state.code, state.stderr).toBe(0)
+
+    const [got] = await waitNotes(1)
+    expect(got).toMatchObject({summary: 'Claude is done', urgency: 0})
+    expect(got!.body).toBe('Refactor')
+    expect(await d.stop()).toBe(0)
+  })
+})
