@@ -183,4 +183,23 @@ describe('process scan', () => {
     const dead = await pi(h, env)
     expect([dead.state, dead.reason, dead.live]).toEqual(['needs_input', 'dead', false])
   })
+
+  it('a session at rest is live while its pi runs, and quitting pi is not a crash', async () => {
+    const h = makeHome()
+    homes.push(h)
+    const cwd = path.join(h.dir, 'proj')
+    fs.mkdirSync(cwd)
+    const bin = fakePi(h)
+    const child = spawn(bin, ['1000'], {cwd, stdio: 'ignore'})
+    children.push(child)
+    await new Promise((r) => setTimeout(r, 300))
+    piSession(h, cwd, ID, true)
+    const env = {...h.env, TMUX_TMPDIR: path.join(h.dir, 'tmux')}
+    const live = await pi(h, env)
+    expect([live.state, live.reason, live.live, live.pid]).toEqual(['needs_input', 'settled', true, child.pid])
+    child.kill('SIGTERM')
+    await new Promise((r) => child.once('exit', r))
+    const quit = await pi(h, env)
+    expect([quit.state, quit.reason, quit.live]).toEqual(['needs_input', 'settled', false])
+  })
 })

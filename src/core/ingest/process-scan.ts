@@ -176,9 +176,13 @@ export function scanSessions(
   const stats: ScanStats = {removed: 0, scanned: 0, transitions: 0, written: 0}
   if (opts.agents.size === 0) return stats
   const existing = new Map(scanContributions(store).map((e) => [e.path, e]))
-  const sessions = sessionsActiveSince(store, [...opts.agents], opts.now - SCAN_WINDOW_MS).filter((s) => !s.settled && s.messages > 0 && s.parentId === null)
+  // Unsettled sessions get a claim either way (the process, or that none runs it); sessions at
+  // rest (settled, or not started) only a live process, so `live` is true while the TUI sits at
+  // its prompt and nothing reads dead when the user quits it.
+  const sessions = sessionsActiveSince(store, [...opts.agents], opts.now - SCAN_WINDOW_MS).filter((s) => s.parentId === null)
   if (sessions.length === 0 && existing.size === 0) return stats
   const procs = sessions.length > 0 ? listAgentProcesses(opts.names, opts.agents) : []
+  if (procs !== null && procs.length === 0 && sessions.every((s) => s.settled || s.messages === 0) && existing.size === 0) return stats
   if (procs === null) return stats
   stats.scanned = sessions.length
   const tied = new Map(opts.tied.map((t) => [`${t.agent}\0${t.nativeId}`, t]))
@@ -193,8 +197,7 @@ export function scanSessions(
       // unreadable: no claim
     }
   }
-  const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
-  const keep = new Set<string>()
+  const planned: {s: (typeof sessions)[number]; path: string; prev: string | undefined; claim: ProcessClaim; atRest: boolean; fresh: boolean}[] = []
   for (const s of sessions) {
     const path = scanPath(s.agent, s.nativeId)
     const prev = existing.get(path)
@@ -208,12 +211,27 @@ export function scanSessions(
     }
 
     const others = new Set([...tiedPids, ...[...claimedBy].filter(([, p]) => p !== path).map(([pid]) => pid)])
+    const atRest = s.settled || s.messages === 0
     const claim = claimFor(s, procs, tied, others, previous)
     if (claim === null) continue
-    keep.add(path)
-    const data = JSON.stringify({facts: {}, nativeId: s.nativeId, priority: SCAN_PRIORITY, processClaim: claim} satisfies Contribution)
-    if (prev?.data === data) continue
-    writes.push({agent: s.agent, data, nativeId: s.nativeId, path})
+    if (atRest && (claim.pid <= 0 || !isSameProcessAlive(claim.pid, claim.startedAt))) continue
+    // Fresh: found in this scan by folder (not a pane, not kept from before).
+    const fresh = !tied.has(`${s.agent}\0${s.nativeId}`) && !(previous !== null && previous.pid === claim.pid)
+    planned.push({atRest, claim, fresh, path, prev: prev?.data, s})
+  }
+
+  // One process found by folder for several sessions runs at most one of them: none gets it.
+  const wanted = new Map<number, number>()
+  for (const p of planned) if (p.fresh && p.claim.pid > 0) wanted.set(p.claim.pid, (wanted.get(p.claim.pid) ?? 0) + 1)
+  const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
+  const keep = new Set<string>()
+  for (const p of planned) {
+    if (p.fresh && p.claim.pid > 0 && (wanted.get(p.claim.pid) ?? 0) > 1) continue
+    keep.add(p.path)
+    const c: Contribution = {facts: {}, nativeId: p.s.nativeId, priority: SCAN_PRIORITY, processClaim: p.claim, ...(p.atRest ? {extra: {scan: 'at_rest'}} : {})}
+    const data = JSON.stringify(c)
+    if (p.prev === data) continue
+    writes.push({agent: p.s.agent, data, nativeId: p.s.nativeId, path: p.path})
   }
 
   const removals = [...existing.values()].filter((e) => !keep.has(e.path))
@@ -243,6 +261,9 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
   const c = contributions.find((x) => isScanContribution(x))
   if (!c?.processClaim) return facts
   const alive = c.processAlive === true
+  // A claim taken while the session was at rest says only that it is live: once that process is
+  // gone the user quit it, which is not a crash.
+  if (!alive && (c.extra as {scan?: unknown} | undefined)?.scan === 'at_rest') return facts
   const process: ProcessFacts = {
     alive,
     exited: alive ? null : 'crash',
