@@ -1,0 +1,354 @@
+/**
+ * Conformance: the real Codex CLI 0.169.0 (devDependency @openai/codex), driven in a private
+ * tmux server against the project's mock Responses server, checked against cast one-shot
+ * (`cast sessions --json`) and through a running `cast sessions -w --json`.
+ * What Codex writes and shows at this version: docs/agents/codex.md.
+ */
+import fs from 'node:fs'
+import {afterAll, describe, expect, it} from 'vitest'
+import {type CastSession, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
+import {type Mock, type Reply, sequence, startMock, status, text, tool} from './harness/mock/server.js'
+import {type CodexHome, CODEX, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, submit, trustHooks, tuiPid} from './codex/setup.js'
+
+const AGENT = 'codex'
+const homes: CodexHome[] = []
+const mocks: Mock[] = []
+const watches: Watch[] = []
+
+afterAll(async () => {
+  for (const w of watches) await w.stop()
+  for (const h of homes) h.cleanup()
+  for (const m of mocks) await m.close()
+  dropPackagesTemplate()
+})
+
+async function setup(name: string, replies: readonly Reply[], opts: Parameters<typeof makeCodexHome>[2] = {}): Promise<{h: CodexHome; mock: Mock}> {
+  // One scenario's processes at a time: the last scenario's TUI, daemon and watch go first.
+  for (const w of watches.splice(0)) await w.stop()
+  for (const x of homes.splice(0)) x.cleanup()
+  const mock = await startMock(sequence(replies), process.env.CODEX_MOCK_LOG ? {log: (l) => console.log(`[${name}] ${l}`)} : {})
+  mocks.push(mock)
+  const h = makeCodexHome(name, mock, opts)
+  homes.push(h)
+  return {h, mock}
+}
+
+function watch(h: CodexHome): Watch {
+  const w = new Watch(h.cast)
+  watches.push(w)
+  return w
+}
+
+const codexRows = async (h: CodexHome): Promise<CastSession[]> => (await sessions(h.cast)).filter((s) => s.agent === AGENT)
+const is = (state: string, reason?: string) => (s: CastSession) => s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
+const lineIs = (state: string, reason?: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
+
+/** Give the watch's ingester its first pass before the action, so arrival times measure the action. */
+async function settleWatch(w: Watch, h: CodexHome): Promise<void> {
+  // The one-shot sync and the watch share the store; one sessions call proves the store is ready.
+  await sessions(h.cast)
+  await new Promise((r) => setTimeout(r, 1500))
+  void w
+}
+
+describe(AGENT, () => {
+  it('fresh: a TUI with nothing asked is not working', async () => {
+    const {h} = await setup('fresh', [text('unused')])
+    const pane = await h.tui()
+    expect(h.tmux.capture(pane)).toMatch(/OpenAI Codex \(v0\.169\.0\)/)
+    const rows = await codexRows(h)
+    // 0.169 writes no rollout before the first prompt: nothing to list, and nothing working.
+    expect(rows.filter((s) => s.state === 'working')).toEqual([])
+    for (const s of rows) expect(['idle', 'needs_input']).toContain(s.state)
+  })
+
+  it('plain: a finished answer reads needs_input/settled (one-shot and watch)', async () => {
+    const {h} = await setup('plain', [text('Hello from the mock.')])
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['say hello'])
+    await h.tmux.waitFor(pane, /Hello from the mock\./)
+    await h.tmux.waitFor(pane, /Worked for/)
+    const seen = Date.now()
+    expect(h.lines().some((l) => l.payload?.type === 'task_complete')).toBe(true)
+    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+    expect(s.messages).toBe(2)
+    const line = await w.wait(lineIs('needs_input', 'settled'), 30_000)
+    recordFigure(AGENT, 'plain', {watch_ms: Math.max(0, line.at - seen)})
+    // The title side thread is not a session of its own.
+    expect((await codexRows(h)).length).toBe(1)
+  })
+
+  it('approval: an escalated command waiting on the dialog reads needs_input/approval', async () => {
+    const {h} = await setup('approval', [
+      tool('exec_command', {cmd: 'touch ../outside-approval', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}),
+      text('Done.'),
+    ])
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['make the file'])
+    await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+    const seen = Date.now()
+    // The rollout holds only the function_call asking for escalation, no output.
+    const calls = h.lines().filter((l) => l.payload?.type === 'function_call')
+    expect(calls.at(-1)?.payload.arguments).toContain('require_escalated')
+    expect(h.lines().some((l) => l.payload?.type === 'function_call_output')).toBe(false)
+    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('touch ../outside-approval')
+    const line = await w.wait(lineIs('needs_input', 'approval'), 30_000)
+    recordFigure(AGENT, 'approval', {watch_ms: Math.max(0, line.at - seen)})
+  })
+
+  it('long_command: a command that runs for seconds reads working the whole time', async () => {
+    const {h} = await setup('long', [tool('exec_command', {cmd: 'sleep 9 && echo slept', yield_time_ms: 30000}), text('It slept.')])
+    const pane = await h.tui(['sleep a while'])
+    await h.tmux.waitFor(pane, /Working \(/)
+    const states: string[] = []
+    while (!/It slept\./.test(h.tmux.capture(pane))) {
+      const rows = await codexRows(h)
+      if (/It slept\./.test(h.tmux.capture(pane))) break
+      states.push(rows.map((s) => `${s.state}/${s.reason}`).join(',') || 'none')
+      await new Promise((r) => setTimeout(r, 700))
+    }
+
+    expect(states.length).toBeGreaterThan(2)
+    for (const st of states) expect(st).toMatch(/^working\//)
+    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the command')
+  })
+
+  it('error: a 429 the CLI gives up on reads needs_input/error', async () => {
+    const {h} = await setup('error429', [status(429), status(429), status(429), status(429)], {retries: 1})
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['this will fail'])
+    await h.tmux.waitFor(pane, /■/, 90_000)
+    const seen = Date.now()
+    const done = h.lines().find((l) => l.payload?.type === 'task_complete')
+    expect(done?.payload.error?.message).toMatch(/429/)
+    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+    expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toMatch(/error\s+exceeded retry limit, last status: 429/)
+    const line = await w.wait(lineIs('needs_input', 'error'), 30_000)
+    recordFigure(AGENT, 'error', {status: 429, watch_ms: Math.max(0, line.at - seen)})
+  })
+
+  it('error: a 401 reads needs_input/error', async () => {
+    const {h} = await setup('error401', [status(401), status(401), status(401)], {retries: 0})
+    const pane = await h.tui(['this will be refused'])
+    await h.tmux.waitFor(pane, /■/, 90_000)
+    const done = h.lines().find((l) => l.payload?.type === 'task_complete')
+    expect(JSON.stringify(done?.payload.error ?? null)).toMatch(/401/)
+    await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+  })
+
+  it('declared_done: the agent runs cast state --status done', async () => {
+    const {h} = await setup('declared', [tool('exec_command', {cmd: 'cast state --status done "shipped the fix"', login: false, yield_time_ms: 20000}), text('Declared.')], {approval: 'never', sandbox: 'danger-full-access'})
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['finish up'])
+    await h.tmux.waitFor(pane, /Declared\./)
+    const seen = Date.now()
+    const out = h.lines().find((l) => l.payload?.type === 'function_call_output')
+    expect(String(out?.payload.output)).not.toMatch(/not found|error|fail/i)
+    const s = await until(h.cast, is('done', 'declared_done'), 30_000, 'done/declared_done')
+    expect((s.state_line as any)?.text).toBe('shipped the fix')
+    const line = await w.wait(lineIs('done', 'declared_done'), 30_000)
+    recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
+  })
+
+  it('kill9: the daemon killed mid-turn reads needs_input/dead within 2 s', async () => {
+    const {h, mock} = await setup('kill9', [{kind: 'stall', text: 'Thinking about it'}])
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['think hard'])
+    await mock.waitMain(1)
+    await until(h.cast, is('working'), 30_000, 'working before the kill')
+    const daemon = h.daemonPid()
+    expect(daemon).not.toBeNull()
+    const from = w.lines.length
+    process.kill(daemon!, 'SIGKILL')
+    const killedAt = Date.now()
+    const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
+    const ms = line.at - killedAt
+    recordFigure(AGENT, 'kill9', {dead_ms: ms, what: 'daemon'})
+    expect(ms).toBeLessThan(2000)
+    await until(h.cast, is('needs_input', 'dead'), 10_000, 'needs_input/dead one-shot')
+  })
+
+  it('kill9_unseen: a crash before cast ever looked reads needs_input/dead', async () => {
+    const {h, mock} = await setup('unseen', [{kind: 'stall', text: 'Thinking'}])
+    const pane = await h.tui(['think hard'])
+    await mock.waitMain(1)
+    await h.tmux.waitFor(pane, /Working \(/)
+    // kill -9 everything of this home (TUI, daemon, helpers) before cast's first look.
+    h.tmux.killWindow(pane)
+    killUnder(h.dir)
+    const end = Date.now() + 10_000
+    while (pidsUnder(h.dir).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
+    const s = await until(h.cast, (x) => x.agent === AGENT, 10_000, 'the session')
+    expect(`${s.state}/${s.reason}`).toBe('needs_input/dead')
+  })
+
+  it('headless: codex exec to completion reads needs_input/settled', async () => {
+    const {h} = await setup('exec', [text('Headless answer.')])
+    const child = h.exec('answer headless')
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
+    expect(code).toBe(0)
+    const meta = h.lines().find((l) => l.type === 'session_meta')
+    expect(meta?.payload.originator).toBe('codex_exec')
+    await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+  })
+
+  it('headless_killed: codex exec killed mid-run reads needs_input/dead', async () => {
+    const {h, mock} = await setup('execkill', [{kind: 'stall', text: 'Working on it'}])
+    const child = h.exec('answer slowly')
+    await mock.waitMain(1)
+    const end = Date.now() + 30_000
+    while (h.rollouts().length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200))
+    await until(h.cast, is('working'), 30_000, 'working while exec runs')
+    const w = watch(h)
+    await settleWatch(w, h)
+    const from = w.lines.length
+    killUnder(h.dir)
+    child.kill('SIGKILL')
+    const killedAt = Date.now()
+    const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
+    recordFigure(AGENT, 'headless_killed', {dead_ms: line.at - killedAt})
+    expect(line.at - killedAt).toBeLessThan(2000)
+  })
+
+  it('bad_stream: a truncated stream and a garbage chunk leave cast reading what Codex wrote', async () => {
+    const {h} = await setup('bad', [{kind: 'truncated', text: 'cut off here'}, {kind: 'truncated', text: 'cut off again'}, {kind: 'garbage', text: 'After the garbage.'}, text('fine')], {retries: 1})
+    const pane = await h.tui(['stream badly'])
+    await h.tmux.waitFor(pane, /■|After the garbage|Worked for/, 90_000)
+    const rows = await codexRows(h)
+    expect(rows.length).toBe(1)
+    const r = await runCast(['explain', rows[0]!.id], {env: h.cast})
+    expect(r.code).toBe(0)
+    await until(h.cast, (s) => s.agent === AGENT && s.state === 'needs_input', 30_000, 'needs_input once the turn ended')
+  })
+
+  it('send: cast send at the prompt arrives as the next turn', async () => {
+    const {h, mock} = await setup('send', [text('First answer.'), text('Second answer.')])
+    const pane = await h.tui(['first question'])
+    await h.tmux.waitFor(pane, /First answer\./)
+    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the first turn')
+    const r = await runCast(['send', s.id, 'second question'], {env: h.cast, timeout: 60_000})
+    expect(r.code, r.stderr).toBe(0)
+    await mock.waitMain(2)
+    expect(mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toBe('second question')
+    await h.tmux.waitFor(pane, /Second answer\./)
+    const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 30_000, 'settled after the sent turn')
+    expect(after.id).toBe(s.id)
+  })
+
+  it('approve: cast approve runs the escalated command and the turn goes on', async () => {
+    const {h} = await setup('approve', [tool('exec_command', {cmd: 'touch ../approved-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Made it.')])
+    const pane = await h.tui(['make the file'])
+    await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const r = await runCast(['approve', s.id], {env: h.cast, timeout: 60_000})
+    expect(r.code, r.stderr + r.stdout).toBe(0)
+    await h.tmux.waitFor(pane, /Made it\./)
+    expect(fs.existsSync(`${h.dir}/approved-file`)).toBe(true)
+    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the approved command')
+  })
+
+  it('deny: cast deny closes the dialog and the command does not run', async () => {
+    const {h} = await setup('deny', [tool('exec_command', {cmd: 'touch ../denied-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Understood.')])
+    const pane = await h.tui(['make the file'])
+    await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const r = await runCast(['deny', s.id], {env: h.cast, timeout: 60_000})
+    expect(r.code, r.stderr + r.stdout).toBe(0)
+    const end = Date.now() + 30_000
+    while (/Would you like to run the following command\?/.test(h.tmux.capture(pane)) && Date.now() < end) await new Promise((res) => setTimeout(res, 250))
+    expect(h.tmux.capture(pane)).not.toMatch(/Would you like to run the following command\?/)
+    expect(fs.existsSync(`${h.dir}/denied-file`)).toBe(false)
+    const after = await until(h.cast, (x) => x.agent === AGENT && x.reason !== 'approval', 30_000, 'the approval gone')
+    expect(after.state).toBe('needs_input')
+  })
+
+  it('two_sessions: two TUIs on one CODEX_HOME (one daemon) keep their own state', async () => {
+    const mock = await startMock((req) => (req.side ? undefined : /one/.test(req.lastUserText) ? {kind: 'stall', text: 'Still thinking'} : text('Answer two.')))
+    mocks.push(mock)
+    for (const w of watches.splice(0)) await w.stop()
+    for (const x of homes.splice(0)) x.cleanup()
+    const h = makeCodexHome('two', mock)
+    homes.push(h)
+    const one = await h.tui(['question one'])
+    await mock.waitMain(1)
+    fs.mkdirSync(`${h.dir}/work2`)
+    const two = await h.tui(['question two'], `${h.dir}/work2`)
+    await h.tmux.waitFor(two, /Answer two\./)
+    expect(h.tmux.capture(one)).not.toMatch(/Answer two\./)
+    // One daemon serves both TUIs.
+    expect(pidsUnder(h.dir).filter((p) => /app-server --listen/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '))).length).toBe(1)
+    const end = Date.now() + 30_000
+    let rows: CastSession[] = []
+    for (;;) {
+      rows = await codexRows(h)
+      const a = rows.find((x) => x.cwd === h.work)
+      const b = rows.find((x) => x.cwd === `${h.dir}/work2`)
+      if (rows.length === 2 && a?.state === 'working' && b?.state === 'needs_input' && b.reason === 'settled') break
+      if (Date.now() > end) throw new Error(`two sessions: ${JSON.stringify(rows.map((x) => [x.cwd, x.state, x.reason, x.pane]))}`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
+
+    recordFigure(AGENT, 'two_sessions', {panes: rows.map((x) => String(x.pane ?? 'none')).join(',')})
+  })
+
+  describe('with cast hooks install codex', () => {
+    async function hooked(name: string, replies: readonly Reply[], prompt: string): Promise<{h: CodexHome; mock: Mock; pane: ReturnType<CodexHome['tmux']['open']>}> {
+      const {h, mock} = await setup(name, replies)
+      const r = await runCast(['hooks', 'install', 'codex'], {env: h.cast})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/Trust all and continue/)
+      const hooks = JSON.parse(fs.readFileSync(`${h.codexHome}/hooks.json`, 'utf8')).hooks
+      for (const ev of ['PermissionRequest', 'Stop', 'PostModelRequest', 'Interrupt', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop']) expect(Object.keys(hooks)).toContain(ev)
+      const pane = h.tmux.open([CODEX, prompt], {cwd: h.work, env: h.agentEnv})
+      await trustHooks(h.tmux, pane)
+      return {h, mock, pane}
+    }
+
+    const spooled = (h: CodexHome): string => {
+      const dir = `${h.cast['CAST_HOME']}`
+      let out = ''
+      const walk = (d: string): void => {
+        for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+          if (e.isDirectory()) walk(`${d}/${e.name}`)
+          else if (/spool/.test(`${d}/${e.name}`)) out += fs.readFileSync(`${d}/${e.name}`, 'utf8')
+        }
+      }
+
+      walk(dir)
+      return out
+    }
+
+    it('plain (hooks): a finished answer reads needs_input/settled', async () => {
+      const {h, pane} = await hooked('hplain', [text('Hooked hello.')], 'say hello')
+      await h.tmux.waitFor(pane, /Hooked hello\./)
+      const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+      expect(s.messages).toBe(2)
+      expect((await codexRows(h)).length).toBe(1)
+      expect(fs.readFileSync(`${h.codexHome}/config.toml`, 'utf8')).toMatch(/trusted_hash/)
+    })
+
+    it('approval (hooks): PermissionRequest reads needs_input/approval', async () => {
+      const {h, pane} = await hooked('happroval', [tool('exec_command', {cmd: 'touch ../outside-hooked', justification: 'Write outside?', sandbox_permissions: 'require_escalated'}), text('Done.')], 'make the file')
+      await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+      const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      const explain = (await runCast(['explain', s.id], {env: h.cast})).stdout
+      expect(explain).toMatch(/approval/)
+    })
+
+    it('error (hooks): a failed turn (PostModelRequest failed, no Stop) reads needs_input/error', async () => {
+      const {h, pane} = await hooked('herror', [status(401), status(401), status(401)], 'this will be refused')
+      await h.tmux.waitFor(pane, /■/, 90_000)
+      await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+      void spooled
+    })
+  })
+})
+
+void fs
+void tuiPid
