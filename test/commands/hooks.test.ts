@@ -17,9 +17,12 @@ const CLAUDE_EVENTS = [
   'UserPromptSubmit',
   'PreToolUse',
   'PermissionRequest',
+  'PermissionDenied',
   'PostToolUse',
+  'PostToolUseFailure',
   'Notification',
   'Stop',
+  'StopFailure',
   'SubagentStart',
   'SubagentStop',
   'PreCompact',
@@ -137,7 +140,7 @@ describe('cast hooks: Claude Code', () => {
     expect(r.stdout).toContain(`command   CAST_HOME='${h.castHome}' ${HOOK_BIN} claude_code`)
     const status = await runCast(['hooks', 'status', 'claude-code'], {env: h.env})
     expect(status.stdout).toContain('Claude Code   installed')
-    expect(status.stdout).toContain('events    11/11')
+    expect(status.stdout).toContain(`events    ${CLAUDE_EVENTS.length}/${CLAUDE_EVENTS.length}`)
     expect(status.stdout).toContain('(ok)')
   })
 
@@ -322,7 +325,7 @@ describe('cast hooks: Codex', () => {
     const status = json(await runCast(['hooks', 'status', 'codex', '--json'], {env: h.env}))
 
     expect(r).toMatchObject({changed: true, file: path.join(codexHome, 'hooks.json'), toml: {result: 'installed'}})
-    expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop'])
+    expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PreModelRequest', 'PostModelRequest', 'Interrupt', 'SubagentStart', 'SubagentStop', 'Stop'])
     expect(hooks.hooks.PermissionRequest).toEqual([{hooks: [{type: 'command', command: r.command, timeout: 10}]}])
     // One line, at the top level (before the first table), the rest byte for byte.
     const notify = `notify = ["/usr/bin/env", "CAST_HOME=${h.castHome}", "${HOOK_BIN}", "codex"]`
