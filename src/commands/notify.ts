@@ -9,7 +9,7 @@ and notifies on every transition into a demand: a permission prompt ("Claude is 
 approval"), a question ("Codex asked a question"), an error ("Gemini is blocked by an error"),
 a decision card, a bare needs input. The notification carries the session title and the ask.
 
-A burst (several sessions within the group window, 300 ms by default) is one notification; it
+A burst (asks less than the group window apart, 150 ms by default) is one notification; it
 names a reason only when every member shares it ("3 agents are waiting for approval"), else
 "3 agents need you". Each ask pages once per session, reason and turn. Never for subagents,
 stashed, hidden, snoozed, dismissed or killed sessions, nor sessions owned by others. A

@@ -21,6 +21,18 @@ const argv = z.array(z.string()).min(1)
 /** An identity as `CAST_USER` gives it: an email or user@host, no spaces. */
 const identity = z.string().trim().regex(IDENTITY_SHAPE, 'an identity like "ana@example.com" (3+ characters, no spaces or commas)')
 
+/** The team's members: identities, or {id, name}. */
+const members = z
+  .array(z.union([identity, z.strictObject({id: identity, name: z.string().min(1).optional()})]))
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>()
+    for (const [i, t] of list.entries()) {
+      const id = (typeof t === 'string' ? t : t.id).trim().toLowerCase()
+      if (seen.has(id)) ctx.addIssue({code: 'custom', message: `"${id}" is listed twice`, path: typeof t === 'string' ? [i] : [i, 'id']})
+      seen.add(id)
+    }
+  })
+
 const Config = z.strictObject({
   $schema: z.string().optional(),
   agents: z
@@ -34,7 +46,7 @@ const Config = z.strictObject({
       backends: z.array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'])).min(1).default(['auto']),
       command: z.union([argv, z.null()]).default(null),
       done: z.enum(['soft', 'normal', 'off']).default('soft'),
-      group_window: duration.refine((ms) => ms <= 10_000, 'at most 10s (try "300ms")').default(300),
+      group_window: duration.refine((ms) => ms <= 10_000, 'at most 10s (try "150ms")').default(150),
       quiet: z.boolean().default(true),
     })
     .optional(),
@@ -57,16 +69,17 @@ const Config = z.strictObject({
   screen_patterns: z.record(z.string(), z.record(z.string(), z.array(z.string()))).default({}),
   settle_classifier: z.union([argv, z.null()]).default(null),
   team: z
-    .array(z.union([identity, z.strictObject({id: identity, name: z.string().min(1).optional()})]))
-    .default([])
-    .superRefine((list, ctx) => {
-      const seen = new Set<string>()
-      for (const [i, t] of list.entries()) {
-        const id = (typeof t === 'string' ? t : t.id).trim().toLowerCase()
-        if (seen.has(id)) ctx.addIssue({code: 'custom', message: `"${id}" is listed twice`, path: typeof t === 'string' ? [i] : [i, 'id']})
-        seen.add(id)
-      }
-    }),
+    .union([
+      members,
+      // The team store (issue 17): {url, name}; the URL may come from a variable (url_env).
+      z.strictObject({
+        members: members.optional(),
+        name: z.string().min(1).optional(),
+        url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+        url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+      }),
+    ])
+    .default([]),
 })
 
 export function validateConfig(raw: unknown, file: string): CastConfig {
@@ -102,6 +115,7 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
     presences: [...BUILTIN_PRESENCES.filter((p) => !names.has(p.name)), ...custom],
     screenPatterns: c.screen_patterns,
     settleClassifier: c.settle_classifier,
-    team: c.team.map((t) => (typeof t === 'string' ? {id: t} : t)),
+    team: (Array.isArray(c.team) ? c.team : (c.team.members ?? [])).map((t) => (typeof t === 'string' ? {id: t} : t)),
+    teamStore: Array.isArray(c.team) ? undefined : {name: c.team.name ?? null, url: c.team.url ?? null, urlEnv: c.team.url_env ?? null},
   }
 }

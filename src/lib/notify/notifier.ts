@@ -21,11 +21,11 @@ import {askOf, matchesFilters, titleOf} from '../views.js'
 import {type BackendName, type Delivery, deliver, type NotifyBackendConfig} from './backends.js'
 
 export interface NotifierConfig extends NotifyBackendConfig, NotifyOptions {
-  /** Wait this long after the first candidate of a burst for the rest (ms). */
+  /** A burst ends this long after its last candidate (ms), at most 4 windows after its first. */
   readonly groupWindowMs: number
 }
 
-export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {backends: ['auto'], command: null, done: 'soft', groupWindowMs: 300, quiet: true}
+export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {backends: ['auto'], command: null, done: 'soft', groupWindowMs: 150, quiet: true}
 
 /** Remember this many dedupe keys. */
 const MAX_SENT = 1000
@@ -62,6 +62,8 @@ export class Notifier {
   private burst: NodeJS.Timeout | null = null
   private quietTimer: NodeJS.Timeout | null = null
   private busy: Promise<void> = Promise.resolve()
+  private burstStart: number | null = null
+  private lastQueued = 0
   private stopped = false
   private readonly metaKey: string
 
@@ -118,7 +120,16 @@ export class Notifier {
     }
 
     if (this.pending.length > 0) {
-      this.burst ??= setTimeout(() => this.flush(), this.config.groupWindowMs)
+      // A burst ends once no new candidate came for the group window, or 4 windows after it began.
+      const at = this.clock()
+      if (this.burstStart === null) this.burstStart = at
+      if (queued.size > this.lastQueued || this.burst === null) {
+        if (this.burst) clearTimeout(this.burst)
+        const wait = Math.max(0, Math.min(this.config.groupWindowMs, this.burstStart + 4 * this.config.groupWindowMs - at))
+        this.burst = setTimeout(() => void this.flush(), wait)
+      }
+
+      this.lastQueued = queued.size
     } else if (advanced) {
       this.save()
     }
@@ -130,6 +141,8 @@ export class Notifier {
   flush(): Promise<void> {
     if (this.burst) clearTimeout(this.burst)
     this.burst = null
+    this.burstStart = null
+    this.lastQueued = 0
     const cands = this.pending
     this.pending = []
     const work = this.busy.then(async () => {
