@@ -313,7 +313,7 @@ describe('matchScreen over captured screens of every agent', () => {
     ${'gemini'}      | ${S.geminiError}               | ${'error'}    | ${'[API Error: got status: 429 Too Many Requests. {"error":{"code":429,"message":"Resource exhausted"}}]'}
     ${'gemini'}      | ${S.geminiIdle}                | ${'idle'}     | ${'Type your message or @path/to/file'}
     ${'opencode'}    | ${S.opencodeApproval}          | ${'approval'} | ${'Bash: rm -rf dist'}
-    ${'opencode'}    | ${S.opencodeQuestion}          | ${'question'} | ${'↑↓ select enter submit esc dismiss'}
+    ${'opencode'}    | ${S.opencodeQuestion}          | ${'question'} | ${'Which package manager?'}
     ${'opencode'}    | ${S.opencodeBusy}              | ${'busy'}     | ${'⬝⬝⬝■■■ esc interrupt'}
     ${'opencode'}    | ${S.opencodeIdle}              | ${'idle'}     | ${'Ask anything... "Fix a TODO in the codebase"'}
     ${'copilot'}     | ${S.copilotApproval}           | ${'approval'} | ${'Do you want to run this command?'}

@@ -26,6 +26,7 @@ export const opencodeScreenPatterns: ScreenPatterns = {
   // when the dialog opens.
   keys: {approve: ['Enter'], deny: ['Escape']},
   processes: ['opencode'],
-  // 1.18.33: `┃  Which colour…?`, a blank rail line, `┃  1. Red` … `┃  ↑↓ select  enter submit  esc dismiss`.
-  question: [String.raw`^[ \t┃]*(\S(?:[^\n]*?\S)?)(?: {3,}[^\n]*)?[ \t]*\n[ \t┃]*\n[ \t┃]*1\. [\s\S]*?esc dismiss`, String.raw`/esc dismiss/i`],
+  // 1.18.33: `┃  Which colour…?`, `┃  1. Red` … `┃  ↑↓ select  enter submit  esc dismiss` (the matcher
+  // reads the lines without their `┃` rail and without blank lines).
+  question: [String.raw`^\s*(\S(?:[^\n]*?\S)?)(?: {3,}[^\n]*)?\n\s*1\. [\s\S]*?esc dismiss`, String.raw`/esc dismiss/i`],
 }

@@ -25,7 +25,11 @@ export const chatCompletions: Protocol = {
   async write(reply: Reply, req, res, model) {
     if (reply.kind === 'http') {
       res.writeHead(reply.status, {'content-type': 'application/json', ...reply.headers})
-      res.end(reply.body ?? JSON.stringify({error: {code: String(reply.status), message: `mock ${reply.status}`, type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error'}}))
+      // OpenAI's error shapes: a 401 is an invalid_request_error (OpenCode 1.18 retries anything
+      // typed server_error, a 401 included), a 429 a rate limit, the rest server errors.
+      const type = reply.status === 401 ? 'invalid_request_error' : reply.status === 429 ? 'rate_limit_exceeded' : 'server_error'
+      const code = reply.status === 401 ? 'invalid_api_key' : String(reply.status)
+      res.end(reply.body ?? JSON.stringify({error: {code, message: `mock ${reply.status}`, param: null, type}}))
       return
     }
     const id = nextId('chatcmpl')
