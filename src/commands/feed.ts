@@ -58,8 +58,11 @@ it. --label filters by your own label.`
     const cwd = flags.global ? null : path.resolve(process.cwd())
     const under = (dir: string | null): boolean => cwd === null || (dir !== null && (dir === cwd || dir.startsWith(cwd.endsWith('/') ? cwd : cwd + '/')))
     const who = (owners: readonly string[], runner: string | null): string[] => (owners.length > 0 ? [...owners] : runner ? [runner] : [])
-    const rows = store
-      .loadSessions()
+    // Joined to a team store: every machine's sessions (issue 17).
+    const {teamRows} = await import('../core/team/index.js')
+    const {deviceName} = await import('../lib/env.js')
+    const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
+    const rows = [...store.loadSessions(), ...remote]
       .filter((r) => {
         if (r.parentId !== null) return false
         const at = r.facts.lastActivityAt ?? r.firstSeenAt

@@ -32,6 +32,8 @@ prints each matching session once.`
   async run(): Promise<Listing | void> {
     const {flags} = await this.parse(Sessions)
     if (flags.watch) {
+      // --team with a team store joined: the team's stream from the server (issue 17).
+      if (flags.team && (await this.watchTeam(flags))) return
       const {watchSessions} = await import('../lib/watch.js')
       await watchSessions(flags, this.jsonEnabled())
       return
@@ -47,7 +49,11 @@ prints each matching session once.`
     // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
     if (!(this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)))) syncBeforeRead(store, this.env, clock, this.me)
     const now = clock()
-    const {listing, rows} = buildListing(store.loadSessions(), this.me, now, {
+    // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
+    const {teamRows} = await import('../core/team/index.js')
+    const {deviceName} = await import('../lib/env.js')
+    const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
+    const {listing, rows} = buildListing([...store.loadSessions(), ...remote], this.me, now, {
       agent: flags.agent,
       all: flags.all,
       cwd: flags.cwd,
@@ -75,5 +81,25 @@ prints each matching session once.`
     }
 
     return listing
+  }
+
+  /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */
+  private async watchTeam(flags: {since?: number; state?: string[]; agent?: string}): Promise<boolean> {
+    const store = await this.openStore()
+    const {loadConfig} = await import('../lib/config.js')
+    const {teamContext} = await import('../core/team/index.js')
+    const ctx = teamContext(store, this.env, await loadConfig(this.env))
+    if (!ctx) return false
+    const {watchTeam} = await import('../core/team/watch.js')
+    await watchTeam({
+      agent: flags.agent,
+      json: this.jsonEnabled(),
+      log: (m) => process.stderr.write(`cast: ${m}\n`),
+      since: flags.since,
+      states: flags.state,
+      url: ctx.target.url,
+      write: (line) => process.stdout.write(line),
+    })
+    return true
   }
 }

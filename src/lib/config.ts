@@ -20,6 +20,8 @@ export interface PresenceConfig {
 export interface CastConfig {
   readonly file: string
   readonly team: readonly {readonly id: string; readonly name?: string}[]
+  /** The team store (issue 17): its URL (or the variable holding it) and the team's name. */
+  readonly teamStore?: {readonly url: string | null; readonly urlEnv: string | null; readonly name: string | null}
   readonly inbox: {readonly recencyMs: number}
   readonly presences: readonly PresenceConfig[]
   /** A command that reads the last assistant message on stdin and answers delivered/not. */

@@ -51,8 +51,9 @@ export function whoAmI(env: Env = process.env): string {
   return (cachedMe = `${env.USER || os.userInfo().username}@${os.hostname()}`)
 }
 
-export function deviceName(): string {
-  return os.hostname()
+/** This machine's name in the team store: `CAST_DEVICE`, else the hostname. */
+export function deviceName(env: Env = process.env): string {
+  return env.CAST_DEVICE?.trim() || os.hostname()
 }
 
 export class UsageError extends Error {

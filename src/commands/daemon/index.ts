@@ -35,11 +35,14 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const home = castHome(this.env)
     const ingester = makeIngester(store, this.env, clock, this.me)
     const current = store.getLease(INGESTER_LEASE)
+    // The team store (issue 17): publish after each pass, carry out teammates' actions.
+    let team: {kick(): void; stop(): Promise<void>} | null = null
     const live = new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
       log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
+      onChange: () => team?.kick(),
       onExtra: () => consumeSpool(store, ingester, home, clock),
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
       onLost: () => {
@@ -78,14 +81,27 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`))
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
+    team = await this.startTeam(store, clock)
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
     })
     clearInterval(schedules)
+    await team?.stop()
     await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */
+  private async startTeam(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number): Promise<{kick(): void; stop(): Promise<void>} | null> {
+    const {loadConfig} = await import('../../lib/config.js')
+    const {deviceName} = await import('../../lib/env.js')
+    const {startTeamSync} = await import('../../core/team/index.js')
+    const log = (m: string): boolean => process.stderr.write(`cast daemon: ${m}\n`)
+    const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
+    if (team) log(`publishing to the team store as ${deviceName(this.env)}`)
+    return team
   }
 
   /** --notify: a notifier following the log this daemon writes (see cast notify). */

@@ -221,6 +221,77 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 4,
+    up(db) {
+      // The team outbox (issue 17, src/core/team): every change the team store must learn of is
+      // queued here by a trigger, in the same transaction as the write that made it, so nothing is
+      // lost or doubled across crashes and outages. Only while the store has joined a team
+      // (meta 'team.joined'): a machine without a team queues nothing. team_done remembers the
+      // team actions this machine carried out, so each runs once even across restarts.
+      const joined = `EXISTS (SELECT 1 FROM meta WHERE key = 'team.joined')`
+      db.exec(`
+        CREATE TABLE outbox (
+          seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+          at         INTEGER NOT NULL,
+          session_id TEXT NOT NULL,
+          kind       TEXT NOT NULL,
+          payload    TEXT NOT NULL
+        ) STRICT;
+
+        CREATE TABLE team_done (
+          action_id  INTEGER PRIMARY KEY,
+          status     TEXT NOT NULL,
+          result     TEXT NOT NULL,
+          done_at    INTEGER NOT NULL,
+          reported   INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+
+        CREATE TRIGGER outbox_transition AFTER INSERT ON transitions WHEN ${joined} BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (NEW.ts, NEW.session_id, 'transition',
+            json_object('seq', NEW.seq, 'ts', NEW.ts, 'event', NEW.event, 'from', NEW.from_state, 'to', NEW.to_state,
+              'reason', NEW.reason, 'bucket', NEW.bucket, 'from_bucket', NEW.from_bucket));
+        END;
+        CREATE TRIGGER outbox_owner_add AFTER INSERT ON owners WHEN ${joined} BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (NEW.added_at, NEW.session_id, 'owners',
+            json_object('op', 'add', 'who', NEW.who, 'by', NEW.added_by));
+        END;
+        CREATE TRIGGER outbox_owner_remove AFTER DELETE ON owners WHEN ${joined} BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), OLD.session_id, 'owners',
+            json_object('op', 'remove', 'who', OLD.who));
+        END;
+        CREATE TRIGGER outbox_state_line AFTER UPDATE OF declaration ON records
+          WHEN ${joined} AND OLD.declaration IS NOT NEW.declaration BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), NEW.session_id, 'state_line',
+            json_object('declaration', json(NEW.declaration)));
+        END;
+        CREATE TRIGGER outbox_kill AFTER UPDATE OF killed_at ON records
+          WHEN ${joined} AND NEW.killed_at IS NOT NULL AND OLD.killed_at IS NOT NEW.killed_at BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (NEW.killed_at, NEW.session_id, 'kill', json_object('killed_at', NEW.killed_at));
+        END;
+        CREATE TRIGGER outbox_rename AFTER UPDATE OF renamed ON records
+          WHEN ${joined} AND OLD.renamed IS NOT NEW.renamed BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), NEW.session_id, 'summary', '{}');
+        END;
+        CREATE TRIGGER outbox_decision_asked AFTER INSERT ON decisions WHEN ${joined} BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (NEW.asked_at, NEW.session_id, 'decision',
+            json_object('op', 'asked', 'card', NEW.id, 'by', NEW.asked_by));
+        END;
+        CREATE TRIGGER outbox_decision_answered AFTER UPDATE OF answered_at ON decisions
+          WHEN ${joined} AND NEW.answered_at IS NOT NULL AND OLD.answered_at IS NULL BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (NEW.answered_at, NEW.session_id, 'decision',
+            json_object('op', 'answered', 'card', NEW.id, 'answer', NEW.answer, 'by', NEW.answered_by, 'auto', NEW.auto));
+        END;
+        -- A new title or ask line without a transition (a second question in a row).
+        CREATE TRIGGER outbox_summary AFTER UPDATE OF title, facts ON sessions
+          WHEN ${joined} AND (OLD.title IS NOT NEW.title
+            OR json_extract(OLD.facts, '$.question.text') IS NOT json_extract(NEW.facts, '$.question.text')
+            OR json_extract(OLD.facts, '$.approval.text') IS NOT json_extract(NEW.facts, '$.approval.text')) BEGIN
+          INSERT INTO outbox (at, session_id, kind, payload) VALUES (COALESCE(NEW.last_activity_at, 0), NEW.id, 'summary', '{}');
+        END;
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

@@ -1,0 +1,126 @@
+import {Args, Flags} from '@oclif/core'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {EXIT} from '../../lib/exit-codes.js'
+
+export default class TeamJoin extends BaseCommand {
+  static override args = {
+    url: Args.string({description: 'postgres://USER:PASSWORD@HOST:PORT/DB of the team store (default: $CAST_TEAM_URL, or the config).'}),
+  }
+  static override description = `Connects this machine to the team's PostgreSQL: creates or upgrades the team schema when this
+role may (a server written by a newer cast is refused), claims this device's row (CAST_DEVICE, else
+the hostname) for the connecting role, and starts the outbox: from now on every change of a local
+session (state, owners, state line, decisions, kills) is queued and published by cast daemon,
+exactly once and in order, also after an outage.
+
+The URL is written to the config (key team.url, file mode 0600) unless it came from $CAST_TEAM_URL
+or the variable team.url_env names; the password is never printed. See docs/team.md for the
+policy (each machine its own credentials) and the admin's setup.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> postgres://laptop:secret@db.example.com/cast --name platform',
+    {command: 'CAST_TEAM_URL=postgres://… <%= config.bin %> <%= command.id %>', description: 'The URL from the environment (not written anywhere).'},
+  ]
+  static override flags = {
+    name: Flags.string({helpValue: 'NAME', summary: "The team's name (shown by cast team status)."}),
+  }
+  static override summary = "Join the team's PostgreSQL store."
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(TeamJoin)
+    const {loadConfig, configPath} = await import('../../lib/config.js')
+    const {teamTarget, redact, cleanError, openPool} = await import('../../core/team/client.js')
+    const {migrateTeam} = await import('../../core/team/schema.js')
+    const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
+    const {publishAll} = await import('../../core/team/publisher.js')
+    const {deviceName} = await import('../../lib/env.js')
+    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {randomUUID} = await import('node:crypto')
+    const config = await loadConfig(this.env)
+    const target = args.url ? {from: 'argument', name: flags.name ?? config.teamStore?.name ?? null, url: args.url} : teamTarget(this.env, config)
+    if (!target) this.fail('No team store URL: pass one (cast team join postgres://…), or set CAST_TEAM_URL.', EXIT.USAGE)
+    if (!/^postgres(ql)?:\/\//.test(target.url)) this.fail(`"${redact(target.url)}" is not a postgres:// URL.`, EXIT.USAGE)
+    const name = flags.name ?? target.name
+    const device = deviceName(this.env)
+    const store = await this.openStore()
+    const pool = await openPool(target.url, {max: 1})
+    let schema: {from: number; to: number}
+    try {
+      const c = await pool.connect()
+      try {
+        schema = await migrateTeam(c)
+        await c.query(
+          `INSERT INTO cast.machines (device, who) VALUES ($1, $2)
+           ON CONFLICT (device) DO UPDATE SET who = excluded.who, last_seen = now()`,
+          [device, this.me],
+        )
+      } finally {
+        c.release()
+      }
+    } catch (error) {
+      await pool.end().catch(() => {})
+      const e = error as {code?: string; name?: string}
+      if (e.name === 'TeamSchemaFromFutureError') this.fail((error as Error).message, EXIT.REFUSED)
+      if (e.code === '42501') {
+        this.fail(`The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`, EXIT.REFUSED)
+      }
+
+      this.fail(`Cannot join ${redact(target.url)}: ${cleanError(error, target.url)}`, EXIT.FAILURE)
+    }
+
+    if (target.from === 'argument' || (flags.name && target.from === 'config')) {
+      writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.from === 'argument' ? target.url : undefined})
+    } else if (flags.name) {
+      writeTeamConfig(configPath(this.env), {name: name ?? undefined})
+    }
+
+    const clock = this.clock()
+    syncBeforeRead(store, this.env, clock, this.me)
+    const before = teamJoin(store)
+    markJoined(store, {epoch: before?.epoch ?? randomUUID(), joinedAt: clock(), name: name ?? null})
+    let published = 0
+    try {
+      published = (await publishAll(store, pool, {device, epoch: teamJoin(store)!.epoch, now: clock})).sent
+    } catch (error) {
+      process.stderr.write(`cast: joined, but the first publish failed (${cleanError(error, target.url)}); cast daemon sends it when the store is reachable\n`)
+    } finally {
+      await pool.end().catch(() => {})
+    }
+
+    const result = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
+    if (!this.jsonEnabled()) {
+      this.log(`Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`)
+      this.log('cast daemon keeps publishing and carries out teammates\' actions on this machine\'s sessions.')
+    }
+
+    return result
+  }
+}
+
+/** Set team.url / team.name in the config file (mode 0600: it may hold a password), keeping every other key. */
+export function writeTeamConfig(file: string, team: {url?: string; name?: string} | null): void {
+  let raw: Record<string, unknown> = {}
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>
+  } catch {
+    raw = {}
+  }
+
+  const cur = raw.team
+  const obj: Record<string, unknown> = Array.isArray(cur) ? (cur.length > 0 ? {members: cur} : {}) : typeof cur === 'object' && cur !== null ? {...(cur as object)} : {}
+  if (team === null) {
+    delete obj.url
+    delete obj.name
+  } else {
+    if (team.url !== undefined) obj.url = team.url
+    if (team.name !== undefined) obj.name = team.name
+  }
+
+  if (Object.keys(obj).length === 0) delete raw.team
+  else if (Object.keys(obj).length === 1 && Array.isArray(obj.members)) raw.team = obj.members
+  else raw.team = obj
+  fs.mkdirSync(path.dirname(file), {mode: 0o700, recursive: true})
+  fs.writeFileSync(file, JSON.stringify(raw, null, 2) + '\n', {mode: 0o600})
+  fs.chmodSync(file, 0o600)
+}

@@ -1,0 +1,44 @@
+import {BaseCommand} from '../../lib/base-command.js'
+
+export default class TeamLeave extends BaseCommand {
+  static override description = `Stops publishing: the outbox is dropped and no more changes are queued, this machine's
+session rows are removed from the team store (when it is reachable: else they stay until an
+admin removes them), and team.url / team.name leave the config. Local sessions are untouched.`
+  static override examples = ['<%= config.bin %> <%= command.id %>']
+  static override summary = 'Leave the team store.'
+
+  async run(): Promise<Record<string, unknown>> {
+    await this.parse(TeamLeave)
+    const {loadConfig, configPath} = await import('../../lib/config.js')
+    const {teamTarget, redact, cleanError, openPool} = await import('../../core/team/client.js')
+    const {markLeft, teamJoin} = await import('../../core/store/outbox.js')
+    const {deviceName} = await import('../../lib/env.js')
+    const {writeTeamConfig} = await import('./join.js')
+    const config = await loadConfig(this.env)
+    const store = await this.openStore()
+    const target = teamTarget(this.env, config)
+    const device = deviceName(this.env)
+    const wasJoined = teamJoin(store) !== null
+    let removed: number | null = null
+    let error: string | null = null
+    if (target) {
+      const pool = await openPool(target.url, {max: 1})
+      try {
+        removed = (await pool.query('DELETE FROM cast.sessions WHERE device = $1', [device])).rowCount ?? 0
+      } catch (error_) {
+        error = cleanError(error_, target.url)
+      } finally {
+        await pool.end().catch(() => {})
+      }
+    }
+
+    const dropped = markLeft(store)
+    writeTeamConfig(configPath(this.env), null)
+    if (!this.jsonEnabled()) {
+      if (!wasJoined && !target) this.log('Not in a team.')
+      else this.log(`Left${target ? ` ${redact(target.url)}` : ''}: ${dropped} unsent change(s) dropped; ${removed === null ? `this machine's rows stay on the server (${error ?? 'no server'})` : `${removed} session row(s) removed from the team store`}.`)
+    }
+
+    return {device, dropped, error, removed, was_joined: wasJoined}
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Reading the team store: teammates' sessions as rows (feed, --team, owners' inboxes), the event
+ * stream by server seq, and the machines of the team.
+ */
+import type {Pool} from 'pg'
+
+import type {SessionRow} from '../store/store.js'
+import {rowFromSummary, type TeamSummary} from './summary.js'
+
+/** Every session the other machines published (this device's own rows come from the local store). */
+export async function remoteRows(pool: Pool, notDevice: string): Promise<SessionRow[]> {
+  const r = await pool.query(
+    `SELECT s.summary, COALESCE(m.skew_ms, 0) AS skew_ms FROM cast.sessions s LEFT JOIN cast.machines m ON m.device = s.device WHERE s.device <> $1`,
+    [notDevice],
+  )
+  return r.rows.map((x) => onServerClock(rowFromSummary(x.summary as TeamSummary), Number(x.skew_ms)))
+}
+
+/** A row's times moved from its machine's clock to the server's (the machine's skew taken off). */
+function onServerClock(row: SessionRow, skewMs: number): SessionRow {
+  if (!skewMs || Math.abs(skewMs) < 1000) return row
+  const t = (v: number | null): number | null => (v === null ? null : v - skewMs)
+  const f = row.facts
+  const b = <B extends {at: number} | null>(x: B): B => (x ? {...x, at: x.at - skewMs} : x)
+  return {
+    ...row,
+    facts: {...f, approval: b(f.approval), createdAt: t(f.createdAt), error: b(f.error), lastActivityAt: t(f.lastActivityAt), lastOutputAt: t(f.lastOutputAt), question: b(f.question), turnStartedAt: t(f.turnStartedAt)},
+    firstSeenAt: row.firstSeenAt - skewMs,
+    stateSince: t(row.stateSince),
+    workingSince: t(row.workingSince),
+  }
+}
+
+export interface TeamEvent {
+  readonly seq: number
+  readonly at: Date
+  readonly device: string
+  readonly sessionId: string
+  readonly kind: string
+  readonly deviceAt: number | null
+  readonly payload: Record<string, unknown>
+}
+
+export async function eventsSince(pool: Pool | {query: Pool['query']}, seq: number, limit = 1000): Promise<TeamEvent[]> {
+  const r = await pool.query(`SELECT * FROM cast.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
+  return r.rows.map((x) => ({
+    at: x.at as Date,
+    device: String(x.device),
+    deviceAt: x.device_at === null ? null : Number(x.device_at),
+    kind: String(x.kind),
+    payload: x.payload as Record<string, unknown>,
+    seq: Number(x.seq),
+    sessionId: String(x.session_id),
+  }))
+}
+
+export async function lastEventSeq(pool: Pool): Promise<number> {
+  const r = await pool.query('SELECT COALESCE(MAX(seq), 0) AS s FROM cast.events')
+  return Number(r.rows[0].s)
+}
+
+export interface MachineRow {
+  readonly device: string
+  readonly who: string
+  readonly lastSeen: Date
+  readonly lastSync: Date | null
+  readonly pending: number
+  readonly sessions: number
+}
+
+export async function machines(pool: Pool): Promise<MachineRow[]> {
+  const r = await pool.query(
+    `SELECT m.device, m.who, m.last_seen, m.last_sync, m.pending, (SELECT count(*) FROM cast.sessions s WHERE s.device = m.device) AS sessions
+       FROM cast.machines m ORDER BY m.device`,
+  )
+  return r.rows.map((x) => ({
+    device: String(x.device),
+    lastSeen: x.last_seen as Date,
+    lastSync: (x.last_sync ?? null) as Date | null,
+    pending: Number(x.pending),
+    sessions: Number(x.sessions),
+    who: String(x.who),
+  }))
+}
+
+/** The team stream's line for one event (like a local watch line, with the server's seq and clock). */
+export function watchLine(e: TeamEvent): Record<string, unknown> | null {
+  if (e.kind !== 'transition') return null
+  const p = e.payload
+  return {
+    agent: p.agent ?? null,
+    ask: p.ask ?? null,
+    bucket: p.bucket,
+    cwd: p.cwd ?? null,
+    device: e.device,
+    device_seq: p.seq,
+    device_ts: typeof p.ts === 'number' ? new Date(p.ts).toISOString() : null,
+    event: p.event,
+    from: p.from ?? null,
+    id: e.sessionId,
+    is_live: p.live === true,
+    owners: p.owners ?? [],
+    reason: p.reason,
+    runner: p.runner ?? null,
+    seq: e.seq,
+    session_id: p.native_id ?? null,
+    title: p.title ?? null,
+    to: p.to,
+    ts: e.at.toISOString(),
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The ingester's side of the team store: after each pass (and every half second) it publishes
+ * the outbox and carries out the actions queued for this device; a LISTEN connection wakes it at
+ * once when one is queued. The server going away is an outage, not a failure: the outbox keeps
+ * everything and the next pass that reaches the server delivers it.
+ */
+import type {Client, Pool} from 'pg'
+
+import {teamJoin} from '../store/outbox.js'
+import type {Store} from '../store/store.js'
+import {carryOutActions, type RunCast} from './actions.js'
+import {cleanError, openClient, openPool} from './client.js'
+import {publishAll} from './publisher.js'
+
+export interface TeamSyncOptions {
+  readonly url: string
+  readonly device: string
+  readonly who: string
+  readonly log: (msg: string) => void
+  readonly run: RunCast
+  readonly clock: () => number
+  readonly intervalMs?: number
+}
+
+export class TeamSync {
+  private pool: Pool | null = null
+  private listener: Client | null = null
+  private timer: NodeJS.Timeout | null = null
+  private kickTimer: NodeJS.Timeout | null = null
+  private running: Promise<void> | null = null
+  private again = false
+  private stopped = false
+  private failing: string | null = null
+  private listening = false
+  passes = 0
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: TeamSyncOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.pool = await openPool(this.opts.url, {max: 2})
+    this.timer = setInterval(() => this.kick(0), this.opts.intervalMs ?? 500)
+    this.timer.unref()
+    await this.tick()
+  }
+
+  /** Run a pass soon (coalesced). */
+  kick(delayMs = 20): void {
+    if (this.stopped || this.kickTimer) return
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = null
+      void this.tick()
+    }, delayMs)
+  }
+
+  /** One pass: publish, then carry out queued actions. Concurrent calls coalesce into one more. */
+  tick(): Promise<void> {
+    if (this.running) {
+      this.again = true
+      return this.running
+    }
+
+    this.running = (async () => {
+      do {
+        this.again = false
+        await this.pass()
+      } while (this.again && !this.stopped)
+    })().finally(() => {
+      this.running = null
+    })
+    return this.running
+  }
+
+  private async pass(): Promise<void> {
+    if (this.stopped || !this.pool) return
+    const join = teamJoin(this.store)
+    if (!join) return
+    try {
+      await this.listen()
+      await publishAll(this.store, this.pool, {device: this.opts.device, epoch: join.epoch, now: this.opts.clock})
+      await carryOutActions(this.store, this.pool, this.opts.device, this.opts.run, this.opts.clock)
+      this.passes++
+      if (this.failing) this.opts.log(`team store reachable again (${this.failing})`)
+      this.failing = null
+    } catch (error) {
+      const msg = cleanError(error, this.opts.url)
+      if (this.failing !== msg) this.opts.log(`team store: ${msg}; the outbox keeps every change until it is back`)
+      this.failing = msg
+    }
+  }
+
+  /** The LISTEN connection for actions queued for this device (re-opened after a drop). */
+  private async listen(): Promise<void> {
+    if (this.listening || this.stopped) return
+    const c = await openClient(this.opts.url)
+    const drop = (): void => {
+      if (this.listener !== c) return
+      this.listener = null
+      this.listening = false
+      void c.end().catch(() => {})
+    }
+
+    c.on('error', drop)
+    c.on('end', drop)
+    c.on('notification', (n) => {
+      if (n.payload === this.opts.device) this.kick(0)
+    })
+    await c.query('LISTEN cast_actions')
+    this.listener = c
+    this.listening = true
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    if (this.kickTimer) clearTimeout(this.kickTimer)
+    await this.running?.catch(() => {})
+    await this.listener?.end().catch(() => {})
+    await this.pool?.end().catch(() => {})
+  }
+}

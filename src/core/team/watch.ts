@@ -1,0 +1,105 @@
+/**
+ * `cast sessions --team -w`: the team's transitions as they reach the server, one line each,
+ * in the server's order (its seq), woken by LISTEN cast_team and re-read from the last printed
+ * seq after every wake, poll and reconnect, so a dropped connection or a server restart loses
+ * nothing and prints nothing twice. --since SEQ resumes after SEQ.
+ */
+import type {Client, Pool} from 'pg'
+
+import {cleanError, openClient, openPool} from './client.js'
+import {eventsSince, lastEventSeq, type TeamEvent, watchLine} from './reader.js'
+
+export interface TeamWatchOptions {
+  readonly url: string
+  readonly since: number | undefined
+  readonly json: boolean
+  readonly states?: readonly string[]
+  readonly agent?: string
+  readonly write: (line: string) => boolean
+  readonly log: (msg: string) => void
+}
+
+export async function watchTeam(o: TeamWatchOptions): Promise<void> {
+  let pool: Pool | null = null
+  let listener: Client | null = null
+  let closed = false
+  let last = o.since ?? -1
+  let wake: (() => void) | null = null
+  let failing: string | null = null
+  const stop = (): void => {
+    closed = true
+    wake?.()
+  }
+
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') stop()
+  })
+
+  const print = (e: TeamEvent): boolean => {
+    const line = watchLine(e)
+    if (!line) return true
+    if (o.states && o.states.length > 0 && !o.states.includes(String(line.to))) return true
+    if (o.agent && line.agent !== o.agent) return true
+    if (o.json) return o.write(JSON.stringify(line) + '\n')
+    return o.write(`${line.ts}  #${line.seq}  ${String(line.id).slice(0, 7)}  ${line.device}  ${line.from ?? '-'} → ${line.to}:${line.reason}  ${line.title ?? ''}\n`)
+  }
+
+  while (!closed) {
+    try {
+      pool ??= await openPool(o.url, {max: 1})
+      if (!listener) {
+        const c = await openClient(o.url)
+        c.on('error', () => {
+          if (listener === c) listener = null
+          wake?.()
+        })
+        c.on('end', () => {
+          if (listener === c) listener = null
+          wake?.()
+        })
+        c.on('notification', () => wake?.())
+        await c.query('LISTEN cast_team')
+        listener = c
+      }
+
+      // Without --since: from what is there now on (nothing until a change).
+      if (last < 0) last = await lastEventSeq(pool)
+      for (;;) {
+        const batch = await eventsSince(pool, last, 500)
+        for (const e of batch) {
+          if (!print(e)) return
+          last = e.seq
+        }
+
+        if (batch.length < 500) break
+      }
+
+      if (failing) o.log(`team store reachable again; resumed after seq ${last}`)
+      failing = null
+    } catch (error) {
+      const msg = cleanError(error, o.url)
+      if (failing !== msg) o.log(`team store: ${msg}; retrying (resumes after seq ${last})`)
+      failing = msg
+      await listener?.end().catch(() => {})
+      listener = null
+      await pool?.end().catch(() => {})
+      pool = null
+    }
+
+    if (closed) break
+    // A notification, a dropped listener, or the poll (a notification lost in a reconnect).
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, failing ? 500 : 2000)
+      wake = () => {
+        clearTimeout(t)
+        resolve()
+      }
+    })
+    wake = null
+  }
+
+  await listener?.end().catch(() => {})
+  await pool?.end().catch(() => {})
+}
