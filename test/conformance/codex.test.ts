@@ -305,6 +305,7 @@ describe(AGENT, () => {
       expect(r.stdout).toMatch(/Trust all and continue/)
       const hooks = JSON.parse(fs.readFileSync(`${h.codexHome}/hooks.json`, 'utf8')).hooks
       for (const ev of ['PermissionRequest', 'Stop', 'PostModelRequest', 'Interrupt', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop']) expect(Object.keys(hooks)).toContain(ev)
+      h.tmux.run(['set-option', '-g', 'remain-on-exit', 'on'])
       const pane = h.tmux.open([CODEX, prompt], {cwd: h.work, env: h.agentEnv})
       await trustHooks(h.tmux, pane)
       return {h, mock, pane}
@@ -337,14 +338,17 @@ describe(AGENT, () => {
       const {h, pane} = await hooked('happroval', [tool('exec_command', {cmd: 'touch ../outside-hooked', justification: 'Write outside?', sandbox_permissions: 'require_escalated'}), text('Done.')], 'make the file')
       await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
       const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      // The hook, not only the screen, says so: the approval's source is Codex's PermissionRequest.
       const explain = (await runCast(['explain', s.id], {env: h.cast})).stdout
-      expect(explain).toMatch(/approval/)
+      expect(explain).toMatch(/approval[^\n]*\n\s*↳ hook: PermissionRequest/)
     })
 
     it('error (hooks): a failed turn (PostModelRequest failed, no Stop) reads needs_input/error', async () => {
       const {h, pane} = await hooked('herror', [status(401), status(401), status(401)], 'this will be refused')
       await h.tmux.waitFor(pane, /■/, 90_000)
-      await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+      const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+      const explain = (await runCast(['explain', s.id], {env: h.cast})).stdout
+      expect(explain).toMatch(/error[^\n]*401[^\n]*\n\s*↳ hook: PostModelRequest/)
       void spooled
     })
   })
