@@ -1,0 +1,68 @@
+/**
+ * Rollouts written by the real Codex CLI 0.169.0 (`codex exec` against the conformance mock,
+ * test/fixtures/codex/real-0.169.0/, copied as written): the `ordinal` envelope, item_completed
+ * messages, world_state and token_usage_record lines, and a turn that failed on 429s.
+ */
+import {readdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+import {codex, feedRollout, initRollout, isSettled, rolloutParser} from '../../../src/adapters/codex/index.js'
+import type {FileMatch} from '../../../src/core/ingest/adapter.js'
+import {HOME} from './helpers.js'
+
+const DIR = join(HOME, 'real-0.169.0')
+
+function load(name: string): {path: string; id: string; lines: {text: string; offset: number}[]} {
+  const file = readdirSync(join(DIR, name))[0]!
+  const path = join(DIR, name, file)
+  const id = /-([0-9a-f-]{36})\.jsonl$/.exec(file)![1]!
+  const lines: {text: string; offset: number}[] = []
+  let offset = 0
+  for (const text of readFileSync(path, 'utf8').split('\n')) {
+    if (text.length > 0) lines.push({offset, text})
+    offset += Buffer.byteLength(text) + 1
+  }
+
+  return {id, lines, path}
+}
+
+function compose(name: string, upTo?: (text: string) => boolean) {
+  const {id, lines, path} = load(name)
+  const state = initRollout(id)
+  for (const l of lines) {
+    if (upTo?.(l.text)) break
+    expect(feedRollout(state, l.text, l.offset)).toBe(true)
+  }
+
+  const match: FileMatch & {kind: 'jsonl'} = {kind: 'jsonl', nativeId: id, role: 'rollout'}
+  return {facts: codex.compose!(id, rolloutParser.contributions(state, path, match)), state}
+}
+
+describe('codex 0.169.0 real rollouts', () => {
+  it('a finished exec turn: settled, one prompt and one reply, no error', () => {
+    const {facts, state} = compose('exec-plain')
+    expect(isSettled(state)).toBe(true)
+    expect(facts.messages).toBe(2)
+    expect(facts.turnIndex).toBe(1)
+    expect(facts.error).toBe(null)
+    expect(facts.lastAssistantText).toBe('Headless answer.')
+    expect(facts.title).toBe('answer please')
+    expect(state.parseErrors).toBe(0)
+  })
+
+  it('a turn that failed on 429s: task_complete.error is the error block', () => {
+    const {facts} = compose('exec-429')
+    expect(facts.settled).toBe(true)
+    expect(facts.messages).toBe(1)
+    expect(facts.error?.text).toBe('exceeded retry limit, last status: 429 Too Many Requests')
+    expect(facts.error?.source.kind).toBe('transcript')
+  })
+
+  it('the same turn before task_complete, with no process holding the file: a crash (dead), never working', () => {
+    const {facts} = compose('exec-429', (t) => t.includes('"type":"task_complete"'))
+    expect(facts.settled).toBe(false)
+    expect(facts.error).toBe(null)
+    expect(facts.process).toMatchObject({alive: false, exited: 'crash', pid: 0})
+  })
+})
