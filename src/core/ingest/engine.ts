@@ -423,6 +423,8 @@ export class Ingester {
 
   /** Compose facts for sessions from their stored contributions and reconcile the changed ones. */
   recompose(sessions: readonly {agent: Agent; nativeId: string}[]): {sessions: number; transitions: number} {
+    // The screen sweep and the process scan write claims through here: re-read them next check.
+    this.claims = null
     this.writeGuard?.()
     const now = this.opts.clock()
     const changedIds: string[] = []

@@ -29,7 +29,8 @@ export interface LiveOptions {
   readonly onLost?: () => void
 }
 
-export const PID_RECHECK_MS = 1000
+/** A crash must read dead within 2 s (DESIGN §5): the claims are re-checked twice a second. */
+export const PID_RECHECK_MS = 500
 export const HEARTBEAT_MS = 2000
 /**
  * After each pass, the files it read are stat'ed again this much later: chokidar drops a second
