@@ -6,6 +6,9 @@
  * onGone when none holds it any more (after one full re-scan, for a reader that handed the pipe
  * to a child). When no reader can be seen (not a pipe, not Linux, another user's reader) this
  * does nothing and the watcher falls back to EPIPE on its next write.
+ *
+ * Node's own child_process pipes are socketpairs, not pipes: there stdout's handle can read,
+ * and the peer closing its end is an end-of-file on it.
  */
 import fs from 'node:fs'
 
@@ -56,6 +59,7 @@ export function onReaderGone(fd: number, onGone: () => void, intervalMs = 400): 
     return () => {}
   }
 
+  if (/^socket:/.test(link)) return onPeerClosed(onGone)
   if (!/^pipe:\[\d+\]$/.test(link)) return () => {}
   const self = String(process.pid)
   let known = holders(link, self)
@@ -70,4 +74,20 @@ export function onReaderGone(fd: number, onGone: () => void, intervalMs = 400): 
   }, intervalMs)
   timer.unref()
   return () => clearInterval(timer)
+}
+
+/** stdout is a socket (a Node parent's 'pipe'): read it; EOF means the reader closed its end. */
+function onPeerClosed(onGone: () => void): () => void {
+  const handle = (process.stdout as unknown as {_handle?: {onread?: (buf?: ArrayBuffer) => void; readStart?: () => number; readStop?: () => number}})._handle
+  if (!handle?.readStart) return () => {}
+  handle.onread = (buf?: ArrayBuffer) => {
+    // Data a reader sent back is ignored; end-of-file or an error is the reader gone.
+    if (buf === undefined) {
+      handle.readStop?.()
+      onGone()
+    }
+  }
+
+  if (handle.readStart() !== 0) return () => {}
+  return () => handle.readStop?.()
 }

@@ -69,6 +69,8 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     await live?.stop()
     store.close()
     done()
+    // Nothing is left to do: leave even if a watcher handle (chokidar, the pipe) lingers.
+    setTimeout(() => process.exit(0), 100).unref()
   }
 
   const write = (line: string): boolean => {
