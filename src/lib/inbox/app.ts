@@ -296,16 +296,18 @@ export async function runInbox(o: InboxOptions): Promise<void> {
   }
 
   reload()
-  enter()
-  render()
-  const {followLog} = await import('../notify/follow.js')
-  const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: refresh, store: o.store})
-  // The clock in the header, ages and the quiet band move with time: redraw once a minute.
-  const minute = setInterval(() => render(), 60_000)
+  // Keys first: nothing typed while the follower starts is lost.
   emitKeypressEvents(process.stdin)
   process.stdin.on('keypress', (str: string | undefined, key: Key) => {
     void onKey(str, key).catch((error: Error) => say(`error: ${error.message}`))
   })
+  enter()
+  render()
+  const {followLog} = await import('../notify/follow.js')
+  const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: refresh, store: o.store})
+  refresh()
+  // The clock in the header, ages and the quiet band move with time: redraw once a minute.
+  const minute = setInterval(() => render(), 60_000)
   out.on('resize', render)
   process.once('SIGTERM', quit)
   process.once('SIGHUP', quit)
