@@ -98,6 +98,26 @@ export interface HookSpec {
   settingsNotes?(doc: Readonly<Record<string, unknown>>): string[]
   /** Codex: the legacy `notify` program in config.toml. */
   readonly toml?: TomlProgramSpec
+  /**
+   * Events whose answer carries the nudge (docs/hooks.md): their command runs with CAST_NUDGE=1,
+   * so bin/cast-hook answers Stop once per undeclared turn and adds cast's guidance (and a
+   * presence notice) as context at SessionStart and UserPromptSubmit. Omitted: the agent's hook
+   * protocol takes no answer cast can use.
+   */
+  readonly nudgeEvents?: readonly string[]
+}
+
+/** The environment word that turns the nudge on in bin/cast-hook. */
+export const NUDGE_WORD = 'CAST_NUDGE=1'
+
+/** The command cast installs for one event: the plain hook command, or with the nudge on. */
+export function eventCommand(spec: HookSpec, command: string, e: HookEventSpec, nudge: boolean): string {
+  return nudge && spec.nudgeEvents?.includes(e.event) ? `${NUDGE_WORD} ${command}` : command
+}
+
+/** Does an installed command run with the nudge on? */
+export function hasNudge(command: unknown): boolean {
+  return typeof command === 'string' && shellWords(command).includes(NUDGE_WORD)
 }
 
 /** Every agent whose hooks cast can install, in the order `status` lists them. */
@@ -311,7 +331,7 @@ export interface MergeResult {
 }
 
 /** The document with cast's entries merged in: every other key and every other hook kept, in order. */
-export function mergeHooks(spec: HookSpec, input: Readonly<Json>, command: string, file = spec.name): MergeResult {
+export function mergeHooks(spec: HookSpec, input: Readonly<Json>, base: string, file = spec.name, nudge = false): MergeResult {
   const doc: Json = {}
   let changed = false
   for (const [k, v] of Object.entries(spec.required ?? {})) {
@@ -335,6 +355,7 @@ export function mergeHooks(spec: HookSpec, input: Readonly<Json>, command: strin
     }
 
     const list = current ?? []
+    const command = eventCommand(spec, base, e, nudge)
     if (upToDate(spec, list, command, e)) continue
     const rest = withoutCast(spec, list)
     if (rest === null) added.push(e.event)
@@ -395,7 +416,7 @@ export interface Inspection {
   readonly commands: string[]
 }
 
-export function inspectHooks(spec: HookSpec, doc: Readonly<Json>, command: string): Inspection {
+export function inspectHooks(spec: HookSpec, doc: Readonly<Json>, base: string, nudge = false): Inspection {
   const raw = doc['hooks']
   const hooks: Json = isPlainObject(raw) ? raw : {}
   const installed: string[] = []
@@ -412,7 +433,7 @@ export function inspectHooks(spec: HookSpec, doc: Readonly<Json>, command: strin
     }
 
     installed.push(e.event)
-    if (!upToDate(spec, list, command, e)) stale.push(e.event)
+    if (!upToDate(spec, list, eventCommand(spec, base, e, nudge), e)) stale.push(e.event)
   }
 
   return {commands: [...commands], installed, missing, stale}
@@ -561,6 +582,8 @@ export interface InstallResult {
   readonly backup: string | null
   readonly toml: TomlOutcome | null
   readonly notes: string[]
+  /** The Stop nudge and the SessionStart guidance are installed (off with --no-nudge, or when the agent takes no answer). */
+  readonly nudge: boolean
   /** With --dry-run: the file as cast would write it. */
   readonly preview?: string
 }
@@ -570,6 +593,8 @@ export interface InstallOptions {
   readonly now: number
   readonly dryRun?: boolean
   readonly binary?: string
+  /** Install the nudge where the agent supports it (default true). */
+  readonly nudge?: boolean
 }
 
 export function installHooks(spec: HookSpec, options: InstallOptions): InstallResult {
@@ -581,7 +606,8 @@ export function installHooks(spec: HookSpec, options: InstallOptions): InstallRe
   // Refuse a malformed TOML side before touching anything.
   const tomlFile = spec.toml?.path(ctx) ?? null
   const tomlText = spec.toml && tomlFile ? readText(tomlFile) : null
-  const merged = mergeHooks(spec, current.doc, command, file)
+  const nudge = options.nudge !== false && (spec.nudgeEvents?.length ?? 0) > 0
+  const merged = mergeHooks(spec, current.doc, command, file, nudge)
   const changed = merged.changed || !current.exists
   const text = serializeJson(merged.doc, current.text)
   let backup: string | null = null
@@ -611,6 +637,7 @@ export function installHooks(spec: HookSpec, options: InstallOptions): InstallRe
     label: spec.label,
     name: spec.name,
     notes,
+    nudge,
     ...(options.dryRun ? {preview: text} : {}),
     toml,
     updated: merged.updated,
@@ -735,6 +762,8 @@ export interface StatusResult {
   /** Where the installed command spools (its baked CAST_HOME), null for the hook script's default. */
   readonly cast_home: string | null
   readonly toml: {readonly file: string; readonly key: string; readonly state: 'installed' | 'stale' | 'taken' | 'absent'; readonly value: string | null} | null
+  /** The installed entries carry the nudge (CAST_NUDGE=1). */
+  readonly nudge: boolean
   readonly notes: string[]
   readonly error: string | null
 }
@@ -773,18 +802,21 @@ export function hooksStatus(spec: HookSpec, options: {env: Env; binary?: string}
       binary_exists: false,
       cast_home: null,
       toml: null,
+      nudge: false,
       notes: [],
       error: (error as Error).message,
     }
   }
 
-  const ins = inspectHooks(spec, current.doc, expected)
-  const command = ins.commands[0] ?? null
+  const nudge = inspectHooks(spec, current.doc, expected).commands.some((c) => hasNudge(c))
+  const ins = inspectHooks(spec, current.doc, expected, nudge)
+  const command = ins.commands.find((c) => !hasNudge(c)) ?? ins.commands[0] ?? null
   const parsed = command === null ? {binary: null, castHome: null} : parseCastCommand(command)
   const binaryExists = parsed.binary !== null && executable(parsed.binary)
   let toml: StatusResult['toml'] = null
   const notes = current.exists ? [...(spec.settingsNotes?.(current.doc) ?? [])] : []
-  if (ins.commands.length > 1) notes.push(`${ins.commands.length} different cast commands are installed; "cast hooks install ${spec.name}" makes them one.`)
+  const distinct = new Set(ins.commands.map((c) => shellWords(c).filter((w) => w !== NUDGE_WORD).join(' ')))
+  if (distinct.size > 1) notes.push(`${distinct.size} different cast commands are installed; "cast hooks install ${spec.name}" makes them one.`)
   if (spec.toml) {
     const tfile = spec.toml.path(ctx)
     let text = ''
@@ -827,6 +859,7 @@ export function hooksStatus(spec: HookSpec, options: {env: Env; binary?: string}
     binary_exists: binaryExists,
     cast_home: parsed.castHome,
     toml,
+    nudge,
     notes,
     error: null,
   }

@@ -41,6 +41,9 @@ export const claudeCodeHookSpec: HookSpec = {
   label: 'Claude Code',
   layout: 'grouped',
   name: 'claude-code',
+  // The nudge (docs/hooks.md): Stop answers {"decision":"block","reason"}, SessionStart and
+  // UserPromptSubmit answer hookSpecificOutput.additionalContext.
+  nudgeEvents: ['Stop', 'SessionStart', 'UserPromptSubmit'],
   notes: ['Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).'],
   settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
   settingsNotes(doc) {

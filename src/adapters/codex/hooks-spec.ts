@@ -205,6 +205,9 @@ export const codexHookSpec: HookSpec = {
   label: 'Codex',
   layout: 'grouped',
   name: 'codex',
+  // The nudge (docs/hooks.md): Stop answers {"decision":"block","reason"}, SessionStart and
+  // UserPromptSubmit answer hookSpecificOutput.additionalContext.
+  nudgeEvents: ['Stop', 'SessionStart', 'UserPromptSubmit'],
   notes: [
     'Codex runs no new hook until you trust it: at its next start it shows "Hooks need review" — choose "Trust all and continue" (or review them in /hooks). Codex keeps that in config.toml as [hooks.state."<hooks file>:<event>:0:0"] trusted_hash; after any change to cast\'s hooks it asks again.',
     'Older Codex builds without lifecycle hooks still report each finished turn through notify.',

@@ -12,7 +12,9 @@ export default class HooksInstall extends BaseCommand {
 
 Every other key and every hook you had stay as they were. The file is backed up first (<file>.cast-backup-<timestamp>) and written atomically; a malformed file is refused untouched. Installing twice adds nothing; an entry left by another cast install is replaced.
 
-The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it never opens the database and never blocks the agent. When CAST_HOME (or XDG_DATA_HOME) is set, its store is written into the command, so hooks feed the store you run cast with.
+The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it never opens the database and never blocks the agent.
+
+The nudge (Claude Code and Codex, on by default, --no-nudge to skip): when a turn ends and the agent has not said who acts next with "cast state --status done|blocked|dormant", the Stop hook asks it once, in the agent's own protocol, to declare; never twice per turn, never for a subagent, never when the turn ended on a question or an error. SessionStart adds the same guidance as context, and a presence change reaches the session as context on its next prompt. When CAST_HOME (or XDG_DATA_HOME) is set, its store is written into the command, so hooks feed the store you run cast with.
 
 Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; codex → $CODEX_HOME/hooks.json (lifecycle hooks) and notify in $CODEX_HOME/config.toml, else ~/.codex; gemini → ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini); cursor → ~/.cursor/hooks.json; copilot → ~/.copilot/hooks/cast.json ($COPILOT_HOME).`
   static override examples = [
@@ -22,6 +24,11 @@ Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings
   ]
   static override flags = {
     'dry-run': Flags.boolean({summary: 'Show what would change and the resulting file; write nothing.'}),
+    nudge: Flags.boolean({
+      allowNo: true,
+      default: true,
+      summary: 'Claude Code and Codex: ask the agent, once per turn that ends undeclared, to run cast state (--no-nudge: only spool).',
+    }),
   }
   static override summary = "Add cast's hooks to an agent CLI's settings."
 
@@ -32,7 +39,7 @@ Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
     let result: InstallResult
     try {
-      result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
+      result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now(), nudge: flags.nudge})
     } catch (error) {
       if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
       throw error
@@ -54,6 +61,7 @@ Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings
     }
 
     this.log(`  command   ${result.command}`)
+    if (result.nudge) this.log(`  nudge     on: a turn that ends without "cast state --status done|blocked|dormant" is asked once to declare (--no-nudge to skip)`)
     if (result.backup) this.log(`  backup    ${t(result.backup)}`)
     if (result.toml) {
       const tm = result.toml

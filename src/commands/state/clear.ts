@@ -22,6 +22,8 @@ export default class StateClear extends BaseCommand {
       store.reconcile(now, [self.id])
     })
     const row = store.loadSessions([self.id])[0]!
+    const {setDeclaredMark} = await import('../../lib/turn-marks.js')
+    setDeclaredMark(this.env, row.agent, row.nativeId, false)
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled()) this.log(`${json.short_id}: state cleared (now ${row.state}:${row.reason})`)
     return {session: json}

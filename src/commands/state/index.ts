@@ -71,6 +71,9 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
       store.reconcile(now, [self.id])
     })
     const row = store.loadSessions([self.id])[0]!
+    // The hook's marker: a rest declaration spares this turn the nudge (docs/hooks.md).
+    const {setDeclaredMark} = await import('../../lib/turn-marks.js')
+    setDeclaredMark(this.env, row.agent, row.nativeId, status !== 'working')
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled()) this.log(`${json.short_id}: ${status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`)
     return {session: json, via: self.via}
