@@ -292,6 +292,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 5,
+    up(db) {
+      // The settle classifier's verdict per session and turn (issue 14, src/core/ingest/classifier.ts):
+      // one run per settled, undeclared turn; a failure or timeout is kept too (error), so it is
+      // not retried and `cast explain` can show it.
+      db.exec(`
+        CREATE TABLE settle_verdicts (
+          session_id TEXT NOT NULL,
+          turn_index INTEGER NOT NULL,
+          verdict    TEXT,
+          why        TEXT,
+          error      TEXT,
+          at         INTEGER NOT NULL,
+          ms         INTEGER,
+          PRIMARY KEY (session_id, turn_index)
+        ) STRICT;
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
