@@ -168,7 +168,7 @@ cast sessions -w, …).`
       const {listing, rows} = buildListing(store.loadSessions(), me, now, {})
       if (!this.jsonEnabled()) {
         const style = await terminalStyle()
-        this.log(renderListing(listing, rows, now, home, style, 'cast demo'))
+        this.logStyled(renderListing(listing, rows, now, home, style, 'cast demo'))
         this.log('')
         if (flags.keep) {
           this.log(`The demo read ${stats.files} files (${stats.lines} lines) into a fresh store. Explore it with:`)

@@ -67,7 +67,7 @@ prints each matching session once.`
       const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
       const {homeDir} = await import('../lib/env.js')
       const style = await terminalStyle()
-      this.log(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
+      this.logStyled(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
       if (store.countSessions() === 0) {
         const roots = makeIngester(store, this.env, clock, this.me).roots()
         this.log('')

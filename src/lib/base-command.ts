@@ -1,10 +1,12 @@
 import {Command} from '@oclif/core'
 import fs from 'node:fs'
+import {format} from 'node:util'
 
 import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import type {Store} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
+import * as sanitizeModule from './sanitize.js'
 
 /** Commands that never write cast's store: CAST_NOW only sets the clock they read with. */
 export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
@@ -68,6 +70,62 @@ export abstract class BaseCommand extends Command {
     return this.clock()()
   }
 
+  /**
+   * The team branch of a verb (issue 17): when QUERY names a session (or, for "answer", a card)
+   * that runs on another machine of the team, queue the action there, wait for its result (or
+   * not, with --no-wait), print it and return the JSON; null when it is this machine's (or no
+   * team): the verb then acts locally.
+   */
+  protected async remoteVerb(
+    verb: import('../core/team/actions.js').ActionVerb,
+    query: string,
+    args: Record<string, unknown>,
+    flags: {'no-wait'?: boolean; timeout?: string},
+  ): Promise<Record<string, unknown> | null> {
+    const store = await this.openStore()
+    const {teamContext} = await import('../core/team/index.js')
+    if (this.env.CAST_TEAM_LOCAL === '1') return null
+    const {loadConfig} = await import('./config.js')
+    const config = await loadConfig(this.env)
+    if (!teamContext(store, this.env, config)) return null
+    let timeoutMs = 30_000
+    if (flags.timeout !== undefined) {
+      const {parseDuration} = await import('../core/model/durations.js')
+      const ms = parseDuration(flags.timeout)
+      if (ms === null) throw new CastError(`--timeout "${flags.timeout}" is not a duration: try 10s or 2m.`, EXIT.USAGE)
+      timeoutMs = ms
+    }
+
+    const {describeRemote, remoteRequest, RemoteError} = await import('../core/team/index.js')
+    const {hasLocalCard} = await import('../core/store/outbox.js')
+    const {deviceName} = await import('./env.js')
+    const isLocal = (): boolean => {
+      try {
+        if (verb === 'answer') return hasLocalCard(store, query.trim())
+
+        const q = query.trim().toLowerCase()
+        return store.sessionIds().some((s) => s.id.startsWith(q) || s.nativeId.toLowerCase().startsWith(q))
+      } catch {
+        return true
+      }
+    }
+
+    let r: Awaited<ReturnType<typeof remoteRequest>>
+    try {
+      r = await remoteRequest(store, this.env, config, this.me, deviceName(this.env), {args, query, verb}, {isLocal, noWait: flags['no-wait'] === true, timeoutMs})
+    } catch (error) {
+      if (error instanceof RemoteError) throw new CastError(error.message, error.exit)
+      throw error
+    }
+
+    if (!r) return null
+    const {exit, line} = describeRemote(r, timeoutMs)
+    if (!this.jsonEnabled()) this.log(line)
+    else if (exit !== 0) process.stderr.write(`cast: ${line}\n`)
+    if (exit !== 0) process.exitCode = exit
+    return {...r}
+  }
+
   /** The store at CAST_HOME, opened once per command and closed in finally(). */
   protected async openStore(options: {readonly?: boolean} = {}): Promise<Store> {
     if (this.storeHandle) return this.storeHandle
@@ -103,6 +161,22 @@ export abstract class BaseCommand extends Command {
       `CAST_NOW is a test clock and a live ingester (pid ${lease!.pid}) runs on real time over this store: nothing was written. Unset CAST_NOW, or point CAST_HOME at a test store.`,
       EXIT.USAGE,
     )
+  }
+
+  /**
+   * Human output: a string that came from an agent or a user (a title, a state line, a label, an
+   * error) may carry ESC/OSC sequences; every control character is shown, not obeyed (issue 13
+   * point 3). Styled output cast rendered itself (already sanitized row by row) goes through
+   * logStyled.
+   */
+  override log(message = '', ...args: unknown[]): void {
+    const {visible} = sanitizeModule
+    super.log(visible(args.length > 0 ? format(message, ...args) : message))
+  }
+
+  /** Output cast styled itself, whose agent strings were made visible when rendered. */
+  protected logStyled(text: string): void {
+    super.log(text)
   }
 
   /**

@@ -57,12 +57,13 @@ export abstract class TriageCommand extends BaseCommand {
   protected async report(verb: string, action: number | null, ids: readonly string[], now: number, done: (row: SessionRow) => string, changed?: ReadonlySet<string>): Promise<TriageResult> {
     const store = await this.openStore()
     const {sessionJson, titleOf} = await import('./views.js')
+    const {oneLine} = await import('./sanitize.js')
     const {shortId} = await import('../core/model/ids.js')
     const rows = store.loadSessions(ids)
     if (!this.jsonEnabled()) {
       for (const row of rows) {
         const what = changed && !changed.has(row.id) ? 'unchanged' : done(row)
-        this.log(`${shortId(row.id)}  ${titleOf(row) ?? '(untitled)'}  ${what} → ${row.bucket} (${row.state}:${row.reason})`)
+        this.log(`${shortId(row.id)}  ${oneLine(titleOf(row) ?? '(untitled)')}  ${oneLine(what)} → ${row.bucket} (${row.state}:${row.reason})`)
       }
     }
 
