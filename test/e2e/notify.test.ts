@@ -3,89 +3,38 @@
  * notification server (python3-dbus) that records every org.freedesktop.Notifications.Notify it
  * receives; cast notify reaches it through notify-send, as on a desktop.
  */
-import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {claudeLines, claudeTranscriptPath, HOOK_BIN, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {type Bus, HAVE_BUS, startBus} from './fixtures/bus.js'
 
-const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'notification-server.py')
 const FIGURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'conformance', '.results', 'paging.figures.jsonl')
-const haveBus = spawnSync('dbus-daemon', ['--version']).status === 0 && spawnSync('/usr/bin/python3', ['-c', 'import dbus, gi'], {stdio: 'ignore'}).status === 0
 
-interface Received {
-  summary: string
-  body: string
-  urgency: number | null
-  app_name: string
-  received_at: number
-}
-
-let bus: {address: string; pid: number} | null = null
-let server: ChildProcess | null = null
-let received: string
+let bus: Bus | null = null
 let h: TempHome
 
 beforeAll(async () => {
-  if (!haveBus) return
-  const out = execFileSync('dbus-daemon', ['--session', '--fork', '--print-address=1', '--print-pid=1'], {encoding: 'utf8'}).trim().split('\n')
-  bus = {address: out[0]!.trim(), pid: Number(out[1])}
-  received = path.join(fs.mkdtempSync('/tmp/cast-bus-'), 'received.jsonl')
-  fs.writeFileSync(received, '')
-  server = spawn('/usr/bin/python3', [SERVER, received], {env: {...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address}, stdio: ['ignore', 'pipe', 'inherit']})
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('the notification server did not start')), 20_000)
-    server!.stdout!.on('data', (c) => {
-      if (String(c).includes('ready')) {
-        clearTimeout(t)
-        resolve()
-      }
-    })
-  })
-}, 30_000)
+  if (HAVE_BUS) bus = await startBus()
+}, 60_000)
 
-afterAll(() => {
-  server?.kill('SIGKILL')
-  if (bus) {
-    try {
-      process.kill(bus.pid, 'SIGKILL')
-    } catch {
-      // gone
-    }
-  }
-
-  if (received) fs.rmSync(path.dirname(received), {force: true, recursive: true})
-})
+afterAll(() => bus?.stop())
 
 beforeEach(() => {
   h = makeHome()
   h.env.DBUS_SESSION_BUS_ADDRESS = bus?.address ?? ''
-  if (received) fs.writeFileSync(received, '')
+  bus?.clear()
 })
 afterEach(() => {
   killStarted()
   h.cleanup()
 })
 
-const notes = (): Received[] =>
-  fs
-    .readFileSync(received, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Received)
-
-async function waitNotes(n: number, timeoutMs = 20_000): Promise<Received[]> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const got = notes()
-    if (got.length >= n) return got
-    await new Promise((r) => setTimeout(r, 25))
-  }
-
-  throw new Error(`expected ${n} notifications on the bus, got ${JSON.stringify(notes())}`)
-}
+const notes = () => bus!.notes()
+const waitNotes = (n: number) => bus!.waitNotes(n)
 
 const CWD = '/src/app'
 const sid = (n: number): string => `eeeeeeee-1111-4222-8333-${String(n).padStart(12, '0')}`
@@ -117,7 +66,7 @@ async function notifier(extra: string[] = []): Promise<ReturnType<typeof startCa
   return n
 }
 
-describe.skipIf(!haveBus)('cast notify on a real D-Bus session bus', () => {
+describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
   it('an approval: one notification on the bus within a second, with the sentence, the title and the ask', async () => {
     startSession(sid(1), 'Deploy the site')
     await runCast(['sessions'], {env: h.env})
