@@ -220,6 +220,29 @@ describe('a newcomer on the demo store', () => {
     expect(big.stderr.trim().split('\n')).toHaveLength(1)
   })
 
+  it('shell completion: bash completes commands, subcommands and flags; zsh and fish scripts list them', async () => {
+    const bash = await runCast(['completion', 'bash'], {env: h.env})
+    expect(bash.code).toBe(0)
+    const script = path.join(h.dir, 'cast.bash')
+    fs.writeFileSync(script, bash.stdout)
+    const complete = (words: string[]): Promise<string> =>
+      new Promise((resolve, reject) =>
+        execFile('bash', ['-c', `source "${script}"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cast_complete; echo "\${COMPREPLY[*]}"`], (e, out) =>
+          e ? reject(e) : resolve(out.trim()),
+        ),
+      )
+    expect(await complete(['cast', 'sess'])).toBe('sessions')
+    expect((await complete(['cast', 'schedule', ''])).split(' ')).toEqual(expect.arrayContaining(['list', 'cancel', 'sweep']))
+    expect(await complete(['cast', 'sessions', '--sna'])).toBe('--snapshot')
+    for (const shell of ['zsh', 'fish']) {
+      const r = await runCast(['completion', shell], {env: h.env})
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain('sessions')
+    }
+
+    expect((await runCast(['completion', 'tcsh'], {env: h.env})).code).toBe(2)
+  })
+
   it('cast demo removes its temporary folder unless --keep', async () => {
     const tmp = path.join(h.dir, 'demo-tmp')
     fs.mkdirSync(tmp)
