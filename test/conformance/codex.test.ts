@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, sequence, startMock, status, text, tool} from './harness/mock/server.js'
-import {type CodexHome, CODEX, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, submit, trustHooks, tuiPid} from './codex/setup.js'
+import {type CodexHome, CODEX, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, trustHooks} from './codex/setup.js'
 
 const AGENT = 'codex'
 const homes: CodexHome[] = []
@@ -43,6 +43,17 @@ const codexRows = async (h: CodexHome): Promise<CastSession[]> => (await session
 const is = (state: string, reason?: string) => (s: CastSession) => s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
 const lineIs = (state: string, reason?: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
 
+/** Wait until a rollout line satisfies `ok` (the screen can show a turn's end before the file has it). */
+async function fileLine(h: CodexHome, ok: (l: Record<string, any>) => boolean, timeoutMs = 30_000): Promise<Record<string, any>> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const hit = h.lines().find(ok)
+    if (hit) return hit
+    if (Date.now() > end) throw new Error(`no rollout line matched within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
 /** Give the watch's ingester its first pass before the action, so arrival times measure the action. */
 async function settleWatch(w: Watch, h: CodexHome): Promise<void> {
   // The one-shot sync and the watch share the store; one sessions call proves the store is ready.
@@ -70,7 +81,7 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /Hello from the mock\./)
     await h.tmux.waitFor(pane, /Worked for/)
     const seen = Date.now()
-    expect(h.lines().some((l) => l.payload?.type === 'task_complete')).toBe(true)
+    await fileLine(h, (l) => l.payload?.type === 'task_complete')
     const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
     expect(s.messages).toBe(2)
     const line = await w.wait(lineIs('needs_input', 'settled'), 30_000)
@@ -123,8 +134,8 @@ describe(AGENT, () => {
     const pane = await h.tui(['this will fail'])
     await h.tmux.waitFor(pane, /■/, 90_000)
     const seen = Date.now()
-    const done = h.lines().find((l) => l.payload?.type === 'task_complete')
-    expect(done?.payload.error?.message).toMatch(/429/)
+    const done = await fileLine(h, (l) => l.payload?.type === 'task_complete')
+    expect(done.payload.error?.message).toMatch(/429/)
     const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toMatch(/error\s+exceeded retry limit, last status: 429/)
     const line = await w.wait(lineIs('needs_input', 'error'), 30_000)
@@ -135,8 +146,8 @@ describe(AGENT, () => {
     const {h} = await setup('error401', [status(401), status(401), status(401)], {retries: 0})
     const pane = await h.tui(['this will be refused'])
     await h.tmux.waitFor(pane, /■/, 90_000)
-    const done = h.lines().find((l) => l.payload?.type === 'task_complete')
-    expect(JSON.stringify(done?.payload.error ?? null)).toMatch(/401/)
+    const done = await fileLine(h, (l) => l.payload?.type === 'task_complete')
+    expect(JSON.stringify(done.payload.error ?? null)).toMatch(/401/)
     await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
   })
 
@@ -147,12 +158,28 @@ describe(AGENT, () => {
     const pane = await h.tui(['finish up'])
     await h.tmux.waitFor(pane, /Declared\./)
     const seen = Date.now()
-    const out = h.lines().find((l) => l.payload?.type === 'function_call_output')
+    const out = await fileLine(h, (l) => l.payload?.type === 'function_call_output')
     expect(String(out?.payload.output)).not.toMatch(/not found|error|fail/i)
     const s = await until(h.cast, is('done', 'declared_done'), 30_000, 'done/declared_done')
     expect((s.state_line as any)?.text).toBe('shipped the fix')
     const line = await w.wait(lineIs('done', 'declared_done'), 30_000)
     recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
+  })
+
+  it('background_command: a command left running after the turn reads dormant/background_work, then settles when it exits', async () => {
+    const {h} = await setup('bg', [tool('exec_command', {cmd: 'sleep 15; echo bgdone', yield_time_ms: 500}), text('Started it in the background.')])
+    const w = watch(h)
+    await settleWatch(w, h)
+    const pane = await h.tui(['run it in the background'])
+    await h.tmux.waitFor(pane, /1 background terminal running/)
+    const seen = Date.now()
+    await fileLine(h, (l) => l.payload?.type === 'task_complete')
+    await until(h.cast, is('dormant', 'background_work'), 30_000, 'dormant/background_work')
+    const line = await w.wait(lineIs('dormant', 'background_work'), 30_000)
+    recordFigure(AGENT, 'background_command', {watch_ms: Math.max(0, line.at - seen)})
+    // The command exits: Codex writes its CommandExecution item after the turn; the session is the user's again.
+    await fileLine(h, (l) => l.payload?.type === 'item_completed' && l.payload.item?.type === 'CommandExecution', 60_000)
+    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled once the command exited')
   })
 
   it('kill9: the daemon killed mid-turn reads needs_input/dead within 2 s', async () => {
@@ -193,7 +220,7 @@ describe(AGENT, () => {
     const child = h.exec('answer headless')
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
     expect(code).toBe(0)
-    const meta = h.lines().find((l) => l.type === 'session_meta')
+    const meta = await fileLine(h, (l) => l.type === 'session_meta')
     expect(meta?.payload.originator).toBe('codex_exec')
     await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
   })
@@ -354,5 +381,3 @@ describe(AGENT, () => {
   })
 })
 
-void fs
-void tuiPid

@@ -114,6 +114,10 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
     sources.process = process.source
   }
 
+  // Background terminals run inside the process that holds the rollout (the daemon, or exec):
+  // with no live holder they are gone with it, and cannot keep the session parked.
+  if (draft.backgroundWork > 0 && draft.process?.alive !== true) draft.backgroundWork = 0
+
   draft.parseErrors = contributions.reduce((sum, c) => sum + (c.facts.parseErrors ?? 0), 0)
   draft.sources = sources
   return draft

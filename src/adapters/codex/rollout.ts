@@ -53,6 +53,12 @@ export interface RolloutState {
   /** Older builds: the last turn item written was an assistant message. */
   lastItemAssistant: boolean
   openCalls: string[]
+  /**
+   * 0.169 background terminals: `[call id, process id]` of an exec_command whose output said
+   * `Process running with session ID N`, until its CommandExecution item completes or a
+   * write_stdin output says the process exited. Absent in states saved by older builds.
+   */
+  background?: [string, string][]
   /** Messages in finished turns (rolled-back turns taken out). */
   done: number
   /** Tally of the current turn. */
@@ -215,6 +221,12 @@ function reply(s: RolloutState, text: string, via: 'event' | 'item', at: number 
   output(s, at, offset)
 }
 
+function closeBackground(s: RolloutState, match: (b: [string, string]) => boolean, offset: number): void {
+  const before = s.background?.length ?? 0
+  s.background = (s.background ?? []).filter((b) => !match(b))
+  if (s.background.length !== before) s.src.backgroundWork = offset
+}
+
 function openCall(s: RolloutState, callId: unknown): void {
   if (typeof callId !== 'string' || s.openCalls.includes(callId)) return
   s.openCalls.push(callId)
@@ -322,6 +334,19 @@ function responseItem(s: RolloutState, p: Json, at: number | null, offset: numbe
     case 'custom_tool_call_output': {
       closeCall(s, p.call_id)
       s.lastItemAssistant = false
+      const out = typeof p.output === 'string' ? p.output : ''
+      const running = /Process running with session ID (\d+)/.exec(out)
+      if (running && typeof p.call_id === 'string') {
+        const list = (s.background ??= [])
+        if (!list.some(([c]) => c === p.call_id)) list.push([p.call_id, running[1]!])
+        if (list.length > MAX_OPEN_CALLS) list.shift()
+        s.src.backgroundWork = offset
+      } else if (s.background && s.background.length > 0 && /Process exited with code/.test(out)) {
+        // write_stdin polling a background process: its output names the session again.
+        const id = /session ID (\d+)/.exec(out)?.[1]
+        if (id !== undefined) closeBackground(s, (b) => b[1] === id, offset)
+      }
+
       return
     }
 
@@ -424,6 +449,12 @@ function eventMsg(s: RolloutState, p: Json, at: number | null, offset: number): 
       if (item.type === 'UserMessage') prompt(s, itemText(item.content), 'event', at, offset)
       else if (item.type === 'AgentMessage') reply(s, itemText(item.content), 'event', at, offset)
       else output(s, at, offset)
+      // A command's item completes when the command exits: also a background terminal's, after
+      // the turn that started it is over.
+      if (item.type === 'CommandExecution' && s.background && s.background.length > 0) {
+        closeBackground(s, (b) => b[0] === item.id || (item.process_id !== undefined && b[1] === String(item.process_id)), offset)
+      }
+
       return
     }
 
@@ -551,6 +582,7 @@ export function rolloutContribution(s: RolloutState, path: string, match: FileMa
   if (match.role === 'archived') sources.archived = {kind: 'transcript', ref: path}
   const error: HardBlock | null = s.error ? {at: s.error.at ?? s.lastActivityAt ?? 0, source: at(s.error.offset), text: s.error.text} : null
   const facts: Partial<SessionFacts> = {
+    backgroundWork: s.background?.length ?? 0,
     createdAt: s.createdAt,
     cwd: s.cwd,
     error,
