@@ -67,6 +67,8 @@ export interface DoctorReport {
     readonly binary: string | null
     readonly server: boolean
     readonly socket: string | null
+    /** Every tmux server socket the user owns. */
+    readonly servers: string[]
     readonly panes: number
     readonly agent_panes: number
     readonly read: number
@@ -177,8 +179,18 @@ what to run, and exits 0.`
     const matcher = screenMatcher(overrides)
     const cfgExists = fs.existsSync(cfg)
     for (const e of matcher.errors) warnings.push(`Config ${cfg}: ${e} (pattern ignored).`)
+    // The config as commands read it: an invalid one is the same error they give, and a problem.
+    try {
+      const {loadConfig} = await import('../lib/config.js')
+      await loadConfig(env)
+    } catch (error) {
+      problems.push({agent: null, fix: `Fix or move aside ${cfg}.`, message: (error as Error).message})
+    }
     const tmuxBin = tmuxBinary(env)
     const {server} = tmuxServer(env)
+    // Every tmux server the user owns ($TMUX_TMPDIR/tmux-<uid>/*), not only the default one.
+    const {tmuxServers} = await import('../core/ingest/screen.js')
+    const servers = tmuxServers(env).servers.map((x) => x.socket)
     const tmux: DoctorReport['tmux'] = {
       agent_panes: sweep?.agentPanes ?? 0,
       binary: tmuxBin,
@@ -186,6 +198,7 @@ what to run, and exits 0.`
       panes: sweep?.panes ?? 0,
       read: sweep?.mapped ?? 0,
       server: server !== null && sweep?.tmux !== 'no_server',
+      servers,
       socket: server?.socket ?? null,
     }
 
@@ -289,6 +302,7 @@ what to run, and exits 0.`
     if (tmux.binary === null) this.log('tmux     not installed: no screen fallback')
     else if (!tmux.server) this.log(`tmux     ${tmux.binary}: no server running (the screen is read once one runs)`)
     else this.log(`tmux     ${tmux.binary}: ${plural(tmux.panes, 'pane')}, ${tmux.agent_panes} running an agent, ${tmux.read} tied to a session${tmux.error ? ` (error: ${tmux.error})` : ''}`)
+    if (tmux.servers.length > 0) this.log(`         servers: ${tmux.servers.map((x) => t(x)).join(', ')}`)
     this.log(`config   ${t(cfg)}${cfgExists ? '' : ' (none)'}${Object.keys(overrides).length > 0 ? `: screen_patterns for ${Object.keys(overrides).join(', ')}` : ''}`)
     const HOOKS: Record<string, string> = {
       error: 'settings unreadable',

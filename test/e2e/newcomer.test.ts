@@ -243,6 +243,35 @@ describe('a newcomer on the demo store', () => {
     expect((await runCast(['completion', 'tcsh'], {env: h.env})).code).toBe(2)
   })
 
+  it('doctor: an invalid config is the error commands give and a non-zero exit; every tmux server the user owns', async () => {
+    const env = copy('doctor')
+    fs.writeFileSync(path.join(env.CAST_HOME!, 'config.json'), '{"inbox": ')
+    const cmd = await runCast(['sessions'], {env})
+    expect(cmd.code).toBe(2)
+    const message = cmd.stderr.split('\n')[0]!.replace(/^cast: /, '')
+    expect(message).toMatch(/not valid JSON/)
+    const doctor = await runCast(['doctor', '--json'], {env, timeout: 60_000})
+    expect(doctor.code).not.toBe(0)
+    expect(json(doctor).problems.map((p: any) => p.message)).toContain(message)
+
+    fs.rmSync(path.join(env.CAST_HOME!, 'config.json'))
+    const tmpdir = fs.mkdtempSync(path.join(h.dir, 'tmux-'))
+    const tenv = {...env, TMUX_TMPDIR: tmpdir}
+    const started: string[] = []
+    try {
+      for (const name of ['one', 'two']) {
+        await new Promise<void>((resolve, reject) => execFile('tmux', ['-L', name, 'new-session', '-d', 'sleep 60'], {env: tenv}, (e) => (e ? reject(e) : resolve())))
+        started.push(name)
+      }
+
+      const report = json(await runCast(['doctor', '--json'], {env: tenv, timeout: 60_000}))
+      const names = report.tmux.servers.map((x: string) => path.basename(x)).sort()
+      expect(names).toEqual(['one', 'two'])
+    } finally {
+      for (const name of started) await new Promise((r) => execFile('tmux', ['-L', name, 'kill-server'], {env: tenv}, r))
+    }
+  }, 120_000)
+
   it('cast demo removes its temporary folder unless --keep', async () => {
     const tmp = path.join(h.dir, 'demo-tmp')
     fs.mkdirSync(tmp)
