@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import type {DialogAnswer} from '../lib/dialog.js'
+import {teamFlags} from '../lib/flags.js'
 
 export default class Approve extends BaseCommand {
   static override args = {
@@ -23,12 +24,15 @@ terminal.`
     {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --always', description: 'Allow it and stop asking for this kind of call (the agent\'s "always allow").'},
   ]
   static override flags = {
+    ...teamFlags,
     always: Flags.boolean({summary: 'Choose the dialog\'s "always allow" option.'}),
   }
   static override summary = 'Approve the open permission prompt of a session.'
 
   async run(): Promise<DialogAnswer> {
     const {args, flags} = await this.parse(Approve)
+    const remote = await this.remoteVerb('approve', args.session, {always: flags.always}, flags)
+    if (remote) return remote as unknown as DialogAnswer
     const store = await this.openStore()
     const {runDialogVerb} = await import('../lib/dialog.js')
     const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, flags.always ? 'approve_always' : 'approve', null)

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import type {DialogAnswer} from '../lib/dialog.js'
+import {teamFlags} from '../lib/flags.js'
 
 export default class Deny extends BaseCommand {
   static override args = {
@@ -22,12 +23,15 @@ still open afterwards.`
     {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --note "Use the staging database"', description: 'Deny and tell the agent why.'},
   ]
   static override flags = {
+    ...teamFlags,
     note: Flags.string({helpValue: 'TEXT', summary: 'What the agent should do instead (typed into its deny field).'}),
   }
   static override summary = 'Deny the open permission prompt of a session.'
 
   async run(): Promise<DialogAnswer> {
     const {args, flags} = await this.parse(Deny)
+    const remote = await this.remoteVerb('deny', args.session, {note: flags.note ?? null}, flags)
+    if (remote) return remote as unknown as DialogAnswer
     const store = await this.openStore()
     const {runDialogVerb} = await import('../lib/dialog.js')
     const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, 'deny', flags.note ?? null)

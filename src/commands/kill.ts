@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {EXIT} from '../lib/exit-codes.js'
+import {teamFlags} from '../lib/flags.js'
 import type {Termination} from '../lib/terminate.js'
 import {TriageCommand} from '../lib/triage.js'
 import type {SessionJson} from '../lib/views.js'
@@ -53,6 +54,7 @@ every pid signalled; --dry-run prints them and changes nothing.`
     {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --dry-run', description: 'Print which pids would be signalled; change nothing.'},
   ]
   static override flags = {
+    ...teamFlags,
     'dry-run': Flags.boolean({summary: 'Print which processes would be signalled; signal nothing, file nothing.'}),
     grace: Flags.string({helpValue: 'D', summary: 'How long to wait after SIGTERM before SIGKILL (default 5s; 0 = at once).'}),
   }
@@ -63,6 +65,12 @@ every pid signalled; --dry-run prints them and changes nothing.`
   async run(): Promise<KillJson> {
     const {argv, flags} = await this.parse(Kill)
     const queries = this.sessionArgs(argv)
+    // One session on another machine of the team: its machine kills it (issue 17).
+    if (queries.length === 1 && !flags['dry-run']) {
+      const remote = await this.remoteVerb('kill', queries[0]!, {}, flags)
+      if (remote) return remote as unknown as KillJson
+    }
+
     let graceMs = DEFAULT_GRACE_MS
     if (flags.grace !== undefined) {
       const {parseDuration} = await import('../core/model/durations.js')

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import {teamFlags} from '../lib/flags.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 export default class Own extends TriageCommand {
@@ -19,14 +20,17 @@ WHO is checked against the team list when the config names one (key "team").`
     {command: '<%= config.bin %> <%= command.id %> jx7c6zk', description: 'Claim it yourself.'},
     {command: '<%= config.bin %> disown jx7c6zk --all', description: 'Clear every owner.'},
   ]
+  static override flags = {...teamFlags}
   static override summary = 'Add an owner to a session (hand it off, or claim it).'
 
   async run(): Promise<TriageResult> {
-    const {args} = await this.parse(Own)
+    const {args, flags} = await this.parse(Own)
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const {isOwnedBy} = await import('../core/model/ownership.js')
     const config = await loadConfig(this.env)
     const who = resolveIdentity(config, args.who ?? this.me)
+    const remote = await this.remoteVerb('own', args.session, {who}, flags)
+    if (remote) return remote as unknown as TriageResult
     return this.triage(
       'own',
       [args.session],

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {WORK_STATES, type WorkState} from '../core/model/types.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
+import {teamFlags} from '../lib/flags.js'
 
 export default class Send extends BaseCommand {
   static override args = {
@@ -21,6 +22,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     {command: 'git diff | <%= config.bin %> <%= command.id %> 3f9a2c1 -', description: 'The message from stdin.'},
   ]
   static override flags = {
+    ...teamFlags,
     if: Flags.string({helpValue: 'STATE[:REASON][,…]', summary: `Send only if the session is in this state (and reason) now (${WORK_STATES.join(', ')}); else exit 5.`}),
   }
   static override summary = 'Send a message into a session as its next turn.'
@@ -37,6 +39,8 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
     const {checkMessageText} = await import('../lib/dialog.js')
     message = checkMessageText(message)
+    const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
+    if (remote) return remote
     const store = await this.openStore()
     const clock = this.clock()
     const {syncBeforeRead} = await import('../lib/ingest.js')

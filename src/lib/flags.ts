@@ -68,3 +68,9 @@ export const sessionFlag = Flags.string({
   env: 'CAST_SESSION',
   summary: 'The session to act for (default: CAST_SESSION, the agent\'s own variables, the process tree).',
 })
+
+/** For a session on another machine of the team (issue 17): wait for its machine, or only queue. */
+export const teamFlags = {
+  'no-wait': Flags.boolean({summary: 'On a session that runs on another machine of the team: queue the action and return at once.'}),
+  timeout: Flags.string({helpValue: 'D', summary: 'On a session that runs on another machine: how long to wait for its result (default 30s; then exit 124).'}),
+}

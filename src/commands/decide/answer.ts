@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import {teamFlags} from '../../lib/flags.js'
 
 export default class DecideAnswer extends BaseCommand {
   static override args = {
@@ -16,12 +17,15 @@ Answering a card the agent auto-decided while you were away confirms it (same op
     '<%= config.bin %> <%= command.id %> d7k2 "Wide table" --note "and add an index on ts"',
   ]
   static override flags = {
+    ...teamFlags,
     note: Flags.string({helpValue: 'TEXT', summary: 'A note for the agent along with the choice.'}),
   }
   static override summary = 'Answer a decision card.'
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(DecideAnswer)
+    const remote = await this.remoteVerb('answer', args.card, {choice: args.choice, note: flags.note ?? null}, flags)
+    if (remote) return remote
     const store = await this.openStore()
     const clock = this.clock()
     const {answerMessage, findCard, parseChoice} = await import('../../lib/decide.js')

@@ -51,7 +51,7 @@ policy (each machine its own credentials) and the admin's setup.`
       try {
         schema = await migrateTeam(c)
         await c.query(
-          `INSERT INTO cast.machines (device, who) VALUES ($1, $2)
+          `INSERT INTO cast_team.machines (device, who) VALUES ($1, $2)
            ON CONFLICT (device) DO UPDATE SET who = excluded.who, last_seen = now()`,
           [device, this.me],
         )

@@ -24,7 +24,7 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
     if (target) {
       const pool = await openPool(target.url, {max: 1})
       try {
-        removed = (await pool.query('DELETE FROM cast.sessions WHERE device = $1', [device])).rowCount ?? 0
+        removed = (await pool.query('DELETE FROM cast_team.sessions WHERE device = $1', [device])).rowCount ?? 0
       } catch (error_) {
         error = cleanError(error_, target.url)
       } finally {

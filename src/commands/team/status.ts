@@ -53,7 +53,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       }
 
       const list = await machines(pool)
-      const q = await pool.query(`SELECT count(*) AS n FROM cast.actions WHERE device = $1 AND status IN ('queued', 'running')`, [device])
+      const q = await pool.query(`SELECT count(*) AS n FROM cast_team.actions WHERE device = $1 AND status IN ('queued', 'running')`, [device])
       const result = {
         ...base,
         actions_queued: Number(q.rows[0].n),

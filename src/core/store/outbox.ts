@@ -86,6 +86,11 @@ export function queueSummary(store: Store, sessionId: string, at: number): void 
   store.q(`INSERT INTO outbox (at, session_id, kind, payload) VALUES (?, ?, 'summary', '{}')`).run(at, sessionId)
 }
 
+/** Is there a decision card on this machine whose id starts with `prefix`? */
+export function hasLocalCard(store: Store, prefix: string): boolean {
+  return store.q(`SELECT 1 FROM decisions WHERE substr(id, 1, length(?1)) = ?1 LIMIT 1`).get(prefix) !== undefined
+}
+
 // ---------------------------------------------------------------- actions carried out here
 
 export interface DoneAction {

@@ -1,6 +1,6 @@
 /**
  * Actions across machines (issue 17 point 4): a teammate's `cast send / approve / deny / kill /
- * own / decide answer` on a session that runs on another machine is queued in cast.actions and
+ * own / decide answer` on a session that runs on another machine is queued in cast_team.actions and
  * carried out by that machine's ingester, exactly once, with the same command (and so the same
  * safety rules) a local user would run, as the requester's identity. The result comes back in the
  * row; the requester waits for it (LISTEN cast_action_done, with a poll as a safety net).
@@ -105,7 +105,7 @@ function fromRow(r: Record<string, unknown>): QueuedAction {
 
 async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): Promise<void> {
   await pool.query(
-    `UPDATE cast.actions SET status = $2, result = $3, done_at = now() WHERE id = $1 AND status IN ('queued', 'running');
+    `UPDATE cast_team.actions SET status = $2, result = $3, done_at = now() WHERE id = $1 AND status IN ('queued', 'running');
      `.trim(),
     [id, o.status, JSON.stringify(o.result)],
   )
@@ -119,7 +119,7 @@ async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): P
  */
 export async function carryOutActions(store: Store, pool: Pool, device: string, run: RunCast, now: () => number): Promise<number> {
   for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status as ActionOutcome['status']})
-  const stuck = await pool.query(`SELECT * FROM cast.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
+  const stuck = await pool.query(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
   for (const r of stuck.rows) {
     const a = fromRow(r)
     const local = doneAction(store, a.id)
@@ -131,8 +131,8 @@ export async function carryOutActions(store: Store, pool: Pool, device: string, 
   }
 
   const claimed = await pool.query(
-    `UPDATE cast.actions SET status = 'running', claimed_at = now()
-      WHERE id IN (SELECT id FROM cast.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED)
+    `UPDATE cast_team.actions SET status = 'running', claimed_at = now()
+      WHERE id IN (SELECT id FROM cast_team.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     [device],
   )
@@ -177,7 +177,7 @@ export interface TeamSessionRef {
 export async function findRemote(pool: Pool, query: string, notDevice: string): Promise<TeamSessionRef[]> {
   const q = query.trim().toLowerCase()
   const r = await pool.query(
-    `SELECT id, device, summary ->> 'native_id' AS native_id FROM cast.sessions
+    `SELECT id, device, summary ->> 'native_id' AS native_id FROM cast_team.sessions
       WHERE device <> $2 AND (id LIKE $1 || '%' OR lower(summary ->> 'native_id') LIKE $1 || '%') ORDER BY id LIMIT 10`,
     [q.replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
   )
@@ -187,7 +187,7 @@ export async function findRemote(pool: Pool, query: string, notDevice: string): 
 /** The session on another machine whose open decision card starts with `card`. */
 export async function findRemoteCard(pool: Pool, card: string, notDevice: string): Promise<(TeamSessionRef & {card: string})[]> {
   const r = await pool.query(
-    `SELECT id, device, summary ->> 'native_id' AS native_id, summary -> 'decision' ->> 'id' AS card FROM cast.sessions
+    `SELECT id, device, summary ->> 'native_id' AS native_id, summary -> 'decision' ->> 'id' AS card FROM cast_team.sessions
       WHERE device <> $2 AND summary -> 'decision' ->> 'id' LIKE $1 || '%' LIMIT 10`,
     [card.trim().replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
   )
@@ -199,7 +199,7 @@ export async function queueAction(
   a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedBy: string; requestedFrom: string},
 ): Promise<number> {
   const r = await pool.query(
-    `INSERT INTO cast.actions (device, session_id, verb, args, requested_by, requested_from) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    `INSERT INTO cast_team.actions (device, session_id, verb, args, requested_by, requested_from) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
     [a.device, a.sessionId, a.verb, JSON.stringify(a.args), a.requestedBy, a.requestedFrom],
   )
   const id = Number(r.rows[0].id)
@@ -214,7 +214,7 @@ export interface ActionState {
 }
 
 export async function actionState(pool: Pool, id: number): Promise<ActionState> {
-  const r = await pool.query('SELECT id, status, result FROM cast.actions WHERE id = $1', [id])
+  const r = await pool.query('SELECT id, status, result FROM cast_team.actions WHERE id = $1', [id])
   const row = r.rows[0]
   return {id, result: (row?.result ?? null) as ActionState['result'], status: String(row?.status ?? 'queued') as ActionState['status']}
 }

@@ -170,6 +170,7 @@ export function describeRemote(r: RemoteOutcome, timeoutMs: number): {line: stri
   if (r.status === 'queued' && !r.timed_out) return {exit: 0, line: `Queued ${where}; its machine carries it out when it next syncs.`}
   if (r.timed_out) return {exit: 124, line: `Queued ${where}, but ${r.device} did not carry it out within ${Math.round(timeoutMs / 1000)} s (offline?); it stays queued.`}
   const error = typeof r.result?.error === 'string' ? r.result.error : null
-  if (r.status === 'refused') return {exit: 5, line: `Refused: ${where}: ${error ?? 'refused'}. Nothing was changed.`}
+  const code = typeof r.result?.exit === 'number' && [2, 3, 4, 5].includes(r.result.exit) ? r.result.exit : 5
+  if (r.status === 'refused') return {exit: code, line: `Refused: ${where}: ${(error ?? 'refused').replace(/\.+$/, '')}.`}
   return {exit: 0, line: `Done: ${where}.`}
 }

@@ -68,7 +68,7 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
     if (sessions.length > 0) {
       const sums = sessions.map((id) => summarize(byId.get(id)!, ctx.device))
       await c.query(
-        `INSERT INTO cast.sessions AS s (id, device, runner, owners, cwd, state, bucket, summary, epoch, local_seq)
+        `INSERT INTO cast_team.sessions AS s (id, device, runner, owners, cwd, state, bucket, summary, epoch, local_seq)
          SELECT t.id, $1, t.runner, t.owners, t.cwd, t.state, t.bucket, t.summary, $2, t.local_seq
            FROM jsonb_to_recordset($3::jsonb) AS t(id text, runner text, owners text[], cwd text, state text, bucket text, summary jsonb, local_seq bigint)
          ON CONFLICT (id) DO UPDATE SET device = excluded.device, runner = excluded.runner, owners = excluded.owners, cwd = excluded.cwd,
@@ -98,9 +98,9 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
 
     if (events.length > 0) {
       // Seqs in commit order: one publisher at a time takes them, and holds them to commit.
-      await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast.events'))`)
+      await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast_team.events'))`)
       const ins = await c.query(
-        `INSERT INTO cast.events (device, epoch, local_seq, session_id, kind, device_at, payload)
+        `INSERT INTO cast_team.events (device, epoch, local_seq, session_id, kind, device_at, payload)
          SELECT $1, $2, t.local_seq, t.session_id, t.kind, t.device_at, t.payload
            FROM jsonb_to_recordset($3::jsonb) AS t(local_seq bigint, session_id text, kind text, device_at bigint, payload jsonb)
           ORDER BY t.local_seq
@@ -116,7 +116,7 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
     }
 
     await c.query(
-      `UPDATE cast.machines SET last_seen = now(), last_sync = now(), pending = $2,
+      `UPDATE cast_team.machines SET last_seen = now(), last_sync = now(), pending = $2,
          skew_ms = $3::bigint - (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE device = $1`,
       [ctx.device, Math.max(0, left), Math.round((ctx.now ?? Date.now)())],
     )

@@ -10,7 +10,7 @@ import {rowFromSummary, type TeamSummary} from './summary.js'
 /** Every session the other machines published (this device's own rows come from the local store). */
 export async function remoteRows(pool: Pool, notDevice: string): Promise<SessionRow[]> {
   const r = await pool.query(
-    `SELECT s.summary, COALESCE(m.skew_ms, 0) AS skew_ms FROM cast.sessions s LEFT JOIN cast.machines m ON m.device = s.device WHERE s.device <> $1`,
+    `SELECT s.summary, COALESCE(m.skew_ms, 0) AS skew_ms FROM cast_team.sessions s LEFT JOIN cast_team.machines m ON m.device = s.device WHERE s.device <> $1`,
     [notDevice],
   )
   return r.rows.map((x) => onServerClock(rowFromSummary(x.summary as TeamSummary), Number(x.skew_ms)))
@@ -42,7 +42,7 @@ export interface TeamEvent {
 }
 
 export async function eventsSince(pool: Pool | {query: Pool['query']}, seq: number, limit = 1000): Promise<TeamEvent[]> {
-  const r = await pool.query(`SELECT * FROM cast.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
+  const r = await pool.query(`SELECT * FROM cast_team.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
   return r.rows.map((x) => ({
     at: x.at as Date,
     device: String(x.device),
@@ -55,7 +55,7 @@ export async function eventsSince(pool: Pool | {query: Pool['query']}, seq: numb
 }
 
 export async function lastEventSeq(pool: Pool): Promise<number> {
-  const r = await pool.query('SELECT COALESCE(MAX(seq), 0) AS s FROM cast.events')
+  const r = await pool.query('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events')
   return Number(r.rows[0].s)
 }
 
@@ -70,8 +70,8 @@ export interface MachineRow {
 
 export async function machines(pool: Pool): Promise<MachineRow[]> {
   const r = await pool.query(
-    `SELECT m.device, m.who, m.last_seen, m.last_sync, m.pending, (SELECT count(*) FROM cast.sessions s WHERE s.device = m.device) AS sessions
-       FROM cast.machines m ORDER BY m.device`,
+    `SELECT m.device, m.who, m.last_seen, m.last_sync, m.pending, (SELECT count(*) FROM cast_team.sessions s WHERE s.device = m.device) AS sessions
+       FROM cast_team.machines m ORDER BY m.device`,
   )
   return r.rows.map((x) => ({
     device: String(x.device),

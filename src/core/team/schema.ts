@@ -1,6 +1,6 @@
 /**
- * The team store's schema on PostgreSQL (issue 17), in its own schema `cast`, versioned like the
- * local store: cast.schema_version holds the version, each step runs once in one transaction
+ * The team store's schema on PostgreSQL (issue 17), in its own schema `cast_team`, versioned like the
+ * local store: cast_team.schema_version holds the version, each step runs once in one transaction
  * under an advisory lock, and a server written by a newer cast is refused, nothing changed.
  *
  * Who may write what is enforced by the server (row-level security), not by the client:
@@ -30,7 +30,7 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'cast_member') THEN CREATE ROLE cast_member NOLOGIN; END IF;
       END $$;
 
-      CREATE TABLE cast.machines (
+      CREATE TABLE cast_team.machines (
         device     text PRIMARY KEY,
         role       name NOT NULL DEFAULT current_user,
         who        text NOT NULL,
@@ -46,9 +46,9 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
 
       -- One summary per session: what the feed, --team and owners' inboxes read. No transcript
       -- content beyond the title and the ask line.
-      CREATE TABLE cast.sessions (
+      CREATE TABLE cast_team.sessions (
         id          text PRIMARY KEY,
-        device      text NOT NULL REFERENCES cast.machines (device),
+        device      text NOT NULL REFERENCES cast_team.machines (device),
         runner      text,
         owners      text[] NOT NULL DEFAULT '{}',
         cwd         text,
@@ -60,15 +60,15 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
         updated_at  timestamptz NOT NULL DEFAULT now(),
         activity_at timestamptz NOT NULL DEFAULT now()
       );
-      CREATE INDEX sessions_owners ON cast.sessions USING gin (owners);
-      CREATE INDEX sessions_activity ON cast.sessions (activity_at DESC);
+      CREATE INDEX sessions_owners ON cast_team.sessions USING gin (owners);
+      CREATE INDEX sessions_activity ON cast_team.sessions (activity_at DESC);
 
       -- Every change a machine published, exactly once: (device, epoch, local_seq) names the row
       -- of the machine's outbox it came from. seq is the server's order (its clock, not the
       -- machines'): streams resume from it.
-      CREATE TABLE cast.events (
+      CREATE TABLE cast_team.events (
         seq        bigserial PRIMARY KEY,
-        device     text NOT NULL REFERENCES cast.machines (device),
+        device     text NOT NULL REFERENCES cast_team.machines (device),
         epoch      text NOT NULL,
         local_seq  bigint NOT NULL,
         session_id text NOT NULL,
@@ -80,51 +80,51 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
       );
 
       -- Actions on a session queued by a teammate's machine, carried out by the machine it runs on.
-      CREATE TABLE cast.actions (
+      CREATE TABLE cast_team.actions (
         id             bigserial PRIMARY KEY,
-        device         text NOT NULL REFERENCES cast.machines (device),
+        device         text NOT NULL REFERENCES cast_team.machines (device),
         session_id     text NOT NULL,
         verb           text NOT NULL,
         args           jsonb NOT NULL,
         requested_by   text NOT NULL,
-        requested_from text NOT NULL REFERENCES cast.machines (device),
+        requested_from text NOT NULL REFERENCES cast_team.machines (device),
         requested_at   timestamptz NOT NULL DEFAULT now(),
         status         text NOT NULL DEFAULT 'queued',
         result         jsonb,
         claimed_at     timestamptz,
         done_at        timestamptz
       );
-      CREATE INDEX actions_queued ON cast.actions (device, id) WHERE status = 'queued';
+      CREATE INDEX actions_queued ON cast_team.actions (device, id) WHERE status = 'queued';
 
-      CREATE FUNCTION cast.my_device(d text) RETURNS boolean LANGUAGE sql STABLE AS
-        $f$ SELECT EXISTS (SELECT 1 FROM cast.machines m WHERE m.device = d AND m.role = current_user) $f$;
+      CREATE FUNCTION cast_team.my_device(d text) RETURNS boolean LANGUAGE sql STABLE AS
+        $f$ SELECT EXISTS (SELECT 1 FROM cast_team.machines m WHERE m.device = d AND m.role = current_user) $f$;
 
-      GRANT USAGE ON SCHEMA cast TO cast_member;
-      GRANT SELECT ON ALL TABLES IN SCHEMA cast TO cast_member;
-      GRANT INSERT, UPDATE ON cast.machines, cast.sessions, cast.events, cast.actions TO cast_member;
-      GRANT DELETE ON cast.sessions TO cast_member;
-      GRANT DELETE ON cast.machines TO cast_member;
-      GRANT USAGE ON ALL SEQUENCES IN SCHEMA cast TO cast_member;
+      GRANT USAGE ON SCHEMA cast_team TO cast_member;
+      GRANT SELECT ON ALL TABLES IN SCHEMA cast_team TO cast_member;
+      GRANT INSERT, UPDATE ON cast_team.machines, cast_team.sessions, cast_team.events, cast_team.actions TO cast_member;
+      GRANT DELETE ON cast_team.sessions TO cast_member;
+      GRANT DELETE ON cast_team.machines TO cast_member;
+      GRANT USAGE ON ALL SEQUENCES IN SCHEMA cast_team TO cast_member;
 
-      ALTER TABLE cast.machines ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE cast.sessions ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE cast.events ENABLE ROW LEVEL SECURITY;
-      ALTER TABLE cast.actions ENABLE ROW LEVEL SECURITY;
-      CREATE POLICY read ON cast.machines FOR SELECT USING (true);
-      CREATE POLICY claim ON cast.machines FOR INSERT WITH CHECK (role = current_user);
-      CREATE POLICY mine ON cast.machines FOR UPDATE USING (role = current_user) WITH CHECK (role = current_user);
-      CREATE POLICY leave ON cast.machines FOR DELETE USING (role = current_user);
-      CREATE POLICY read ON cast.sessions FOR SELECT USING (true);
-      CREATE POLICY publish ON cast.sessions FOR INSERT WITH CHECK (cast.my_device(device));
-      CREATE POLICY mine ON cast.sessions FOR UPDATE USING (cast.my_device(device)) WITH CHECK (cast.my_device(device));
-      CREATE POLICY leave ON cast.sessions FOR DELETE USING (cast.my_device(device));
-      CREATE POLICY read ON cast.events FOR SELECT USING (true);
-      CREATE POLICY publish ON cast.events FOR INSERT WITH CHECK (cast.my_device(device));
-      CREATE POLICY read ON cast.actions FOR SELECT USING (true);
-      CREATE POLICY request ON cast.actions FOR INSERT WITH CHECK (
-        cast.my_device(requested_from) AND status = 'queued' AND result IS NULL
-        AND requested_by = (SELECT m.who FROM cast.machines m WHERE m.device = requested_from));
-      CREATE POLICY carry_out ON cast.actions FOR UPDATE USING (cast.my_device(device)) WITH CHECK (cast.my_device(device));
+      ALTER TABLE cast_team.machines ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE cast_team.sessions ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE cast_team.events ENABLE ROW LEVEL SECURITY;
+      ALTER TABLE cast_team.actions ENABLE ROW LEVEL SECURITY;
+      CREATE POLICY read ON cast_team.machines FOR SELECT USING (true);
+      CREATE POLICY claim ON cast_team.machines FOR INSERT WITH CHECK (role = current_user);
+      CREATE POLICY mine ON cast_team.machines FOR UPDATE USING (role = current_user) WITH CHECK (role = current_user);
+      CREATE POLICY leave ON cast_team.machines FOR DELETE USING (role = current_user);
+      CREATE POLICY read ON cast_team.sessions FOR SELECT USING (true);
+      CREATE POLICY publish ON cast_team.sessions FOR INSERT WITH CHECK (cast_team.my_device(device));
+      CREATE POLICY mine ON cast_team.sessions FOR UPDATE USING (cast_team.my_device(device)) WITH CHECK (cast_team.my_device(device));
+      CREATE POLICY leave ON cast_team.sessions FOR DELETE USING (cast_team.my_device(device));
+      CREATE POLICY read ON cast_team.events FOR SELECT USING (true);
+      CREATE POLICY publish ON cast_team.events FOR INSERT WITH CHECK (cast_team.my_device(device));
+      CREATE POLICY read ON cast_team.actions FOR SELECT USING (true);
+      CREATE POLICY request ON cast_team.actions FOR INSERT WITH CHECK (
+        cast_team.my_device(requested_from) AND status = 'queued' AND result IS NULL
+        AND requested_by = (SELECT m.who FROM cast_team.machines m WHERE m.device = requested_from));
+      CREATE POLICY carry_out ON cast_team.actions FOR UPDATE USING (cast_team.my_device(device)) WITH CHECK (cast_team.my_device(device));
     `,
   },
 ]
@@ -133,9 +133,9 @@ export const TEAM_SCHEMA_VERSION = TEAM_MIGRATIONS.at(-1)!.version
 
 /** The server's schema version (0: none yet). */
 export async function serverVersion(c: PoolClient): Promise<number> {
-  const r = await c.query(`SELECT to_regclass('cast.schema_version') IS NOT NULL AS present`)
+  const r = await c.query(`SELECT to_regclass('cast_team.schema_version') IS NOT NULL AS present`)
   if (!r.rows[0].present) return 0
-  const v = await c.query('SELECT version FROM cast.schema_version')
+  const v = await c.query('SELECT version FROM cast_team.schema_version')
   return Number(v.rows[0]?.version ?? 0)
 }
 
@@ -156,15 +156,15 @@ export async function migrateTeam(c: PoolClient): Promise<{from: number; to: num
   try {
     // One migrator at a time; the version is read again under the lock.
     await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast.migrate'))`)
-    await c.query('CREATE SCHEMA IF NOT EXISTS cast')
-    await c.query('CREATE TABLE IF NOT EXISTS cast.schema_version (version integer NOT NULL)')
+    await c.query('CREATE SCHEMA IF NOT EXISTS cast_team')
+    await c.query('CREATE TABLE IF NOT EXISTS cast_team.schema_version (version integer NOT NULL)')
     const now = await serverVersion(c)
     if (now > TEAM_SCHEMA_VERSION) throw new TeamSchemaFromFutureError(`The team store was written by a newer cast (team schema v${now}). Upgrade cast; nothing was changed.`)
     for (const step of TEAM_MIGRATIONS) if (step.version > now) await c.query(step.sql)
-    await c.query('DELETE FROM cast.schema_version')
-    await c.query('INSERT INTO cast.schema_version (version) VALUES ($1)', [TEAM_SCHEMA_VERSION])
-    await c.query('GRANT USAGE ON SCHEMA cast TO cast_member')
-    await c.query('GRANT SELECT ON cast.schema_version TO cast_member')
+    await c.query('DELETE FROM cast_team.schema_version')
+    await c.query('INSERT INTO cast_team.schema_version (version) VALUES ($1)', [TEAM_SCHEMA_VERSION])
+    await c.query('GRANT USAGE ON SCHEMA cast_team TO cast_member')
+    await c.query('GRANT SELECT ON cast_team.schema_version TO cast_member')
     await c.query('COMMIT')
   } catch (error) {
     await c.query('ROLLBACK').catch(() => {})
