@@ -65,4 +65,26 @@ describe('codex 0.169.0 real rollouts', () => {
     expect(facts.error).toBe(null)
     expect(facts.process).toMatchObject({alive: false, exited: 'crash', pid: 0})
   })
+
+  it('a TUI background terminal: open after the turn until its CommandExecution item completes', () => {
+    const exits = (t: string): boolean => t.includes('"type":"CommandExecution"')
+    const {id, lines, path} = load('tui-background')
+    const match: FileMatch & {kind: 'jsonl'} = {kind: 'jsonl', nativeId: id, role: 'rollout'}
+    const state = initRollout(id)
+    for (const l of lines) {
+      if (exits(l.text)) break
+      feedRollout(state, l.text, l.offset)
+    }
+
+    const [running] = rolloutParser.contributions(state, path, match)
+    expect(running!.facts.settled).toBe(true)
+    expect(running!.facts.backgroundWork).toBe(1)
+    const held = {...running!, processAlive: true, processClaim: {heartbeatAt: null, pid: 4242, source: {kind: 'process', ref: '/proc/4242/fd'}, startedAt: 1, status: null}}
+    expect(codex.compose!(id, [held]).backgroundWork).toBe(1)
+    // With no live holder the terminals went with it.
+    expect(codex.compose!(id, [running!]).backgroundWork).toBe(0)
+
+    for (const l of lines.filter((x) => x.offset >= lines.find((y) => exits(y.text))!.offset)) feedRollout(state, l.text, l.offset)
+    expect(rolloutParser.contributions(state, path, match)[0]!.facts.backgroundWork).toBe(0)
+  })
 })
