@@ -166,4 +166,26 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     expect(got!.body).toBe('Refactor')
     expect(await d.stop()).toBe(0)
   })
+
+  it('the quiet band: "Claude has gone quiet" (low urgency) once nothing louder asks, never while a demand is pending', async () => {
+    startSession(sid(51), 'Long build')
+    startSession(sid(52), 'Pick a colour')
+    ask(sid(52), 'Red or blue?')
+    await runCast(['sessions'], {env: h.env})
+    // The clock every time rule uses, 11 minutes on: the working session has been silent 10+ minutes.
+    const later = {...h.env, CAST_NOW: new Date(Date.now() + 11 * 60_000).toISOString()}
+    let n = startCast(['notify', '--json', '--backend', 'freedesktop'], later)
+    await waitForWatcher(h.castHome)
+    await new Promise((r) => setTimeout(r, 2000))
+    expect(notes()).toEqual([])
+    await n.stop()
+
+    expect((await runCast(['mark', 'done', sid(52)], {env: h.env})).code).toBe(0)
+    n = startCast(['notify', '--json', '--backend', 'freedesktop'], later)
+    const [got] = await waitNotes(1)
+    expect(got).toMatchObject({body: 'Long build', summary: 'Claude has gone quiet', urgency: 0})
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(notes()).toHaveLength(1)
+    await n.stop()
+  })
 })

@@ -247,7 +247,7 @@ export function quietNotice(subjects: readonly NotifySubject[], sent: ReadonlySe
   const fresh = quiet.filter((s) => !sent.has(quietKey(s)))
   if (fresh.length === 0) return null
   const n = quiet.length
-  const lines = quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent)} · ${firstLine(s.title) ?? '(untitled)'}`)
+  const lines = n === 1 ? [firstLine(quiet[0]!.title) ?? '(untitled)'] : quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent)} · ${firstLine(s.title) ?? '(untitled)'}`)
   if (n > MAX_GROUP_LINES) lines.push(`+${n - MAX_GROUP_LINES} more`)
   return {
     body: lines.join('\n'),

@@ -27,6 +27,9 @@ export interface NotifierConfig extends NotifyBackendConfig, NotifyOptions {
 
 export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {backends: ['auto'], command: null, done: 'soft', groupWindowMs: 150, quiet: true}
 
+/** The quiet band's scan of every session runs at most this often after pumps. */
+const QUIET_SCAN_MS = 5000
+
 /** Remember this many dedupe keys. */
 const MAX_SENT = 1000
 
@@ -61,6 +64,8 @@ export class Notifier {
   private pending: Candidate[] = []
   private burst: NodeJS.Timeout | null = null
   private quietTimer: NodeJS.Timeout | null = null
+  private quietScan: NodeJS.Timeout | null = null
+  private lastQuietScan = 0
   private busy: Promise<void> = Promise.resolve()
   private burstStart: number | null = null
   private lastQueued = 0
@@ -134,7 +139,20 @@ export class Notifier {
       this.save()
     }
 
-    this.armQuiet()
+    this.quietSoon()
+  }
+
+  /**
+   * The quiet band reads every session: after a pump, at most once per QUIET_SCAN_MS (quiet is a
+   * 10-minute clock, so a few seconds of lag cost nothing and a busy store is not re-read per line).
+   */
+  private quietSoon(): void {
+    if (!this.config.quiet || this.stopped || this.quietScan) return
+    const wait = Math.max(0, this.lastQuietScan + QUIET_SCAN_MS - Date.now())
+    this.quietScan = setTimeout(() => {
+      this.quietScan = null
+      this.armQuiet()
+    }, wait)
   }
 
   /** Send the burst gathered so far. */
@@ -177,6 +195,7 @@ export class Notifier {
   /** The quiet band: one timer at the next time a session of mine turns quiet. */
   private armQuiet(): void {
     if (!this.config.quiet || this.stopped) return
+    this.lastQuietScan = Date.now()
     const now = this.clock()
     const subjects = this.store.loadSessions().map((r) => subjectOf(r, this.me, now, this.recencyMs))
     const notice = quietNotice(subjects, this.sentSet, now, this.config)
@@ -195,6 +214,7 @@ export class Notifier {
     this.stopped = true
     if (this.burst) clearTimeout(this.burst)
     if (this.quietTimer) clearTimeout(this.quietTimer)
+    if (this.quietScan) clearTimeout(this.quietScan)
     await this.busy
     this.save()
   }

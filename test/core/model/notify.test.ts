@@ -138,7 +138,7 @@ describe('the quiet band', () => {
     expect(quietNotice([working('a', NOW - 1), subject({id: 'x'})], new Set(), NOW)).toBeNull()
     expect(quietNotice([working('a', NOW - 1, {mine: false}), working('b', NOW - 1, {bucket: 'stashed'})], new Set(), NOW)).toBeNull()
     expect(quietNotice([working('a', NOW - 1)], new Set(), NOW, {done: 'soft', quiet: false})).toBeNull()
-    expect(quietNotice([working('a', NOW - 1)], new Set(), NOW)!.summary).toBe('Claude has gone quiet')
+    expect(quietNotice([working('a', NOW - 1)], new Set(), NOW)).toMatchObject({body: 'T a', summary: 'Claude has gone quiet'})
   })
 })
 
