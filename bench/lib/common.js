@@ -104,7 +104,16 @@ export function childCpuMs() {
 
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100
 
-export function timeRun(cmd, args, {env, input, capture = false, allowFail = false} = {}) {
+/** GNU time, for the peak RSS of a whole process (`rss: true`); null where it is missing. */
+const GNU_TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : null
+
+export function timeRun(cmd, args, {env, input, capture = false, allowFail = false, rss = false} = {}) {
+  let rssFile = null
+  if (rss && GNU_TIME) {
+    rssFile = path.join(os.tmpdir(), `cast-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`)
+    args = ['-f', '%M', '-o', rssFile, cmd, ...args]
+    cmd = GNU_TIME
+  }
   const c0 = childCpuMs()
   const t0 = process.hrtime.bigint()
   const r = spawnSync(cmd, args, {
@@ -119,7 +128,14 @@ export function timeRun(cmd, args, {env, input, capture = false, allowFail = fal
   if (!allowFail && (r.status !== 0 || r.error)) {
     throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.error}): ${String(r.stderr).slice(0, 2000)}`)
   }
-  return {ms, cpuMs, stdout: capture ? r.stdout.toString('utf8') : '', stderr: String(r.stderr), code: r.status}
+  let rssKb = null
+  if (rssFile) {
+    try {
+      rssKb = Number(fs.readFileSync(rssFile, 'utf8').trim().split('\n').pop()) || null
+    } catch {}
+    fs.rmSync(rssFile, {force: true})
+  }
+  return {ms, cpuMs, rssKb, stdout: capture ? r.stdout.toString('utf8') : '', stderr: String(r.stderr), code: r.status}
 }
 
 export function runCast(args, env, opts = {}) {
@@ -135,6 +151,7 @@ export function runCast(args, env, opts = {}) {
 export function sideBySide(contenders, {runs, warmup = 1, before} = {}) {
   const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
   const cpu = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
+  const rss = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
   const names = Object.keys(contenders)
   for (let round = -warmup; round < runs; round++) {
     const order = names.map((_, i) => names[(i + Math.max(0, round)) % names.length])
@@ -144,9 +161,11 @@ export function sideBySide(contenders, {runs, warmup = 1, before} = {}) {
       if (round < 0) continue
       times[name].push(typeof r === 'number' ? r : r.ms)
       if (typeof r === 'object' && r.cpuMs !== null && r.cpuMs !== undefined) cpu[name].push(r.cpuMs)
+      if (typeof r === 'object' && r.rssKb) rss[name].push(r.rssKb)
     }
   }
   Object.defineProperty(times, 'cpu', {enumerable: false, value: cpu})
+  Object.defineProperty(times, 'rss', {enumerable: false, value: rss})
   return times
 }
 
@@ -229,6 +248,8 @@ export function dirBytes(dir) {
 
 export const fmtMs = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`)
 export const fmtRatio = (x) => `${x.toFixed(2)}×`
+/** Peak RSS (max over the runs, KB from GNU time) as MB. */
+export const fmtRss = (kbs) => (kbs && kbs.length > 0 ? `${(Math.max(...kbs) / 1024).toFixed(0)} MB` : '—')
 export const fmtInt = (n) => n.toLocaleString('en-US')
 
 /**

@@ -384,7 +384,7 @@ const PROJECTS = ['api', 'web', 'parser', 'infra', 'docs', 'cli', 'billing', 'se
  * `files` transcript files (main + subagent + rollouts) adding up to about `mb` megabytes.
  * Returns the list of main transcripts (agent, path, nativeId) for benchmarks that append to them.
  */
-export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now = Date.parse('2026-11-29T12:00:00Z'), endMix = null}) {
+export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now = Date.parse('2026-11-29T12:00:00Z'), endMix = null, ageDays = 20, mtimes = false}) {
   const r = rng(seed)
   const pool = textPool(r)
   const claudeBase = path.join(home, '.claude')
@@ -401,7 +401,8 @@ export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now
     const bytes = sz[i++ % sz.length]
     const project = r.pick(PROJECTS)
     const cwd = `/home/dev/src/${project}${r.chance(0.3) ? '/packages/' + r.pick(PROJECTS) : ''}`
-    const start = now - r.int(60_000, 20 * 86_400_000)
+    // ageDays: how far back sessions start (a real history: months, most files old).
+    const start = now - r.int(60_000, ageDays * 86_400_000)
     const end = r.pick(ends)
     if (fileCount < codexCount) {
       const threadId = r.uuid7(start)
@@ -409,6 +410,7 @@ export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now
       const {dir, file} = rolloutName(start, threadId)
       const p = path.join(codexBase, 'sessions', dir, file)
       writeLines(p, lines)
+      if (mtimes) stampMtime(p, lines, now)
       written += lines.reduce((a, l) => a + l.length + 1, 0)
       out.push({agent: 'codex', nativeId: threadId, path: p})
       fileCount++
@@ -420,6 +422,7 @@ export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now
     const dir = path.join(claudeBase, 'projects', encodeCwd(cwd))
     const p = path.join(dir, `${sessionId}.jsonl`)
     writeLines(p, s.lines)
+    if (mtimes) stampMtime(p, s.lines, now)
     written += s.lines.reduce((a, l) => a + l.length + 1, 0)
     out.push({agent: 'claude_code', nativeId: sessionId, path: p})
     fileCount++
@@ -427,10 +430,32 @@ export function generateCorpus(home, {files, mb, seed = 7, codexShare = 0.2, now
       if (fileCount >= files) break
       const sp = path.join(dir, sessionId, 'subagents', `agent-${sub.agentId}.jsonl`)
       writeLines(sp, sub.lines)
-      fs.writeFileSync(path.join(dir, sessionId, 'subagents', `agent-${sub.agentId}.meta.json`), JSON.stringify(sub.meta))
+      const mp = path.join(dir, sessionId, 'subagents', `agent-${sub.agentId}.meta.json`)
+      fs.writeFileSync(mp, JSON.stringify(sub.meta))
+      if (mtimes) {
+        stampMtime(sp, sub.lines, now)
+        const st = fs.statSync(sp)
+        fs.utimesSync(mp, st.atime, st.mtime)
+      }
       written += sub.lines.reduce((a, l) => a + l.length + 1, 0)
       fileCount++
     }
   }
   return {sessions: out, bytes: written, files: fileCount}
+}
+
+/** Set a file's mtime to its last line's timestamp (as the agent left it), never after `now`. */
+export function stampMtime(file, lines, now) {
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - 8); i--) {
+    let t = NaN
+    try {
+      t = Date.parse(JSON.parse(lines[i]).timestamp)
+    } catch {
+      continue
+    }
+    if (!Number.isFinite(t)) continue
+    const at = new Date(Math.min(t, now))
+    fs.utimesSync(file, at, at)
+    return
+  }
 }

@@ -47,7 +47,12 @@ prints each matching session once.`
     const {buildListing, renderListing} = await import('../lib/views.js')
     const config = await loadConfig(this.env)
     // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
-    if (!(this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)))) syncBeforeRead(store, this.env, clock, this.me)
+    // Recent first (issue 16): the inbox reads the files inside its window and leaves the older
+    // ones to a background pass; --all waits for every file, with a progress line past a second.
+    const syncOptions = flags.all
+      ? {progress: (line: string, final: boolean) => process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`)}
+      : {recentFirst: {recencyMs: config.inbox.recencyMs}}
+    const synced = this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, this.env, clock, this.me, syncOptions)
     const now = clock()
     // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
     const {teamRows} = await import('../core/team/index.js')
@@ -68,7 +73,10 @@ prints each matching session once.`
       const {homeDir} = await import('../lib/env.js')
       const style = await terminalStyle()
       this.logStyled(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
-      if (store.countSessions() === 0) {
+      if (synced && synced.deferred > 0) {
+        this.log('')
+        this.log(`Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`)
+      } else if (store.countSessions() === 0) {
         const roots = makeIngester(store, this.env, clock, this.me).roots()
         this.log('')
         this.log('No agent sessions found. cast looked in:')

@@ -2,7 +2,10 @@
  * Wiring between commands and the ingest engine: build an Ingester over every adapter, and the
  * one-shot incremental sync `cast sessions` does when no ingester holds the lease.
  */
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
 import {hostname} from 'node:os'
+import {fileURLToPath} from 'node:url'
 
 import {ADAPTERS} from '../adapters/index.js'
 import {screenMatcher} from '../adapters/screen.js'
@@ -11,6 +14,7 @@ import {Ingester, type SyncStats} from '../core/ingest/engine.js'
 import {consumeSpool} from '../core/ingest/spool.js'
 import {pidAlive} from '../core/ingest/process-table.js'
 import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../core/ingest/screen.js'
+import {sessionsWithRecords} from '../core/store/recent-first.js'
 import type {Lease, Store} from '../core/store/store.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
@@ -23,6 +27,15 @@ export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 export const INGESTER_LEASE = 'ingester'
 /** A holder that has not beaten its heart for this long is presumed gone. */
 export const LEASE_STALE_MS = 10_000
+/** Held by the background pass that reads what a recent-first `cast sessions` left (backfill.ts). */
+export const BACKFILL_LEASE = 'backfill'
+/**
+ * A recent-first pass leaves old files unread only when they hold at least this many bytes: below
+ * it reading them all costs less than a second process (a small history reads as before).
+ */
+export const DEFER_MIN_BYTES = 16 * 1024 * 1024
+/** A progress line on stderr once a waited-for pass has taken this long. */
+const PROGRESS_AFTER_MS = 1000
 
 export function adapterEnv(env: Env): AdapterEnv {
   return {env, home: homeDir(env)}
@@ -44,20 +57,72 @@ export function leaseIsLive(lease: Lease | null, now = Date.now()): boolean {
   return now - lease.heartbeatAt < LEASE_STALE_MS
 }
 
+export interface SyncBeforeReadOptions {
+  /**
+   * Recent first (issue 16 point 1): parse the files that can be in the inbox (modified inside
+   * this window, or of a session with cast's own records), answer, and leave the other files to
+   * a background pass (backfill.ts) started here when no daemon runs.
+   */
+  readonly recentFirst?: {readonly recencyMs: number}
+  /** Where a progress line goes when the pass takes more than a second (`--all` waits). */
+  readonly progress?: (line: string, final: boolean) => void
+}
+
 /**
  * Bring the store up to date before reading it: when no live ingester holds the lease, run one
  * incremental sync in-process. Either way, reconcile the sessions whose time rules came due.
  */
-export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: string): SyncStats | null {
+export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: string, options: SyncBeforeReadOptions = {}): SyncStats | null {
   let stats: SyncStats | null = null
   if (!leaseIsLive(store.getLease(INGESTER_LEASE))) {
     const ingester = makeIngester(store, env, clock, me)
-    stats = ingester.sync()
+    const started = Date.now()
+    let shown = false
+    if (options.progress) {
+      const say = options.progress
+      let last = 0
+      ingester.readProgress = (done, total, bytes) => {
+        const t = Date.now()
+        if (t - started < PROGRESS_AFTER_MS || t - last < 250) return
+        last = t
+        shown = true
+        say(`cast: reading agent history: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files, ${Math.round(bytes / 2 ** 20)} MB`, false)
+      }
+    }
+
+    const defer = options.recentFirst
+      ? {keep: sessionsWithRecords(store), minBytes: DEFER_MIN_BYTES, olderThan: clock() - options.recentFirst.recencyMs}
+      : undefined
+    stats = ingester.sync(undefined, {defer})
+    if (shown) options.progress?.(`cast: read ${stats.read.toLocaleString('en-US')} files, ${Math.round(stats.bytes / 2 ** 20)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`, true)
     consumeSpool(store, ingester, castHome(env), clock)
     screenSweepOf(ingester)?.() // terminal fallback: one tmux sweep
+    if (stats.deferred > 0) startBackfill(store, env)
   }
 
   // Snoozes that came due wake, and time rules that came due are re-checked (as a sweep does).
   sweepSnoozes(store, clock())
   return stats
+}
+
+/** Is a background pass (backfill.ts) reading the older files now? */
+export function backfillRunning(store: Store): boolean {
+  return leaseIsLive(store.getLease(BACKFILL_LEASE))
+}
+
+/**
+ * Start the background pass that reads the files a recent-first sync left, detached so it
+ * outlives the command (unless one runs already). It takes BACKFILL_LEASE itself.
+ */
+function startBackfill(store: Store, env: Env): void {
+  if (backfillRunning(store)) return
+  const entry = fileURLToPath(new URL('backfill.js', import.meta.url))
+  if (!fs.existsSync(entry)) return // the .ts sources under test: the next full sync reads them
+  try {
+    const child = spawn(process.execPath, [entry], {detached: true, env: env as NodeJS.ProcessEnv, stdio: 'ignore'})
+    child.on('error', () => {})
+    child.unref()
+  } catch {
+    // no second process: the next full sync (`--all`, the daemon) reads them
+  }
 }

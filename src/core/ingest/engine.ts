@@ -38,6 +38,29 @@ export interface SyncStats {
   sessionsChanged: number
   transitions: number
   ms: number
+  /** Files left unread by a recent-first pass (SyncOptions.defer), and their bytes. */
+  deferred: number
+  deferredBytes: number
+}
+
+/**
+ * Recent first (issue 16 point 1): a pass that answers from the files that can be in the inbox and
+ * leaves the others, unread and unrecorded, to a later full pass. A JSONL file (and a whole file
+ * naming the same session) waits only when every file of its session (its own, its parent's, its
+ * subagents') was last modified before `olderThan` and the session carries none of cast's records.
+ */
+export interface DeferRule {
+  /** Epoch ms: files modified before this (the recency window's start) may wait. */
+  readonly olderThan: number
+  /** `${agent}\0${nativeId}` of sessions with cast's own records: never deferred. */
+  readonly keep: ReadonlySet<string>
+  /** Defer only when the files that would wait hold at least this many bytes (else read all). */
+  readonly minBytes: number
+}
+
+export interface SyncOptions {
+  recheck?: boolean
+  defer?: DeferRule
 }
 
 interface Discovered {
@@ -87,6 +110,8 @@ export class Ingester {
    * lease still ours?). It throws to roll the transaction back.
    */
   writeGuard: (() => void) | null = null
+  /** Called every few files of a pass: files looked at so far, files in the pass, bytes read (a progress line). */
+  readProgress: ((done: number, total: number, bytes: number) => void) | null = null
 
   constructor(
     private readonly store: Store,
@@ -148,10 +173,10 @@ export class Ingester {
    * One incremental pass: discover, read what changed, forget what vanished, re-check known
    * processes, reconcile. `only` limits reading to those paths (the watcher's coalesced events).
    */
-  sync(only?: ReadonlySet<string>, options: {recheck?: boolean} = {}): SyncStats {
+  sync(only?: ReadonlySet<string>, options: SyncOptions = {}): SyncStats {
     const t0 = performance.now()
-    const stats: SyncStats = {bytes: 0, files: 0, lines: 0, ms: 0, parseErrors: 0, read: 0, sessionsChanged: 0, transitions: 0}
-    const found = only ? this.lastDiscovery.filter((d) => only.has(d.path)) : this.discover()
+    const stats: SyncStats = {bytes: 0, deferred: 0, deferredBytes: 0, files: 0, lines: 0, ms: 0, parseErrors: 0, read: 0, sessionsChanged: 0, transitions: 0}
+    let found = only ? this.lastDiscovery.filter((d) => only.has(d.path)) : this.discover()
     if (only) {
       // Paths the watcher saw that discovery had not: new files.
       const known = new Set(found.map((d) => d.path))
@@ -187,10 +212,24 @@ export class Ingester {
     const recentFrom = Date.now() - RECENT_MS
     // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
     // (the other core), and its results are committed here in the same order and batches.
-    const sts = found.map((d, i) => {
+    let sts = found.map((d, i) => {
       if (i % 500 === 499) this.progress?.()
       return statOrNull(d.path)
     })
+    if (options.defer && !only) {
+      const waiting = deferredFiles(found, sts, known, options.defer)
+      if (waiting.size > 0) {
+        for (const i of waiting) {
+          present.add(found[i]!.path)
+          stats.deferredBytes += sts[i]?.size ?? 0
+        }
+
+        stats.deferred = waiting.size
+        found = found.filter((_, i) => !waiting.has(i))
+        sts = sts.filter((_, i) => !waiting.has(i))
+      }
+    }
+
     const share = this.shareReads(found, sts, known, holders)
     try {
       for (const [i, d] of found.entries()) {
@@ -208,6 +247,7 @@ export class Ingester {
         }
 
         if (pending === undefined) pending = this.readOne(d, known.get(d.path), holders, stats, sts[i])
+        if (this.readProgress && i % 50 === 49) this.readProgress(i + 1, found.length, stats.bytes)
         if (!pending) continue
         batch.push({...pending, base: known.get(d.path)})
         batchBytes += pending.row.size - (known.get(d.path)?.offset ?? 0)
@@ -565,6 +605,56 @@ export {readLines} from './read-worker.js'
 function claimAlive(pid: number, startedAt: number | null | undefined): boolean {
   if (typeof startedAt !== 'number') return false
   return isSameProcessAlive(pid, startedAt)
+}
+
+/** Which of `found` a recent-first pass leaves unread (DeferRule): indices into `found`. */
+function deferredFiles(
+  found: readonly Discovered[],
+  sts: readonly (fs.Stats | undefined)[],
+  known: ReadonlyMap<string, FileRow>,
+  rule: DeferRule,
+): Set<number> {
+  // A session's group: its own id, or its parent's for a subagent's file.
+  const groupOf = (d: Discovered): string | null => {
+    if (d.match.kind !== 'jsonl') return null
+    return `${d.adapter.agent}\0${d.match.parentNativeId ?? d.match.nativeId}`
+  }
+
+  const hot = new Set<string>()
+  const candidates: number[] = []
+  for (const [i, d] of found.entries()) {
+    const g = groupOf(d)
+    if (g === null) continue
+    const st = sts[i]
+    if (!st) continue
+    const prev = known.get(d.path)
+    const unchanged = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)
+    if (unchanged) continue
+    if (st.mtimeMs >= rule.olderThan || rule.keep.has(g) || rule.keep.has(`${d.adapter.agent}\0${(d.match as {nativeId: string}).nativeId}`)) hot.add(g)
+    else candidates.push(i)
+  }
+
+  const waiting = new Set<number>()
+  const waitingIds = new Set<string>()
+  let bytes = 0
+  for (const i of candidates) {
+    const d = found[i]!
+    if (hot.has(groupOf(d)!)) continue
+    waiting.add(i)
+    waitingIds.add(`${d.adapter.agent}\0${(d.match as {nativeId: string}).nativeId}`)
+    bytes += sts[i]?.size ?? 0
+  }
+
+  if (bytes < rule.minBytes) return new Set()
+  // A whole file about one of those sessions (a subagent's .meta.json) waits with it.
+  for (const [i, d] of found.entries()) {
+    if (d.match.kind !== 'whole' || d.match.nativeId === undefined) continue
+    const st = sts[i]
+    if (!st || st.mtimeMs >= rule.olderThan || known.has(d.path)) continue
+    if (waitingIds.has(`${d.adapter.agent}\0${d.match.nativeId}`)) waiting.add(i)
+  }
+
+  return waiting
 }
 
 function isSymlink(file: string): boolean {

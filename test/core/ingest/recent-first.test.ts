@@ -1,0 +1,139 @@
+/**
+ * Recent first (issue 16 point 1): a pass with a DeferRule reads the files that can be in the
+ * inbox and leaves the others unread and unrecorded for a later full pass. On real Claude Code
+ * 2.1.328 transcripts: a recent session reads exactly as after a full sync, a subagent's file goes
+ * with its parent, a session with cast's records is read however old, and the full pass after it
+ * leaves the store as a full sync from scratch does.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {ADAPTERS} from '../../../src/adapters/index.js'
+import {type DeferRule, Ingester} from '../../../src/core/ingest/engine.js'
+import {sessionsWithRecords} from '../../../src/core/store/recent-first.js'
+import {Store} from '../../../src/core/store/store.js'
+
+const REAL = path.join(import.meta.dirname, '..', '..', 'fixtures', 'claude-code', 'real-2.1.328')
+const QUESTION = '76890e24-14aa-4d4f-8608-cdd0a9338e07'
+const APPROVAL = '1943f1a1-7b3d-4ae1-bce8-f720230e3b92'
+const PARENT = '089dca1e-c736-47ba-98b5-f68d60bdbe3b'
+const AGENT = 'a410a2495beb61ba0'
+const DAY = 86_400_000
+const NOW = Date.parse('2026-12-01T12:00:00Z')
+
+let dir: string
+const stores: Store[] = []
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-recent-first-'))
+})
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close()
+  fs.rmSync(dir, {force: true, recursive: true})
+})
+
+function project(home: string, cwd: string): string {
+  return path.join(home, '.claude', 'projects', cwd.replace(/[^a-zA-Z0-9-]/g, '-'))
+}
+
+/** Copy a real transcript into HOME under its own session id, modified `ageMs` before NOW. */
+function place(home: string, fixture: string, rel: string, ageMs: number): string {
+  const file = path.join(project(home, '/src/app'), rel)
+  fs.mkdirSync(path.dirname(file), {recursive: true})
+  fs.copyFileSync(path.join(REAL, fixture), file)
+  const at = new Date(NOW - ageMs)
+  fs.utimesSync(file, at, at)
+  return file
+}
+
+function history(): string {
+  const home = path.join(dir, 'home')
+  place(home, 'question-full.jsonl', `${QUESTION}.jsonl`, 2 * 3_600_000)
+  place(home, 'approval-full.jsonl', `${APPROVAL}.jsonl`, 30 * DAY)
+  place(home, 'subagent-full.jsonl', `${PARENT}.jsonl`, 3_600_000)
+  place(home, `subagent/agent-${AGENT}.jsonl`, `${PARENT}/subagents/agent-${AGENT}.jsonl`, 20 * DAY)
+  place(home, `subagent/agent-${AGENT}.meta.json`, `${PARENT}/subagents/agent-${AGENT}.meta.json`, 20 * DAY)
+  return home
+}
+
+function ingester(name: string, home: string): {store: Store; ingester: Ingester} {
+  const store = new Store(path.join(dir, name))
+  stores.push(store)
+  return {ingester: new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: 'me@example.com'}), store}
+}
+
+const rule = (keep: ReadonlySet<string> = new Set(), minBytes = 0): DeferRule => ({keep, minBytes, olderThan: NOW - 7 * DAY})
+/** What a user sees of a session, and every fact cast holds about it. */
+const view = (store: Store, nativeId: string) => {
+  const r = store.loadSessions().find((s) => s.nativeId === nativeId)
+  return r && {bucket: r.bucket, childIds: r.childIds, facts: r.facts, reason: r.reason, state: r.state}
+}
+
+describe('recent first', () => {
+  it('reads the recent sessions exactly as a full sync does, and leaves the old file unread and unrecorded', () => {
+    const home = history()
+    const quick = ingester('quick', home)
+    const full = ingester('full', home)
+
+    const stats = quick.ingester.sync(undefined, {defer: rule()})
+    full.ingester.sync()
+
+    expect(stats.deferred).toBe(1)
+    expect(stats.deferredBytes).toBe(fs.statSync(path.join(REAL, 'approval-full.jsonl')).size)
+    expect(quick.store.loadFiles().has(path.join(project(home, '/src/app'), `${APPROVAL}.jsonl`))).toBe(false)
+    expect(view(quick.store, APPROVAL)).toBeUndefined()
+    expect(view(full.store, APPROVAL)).toBeDefined()
+    expect(full.store.loadSessions().map((s) => s.nativeId).sort()).toEqual([APPROVAL, PARENT, `${PARENT}/agent-${AGENT}`, QUESTION].sort())
+    for (const id of [QUESTION, PARENT, `${PARENT}/agent-${AGENT}`]) {
+      expect(view(quick.store, id)).toBeDefined()
+      expect(view(quick.store, id)).toEqual(view(full.store, id))
+    }
+  })
+
+  it('the full pass after it leaves the store as a full sync from scratch', () => {
+    const home = history()
+    const quick = ingester('quick', home)
+    const full = ingester('full', home)
+
+    quick.ingester.sync(undefined, {defer: rule()})
+    const rest = quick.ingester.sync()
+    full.ingester.sync()
+
+    expect(rest.read).toBe(1)
+    const ids = (s: Store) => s.loadSessions().map((r) => r.nativeId).sort()
+    expect(ids(quick.store)).toEqual(ids(full.store))
+    for (const id of ids(full.store)) expect(view(quick.store, id)).toEqual(view(full.store, id))
+  })
+
+  it('reads an old file of a session that carries cast records (a pin)', () => {
+    const home = history()
+    const first = ingester('cast', home)
+    first.ingester.sync()
+    const id = first.store.loadSessions().find((s) => s.nativeId === APPROVAL)!.id
+    first.store.tx(() => first.store.patchRecords(id, {pinned: true}))
+    // The file is replaced (a new inode): a pass must read it again, old as it is.
+    const file = path.join(project(home, '/src/app'), `${APPROVAL}.jsonl`)
+    fs.copyFileSync(file, `${file}.new`)
+    fs.renameSync(`${file}.new`, file)
+    fs.utimesSync(file, new Date(NOW - 30 * DAY), new Date(NOW - 30 * DAY))
+
+    const keep = sessionsWithRecords(first.store)
+    const stats = first.ingester.sync(undefined, {defer: rule(keep)})
+
+    expect(keep.has(`claude_code\0${APPROVAL}`)).toBe(true)
+    expect(stats.deferred).toBe(0)
+    expect(stats.read).toBe(1)
+  })
+
+  it('defers nothing when the old files hold fewer bytes than the rule asks', () => {
+    const home = history()
+    const quick = ingester('quick', home)
+
+    const stats = quick.ingester.sync(undefined, {defer: rule(new Set(), 1 << 30)})
+
+    expect(stats.deferred).toBe(0)
+    expect(view(quick.store, APPROVAL)).toBeDefined()
+  })
+})
