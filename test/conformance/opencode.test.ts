@@ -179,7 +179,8 @@ describe(AGENT, () => {
     const [ses] = topSessions(r.h)
     // The files: the tool part is left running, and the log says it is asking.
     expect(dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st FROM part WHERE session_id = ? AND json_extract(data,'$.type') = 'tool'`, ses!.id).map((p) => p.st)).toContain('running')
-    expect(fs.readFileSync(r.h.log, 'utf8')).toMatch(/message=asking id=per_\S+ permission=external_directory/)
+    // (OpenCode's log reaches the file a little after the screen.)
+    await waitFile('the asking line', () => /message=asking id=per_\S+ permission=external_directory/.test(fs.readFileSync(r.h.log, 'utf8')), 30_000)
     const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
     const ask = await explainFact(r.env, s.id, 'approval')
     expect(String(ask.value)).toMatch(/external directory/i)
@@ -249,6 +250,7 @@ describe(AGENT, () => {
     r.h.tmux.type(pane, 'Run the long command')
     await r.mock.waitMain(1)
     await r.h.tmux.waitFor(pane, /sleep 20/, 60_000)
+    const shownAt = Date.now()
     const [ses] = topSessions(r.h)
     const s = await until(r.env, at(ses!.id, 'working'), 30_000, 'working')
     const id = s.id
@@ -263,11 +265,13 @@ describe(AGENT, () => {
     await r.mock.waitMain(2, 60_000)
     await r.h.tmux.waitFor(pane, /The command finished\./, 60_000)
     await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'settled after the command')
-    const line0 = w.lines.findIndex((l) => l.line.id === id && l.line.to === 'working')
-    const after = w.lines.slice(Math.max(0, line0))
-    const notWorking = after.filter((l) => l.line.id === id && l.line.to !== 'working')
-    // The only line after working is the settle at the end.
-    expect(notWorking.map((l) => `${l.line.to}/${l.line.reason}`)).toEqual(['needs_input/settled'])
+    // The watch: working when the command showed and nothing else until it ended (the agent's
+    // next request to the mock), then the settle.
+    const commandEnded = r.mock.requests.filter((q) => !q.side)[1]!.at
+    const mine = w.lines.filter((l) => l.line.id === id)
+    expect(mine.filter((l) => l.at < commandEnded).at(-1)?.line.to).toBe('working')
+    expect(mine.filter((l) => l.at >= shownAt && l.at < commandEnded).map((l) => l.line.to)).toEqual(expect.not.arrayContaining(['needs_input', 'idle', 'done', 'dormant']))
+    await w.wait((l) => l.id === id && l.to === 'needs_input' && l.reason === 'settled', 30_000)
   })
 
   it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
