@@ -54,8 +54,12 @@ files read for it with their parse errors.`
       ...x,
       source: x.source ?? (x.value === null || x.value === 0 || x.value === false ? null : {kind: 'derived', ref: 'default'}),
     }))
+    // Rule 7's rest verdict: which of declaration / classifier / fallback decided it (issue 14).
+    const {restOf} = await import('../lib/classifier.js')
+    const rest = await restOf(store, row, c.reason, this.env)
     const result = {
       bucket: row.bucket,
+      rest,
       chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),
       facts,
       files: files.map((x) => ({kind: x.kind, offset: x.offset, parse_errors: x.parseErrors, path: x.path, size: x.size})),
@@ -84,6 +88,11 @@ files read for it with their parse errors.`
       this.log('')
       this.log('Rules:')
       for (const e of c.chain) this.log(`  ${e.matched ? '→' : ' '} ${e.rule}. ${e.note}`)
+      if (rest !== null) {
+        this.log('')
+        this.log(`Rest verdict: decided by ${rest.decided_by} — ${rest.note}`)
+      }
+
       this.log('')
       this.log('Files:')
       if (files.length === 0) this.log('  (none)')

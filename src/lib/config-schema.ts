@@ -67,7 +67,8 @@ const Config = z.strictObject({
       }
     }),
   screen_patterns: z.record(z.string(), z.record(z.string(), z.array(z.string()))).default({}),
-  settle_classifier: z.union([argv, z.null()]).default(null),
+  // An argv, or {command, timeout} (issue 14; the timeout defaults to 20s).
+  settle_classifier: z.union([argv, z.strictObject({command: argv, timeout: duration.optional()}), z.null()]).default(null),
   team: z
     .union([
       members,
@@ -114,7 +115,8 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
       : undefined,
     presences: [...BUILTIN_PRESENCES.filter((p) => !names.has(p.name)), ...custom],
     screenPatterns: c.screen_patterns,
-    settleClassifier: c.settle_classifier,
+    settleClassifier: c.settle_classifier === null ? null : Array.isArray(c.settle_classifier) ? c.settle_classifier : c.settle_classifier.command,
+    settleClassifierTimeoutMs: c.settle_classifier !== null && !Array.isArray(c.settle_classifier) ? (c.settle_classifier.timeout ?? null) : null,
     team: (Array.isArray(c.team) ? c.team : (c.team.members ?? [])).map((t) => (typeof t === 'string' ? {id: t} : t)),
     teamStore: Array.isArray(c.team) ? undefined : {name: c.team.name ?? null, url: c.team.url ?? null, urlEnv: c.team.url_env ?? null},
   }

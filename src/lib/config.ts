@@ -26,6 +26,8 @@ export interface CastConfig {
   readonly presences: readonly PresenceConfig[]
   /** A command that reads the last assistant message on stdin and answers delivered/not. */
   readonly settleClassifier: readonly string[] | null
+  /** How long one settle-classifier run may take (null: the 20 s default). */
+  readonly settleClassifierTimeoutMs?: number | null
   /** argv templates per agent: {interactive, headless, resume}. `{prompt}`, `{id}`, `{cwd}` are filled in. */
   readonly agents: Readonly<Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>>
   /** Extra or replacement screen patterns for the terminal fallback, per agent. */

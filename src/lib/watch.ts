@@ -94,8 +94,12 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
   process.once('SIGTERM', () => void shutdown())
 
   const home = castHome(env)
-  const newIngester = (): LiveIngester => {
+  // The settle classifier (issue 14) runs beside the in-process ingester, when configured.
+  const {settleRunnerFor} = await import('./classifier.js')
+  const settleLog = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
+  const newIngester = async (): Promise<LiveIngester> => {
     const ingester = makeIngester(store, env, clock, me)
+    const settle = await settleRunnerFor(store, env, clock, settleLog)
     return new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
@@ -103,6 +107,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
       log: (m) => process.stderr.write(`cast: ${m}\n`),
       onChange: () => pump(),
       onExtra: () => consumeSpool(store, ingester, home, clock),
+      settle,
       // Another ingester took the lease over: this one stopped writing; tail what the holder writes.
       onLost: () => {
         live = null
@@ -114,7 +119,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
   const tryTakeOver = async (): Promise<boolean> => {
     if (live || closed) return false
     if (leaseIsLive(store.getLease(INGESTER_LEASE))) return false
-    const candidate = newIngester()
+    const candidate = await newIngester()
     if (!candidate.tryAcquire((l) => !leaseIsLive(l))) return false
     live = candidate
     candidate.catchUp()

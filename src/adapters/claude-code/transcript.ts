@@ -109,6 +109,9 @@ export interface TranscriptState {
   text: string | null
   textId: string | null
   textOff: number
+  /** The prompt that started the current turn and the tools it used (for a settle classifier; optional: older states lack them). */
+  lastPrompt?: string | null
+  turnTools?: string[]
   /** A slash command waiting to show whether it reached the model. */
   cmd: {at: number | null; off: number} | null
   parseErrors: number
@@ -340,6 +343,8 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
   s.prompts += 1
   s.turns += 1
   s.turnStartedAt = at
+  s.lastPrompt = clip(typed.join('\n'))
+  s.turnTools = []
   s.lastInputAt = later(s.lastInputAt, at)
   s.src['messages'] = off
   s.src['turnIndex'] = off
@@ -397,6 +402,7 @@ function onAssistant(s: TranscriptState, rec: Json, at: number | null, off: numb
       tool = true
       const toolId = str(block['id'])
       const name = str(block['name']) ?? 'tool'
+      if (s.turnTools !== undefined && !s.turnTools.includes(name) && s.turnTools.length < 32) s.turnTools.push(name)
       if (toolId === null) continue
       const ask = askText(name, block['input'])
       const shell = shellOf(name, block['input'])
@@ -609,6 +615,8 @@ export function transcriptContributions(
     lastActivityAt: s.lastActivityAt,
     lastAssistantText: s.text,
     lastOutputAt: s.lastOutputAt,
+    lastPromptText: s.lastPrompt ?? null,
+    turnTools: [...(s.turnTools ?? [])],
     messages: s.prompts + s.assistants,
     model: s.model,
     parentNativeId: parent,

@@ -37,6 +37,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const current = store.getLease(INGESTER_LEASE)
     // The team store (issue 17): publish after each pass, carry out teammates' actions.
     let team: {kick(): void; stop(): Promise<void>} | null = null
+    const {settleRunnerFor} = await import('../../lib/classifier.js')
+    const settle = await settleRunnerFor(store, this.env, clock, (m) => process.stderr.write(`cast daemon: ${m}\n`))
     const live = new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
@@ -44,6 +46,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
       onChange: () => team?.kick(),
       onExtra: () => consumeSpool(store, ingester, home, clock),
+      settle,
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
       onLost: () => {
         process.exitCode = EXIT.REFUSED

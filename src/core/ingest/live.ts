@@ -27,6 +27,8 @@ export interface LiveOptions {
   readonly clock: () => number
   /** Another ingester took the lease over: this one has stopped writing (and watching). */
   readonly onLost?: () => void
+  /** The settle classifier (classifier.ts): poked after each pass, off the ingest path. */
+  readonly settle?: {poke(onWrite: () => void): void; stop(): Promise<void>}
 }
 
 /** A crash must read dead within 2 s (DESIGN §5): the claims are re-checked twice a second. */
@@ -164,6 +166,11 @@ export class LiveIngester {
     screenSweepOf(this.ingester)?.() // terminal fallback: one tmux sweep (screen.ts)
     this.opts.onExtra?.()
     this.opts.onChange?.()
+    this.pokeSettle()
+  }
+
+  private pokeSettle(): void {
+    this.opts.settle?.poke(() => this.opts.onChange?.())
   }
 
   /** Watch the roots and the spool; resolves once the watcher is ready (and caught up again). */
@@ -192,6 +199,7 @@ export class LiveIngester {
         if (p === d || p.startsWith(d + path.sep)) {
           if (!this.guard('spool', () => this.opts.onExtra?.())) this.retryLater()
           this.guard('notify', () => this.opts.onChange?.())
+          this.pokeSettle()
           return
         }
       }
@@ -279,6 +287,7 @@ export class LiveIngester {
     if (ok) this.retry = false
     else this.retryLater()
     this.guard('notify', () => this.opts.onChange?.())
+    this.pokeSettle()
     this.armTimeTimer()
     if (this.restat.size > 0) {
       this.restatRound = 0
@@ -361,6 +370,7 @@ export class LiveIngester {
   async stop(): Promise<void> {
     this.stopped = true
     this.onStop?.()
+    await this.opts.settle?.stop()
     if (this.flushTimer) clearTimeout(this.flushTimer)
     if (this.timeTimer) clearTimeout(this.timeTimer)
     if (this.restatTimer) clearTimeout(this.restatTimer)

@@ -118,6 +118,10 @@ export interface SessionFacts {
   readonly parentNativeId: string | null
   /** The last assistant message text, for a settle classifier. */
   readonly lastAssistantText: string | null
+  /** The user's prompt that started the current turn, for a settle classifier (where the adapter reads it). */
+  readonly lastPromptText?: string | null
+  /** Tool names used in the current turn, in first-use order, for a settle classifier (where the adapter reads them). */
+  readonly turnTools?: readonly string[]
   /** Where each fact came from, keyed by fact name. */
   readonly sources: Readonly<Record<string, FactSource>>
   /** Lines that could not be parsed, skipped and counted. */
