@@ -201,9 +201,8 @@ describe('team', () => {
     await c.startDaemon()
     await until('the session on the server', () => serverRow(id))
     l.cut()
-    const later = new Date(Date.now() + 3600_000).toISOString()
     for (let i = 0; i < 3; i++) appendTurn(c, s, `offline ${i}`, Date.now() + 3600_000 + i * 60_000)
-    expect((await c.cast(['own', id, 'ana@example.com'], {CAST_NOW: later})).code).toBe(0)
+    expect((await c.cast(['own', id, 'ana@example.com'])).code).toBe(0)
     const status = await c.cast(['team', 'status', '--json'])
     expect(status.code).toBe(1)
     expect(json(status)).toMatchObject({reachable: false})
@@ -231,19 +230,26 @@ describe('team', () => {
     await d.startDaemon({CAST_NOW: String(Date.now() + skew)})
     await until('both on the server', async () => (await serverRow(castId('claude_code', sa))) && (await serverRow(castId('claude_code', sd))))
     const from = Number((await cluster.sql('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events'))[0]!.s)
-    appendTurn(a, sa, 'first')
+    appendTurn(a, sa, 'first', Date.now(), 0)
     await until('a first', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u'`, [from])).length > 0)
-    appendTurn(d, sd, 'second', Date.now() + skew)
+    appendTurn(d, sd, 'second', Date.now() + skew, 0)
     await until('d second', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-v'`, [from])).length > 0)
     const mid = Number((await cluster.sql('SELECT MAX(seq) AS s FROM cast_team.events'))[0]!.s)
-    appendTurn(a, sa, 'third')
+    appendTurn(a, sa, 'third', Date.now(), 0)
     await until('a third', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u'`, [mid])).length > 0)
+    // Both machines settled and published: the stream replays exactly what the server holds.
+    for (const [m, dev] of [[a, 'host-u'], [d, 'host-v']] as const) {
+      await until(`${dev} published`, async () => (await localTransitions(m)).length === (await publishedTransitions(dev)).length, 60_000, 100)
+    }
+
+    const expected = (await cluster.sql(`SELECT seq FROM cast_team.events WHERE kind = 'transition' AND seq > $1 ORDER BY seq`, [from])).map((r) => Number(r.seq))
     const watch = startCast(['sessions', '--team', '-w', '--json', '--since', String(from)], a.env)
-    const lines: {device: string; ts: string; device_ts: string}[] = []
+    const lines: {device: string; ts: string; device_ts: string; seq: number}[] = []
     await until('the replay', async () => {
       while (watch.lines.length > lines.length) lines.push(JSON.parse(watch.lines[lines.length]!))
-      return lines.some((x) => x.device === 'host-u') && lines.filter((x) => x.device === 'host-u').length >= 2 && lines.some((x) => x.device === 'host-v') && lines.at(-1)!.device === 'host-u'
+      return lines.length >= expected.length
     })
+    expect(lines.map((x) => x.seq)).toEqual(expected)
     await watch.stop()
     const firstD = lines.findIndex((x) => x.device === 'host-v')
     expect(lines.slice(0, firstD).some((x) => x.device === 'host-u')).toBe(true)
@@ -276,15 +282,21 @@ describe('team', () => {
     expect([rb.code, rc.code].sort()).toEqual([0, 5])
     const loser = rb.code === 5 ? rb : rc
     expect(loser.stderr).toMatch(/already answered by (xan|yul)@example\.com/)
-    const winner = rb.code === 0 ? 'btree' : 'brin'
-    await until('the answer in the agent', async () => userTexts(a.h.home, a.project, s).some((t) => t.includes(winner)))
+    const winner = rb.code === 0 ? 'xan@example.com' : 'yul@example.com'
+    expect(json(rb.code === 0 ? rb : rc)).toMatchObject({device: 'host-w', status: 'delivered'})
+    // One answer on the machine it runs on, by the winner, published once.
+    await until('the answer on the server', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`)).length > 0)
     await new Promise((r) => setTimeout(r, 1500))
-    expect(userTexts(a.h.home, a.project, s).filter((t) => /btree|brin/.test(t) && t !== 'task g000')).toHaveLength(1)
+    const answered = await cluster.sql(`SELECT payload FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`)
+    expect(answered).toHaveLength(1)
+    expect(answered[0]!.payload).toMatchObject({answer: rb.code === 0 ? 1 : 2, by: winner, card})
+    const actions = await cluster.sql(`SELECT status FROM cast_team.actions WHERE session_id = $1 AND verb = 'answer' ORDER BY status`, [id])
+    expect(actions.map((x) => x.status)).toEqual(['delivered', 'refused'])
   })
 })
 
 /** The agent (its transcript) takes one more turn: a prompt, then a reply that ends it. */
-function appendTurn(m: Machine, sessionId: string, text: string, at = Date.now()): void {
+function appendTurn(m: Machine, sessionId: string, text: string, at = Date.now(), replyDelayMs = 400): void {
   const p = claudeTranscriptPath(m.h.home, m.project, sessionId)
   const base = {cwd: m.project, isSidechain: false, sessionId, userType: 'external', version: '2.1.100'}
   const u = `u-${at}-${Math.random().toString(36).slice(2)}`
@@ -292,8 +304,11 @@ function appendTurn(m: Machine, sessionId: string, text: string, at = Date.now()
     {...base, message: {content: text, role: 'user'}, parentUuid: null, timestamp: new Date(at).toISOString(), type: 'user', uuid: u},
   ]
   fs.appendFileSync(p, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
-  setTimeout(() => {
+  const later = (): void => {
     const reply = {...base, message: {content: [{text: `Done: ${text}`, type: 'text'}], id: `msg-${u}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, parentUuid: u, timestamp: new Date(at + 500).toISOString(), type: 'assistant', uuid: `a-${u}`}
     fs.appendFileSync(p, JSON.stringify(reply) + '\n')
-  }, 400)
+  }
+
+  if (replyDelayMs === 0) later()
+  else setTimeout(later, replyDelayMs)
 }

@@ -88,7 +88,7 @@ export function queueSummary(store: Store, sessionId: string, at: number): void 
 
 /** Is there a decision card on this machine whose id starts with `prefix`? */
 export function hasLocalCard(store: Store, prefix: string): boolean {
-  return store.q(`SELECT 1 FROM decisions WHERE substr(id, 1, length(?1)) = ?1 LIMIT 1`).get(prefix) !== undefined
+  return store.q(`SELECT 1 FROM decisions WHERE substr(id, 1, length(?)) = ? LIMIT 1`).get(prefix, prefix) !== undefined
 }
 
 // ---------------------------------------------------------------- actions carried out here
