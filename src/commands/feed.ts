@@ -62,18 +62,36 @@ it. --label filters by your own label.`
     const {teamRows} = await import('../core/team/index.js')
     const {deviceName} = await import('../lib/env.js')
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
-    const rows = [...store.loadSessions(), ...remote]
-      .filter((r) => {
-        if (r.parentId !== null) return false
-        const at = r.facts.lastActivityAt ?? r.firstSeenAt
-        if (now - at > config.inbox.recencyMs) return false
-        if (!under(r.facts.cwd)) return false
-        if (flags.agent && r.agent !== flags.agent) return false
-        if (flags.state && flags.state.length > 0 && !flags.state.includes(r.state)) return false
-        if (flags.label && r.labels[this.me] !== flags.label) return false
-        if (member !== null && !isOwnedBy(r.records.owners, member) && !(r.runner !== null && sameIdentity(r.runner, member))) return false
-        return true
-      })
+    const keep = (r: (typeof remote)[number]): boolean => {
+      if (r.parentId !== null) return false
+      const at = r.facts.lastActivityAt ?? r.firstSeenAt
+      if (now - at > config.inbox.recencyMs) return false
+      if (!under(r.facts.cwd)) return false
+      if (flags.agent && r.agent !== flags.agent) return false
+      if (flags.state && flags.state.length > 0 && !flags.state.includes(r.state)) return false
+      if (flags.label && r.labels[this.me] !== flags.label) return false
+      if (member !== null && !isOwnedBy(r.records.owners, member) && !(r.runner !== null && sameIdentity(r.runner, member))) return false
+      return true
+    }
+
+    // Only rows inside the recency window are loaded, a chunk at a time, newest first, until
+    // --limit of them pass the filters (issue 16: the store's size does not grow the read).
+    const {recentTopLevelIds} = await import('../core/store/listing.js')
+    const local: typeof remote = []
+    let chunk: string[] = []
+    const take = (): void => {
+      for (const r of store.loadSessions(chunk)) if (local.length < flags.limit && keep(r)) local.push(r)
+      chunk = []
+    }
+
+    for (const id of recentTopLevelIds(store, now - config.inbox.recencyMs)) {
+      chunk.push(id)
+      if (chunk.length >= 200) take()
+      if (local.length >= flags.limit) break
+    }
+
+    if (local.length < flags.limit) take()
+    const rows = [...local, ...remote.filter((r) => keep(r))]
       .sort((a, b) => (b.facts.lastActivityAt ?? b.firstSeenAt) - (a.facts.lastActivityAt ?? a.firstSeenAt))
       .slice(0, flags.limit)
     const result: FeedJson = {

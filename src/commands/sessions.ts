@@ -58,7 +58,7 @@ prints each matching session once.`
     const {teamRows} = await import('../core/team/index.js')
     const {deviceName} = await import('../lib/env.js')
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
-    const {listing, rows} = buildListing([...store.loadSessions(), ...remote], this.me, now, {
+    const filters = {
       agent: flags.agent,
       all: flags.all,
       cwd: flags.cwd,
@@ -67,7 +67,15 @@ prints each matching session once.`
       recencyMs: config.inbox.recencyMs,
       states: flags.state,
       team: flags.team,
-    })
+    }
+    if (flags.all && this.jsonEnabled() && !flags.team && remote.length === 0) {
+      // The big list streams (issue 16 point 4): the same bytes, a chunk of rows at a time.
+      const {streamListing} = await import('../lib/stream-listing.js')
+      streamListing(store, this.me, now, filters, (chunk) => process.stdout.write(chunk))
+      return
+    }
+
+    const {listing, rows} = buildListing([...store.loadSessions(), ...remote], this.me, now, filters)
     if (!this.jsonEnabled()) {
       const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
       const {homeDir} = await import('../lib/env.js')

@@ -1,0 +1,102 @@
+/**
+ * Streaming the big list (issue 16 point 4): `cast sessions --json --all` writes the listing a
+ * chunk of rows at a time; its bytes must equal the non-streamed JSON of the same listing, on a
+ * store indexed from real Claude Code 2.1.328 and Codex 0.169.0 files, with cast's records on some
+ * sessions (pinned, stashed, dismissed, snoozed) and more rows than one chunk.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {ADAPTERS} from '../../src/adapters/index.js'
+import {Ingester} from '../../src/core/ingest/engine.js'
+import {Store} from '../../src/core/store/store.js'
+import {streamListing} from '../../src/lib/stream-listing.js'
+import {buildListing, type ListFilters} from '../../src/lib/views.js'
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
+const NOW = Date.parse('2026-12-01T12:00:00Z')
+const ME = 'me@example.com'
+let dir: string
+let store: Store
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-stream-list-'))
+  store = new Store(path.join(dir, 'cast'))
+})
+afterEach(() => {
+  store.close()
+  fs.rmSync(dir, {force: true, recursive: true})
+})
+
+/** HOME with every real transcript, each `copies` times under fresh session ids. */
+function realHome(copies: number): string {
+  const home = path.join(dir, 'home')
+  const claude = path.join(FIXTURES, 'claude-code', 'real-2.1.328')
+  const transcripts = fs.readdirSync(claude).filter((f) => f.endsWith('.jsonl'))
+  const rollouts = fs.readdirSync(path.join(FIXTURES, 'codex', 'real-0.169.0'), {recursive: true, withFileTypes: true}).filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+  for (let i = 0; i < copies; i++) {
+    for (const [j, f] of transcripts.entries()) {
+      const id = `${String(i).padStart(8, '0')}-0000-4000-8000-${String(j).padStart(12, '0')}`
+      const file = path.join(home, '.claude', 'projects', `-src-p${i % 7}`, `${id}.jsonl`)
+      fs.mkdirSync(path.dirname(file), {recursive: true})
+      fs.copyFileSync(path.join(claude, f), file)
+    }
+
+    for (const [j, e] of rollouts.entries()) {
+      const id = `01a23105-${String(i).padStart(4, '0')}-7000-8000-${String(j).padStart(12, '0')}`
+      const file = path.join(home, '.codex', 'sessions', '2026', '12', '01', `rollout-2026-12-01T09-00-00-${id}.jsonl`)
+      fs.mkdirSync(path.dirname(file), {recursive: true})
+      fs.copyFileSync(path.join(e.parentPath, e.name), file)
+    }
+  }
+
+  return home
+}
+
+function index(copies: number): void {
+  const home = realHome(copies)
+  new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: ME}).sync()
+  const ids = store.loadSessions().map((r) => r.id)
+  store.tx(() => {
+    for (const [i, id] of ids.entries()) {
+      if (i % 11 === 0) store.patchRecords(id, {pinned: true})
+      else if (i % 13 === 0) store.patchRecords(id, {filedAt: NOW - 3_600_000, filing: 'stashed'})
+      else if (i % 17 === 0) store.patchRecords(id, {filedAt: NOW - 3_600_000, filing: 'dismissed'})
+      else if (i % 19 === 0) store.patchRecords(id, {filedAt: NOW - 3_600_000, filing: 'snoozed', snoozedUntil: NOW + 86_400_000})
+    }
+  })
+  store.reconcile(NOW, ids)
+}
+
+function both(f: ListFilters, chunk = 7): {streamed: string; whole: string} {
+  let streamed = ''
+  streamListing(store, ME, NOW, f, (c) => {
+    streamed += c
+  }, chunk)
+  const whole = JSON.stringify(buildListing(store.loadSessions(), ME, NOW, f).listing, null, 2) + '\n'
+  return {streamed, whole}
+}
+
+describe('cast sessions --json --all, streamed', () => {
+  it('writes the same bytes as the whole listing, over many chunks of rows', () => {
+    index(12)
+    for (const chunk of [7, 500]) {
+      const {streamed, whole} = both({all: true, recencyMs: 7 * 86_400_000}, chunk)
+      expect(JSON.parse(streamed).sessions.length).toBeGreaterThan(7 * 5)
+      expect(streamed).toBe(whole)
+    }
+  })
+
+  it('the same under filters, and for an empty listing', () => {
+    index(3)
+    for (const f of [{agent: 'codex'}, {states: ['needs_input']}, {cwd: '/nowhere'}, {label: 'none'}]) {
+      const {streamed, whole} = both({all: true, ...f})
+      expect(streamed).toBe(whole)
+    }
+
+    expect(both({agent: 'codex', all: true}).streamed).toContain('"agent": "codex"')
+    expect(JSON.parse(both({all: true, cwd: '/nowhere'}).streamed).sessions).toEqual([])
+  })
+})
