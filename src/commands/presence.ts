@@ -16,7 +16,9 @@ Custom presences come from the config, each with a wait budget and instructions:
 
   "presences": [{"name": "focus", "wait_budget": "15m", "instructions": "Batch questions."}]
 
---for D makes it lapse back to online after D. An agent reads the instructions with "cast presence --json".`
+--for D makes it lapse back to online after D. An agent reads the instructions with "cast presence --json".
+
+A change reaches running agents: sessions with cast's hooks (cast hooks install claude-code|codex) get the notice as context on their next prompt (or at their start). With --notify-agents, every live session resting at its prompt in tmux is also sent the notice now, as its next input (cast send's safety rules: never into an open dialog, never while it works). "cast presence" lists the sessions told.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> away --for 2h',
     '<%= config.bin %> <%= command.id %> online',
@@ -24,6 +26,7 @@ Custom presences come from the config, each with a wait budget and instructions:
   ]
   static override flags = {
     for: Flags.string({helpValue: 'D', summary: 'Lapse back to online after D (e.g. 2h, 90m).'}),
+    'notify-agents': Flags.boolean({summary: 'Also send the notice now to every live session resting at its prompt (cast send).'}),
   }
   static override summary = 'Set or read your presence: online, away, or a custom one.'
 
@@ -52,6 +55,11 @@ Custom presences come from the config, each with a wait budget and instructions:
 
       const {setPresence} = await import('../core/store/presence.js')
       setPresence(store, {presence: name, setAt: now, until, who: this.me})
+      const {presenceFor: pf} = await import('../lib/decide.js')
+      const {writePresenceNotice} = await import('../lib/turn-marks.js')
+      const cur = pf(store, config, this.me, now)
+      writePresenceNotice(this.env, {id: String(now), text: noticeText(cur.who, cur.name, until, cur.instructions)})
+      if (flags['notify-agents']) await this.notifyAgents(store, String(now), noticeText(cur.who, cur.name, until, cur.instructions))
     } else if (flags.for !== undefined) {
       this.fail('--for needs a presence: cast presence away --for 2h', EXIT.USAGE)
     }
@@ -65,8 +73,19 @@ Custom presences come from the config, each with a wait budget and instructions:
       if (p.instructions) this.log(`instructions: ${p.instructions}`)
     }
 
+    // Who heard the current notice: the hook marks each session it told (and --notify-agents' sends).
+    const {readPresenceNotice, toldOf} = await import('../lib/turn-marks.js')
+    const {castId, shortId} = await import('../core/model/ids.js')
+    const notice = readPresenceNotice(this.env)
+    const told = notice === null ? [] : toldOf(this.env, notice.id).map((t) => ({agent: t.agent, id: castId(t.agent as never, t.nativeId), native_id: t.nativeId}))
+    if (!this.jsonEnabled() && notice !== null) {
+      this.log(told.length === 0 ? 'told: no session yet (each hears it on its next prompt)' : `told: ${told.map((t) => `${shortId(t.id)} (${t.agent})`).join(', ')}`)
+    }
+
     return {
       instructions: p.instructions,
+      notice: notice?.text ?? null,
+      told,
       presence: p.name,
       presences: config.presences.map((x) => ({instructions: x.instructions, name: x.name, wait_budget_ms: x.waitBudgetMs})),
       since: iso(p.since),
@@ -75,6 +94,46 @@ Custom presences come from the config, each with a wait budget and instructions:
       who: p.who,
     }
   }
+
+  /** --notify-agents: send the notice to each live session resting at its prompt, with cast send's safety rules. */
+  private async notifyAgents(store: Awaited<ReturnType<BaseCommand['openStore']>>, id: string, text: string): Promise<void> {
+    const {sendMessage} = await import('../lib/deliver.js')
+    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {setPresenceMark} = await import('../lib/turn-marks.js')
+    const {shortId} = await import('../core/model/ids.js')
+    const clock = this.clock()
+    syncBeforeRead(store, this.env, clock, this.me)
+    const at = [
+      {reason: null, state: 'needs_input' as const},
+      {reason: null, state: 'done' as const},
+    ]
+    for (const row of store.loadSessions()) {
+      const proc = row.facts.process
+      if (row.parentId !== null || proc === null || !proc.alive || proc.exited !== null) continue
+      if (row.records.owners.length > 0 && !row.records.owners.includes(this.me)) continue
+      if (row.state !== 'needs_input' && row.state !== 'done') continue
+      try {
+        const r = await sendMessage(store, this.env, clock, this.me, row.id, text, {cause: 'presence', ifMatch: at, synced: true})
+        if (r.route !== 'tmux') continue
+        setPresenceMark(this.env, row.agent, row.nativeId, id)
+        if (!this.jsonEnabled()) this.log(`sent the notice to ${shortId(row.id)} (${r.via})`)
+      } catch (error) {
+        if (!this.jsonEnabled()) this.log(`not sent to ${shortId(row.id)}: ${(error as Error).message.split('\n')[0]}`)
+      }
+    }
+  }
+}
+
+/** The sentence a running agent gets when presence changes (seed 001: "reaches the agent as a notice"). */
+export function noticeText(who: string, name: string, until: number | null, instructions: string): string {
+  const lapse = until === null ? '' : ` until ${new Date(until).toISOString()}`
+  const what =
+    name === 'online'
+      ? 'A question may wait for their answer.'
+      : name === 'away'
+        ? 'Never block on them: decide, keep working, and leave notes in the inbox (cast decide --wait takes the recommended option at once).'
+        : ''
+  return `cast: ${who}'s presence is now ${name}${lapse}. ${[what, instructions].filter(Boolean).join(' ')}`.trim()
 }
 
 function formatMs(ms: number): string {

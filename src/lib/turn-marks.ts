@@ -104,3 +104,15 @@ export function toldOf(env: Env, id: string): {agent: string; nativeId: string}[
 
   return out
 }
+
+/** Record that a session was told the notice with this id (a send did it; the hook will not repeat it). */
+export function setPresenceMark(env: Env, agent: string, nativeId: string, id: string): void {
+  const file = markPath(env, agent, nativeId, 'presence')
+  if (file === null) return
+  try {
+    fs.mkdirSync(path.dirname(file), {mode: 0o700, recursive: true})
+    fs.writeFileSync(file, `${id}\n`, {mode: 0o600})
+  } catch {
+    /* best effort */
+  }
+}

@@ -103,10 +103,11 @@ describe('claude_code', () => {
     const s = await until(r.h.cast, (x) => mine(r)(x) && x.state === 'needs_input' && x.reason === 'settled', 60_000, 'needs_input/settled')
     // Wait for the classifier's outcome to be recorded, then check nothing moved.
     const end = Date.now() + 60_000
-    let rest: {decided_by: string; classifier: {error: string | null} | null} | null = null
+    type Rest = {decided_by: string; classifier: {error: string | null} | null} | null
+    let rest: Rest = null as Rest
     while (Date.now() < end) {
       const ex = await runCast(['explain', s.id, '--json'], {env: r.h.cast})
-      rest = (JSON.parse(ex.stdout) as {rest: typeof rest}).rest
+      rest = (JSON.parse(ex.stdout) as {rest: Rest}).rest
       if (rest?.classifier?.error) break
       await new Promise((res) => setTimeout(res, 500))
     }
