@@ -205,7 +205,8 @@ describe(AGENT, () => {
     const {h, mock} = await setup('unseen', [{kind: 'stall', text: 'Thinking'}])
     const pane = await h.tui(['think hard'])
     await mock.waitMain(1)
-    await h.tmux.waitFor(pane, /Working \(/)
+    // A reply streaming: no `Working (` line then, only the text so far.
+    await h.tmux.waitFor(pane, /• Thinking/)
     // kill -9 everything of this home (TUI, daemon, helpers) before cast's first look.
     h.tmux.killWindow(pane)
     killUnder(h.dir)
@@ -356,7 +357,11 @@ describe(AGENT, () => {
       const {h, pane} = await hooked('hplain', [text('Hooked hello.')], 'say hello')
       await h.tmux.waitFor(pane, /Hooked hello\./)
       const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
-      expect(s.messages).toBe(2)
+      // cast's nudge (Stop answered once with decision: block) makes Codex write a HookPrompt
+      // item and reply once more: one prompt and every reply count, the hook prompt does not.
+      await fileLine(h, (l) => l.payload?.type === 'task_complete')
+      const replies = h.lines().filter((l) => l.payload?.type === 'item_completed' && l.payload.item?.type === 'AgentMessage').length
+      expect(s.messages).toBe(1 + replies)
       expect((await codexRows(h)).length).toBe(1)
       expect(fs.readFileSync(`${h.codexHome}/config.toml`, 'utf8')).toMatch(/trusted_hash/)
     })

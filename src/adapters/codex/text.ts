@@ -28,6 +28,9 @@ const INJECTED_PREFIXES = [
   '<collaboration_mode>',
   '<skills_instructions>',
   '<skill>',
+  // 0.169: a Stop hook's `decision: block` reason comes back as a harness-made user message
+  // (`<hook_prompt hook_run_id="stop:…">…</hook_prompt>`, item type HookPrompt): not a prompt.
+  '<hook_prompt',
 ] as const
 
 export function isInjected(text: string): boolean {
