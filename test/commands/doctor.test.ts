@@ -87,16 +87,20 @@ describe('cast doctor', () => {
     expect(report.adapters).toHaveLength(AGENTS.length)
   })
 
-  it('things that are not problems are reported and exit 0: a malformed agent settings file, a bad screen pattern', async () => {
+  it('a malformed agent settings file is reported, not a problem; a bad screen pattern is the config error commands give (issue 13 point 6)', async () => {
     writeFile(path.join(h.home, '.gemini', 'settings.json'), '{"hooks": {')
     writeFile(path.join(h.castHome, 'config.json'), JSON.stringify({screen_patterns: {codex: {approval: ['(unclosed']}}}))
 
     const r = await runCast(['doctor', '--json'], {env: h.env})
+    const sessions = await runCast(['sessions'], {env: h.env})
 
-    expect(r.code).toBe(0)
+    // Commands refuse this config (exit 2), so doctor names it as a problem, with their message.
+    expect(sessions.code).toBe(2)
+    expect(r.code).toBe(1)
     const report = json(r)
     expect(report.adapters.find((a: {agent: string}) => a.agent === 'gemini').hooks.state).toBe('error')
     expect(report.config.screen_pattern_errors).toEqual([expect.stringMatching(/^screen_patterns\.codex\.approval\.0: /)])
+    expect(report.problems.map((p: {message: string}) => p.message)).toEqual([sessions.stderr.split('\n')[0]!.replace(/^cast: /, '')])
     expect(report.warnings).toHaveLength(2)
   })
 

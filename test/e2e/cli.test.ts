@@ -42,7 +42,7 @@ describe('cast sessions', () => {
       ['Fix the parser', 'needs_input', 'settled', 'needs_input'],
     ])
     expect(Object.keys(r.sessions[0]).sort()).toEqual(
-      ['agent', 'background_work', 'bucket', 'children', 'created_at', 'cwd', 'decision', 'device', 'filing', 'id', 'labels', 'last_activity_at', 'live', 'messages', 'model', 'native_id', 'owners', 'parent_id', 'pid', 'pinned', 'quiet', 'reason', 'rule', 'runner', 'short_id', 'snoozed_until', 'state', 'state_line', 'title', 'waiting_since'].sort(),
+      ['agent', 'ask', 'background_work', 'bucket', 'children', 'created_at', 'cwd', 'decision', 'device', 'filing', 'id', 'labels', 'last_activity_at', 'live', 'messages', 'model', 'native_id', 'owners', 'pane', 'parent_id', 'pid', 'pinned', 'quiet', 'reason', 'rule', 'runner', 'short_id', 'snoozed_until', 'state', 'state_line', 'title', 'waiting_since'].sort(),
     )
     expect(r.sessions[0]).toMatchObject({agent: 'claude_code', cwd: '/src/app', native_id: OTHER, rule: 4})
     expect(r.sessions[0].id).toHaveLength(26)
