@@ -358,7 +358,9 @@ describe(AGENT, () => {
   it.concurrent('headless_killed: opencode run killed mid-run reads needs_input/dead', async () => {
     const r = await setup('headless-kill', sequence([tool('bash', {command: 'sleep 60', description: 'Sleep'}), text('never')]))
     const child = spawnHeadless(r, 'Run the long command')
-    await waitFile('the bash tool running', () => dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`).length > 0, 90_000)
+    // A loaded machine can take a minute or two to get `opencode run` to its first request.
+    await r.mock.waitMain(1, 170_000)
+    await waitFile('the bash tool running', () => dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`).length > 0, 30_000)
     const [ses] = topSessions(r.h)
     await until(r.env, at(ses!.id, 'working'), 30_000, 'working')
     killTree(child.pid!)
@@ -430,17 +432,18 @@ describe(AGENT, () => {
     r.mock.release()
   })
 
-  it.concurrent('bad_stream: a truncated stream and a garbage chunk do not break cast', async () => {
+  it.concurrent('bad_stream: a cut stream is retried, a garbage chunk is the error cast shows', async () => {
     const r = await setup('bad', sequence([{kind: 'truncated', text: 'Cut off mid'}], {after: {kind: 'garbage', text: 'Garbled but whole answer.'}}))
-    const pane = await startTui(r, 'Say something')
+    await startTui(r, 'Say something')
     await r.mock.waitMain(1)
-    // Whatever OpenCode makes of it (retry, error, a partial answer), it ends with the garbage reply.
-    await r.h.tmux.waitFor(pane, /Garbled|error|Error|retrying/i, 90_000)
-    const [ses] = topSessions(r.h)
-    const s = await until(r.env, (x) => x.native_id === ses!.id, 30_000, 'the session listed')
-    expect(['working', 'needs_input']).toContain(s.state)
-    const r2 = await runCast(['explain', s.id], {env: r.env})
-    expect(r2.code).toBe(0)
+    // OpenCode retries the cut stream (nothing in the db), then keeps the text before the garbage
+    // chunk and stores an UnknownError "JSON parsing failed": cast reads that as the error.
+    await r.mock.waitMain(2, 90_000)
+    const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
+    const stored = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.message') AS m FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 60_000)
+    expect(stored.n).toBe('UnknownError')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 30_000, 'needs_input/error')
+    expect(String((await explainFact(r.env, s.id, 'error')).value)).toMatch(/JSON parsing failed/)
   })
 })
 
