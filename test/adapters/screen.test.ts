@@ -161,6 +161,8 @@ Enter to select · ↑/↓ to navigate · Esc to cancel
   codexIdle: `
 • Migrated users to UUID keys; legacy ids are kept in legacy_id.
 
+─ Worked for 1m 12s ──────────────────────────────────────────────
+
 › Ask Codex to do anything
 
   gpt-5.5 medium · 88% left · ~/projects/api
@@ -188,12 +190,13 @@ Enter to select · ↑/↓ to navigate · Esc to cancel
   copilotBusy: `
  ● Reading package.json
 
- ⠹ Thinking (Esc to cancel)
+ ◐ Working (4s · esc to interrupt)
 `,
   copilotIdle: `
  ● The build passes now.
 
- >
+ ❯
+ / commands · ? help
 `,
   cursorApproval: `
   Run this command?
@@ -297,7 +300,7 @@ describe('matchScreen over captured screens of every agent', () => {
     ${'claude_code'} | ${S.claudeApprovalPlain}       | ${'approval'} | ${'Do you want to proceed?'}
     ${'claude_code'} | ${S.claudeApprovalBoxed}       | ${'approval'} | ${'parser.ts'}
     ${'claude_code'} | ${S.claudeTrust}               | ${'approval'} | ${'Do you trust the files in this folder?'}
-    ${'claude_code'} | ${S.claudeQuestion}            | ${'question'} | ${'Enter to select · ↑/↓ to navigate · Esc to cancel'}
+    ${'claude_code'} | ${S.claudeQuestion}            | ${'question'} | ${'Which database should the new service use?'}
     ${'claude_code'} | ${S.claudeBusy}                | ${'busy'}     | ${'✢ Hullaballooing… (53s · ↓ 749 tokens · esc to interrupt)'}
     ${'claude_code'} | ${S.claudeBusyNew}             | ${'busy'}     | ${'✻ Percolating… (12s · ↑ 1.2k tokens)'}
     ${'claude_code'} | ${S.claudeError}               | ${'error'}    | ${'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired."}} · Please run /login'}
@@ -307,8 +310,8 @@ describe('matchScreen over captured screens of every agent', () => {
     ${'codex'}       | ${S.codexQuestion}             | ${'question'} | ${'enter to submit answer · esc to cancel'}
     ${'codex'}       | ${S.codexBusy}                 | ${'busy'}     | ${'• Working (12s • esc to interrupt)'}
     ${'codex'}       | ${S.codexError}                | ${'error'}    | ${'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)'}
-    ${'codex'}       | ${S.codexIdle}                 | ${'idle'}     | ${'Ask Codex to do anything'}
-    ${'gemini'}      | ${S.geminiApproval}            | ${'approval'} | ${'npm'}
+    ${'codex'}       | ${S.codexIdle}                 | ${'idle'}     | ${'─ Worked for 1m 12s ──────────────────────────────────────────────'}
+    ${'gemini'}      | ${S.geminiApproval}            | ${'approval'} | ${'Shell npm test (Run the test suite)'}
     ${'gemini'}      | ${S.geminiBusy}                | ${'busy'}     | ${'⠏ Analyzing the test output (esc to cancel, 12s)'}
     ${'gemini'}      | ${S.geminiError}               | ${'error'}    | ${'[API Error: got status: 429 Too Many Requests. {"error":{"code":429,"message":"Resource exhausted"}}]'}
     ${'gemini'}      | ${S.geminiIdle}                | ${'idle'}     | ${'Type your message or @path/to/file'}
@@ -317,8 +320,8 @@ describe('matchScreen over captured screens of every agent', () => {
     ${'opencode'}    | ${S.opencodeBusy}              | ${'busy'}     | ${'⬝⬝⬝■■■ esc interrupt'}
     ${'opencode'}    | ${S.opencodeIdle}              | ${'idle'}     | ${'Ask anything... "Fix a TODO in the codebase"'}
     ${'copilot'}     | ${S.copilotApproval}           | ${'approval'} | ${'Do you want to run this command?'}
-    ${'copilot'}     | ${S.copilotBusy}               | ${'busy'}     | ${'⠹ Thinking (Esc to cancel)'}
-    ${'copilot'}     | ${S.copilotIdle}               | ${'idle'}     | ${''}
+    ${'copilot'}     | ${S.copilotBusy}               | ${'busy'}     | ${'◐ Working (4s · esc to interrupt)'}
+    ${'copilot'}     | ${S.copilotIdle}               | ${'idle'}     | ${'/ commands · ? help'}
     ${'cursor'}      | ${S.cursorApproval}            | ${'approval'} | ${'npm test -- --watch=false'}
     ${'cursor'}      | ${S.cursorBusy}                | ${'busy'}     | ${'ctrl+c to stop'}
     ${'cursor'}      | ${S.cursorIdle}                | ${'idle'}     | ${'How can I help you?'}

@@ -467,7 +467,7 @@ export function agentOfPane(pane: PaneInfo, processes: ReadonlyMap<string, Agent
     }
 
     for (const c of childrenOf(pid)) {
-      if (pids.has(c)) continue
+      if (pids.has(c) || isSharedServer(c)) continue
       pids.add(c)
       order.push(c)
     }
@@ -560,11 +560,32 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   if (ap.cwd === null) return null
   const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => {
     if (c.parentId !== null) return false
-    if (c.alive && c.pid !== null && !ap.pids.has(c.pid)) return false
+    // Run by a live process elsewhere, unless that process is a server every TUI shares.
+    if (c.alive && c.pid !== null && !ap.pids.has(c.pid) && !isSharedServer(c.pid)) return false
     if (ap.startedAt !== null && (c.lastActivityAt === null || c.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
     return true
   })
-  return candidates.length === 1 ? {nativeId: candidates[0]!.nativeId, via: 'cwd'} : null
+  if (candidates.length === 1) return {nativeId: candidates[0]!.nativeId, via: 'cwd'}
+  // Several in the folder: the one session created just after this process started is the one
+  // it started (Codex creates its thread as the TUI comes up; each TUI its own).
+  if (candidates.length > 1 && ap.startedAt !== null) {
+    const born = candidates.filter((c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS)
+    if (born.length === 1) return {nativeId: born[0]!.nativeId, via: 'cwd'}
+  }
+
+  return null
+}
+
+/** A session created this long after its process started was created by it. */
+const BORN_WINDOW_MS = 20_000
+const BORN_SLACK_MS = 2000
+
+/**
+ * A server process every TUI of an agent shares (Codex's `codex app-server` daemon, started by
+ * the first TUI and outliving it): never part of a pane's tree, never one session's process.
+ */
+export function isSharedServer(pid: number): boolean {
+  return processArgv(pid).includes('app-server')
 }
 
 /**

@@ -27,6 +27,7 @@ export function screenContributions(store: Store): ScreenContributionRow[] {
 
 export interface CwdCandidate {
   readonly nativeId: string
+  readonly createdAt: number | null
   readonly lastActivityAt: number | null
   readonly parentId: string | null
   /** The process the session's facts name, if any. */
@@ -39,13 +40,14 @@ export function sessionsInCwd(store: Store, agent: string, cwd: string): CwdCand
   return (
     store
       .q(
-        `SELECT native_id, last_activity_at, parent_id, json_extract(facts, '$.process.pid') AS pid,
+        `SELECT native_id, json_extract(facts, '$.createdAt') AS created_at, last_activity_at, parent_id, json_extract(facts, '$.process.pid') AS pid,
            json_extract(facts, '$.process.alive') AS alive
          FROM sessions WHERE agent = ? AND cwd = ?`,
       )
       .all(agent, cwd) as Row[]
   ).map((r) => ({
     alive: r.alive === 1 || r.alive === true,
+    createdAt: r.created_at === null || r.created_at === undefined ? null : Number(r.created_at),
     lastActivityAt: r.last_activity_at === null ? null : Number(r.last_activity_at),
     nativeId: String(r.native_id),
     parentId: r.parent_id === null ? null : String(r.parent_id),

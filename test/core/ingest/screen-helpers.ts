@@ -151,7 +151,7 @@ export const SCREENS = {
     '  Press enter to confirm or esc to cancel',
   ].join('\n'),
   codexBusy: ['• Ran psql -f migrations/0008_uuid.sql', '', '• Working (12s • esc to interrupt)', '', '› Ask Codex to do anything', '', '  gpt-5.5 medium · 94% left · ~/api'].join('\n'),
-  codexIdle: ['• Migrated users to UUID keys.', '', '› Ask Codex to do anything', '', '  gpt-5.5 medium · 90% left · ~/api'].join('\n'),
+  codexIdle: ['• Migrated users to UUID keys.', '', '─ Worked for 12s ─────────────────────', '', '› Ask Codex to do anything', '', '  gpt-5.5 medium · 90% left · ~/api'].join('\n'),
   piBusy: [' Reading src/auth.ts', '', ' ⠙ Working... (esc to interrupt)'].join('\n'),
   piError: [' Error: 429 rate_limit_error: This request would exceed your rate limit'].join('\n'),
 }
