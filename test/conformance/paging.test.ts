@@ -80,7 +80,8 @@ describe.skipIf(!HAVE_BUS)(AGENT, () => {
     }
 
     expect(screen()).toMatch(/ok: /)
-    // One ask, one notification.
-    expect(bus.notes()).toHaveLength(1)
+    // One ask, one approval notification (the turn that ends after it pages "waiting for input").
+    expect(bus.notes().filter((x) => x.summary === 'Claude is waiting for approval')).toHaveLength(1)
+    expect(bus.notes().every((x) => /^Claude is waiting for (approval|input)$/.test(x.summary))).toBe(true)
   })
 })

@@ -156,14 +156,25 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     startSession(sid(41), 'Refactor')
     await runCast(['sessions'], {env: h.env})
     const d = startCast(['daemon', '--notify'], h.env)
+    // The daemon says when its notifier reads the log.
+    let stderr = ''
+    d.child.stderr!.on('data', (c) => (stderr += String(c)))
     await waitForWatcher(h.castHome)
-    fs.appendFileSync(file(sid(41)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Refactored.', type: 'text'}], id: 'msg_d41', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(41), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a41'}) + '\n')
+    for (const end = Date.now() + 30_000; !stderr.includes('cast daemon: paging'); ) {
+      if (Date.now() > end) throw new Error(`the daemon never started paging: ${stderr}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+
+    // The agent declares done during its turn, then the turn ends: done/declared_done directly.
     const state = await runCast(['state', '--session', sid(41), '--status', 'done', 'Refactor merged'], {env: h.env})
     expect(state.code, state.stderr).toBe(0)
+    fs.appendFileSync(file(sid(41)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Refactored.', type: 'text'}], id: 'msg_d41', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(41), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a41'}) + '\n')
 
     const [got] = await waitNotes(1)
     expect(got).toMatchObject({summary: 'Claude is done', urgency: 0})
     expect(got!.body).toBe('Refactor')
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(notes()).toHaveLength(1)
     expect(await d.stop()).toBe(0)
   })
 

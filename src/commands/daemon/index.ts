@@ -116,8 +116,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const config = await loadConfig(this.env)
     const nc = notifierConfig(config)
     const backends = resolveBackends(nc, this.env)
-    process.stderr.write(`cast daemon: paging ${this.me} via ${backends.join(', ')}\n`)
-    return startNotifying({
+    const paging = await startNotifying({
       backends,
       clock,
       config: nc,
@@ -128,5 +127,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       recencyMs: config.inbox.recencyMs,
       store,
     })
+    // Said once the notifier reads the log: what changes from here on pages.
+    process.stderr.write(`cast daemon: paging ${this.me} via ${backends.join(', ')}\n`)
+    return paging
   }
 }
