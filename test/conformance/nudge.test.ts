@@ -171,6 +171,21 @@ describe('claude_code', () => {
     const told = (JSON.parse(read.stdout) as {told: {id: string; via: string}[]}).told
     expect(told.map((t) => t.id)).toContain(s.id)
   })
+
+  it('send (hooks): cast presence away --notify-agents sends the notice at once to a session resting at its prompt', async () => {
+    const r = await start('notify', (req) => (req.side ? undefined : req.toolResults > 0 ? text('Declared.') : req.lastUserText.includes(NUDGE) ? bash('cast state --status done "ok"') : text('Noted.')))
+    r.h.tmux.type(r.pane, 'first')
+    await r.h.tmux.waitFor(r.pane, /Declared\./, 90_000)
+    const s = await until(r.h.cast, (x) => mine(r)(x) && x.state === 'done', 60_000, 'done')
+    const before = r.mock.requests.filter((q) => !q.side).length
+    const set = await runCast(['presence', 'away', '--notify-agents'], {env: r.h.cast})
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout).toMatch(/sent the notice to/)
+    await r.mock.waitMain(before + 1, 60_000)
+    expect(r.mock.requests.filter((q) => !q.side)[before]!.lastUserText).toMatch(/presence is now away/)
+    const read = await runCast(['presence', '--json'], {env: r.h.cast})
+    expect((JSON.parse(read.stdout) as {told: {id: string}[]}).told.map((t) => t.id)).toContain(s.id)
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
