@@ -59,8 +59,9 @@ const backupsOf = (p: string): string[] =>
     .map((n) => path.join(path.dirname(p), n))
 
 /** Every command string under hooks.<event>, grouped layout. */
+/** The commands under an event; cast's nudge word (CAST_NUDGE=1 on Stop, SessionStart, UserPromptSubmit) left out. */
 function commandsOf(doc: any, event: string): string[] {
-  return (doc.hooks?.[event] ?? []).flatMap((g: any) => (g.hooks ?? []).map((x: any) => x.command))
+  return (doc.hooks?.[event] ?? []).flatMap((g: any) => (g.hooks ?? []).map((x: any) => String(x.command).replace(/^CAST_NUDGE=1 /, '')))
 }
 
 /** Run a hook command string the way an agent does: through sh, the payload on stdin. */
