@@ -83,6 +83,7 @@ describe('cast inbox', () => {
     keys(inbox, 'Enter')
     await waitFor(() => userTexts(h.home, proj, B).includes('and the release notes') || null, 30_000, () => JSON.stringify(userTexts(h.home, proj, B)) + screen(inbox))
     await until(B, 'needs_input', 'settled')
+    await shows(inbox, /^ok: /m, 60_000)
 
     // s snoozes for a typed duration: the row moves to SNOOZED, live.
     keys(inbox, 's')
@@ -91,6 +92,7 @@ describe('cast inbox', () => {
     keys(inbox, 'Enter')
     await until(B, 'dormant', 'snoozed')
     await shows(inbox, /SNOOZED \(1\)/)
+    await shows(inbox, /^ok: /m, 60_000)
 
     // Enter jumps to the agent's pane: its window becomes the one the session shows.
     keys(inbox, '/')
@@ -143,6 +145,8 @@ describe('cast inbox', () => {
     keys(inbox, 'y')
     await until(target, 'idle', 'killed')
     await shows(inbox, /KILLED \(1\)/)
+    // The kill command returns once the process is down (TERM, then KILL after a grace).
+    await shows(inbox, /^ok: /m, 60_000)
 
     // u undoes the kill: the card comes back (the agent stays stopped).
     keys(inbox, 'u')

@@ -51,6 +51,7 @@ export async function runInbox(o: InboxOptions): Promise<void> {
   let mode: Mode = {kind: 'list'}
   let message = ''
   let busy = false
+  let doingNow = ''
   let suspended = false
 
   const reload = (): void => {
@@ -98,6 +99,7 @@ export async function runInbox(o: InboxOptions): Promise<void> {
   const cast = async (args: readonly string[], doing: string): Promise<boolean> => {
     if (busy) return false
     busy = true
+    doingNow = doing
     say(`${doing}…`)
     try {
       const {execa} = await import('execa')
@@ -179,7 +181,8 @@ export async function runInbox(o: InboxOptions): Promise<void> {
 
   const onKey = async (str: string | undefined, key: Key = {}): Promise<void> => {
     if (key.ctrl && key.name === 'c') return quit()
-    if (busy) return
+    // One verb at a time: say so rather than drop the key silently.
+    if (busy) return say(`${doingNow}… (wait for it to finish; key ignored)`)
     const m = mode
     if (m.kind === 'help') {
       mode = {kind: 'list'}
