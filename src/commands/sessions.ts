@@ -75,7 +75,9 @@ prints each matching session once.`
       return
     }
 
-    const {listing, rows} = buildListing([...store.loadSessions(), ...remote], this.me, now, filters)
+    // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
+    const {inboxListing} = await import('../lib/stream-listing.js')
+    const {listing, rows} = inboxListing(store, this.me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], this.me, now, filters)
     if (!this.jsonEnabled()) {
       const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
       const {homeDir} = await import('../lib/env.js')

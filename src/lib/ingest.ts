@@ -83,7 +83,7 @@ export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: 
       let last = 0
       ingester.readProgress = (done, total, bytes) => {
         const t = Date.now()
-        if (t - started < PROGRESS_AFTER_MS || t - last < 250) return
+        if (t - started < PROGRESS_AFTER_MS || t - last < 1000) return
         last = t
         shown = true
         say(`cast: reading agent history: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files, ${Math.round(bytes / 2 ** 20)} MB`, false)

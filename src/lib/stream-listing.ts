@@ -6,9 +6,11 @@
  * display order and writes them.
  */
 import {tally} from '../core/model/tally.js'
-import {sessionIdsInOrder} from '../core/store/listing.js'
+import {sameIdentity} from '../core/model/ownership.js'
+import {TIME_LIMITS} from '../core/model/types.js'
+import {inboxCandidateIds, olderByRunner, sessionIdsInOrder} from '../core/store/listing.js'
 import type {SessionRow, Store} from '../core/store/store.js'
-import {isLive, isRowQuiet, type ListFilters, type Listing, matchesFilters, sessionJson, sortRows} from './views.js'
+import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, matchesFilters, sessionJson, sortRows} from './views.js'
 
 const CHUNK = 500
 
@@ -57,4 +59,19 @@ export function streamListing(store: Store, me: string, now: number, f: ListFilt
 
   write('\n  ]\n}\n')
   return order.length
+}
+
+/**
+ * The default inbox (no --all, no filter) from the rows that can be in it (issue 16 point 2: a
+ * no-op `cast sessions` reads only the rows it prints): the same listing as
+ * `buildListing([...store.loadSessions(), ...remote], …)`, with the older rows only counted.
+ * Null when filters are set (the full read then).
+ */
+export function inboxListing(store: Store, me: string, now: number, f: ListFilters, remote: readonly SessionRow[]): ReturnType<typeof buildListing> | null {
+  if (f.all || f.team || f.agent || f.cwd || f.label || f.quiet || (f.states && f.states.length > 0)) return null
+  const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
+  const out = buildListing([...store.loadSessions(inboxCandidateIds(store, since)), ...remote], me, now, f)
+  // The rest are out of the inbox; `--all` lists those nobody owns that no one else runs.
+  for (const {n, runner} of olderByRunner(store, since)) if (runner === null || sameIdentity(runner, me)) out.listing.older_hidden += n
+  return out
 }

@@ -11,8 +11,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../src/adapters/index.js'
 import {Ingester} from '../../src/core/ingest/engine.js'
+import {addOwner} from '../../src/core/store/ownership.js'
 import {Store} from '../../src/core/store/store.js'
-import {streamListing} from '../../src/lib/stream-listing.js'
+import {inboxListing, streamListing} from '../../src/lib/stream-listing.js'
 import {buildListing, type ListFilters} from '../../src/lib/views.js'
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
@@ -55,9 +56,9 @@ function realHome(copies: number): string {
   return home
 }
 
-function index(copies: number): void {
+function index(copies: number, runner = ME): void {
   const home = realHome(copies)
-  new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: ME}).sync()
+  new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: runner}).sync()
   const ids = store.loadSessions().map((r) => r.id)
   store.tx(() => {
     for (const [i, id] of ids.entries()) {
@@ -98,5 +99,41 @@ describe('cast sessions --json --all, streamed', () => {
 
     expect(both({agent: 'codex', all: true}).streamed).toContain('"agent": "codex"')
     expect(JSON.parse(both({all: true, cwd: '/nowhere'}).streamed).sessions).toEqual([])
+  })
+})
+
+describe('cast sessions (the inbox), from the rows that can be in it', () => {
+  it('lists exactly what the full read lists, and counts the older rows the same, at any age of the store', () => {
+    index(4)
+    const ids = store.loadSessions().map((r) => r.id)
+    store.tx(() => {
+      addOwner(store, ids[1]!, ME, ME, NOW)
+      addOwner(store, ids[2]!, 'ana@example.com', ME, NOW)
+      addOwner(store, ids[3]!, ME.toUpperCase(), ME, NOW)
+    })
+    store.reconcile(NOW, ids)
+    let older = 0
+    for (const age of [0, 3, 8, 30, 400]) {
+      const now = NOW + age * 86_400_000
+      const f = {recencyMs: 7 * 86_400_000}
+      const lean = inboxListing(store, ME, now, f, [])
+      const whole = buildListing(store.loadSessions(), ME, now, f)
+      expect(JSON.stringify(lean?.listing)).toBe(JSON.stringify(whole.listing))
+      expect(lean?.rows.map((r) => r.id)).toEqual(whole.rows.map((r) => r.id))
+      older = Math.max(older, whole.listing.older_hidden)
+    }
+
+    // The ages above moved sessions out of the window: the count was exercised.
+    expect(older).toBeGreaterThan(0)
+  })
+
+  it('counts no older rows someone else runs, and leaves filtered listings to the full read', () => {
+    index(2, 'ana@example.com')
+    const now = NOW + 30 * 86_400_000
+    const lean = inboxListing(store, ME, now, {}, [])
+    const whole = buildListing(store.loadSessions(), ME, now, {})
+    expect(JSON.stringify(lean?.listing)).toBe(JSON.stringify(whole.listing))
+    expect(inboxListing(store, ME, now, {agent: 'codex'}, [])).toBeNull()
+    expect(inboxListing(store, ME, now, {all: true}, [])).toBeNull()
   })
 })

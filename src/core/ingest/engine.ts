@@ -13,6 +13,7 @@ import {fileURLToPath} from 'node:url'
 import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads'
 
 import type {Agent, SessionFacts} from '../model/types.js'
+import {type FileMarkRow, loadFileMarks, loadFileRow} from '../store/file-marks.js'
 import {fileMark, sameMark} from '../store/files.js'
 import {sweepSnoozes} from '../store/triage.js'
 import type {FileRow, Store} from '../store/store.js'
@@ -195,7 +196,8 @@ export class Ingester {
     }
 
     stats.files = found.length
-    const known = this.store.loadFiles()
+    // Marks only: a parser's state is loaded for the files this pass may read (below).
+    const known: Map<string, FileRow> = loadFileMarks(this.store)
     const holders = this.openHandles()
     let batch: Pending[] = []
     let batchBytes = 0
@@ -216,6 +218,16 @@ export class Ingester {
       if (i % 500 === 499) this.progress?.()
       return statOrNull(d.path)
     })
+    for (const [i, d] of found.entries()) {
+      const mark = known.get(d.path) as FileMarkRow | undefined
+      if (!mark || mark.stateLoaded || mark.kind !== 'jsonl') continue
+      const st = sts[i]
+      const same = st && mark.dev === st.dev && mark.ino === st.ino && mark.size === st.size && mark.mtimeMs === Math.floor(st.mtimeMs)
+      if (same && !mark.held && !holders.has(d.path)) continue
+      const full = loadFileRow(this.store, d.path)
+      if (full) known.set(d.path, full)
+    }
+
     if (options.defer && !only) {
       const waiting = deferredFiles(found, sts, known, options.defer)
       if (waiting.size > 0) {

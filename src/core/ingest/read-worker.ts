@@ -116,14 +116,15 @@ export function readJsonlFile(
     // Unchanged bytes; only the process holding it open may have changed.
     if (adapter.jsonl && adapter.openFileProcesses && prev.state) {
       const heldBefore = prev.state.includes('"__holder":')
+      // Nobody holds it, now or before: nothing to learn, and the state is not parsed (a no-op
+      // sync over thousands of rollouts would parse every one's state).
+      if (!heldBefore && holder === null) return null
       const state = JSON.parse(prev.state) as Record<string, unknown>
       const before = (state.__holder as number | undefined) ?? null
-      if (heldBefore || holder !== null) {
-        if (before === holder) return null
-        const contributions = jsonlContributions(adapter, match, file, state, holder, before)
-        const nextState = {...state, __holder: holder ?? undefined}
-        return {contributions, row: {...prev, readAt: now, state: JSON.stringify(nextState)}}
-      }
+      if (before === holder) return null
+      const contributions = jsonlContributions(adapter, match, file, state, holder, before)
+      const nextState = {...state, __holder: holder ?? undefined}
+      return {contributions, row: {...prev, readAt: now, state: JSON.stringify(nextState)}}
     }
 
     return null
