@@ -121,7 +121,11 @@ export class Ingester {
     private readonly opts: IngestOptions,
   ) {
     this.byAgent = new Map(adapters.map((a) => [a.agent, a]))
+    this.heldAgents = adapters.filter((a) => (a.openFileProcesses?.length ?? 0) > 0).map((a) => a.agent)
   }
+
+  /** Agents whose files a process holds open (their states record the holder). */
+  private readonly heldAgents: string[]
 
   /** Every root each adapter watches (existing or not). */
   roots(): {agent: Agent; root: string}[] {
@@ -197,7 +201,7 @@ export class Ingester {
 
     stats.files = found.length
     // Marks only: a parser's state is loaded for the files this pass may read (below).
-    const known: Map<string, FileRow> = loadFileMarks(this.store)
+    const known: Map<string, FileRow> = loadFileMarks(this.store, this.heldAgents)
     const holders = this.openHandles()
     let batch: Pending[] = []
     let batchBytes = 0

@@ -28,19 +28,38 @@ const toRow = (r: Record<string, unknown>, state: string | null, stateLoaded: bo
  * Every files row, the state left out (null) except where a sync may need it without reading the
  * file: a last line without its newline (offset < size), whose state records the tail tried.
  */
-export function loadFileMarks(store: Store): Map<string, FileMarkRow> {
+export function loadFileMarks(store: Store, heldAgents: readonly string[] = []): Map<string, FileMarkRow> {
   const out = new Map<string, FileMarkRow>()
+  // Only the agents whose files a process holds open (Codex) record a holder in the state: the
+  // others' states are not even scanned. Raw rows: a no-op sync reads thousands of them.
+  const held = heldAgents.length > 0 ? `CASE WHEN agent IN (SELECT value FROM json_each(@held)) THEN coalesce(instr(state, '"__holder":'), 0) ELSE 0 END` : '0'
   const rows = store
     .q(
-      `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at,
-         coalesce(instr(state, '"__holder":'), 0) AS held,
-         CASE WHEN offset < size THEN state END AS state_if_tail
+      `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, ${held},
+         CASE WHEN offset < size THEN state END
        FROM files`,
     )
-    .all() as Record<string, unknown>[]
+    .raw(true)
+    .all(heldAgents.length > 0 ? {held: JSON.stringify(heldAgents)} : {}) as unknown[][]
   for (const r of rows) {
-    const tail = Number(r.offset) < Number(r.size)
-    out.set(String(r.path), toRow(r, tail ? ((r.state_if_tail as string | null) ?? null) : null, tail))
+    const offset = Number(r[7])
+    const size = Number(r[5])
+    const tail = offset < size
+    out.set(String(r[0]), {
+      agent: String(r[1]),
+      dev: Number(r[3]),
+      held: Number(r[10]) > 0,
+      ino: Number(r[4]),
+      kind: String(r[2]),
+      mtimeMs: Number(r[6]),
+      offset,
+      parseErrors: Number(r[8]),
+      path: String(r[0]),
+      readAt: Number(r[9]),
+      size,
+      state: tail ? ((r[11] as string | null) ?? null) : null,
+      stateLoaded: tail,
+    })
   }
 
   return out
