@@ -32,6 +32,7 @@ is not a verdict: nobody can declare that an agent is producing.`
     const {args, argv} = await this.parse(Mark)
     const as = args.as as (typeof MARKS)[number]
     const verdict = VERDICT[as]
+    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
     const sessions = this.sessionArgs(argv.slice(1))
     const verb = `mark ${as === 'needs_input' ? 'needs-input' : as}`
     return this.triage(
@@ -45,7 +46,7 @@ is not a verdict: nobody can declare that an agent is producing.`
 
         const records: RecordsPatch = {verdict, verdictAt: now}
         const {filing, snoozedUntil} = row.records
-        if (filing !== null && filing !== 'killed') Object.assign(records, {filedAt: null, filing: null})
+        if (handoffClearsFiling(filing)) Object.assign(records, {filedAt: null, filing: null})
         if (snoozedUntil !== null) records.snoozedUntil = null
         return {records}
       },

@@ -27,6 +27,7 @@ WHO is checked against the team list when the config names one (key "team").`
     const {args, flags} = await this.parse(Own)
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const {isOwnedBy} = await import('../core/model/ownership.js')
+    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
     const config = await loadConfig(this.env)
     const who = resolveIdentity(config, args.who ?? this.me)
     const remote = await this.remoteVerb('own', args.session, {who}, flags)
@@ -37,7 +38,7 @@ WHO is checked against the team list when the config names one (key "team").`
       (row) => {
         if (isOwnedBy(row.records.owners, who)) return null
         const {filing, snoozedUntil} = row.records
-        const clears = filing !== null && filing !== 'killed'
+        const clears = handoffClearsFiling(filing)
         return {
           owners: {add: [who]},
           records: {...(clears ? {filedAt: null, filing: null} : {}), ...(snoozedUntil === null ? {} : {snoozedUntil: null})},

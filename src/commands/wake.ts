@@ -14,6 +14,7 @@ killed session is refused (exit 5): cast restore brings its card back.`
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Wake)
     const {isKilled} = await import('../core/model/work-state.js')
+    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
     const {shortId} = await import('../core/model/ids.js')
     return this.triage(
       'wake',
@@ -21,7 +22,7 @@ killed session is refused (exit 5): cast restore brings its card back.`
       (row, now) => {
         const r = row.records
         const records: RecordsPatch = {}
-        if (r.filing !== null && r.filing !== 'killed') Object.assign(records, {filedAt: null, filing: null})
+        if (handoffClearsFiling(r.filing)) Object.assign(records, {filedAt: null, filing: null})
         if (r.snoozedUntil !== null && r.snoozedUntil > now) records.snoozedUntil = now
         else Object.assign(records, {snoozedUntil: null, verdict: 'needs_input', verdictAt: now})
         return {records}

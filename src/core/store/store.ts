@@ -8,12 +8,11 @@
 import type Database from 'better-sqlite3'
 
 import {castId} from '../model/ids.js'
-import {placeSession, shouldReleaseFiling} from '../model/placement.js'
+import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/reconcile.js'
 import type {
   Agent,
   Bucket,
   ChildSummary,
-  Classification,
   Declaration,
   Filing,
   Reason,
@@ -24,7 +23,6 @@ import type {
   WorkState,
 } from '../model/types.js'
 import {EMPTY_FACTS} from '../model/types.js'
-import {classifyWorkState} from '../model/work-state.js'
 import {openDatabase} from './db.js'
 
 export interface FileRow {
@@ -460,7 +458,7 @@ export class Store {
         agent: String(r.agent) as Agent,
         bucket: (str(r.bucket) ?? 'new') as Bucket,
         childIds: kids.map((k) => k.id),
-        children: summarizeChildren(kids),
+        children: summarizeChildren(kids.map((k) => ({facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: k.state}))),
         decision: decisions.get(id) ?? null,
         device: str(r.device),
         facts,
@@ -513,8 +511,8 @@ export class Store {
             kids.map((k) => {
               const f = fresh.get(String(k.id))
               return f
-                ? {facts: JSON.stringify(f.facts), id: String(k.id), state: f.state}
-                : {facts: String(k.facts), id: String(k.id), state: str(k.state)}
+                ? {facts: f.facts, state: f.state}
+                : {facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: str(k.state)}
             }),
           )
         }
@@ -527,53 +525,31 @@ export class Store {
     })
   }
 
+  /** Plan one row's reconcile (core/model/reconcile.ts) and apply it: the store only loads and writes. */
   private reconcileRow(row: SessionRow, now: number, fresh: Map<string, {state: WorkState; facts: SessionFacts}>): number {
-    let records = row.records
-    let c: Classification = classifyWorkState({children: row.children, facts: row.facts, records}, now)
-    const placement = {children: row.children, classification: c, facts: row.facts, isChild: row.parentId !== null, records}
-    // A stash lifts for good when the session stalls or asks (DESIGN §3.6).
-    if ((records.filing === 'stashed' || records.filing === 'hidden') && shouldReleaseFiling(placement)) {
-      this.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(row.id)
-      records = {...records, filedAt: null, filing: null}
-      c = classifyWorkState({children: row.children, facts: row.facts, records}, now)
+    const s = this.q('SELECT state, reason, bucket, rule, next_check_at FROM sessions WHERE id = ?').get(row.id) as Row
+    const stored: StoredPlacement = {
+      bucket: str(s.bucket) as Bucket | null,
+      nextCheckAt: num(s.next_check_at),
+      reason: str(s.reason) as Reason | null,
+      rule: num(s.rule),
+      state: str(s.state) as WorkState | null,
+      workingSince: row.workingSince,
     }
-
-    // A snooze that expired and was followed by activity is over: clear it.
-    const bucket = placeSession({...placement, classification: c, records})
+    const plan = planReconcile({children: row.children, facts: row.facts, isChild: row.parentId !== null, records: row.records, stored}, now)
+    const c = plan.classification
+    if (plan.releaseFiling) this.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(row.id)
     fresh.set(row.id, {facts: row.facts, state: c.state})
-    const storedState = this.q('SELECT state, reason, bucket, rule, next_check_at FROM sessions WHERE id = ?').get(row.id) as Row
-    const prevState = str(storedState.state) as WorkState | null
-    const prevReason = str(storedState.reason)
-    const prevBucket = str(storedState.bucket) as Bucket | null
-    if (prevState === c.state && prevReason === c.reason && prevBucket === bucket) {
-      if (num(storedState.rule) !== c.rule || num(storedState.next_check_at) !== c.nextCheckAt) {
-        this.q('UPDATE sessions SET rule = ?, next_check_at = ? WHERE id = ?').run(c.rule, c.nextCheckAt, row.id)
-      }
-
-      return 0
-    }
-
-    const firstSight = prevState === null
-    const since = firstSight ? (row.facts.lastActivityAt ?? now) : now
-    const stateChanged = prevState !== c.state
-    const workingSince =
-      c.state === 'working'
-        ? stateChanged
-          ? firstSight
-            ? (row.facts.turnStartedAt ?? row.facts.lastActivityAt ?? now)
-            : now
-          : (row.workingSince ?? now)
-        : null
+    if (plan.write === 'check') this.q('UPDATE sessions SET rule = ?, next_check_at = ? WHERE id = ?').run(c.rule, c.nextCheckAt, row.id)
+    if (plan.write !== 'row') return 0
     this.q(
       `UPDATE sessions SET state = ?, reason = ?, rule = ?, bucket = ?, next_check_at = ?,
-         state_since = CASE WHEN ? THEN ? ELSE state_since END, working_since = ? WHERE id = ?`,
-    ).run(c.state, c.reason, c.rule, bucket, c.nextCheckAt, stateChanged ? 1 : 0, since, workingSince, row.id)
-    const gone = (bucket === 'killed' || bucket === 'dismissed') && prevBucket !== bucket && !firstSight
-    const event = firstSight ? 'new' : gone ? 'gone' : 'transition'
+         state_since = coalesce(?, state_since), working_since = ? WHERE id = ?`,
+    ).run(c.state, c.reason, c.rule, plan.bucket, c.nextCheckAt, plan.stateSince, plan.workingSince, row.id)
     this.q(
       `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(now, row.id, event, prevState, c.state, c.reason, bucket, prevBucket)
+    ).run(now, row.id, plan.event, stored.state, c.state, c.reason, plan.bucket, stored.bucket)
     return 1
   }
 
@@ -770,18 +746,4 @@ function recordsFromRow(
     unread: Boolean(r?.unread),
     verdict: verdict ? {at: Number(r?.verdict_at ?? 0), verdict} : null,
   }
-}
-
-function summarizeChildren(kids: readonly {state: string | null; facts: string}[]): ChildSummary {
-  let producing = false
-  let askingSince: number | null = null
-  for (const k of kids) {
-    if (k.state === 'working') producing = true
-    const f = parseJson<Partial<SessionFacts>>(k.facts, {})
-    for (const block of [f.question, f.approval]) {
-      if (block) askingSince = askingSince === null ? block.at : Math.min(askingSince, block.at)
-    }
-  }
-
-  return {asking: askingSince !== null, askingSince, producing}
 }
