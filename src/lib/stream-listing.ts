@@ -8,7 +8,7 @@
 import {tally} from '../core/model/tally.js'
 import {sameIdentity} from '../core/model/ownership.js'
 import {TIME_LIMITS} from '../core/model/types.js'
-import {inboxCandidateIds, olderByRunner, sessionIdsInOrder} from '../core/store/listing.js'
+import {inboxCandidates, sessionIdsInOrder} from '../core/store/listing.js'
 import type {SessionRow, Store} from '../core/store/store.js'
 import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, matchesFilters, sessionJson, sortRows} from './views.js'
 
@@ -70,8 +70,9 @@ export function streamListing(store: Store, me: string, now: number, f: ListFilt
 export function inboxListing(store: Store, me: string, now: number, f: ListFilters, remote: readonly SessionRow[]): ReturnType<typeof buildListing> | null {
   if (f.all || f.team || f.agent || f.cwd || f.label || f.quiet || (f.states && f.states.length > 0)) return null
   const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
-  const out = buildListing([...store.loadSessions(inboxCandidateIds(store, since)), ...remote], me, now, f)
+  const {ids, olderByRunner} = inboxCandidates(store, since)
+  const out = buildListing([...store.loadSessions(ids), ...remote], me, now, f)
   // The rest are out of the inbox; `--all` lists those nobody owns that no one else runs.
-  for (const {n, runner} of olderByRunner(store, since)) if (runner === null || sameIdentity(runner, me)) out.listing.older_hidden += n
+  for (const [runner, n] of olderByRunner) if (runner === null || sameIdentity(runner, me)) out.listing.older_hidden += n
   return out
 }

@@ -26,30 +26,36 @@ export function* recentTopLevelIds(store: Store, since: number): Generator<strin
 
 /**
  * Which rows can be in the inbox at all (issue 16 point 2: read only the rows it prints): active
- * since `since`, or waiting on someone (needs_input, a question), pinned, or owned. Every other
- * row is out of the inbox whatever the filters (ownership.ts inInbox, views.ts outlivesRecency: an
- * approval, a question or an open decision card, a declaration).
+ * since `since`, or waiting on someone (views.ts outlivesRecency: a question bucket, an approval,
+ * a question, an open decision card or a declaration while needs_input), pinned, or owned. Every
+ * other row is out of the inbox whatever the filters (ownership.ts inInbox). The asks are read
+ * from the facts by SQLite (`->`), not by parsing every row's facts in JS.
  */
 const CANDIDATE = `(coalesce(last_activity_at, first_seen_at) >= @since OR bucket = 'questions'
-  OR (state = 'needs_input' AND (json_extract(facts, '$.approval') IS NOT NULL OR json_extract(facts, '$.question') IS NOT NULL
+  OR (state = 'needs_input' AND (
+    facts -> '$.approval' != 'null' OR facts -> '$.question' != 'null'
     OR id IN (SELECT session_id FROM decisions WHERE answered_at IS NULL)
     OR id IN (SELECT session_id FROM records WHERE declaration IS NOT NULL)))
   OR id IN (SELECT session_id FROM records WHERE pinned) OR id IN (SELECT session_id FROM owners))`
 
-/** The ids of the rows that can be in the inbox, in `loadSessions()` order. */
-export function inboxCandidateIds(store: Store, since: number): string[] {
-  return (store.q(`SELECT id FROM sessions WHERE ${CANDIDATE} ORDER BY rowid`).pluck().all({since}) as unknown[]).map(String)
+export interface InboxCandidates {
+  /** The rows that can be in the inbox, in `loadSessions()` order. */
+  readonly ids: string[]
+  /**
+   * The others that `--all` would list (not folded, dismissed or hidden; nobody owns them), by
+   * runner (null: no runner), for the "older sessions hidden" line.
+   */
+  readonly olderByRunner: Map<string | null, number>
 }
 
-/**
- * The other rows, listed with `--all` (not folded, dismissed or hidden, nobody owns them): how
- * many each runner has (null: no runner), for the "older sessions hidden" line.
- */
-export function olderByRunner(store: Store, since: number): {runner: string | null; n: number}[] {
-  return store
-    .q(
-      `SELECT runner, count(*) AS n FROM sessions WHERE NOT ${CANDIDATE}
-       AND coalesce(bucket, 'new') NOT IN ('folded', 'dismissed', 'hidden') GROUP BY runner`,
-    )
-    .all({since}) as {runner: string | null; n: number}[]
+export function inboxCandidates(store: Store, since: number): InboxCandidates {
+  const rows = store.q(`SELECT id, ${CANDIDATE}, coalesce(bucket, 'new'), runner FROM sessions ORDER BY rowid`).raw(true).all({since}) as [string, number, string, string | null][]
+  const ids: string[] = []
+  const olderByRunner = new Map<string | null, number>()
+  for (const [id, candidate, bucket, runner] of rows) {
+    if (candidate) ids.push(id)
+    else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden') olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
+  }
+
+  return {ids, olderByRunner}
 }
