@@ -3,7 +3,7 @@
  * transcripts; once it is up and nothing changes, its CPU (utime + stime from /proc/<pid>/stat)
  * and RSS (/proc/<pid>/status) are sampled every second. Budget: < 1% of one core, flat memory.
  *
- *   node bench/idle.js [--files 2000] [--seconds 60] [--settle 5]
+ *   node bench/idle.js [--files 10000] [--seconds 60] [--settle 5]
  */
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
@@ -12,7 +12,7 @@ import path from 'node:path'
 import {fmtInt, main, median, parseArgs, row, sleep, tempDir} from './lib/common.js'
 import {startWatcher, watchedCorpus} from './lib/watched.js'
 
-const DEFAULTS = {files: 2000, seconds: 60, settle: 5}
+const DEFAULTS = {files: 10_000, seconds: 60, settle: 5}
 
 function cpuTicks(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')

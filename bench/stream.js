@@ -6,7 +6,7 @@
  * — and each is timed from just before the write to the arrival of its NDJSON line.
  * Budget: p95 ≤ 250 ms.
  *
- *   node bench/stream.js [--files 2000] [--appends 120]
+ *   node bench/stream.js [--files 10000] [--appends 120]
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,7 +15,7 @@ import {fmtInt, fmtMs, main, parseArgs, percentile, median, row, sleep, tempDir}
 import {rng} from './lib/gen.js'
 import {startWatcher, watchedCorpus} from './lib/watched.js'
 
-const DEFAULTS = {files: 2000, appends: 120, seed: 3}
+const DEFAULTS = {files: 10_000, appends: 120, seed: 3}
 
 export async function run(argv = [], log = console.error) {
   const o = parseArgs(argv, DEFAULTS)
