@@ -10,6 +10,7 @@ import {fileURLToPath} from 'node:url'
 import {ADAPTERS} from '../adapters/index.js'
 import {screenMatcher} from '../adapters/screen.js'
 import type {AdapterEnv} from '../core/ingest/adapter.js'
+import type {Agent} from '../core/model/types.js'
 import {Ingester, type SyncStats} from '../core/ingest/engine.js'
 import {consumeSpool} from '../core/ingest/spool.js'
 import {pidAlive} from '../core/ingest/process-table.js'
@@ -45,7 +46,8 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
   const ingester = new Ingester(store, ADAPTERS, adapterEnv(env), {clock, device: deviceName(), me})
   // Terminal fallback (src/core/ingest/screen.ts): the tmux sweep this ingester runs.
   let matcher: ReturnType<typeof screenMatcher> | undefined
-  const scanAgents = new Set(ADAPTERS.filter((a) => a.processScan).map((a) => a.agent))
+  // Off under CAST_NOW, a test clock: the live process table says nothing about a made-up time.
+  const scanAgents = env.CAST_NOW ? new Set<Agent>() : new Set(ADAPTERS.filter((a) => a.processScan).map((a) => a.agent))
   attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}))
   return ingester
 }
