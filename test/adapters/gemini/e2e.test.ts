@@ -4,7 +4,7 @@
  * and reason; hook payloads spooled by `bin/cast-hook` and a live `inuse.<pid>.lock` move them.
  */
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {mkdirSync} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -44,21 +44,35 @@ function geminiSession(): void {
   )
 }
 
+/** The Copilot session's folder (a real one: the process scan ties a copilot process there). */
+const webDir = (): string => path.join(h.dir, 'web')
+
+/** A process named `copilot` (a copy of sleep) running in the session's folder. */
+function fakeCopilot(): ChildProcess {
+  const bin = path.join(h.dir, 'bin', 'copilot')
+  mkdirSync(path.dirname(bin), {recursive: true})
+  mkdirSync(webDir(), {recursive: true})
+  copyFileSync('/bin/sleep', bin)
+  chmodSync(bin, 0o755)
+  return spawn(bin, ['60'], {cwd: webDir(), stdio: 'ignore'})
+}
+
 function copilotSession(pid: number | null): void {
+  // Written just after its process started (as Copilot writes it): times under a second old.
   const dir = path.join(h.home, '.copilot', 'session-state', COPILOT)
   const ev = (agoMs: number, type: string, data: Record<string, unknown>) => ({data, id: `${type}-${agoMs}`, parentId: null, timestamp: iso(agoMs), type})
   writeFile(
     path.join(dir, 'events.jsonl'),
     lines([
-      ev(90_000, 'session.start', {context: {cwd: '/src/web'}, copilotVersion: '1.0.63', sessionId: COPILOT, startTime: iso(90_000)}),
-      ev(89_000, 'session.model_change', {newModel: 'gpt-5.4'}),
-      ev(80_000, 'user.message', {content: 'Upgrade React to 19'}),
-      ev(79_000, 'assistant.turn_start', {turnId: '1'}),
-      ev(70_000, 'assistant.message', {content: 'Running the codemod.', messageId: 'm1', toolRequests: [{name: 'bash', toolCallId: 'c1'}]}),
-      ev(69_000, 'tool.execution_start', {arguments: {command: 'npx codemod react/19'}, toolCallId: 'c1', toolName: 'bash'}),
+      ev(900, 'session.start', {context: {cwd: webDir()}, copilotVersion: '1.0.63', sessionId: COPILOT, startTime: iso(900)}),
+      ev(890, 'session.model_change', {newModel: 'gpt-5.4'}),
+      ev(800, 'user.message', {content: 'Upgrade React to 19'}),
+      ev(790, 'assistant.turn_start', {turnId: '1'}),
+      ev(700, 'assistant.message', {content: 'Running the codemod.', messageId: 'm1', toolRequests: [{name: 'bash', toolCallId: 'c1'}]}),
+      ev(690, 'tool.execution_start', {arguments: {command: 'npx codemod react/19'}, toolCallId: 'c1', toolName: 'bash'}),
     ]),
   )
-  writeFile(path.join(dir, 'workspace.yaml'), `id: ${COPILOT}\ncwd: /src/web\nname: React 19 upgrade\nuser_named: true\ncreated_at: ${iso(90_000)}\nupdated_at: ${iso(80_000)}\n`)
+  writeFile(path.join(dir, 'workspace.yaml'), `id: ${COPILOT}\ncwd: ${webDir()}\nname: React 19 upgrade\nuser_named: true\ncreated_at: ${iso(900)}\nupdated_at: ${iso(800)}\n`)
   if (pid !== null) writeFile(path.join(dir, `inuse.${pid}.lock`), String(pid))
 }
 
@@ -91,7 +105,8 @@ const row = (s: any) => ({bucket: s.bucket, cwd: s.cwd, model: s.model, reason: 
 
 describe('Gemini CLI, Copilot CLI and Cursor agent sessions in one home', () => {
   it('each is listed with its title, model and reason, and moves with hooks and its process', async () => {
-    sleeper = spawn('sleep', ['60'], {stdio: 'ignore'})
+    sleeper = fakeCopilot()
+    await new Promise((r) => setTimeout(r, 200))
     geminiSession()
     copilotSession(sleeper.pid ?? null)
     cursorSession()
@@ -99,7 +114,7 @@ describe('Gemini CLI, Copilot CLI and Cursor agent sessions in one home', () => 
     const first = json(await runCast(['sessions', '--json'], {env: h.env}))
 
     expect(row(byAgent(first, 'gemini'))).toEqual({bucket: 'needs_input', cwd: '/src/shop-api', model: 'gemini-2.5-pro', reason: 'settled', state: 'needs_input', title: 'Add pagination to /orders'})
-    expect(row(byAgent(first, 'copilot'))).toEqual({bucket: 'working', cwd: '/src/web', model: 'gpt-5.4', reason: 'turn_pending', state: 'working', title: 'React 19 upgrade'})
+    expect(row(byAgent(first, 'copilot'))).toEqual({bucket: 'working', cwd: webDir(), model: 'gpt-5.4', reason: 'turn_pending', state: 'working', title: 'React 19 upgrade'})
     expect(byAgent(first, 'copilot')).toMatchObject({live: true, pid: sleeper.pid})
     expect(row(byAgent(first, 'cursor'))).toEqual({bucket: 'working', cwd: '/src/cli', model: 'claude-4.5-sonnet', reason: 'turn_pending', state: 'working', title: 'Verbose flag'})
 
