@@ -1,0 +1,75 @@
+/**
+ * The records table: cast's own records about a session (DESIGN §3.3) as triage verbs change
+ * them and undo restores them.
+ */
+import type {Declaration, Filing, Verdict} from '../model/types.js'
+import {num, parseJson, type Row, str} from './rows.js'
+import type {Store} from './store.js'
+
+/** The part of the records row a triage verb may change (and undo restores). */
+export interface RecordsPatch {
+  declaration?: Declaration | null
+  verdict?: Verdict | null
+  verdictAt?: number | null
+  filing?: Filing | null
+  filedAt?: number | null
+  snoozedUntil?: number | null
+  killedAt?: number | null
+  lastSendAt?: number | null
+  pinned?: boolean
+  deferredAt?: number | null
+  unread?: boolean
+  deliveredTurn?: number | null
+  renamed?: string | null
+}
+
+const RECORD_COLUMNS: Record<keyof RecordsPatch, string> = {
+  declaration: 'declaration',
+  deferredAt: 'deferred_at',
+  deliveredTurn: 'delivered_turn',
+  filedAt: 'filed_at',
+  filing: 'filing',
+  killedAt: 'killed_at',
+  lastSendAt: 'last_send_at',
+  pinned: 'pinned',
+  renamed: 'renamed',
+  snoozedUntil: 'snoozed_until',
+  unread: 'unread',
+  verdict: 'verdict',
+  verdictAt: 'verdict_at',
+}
+
+export function getRecordsRow(store: Store, sessionId: string): RecordsPatch {
+  const r = store.q('SELECT * FROM records WHERE session_id = ?').get(sessionId) as Row | undefined
+  if (!r) return {}
+  return {
+    declaration: parseJson<Declaration | null>(r.declaration, null),
+    deferredAt: num(r.deferred_at),
+    deliveredTurn: num(r.delivered_turn),
+    filedAt: num(r.filed_at),
+    filing: str(r.filing) as Filing | null,
+    killedAt: num(r.killed_at),
+    lastSendAt: num(r.last_send_at),
+    pinned: Boolean(r.pinned),
+    renamed: str(r.renamed),
+    snoozedUntil: num(r.snoozed_until),
+    unread: Boolean(r.unread),
+    verdict: str(r.verdict) as Verdict | null,
+    verdictAt: num(r.verdict_at),
+  }
+}
+
+/** Change a session's records (creating the row). Call inside tx() with reconcile after. */
+export function patchRecords(store: Store, sessionId: string, patch: RecordsPatch): void {
+  store.q('INSERT INTO records (session_id) VALUES (?) ON CONFLICT (session_id) DO NOTHING').run(sessionId)
+  const keys = Object.keys(patch) as (keyof RecordsPatch)[]
+  if (keys.length === 0) return
+  const sets = keys.map((k) => `${RECORD_COLUMNS[k]} = ?`).join(', ')
+  const values = keys.map((k) => {
+    const v = patch[k]
+    if (k === 'declaration') return v === null || v === undefined ? null : JSON.stringify(v)
+    if (typeof v === 'boolean') return v ? 1 : 0
+    return v ?? null
+  })
+  store.db.prepare(`UPDATE records SET ${sets} WHERE session_id = ?`).run(...values, sessionId)
+}

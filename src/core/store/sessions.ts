@@ -1,0 +1,253 @@
+/**
+ * The sessions table: composed facts in, rows out with their records, owners, labels, open
+ * decision and children (what the classifier, placement and every listing read).
+ */
+import {castId} from '../model/ids.js'
+import {summarizeChildren} from '../model/reconcile.js'
+import type {Agent, Bucket, ChildSummary, Declaration, Filing, Reason, Rule, SessionFacts, SessionRecords, Verdict, WorkState} from '../model/types.js'
+import {EMPTY_FACTS} from '../model/types.js'
+import {num, parseJson, type Row, str} from './rows.js'
+import type {Store} from './store.js'
+
+export interface DecisionCard {
+  readonly id: string
+  readonly sessionId: string
+  readonly question: string
+  readonly options: readonly {readonly label: string; readonly effect: string}[]
+  readonly recommend: number | null
+  readonly why: string | null
+  readonly askedAt: number
+  readonly askedBy: string
+  readonly answer: number | null
+  readonly answerNote: string | null
+  readonly answeredAt: number | null
+  readonly answeredBy: string | null
+  readonly auto: boolean
+}
+
+export interface SessionRow {
+  readonly id: string
+  readonly agent: Agent
+  readonly nativeId: string
+  readonly parentId: string | null
+  readonly facts: SessionFacts
+  readonly records: SessionRecords
+  readonly children: ChildSummary
+  readonly childIds: readonly string[]
+  readonly state: WorkState
+  readonly reason: Reason
+  readonly rule: Rule
+  readonly bucket: Bucket
+  readonly nextCheckAt: number | null
+  readonly stateSince: number | null
+  readonly workingSince: number | null
+  readonly firstSeenAt: number
+  readonly runner: string | null
+  readonly device: string | null
+  /** Every user's personal label: who -> label. */
+  readonly labels: Readonly<Record<string, string>>
+  readonly renamed: string | null
+  readonly decision: DecisionCard | null
+}
+
+/**
+ * Store the composed facts of a session, creating it on first sight. Returns its cast id and
+ * whether anything changed.
+ */
+export function upsertFacts(
+  store: Store,
+  agent: Agent,
+  nativeId: string,
+  facts: SessionFacts,
+  parentNativeId: string | null,
+  context: {now: number; runner: string; device: string},
+): {id: string; changed: boolean} {
+  const id = castId(agent, nativeId)
+  // A parent the agent's files name wins; else the one `cast spawn --parent` recorded.
+  const parentId = parentNativeId ? castId(agent, parentNativeId) : spawnedParent(store, id)
+  const data = JSON.stringify(facts)
+  const existing = store.q('SELECT facts, parent_id FROM sessions WHERE id = ?').get(id) as Row | undefined
+  if (existing && existing.facts === data && str(existing.parent_id) === parentId) return {changed: false, id}
+  if (existing) {
+    store.q('UPDATE sessions SET facts = ?, cwd = ?, title = ?, last_activity_at = ?, parent_id = ? WHERE id = ?').run(
+      data,
+      facts.cwd,
+      facts.title,
+      facts.lastActivityAt,
+      parentId,
+      id,
+    )
+  } else {
+    store.q(
+      `INSERT INTO sessions (id, agent, native_id, parent_id, facts, cwd, title, last_activity_at, runner, device, first_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, agent, nativeId, parentId, data, facts.cwd, facts.title, facts.lastActivityAt, context.runner, context.device, context.now)
+    // A session `cast spawn --label` started carries its label from its first transition on.
+    store.q(
+      `INSERT INTO labels (session_id, who, label) SELECT session_id, spawned_by, label FROM spawns
+       WHERE session_id = ? AND label IS NOT NULL ON CONFLICT (session_id, who) DO NOTHING`,
+    ).run(id)
+  }
+
+  return {changed: true, id}
+}
+
+/** The parent `cast spawn --parent` recorded for a session, if any. */
+function spawnedParent(store: Store, id: string): string | null {
+  return str((store.q('SELECT parent_id FROM spawns WHERE session_id = ?').get(id) as Row | undefined)?.parent_id)
+}
+
+export function loadFactsByNative(store: Store, agent: string, nativeId: string): SessionFacts | null {
+  const r = store.q('SELECT facts FROM sessions WHERE agent = ? AND native_id = ?').get(agent, nativeId) as Row | undefined
+  return r ? {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})} : null
+}
+
+/** Every session id with its native id, for prefix resolution. */
+export function sessionIds(store: Store): {id: string; nativeId: string; agent: string}[] {
+  return (store.q('SELECT id, native_id, agent FROM sessions').all() as Row[]).map((r) => ({
+    agent: String(r.agent),
+    id: String(r.id),
+    nativeId: String(r.native_id),
+  }))
+}
+
+export function countSessions(store: Store): number {
+  return Number((store.q('SELECT COUNT(*) AS n FROM sessions').get() as Row).n)
+}
+
+/** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
+export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[] {
+  let rows: Row[]
+  // A set of ids is read with one statement per table (ids passed as a JSON array), not one per id.
+  const list = ids ? JSON.stringify(ids) : null
+  if (ids) {
+    if (ids.length === 0) return []
+    const byId = new Map<string, Row>()
+    for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[]) byId.set(String(r.id), r)
+    rows = []
+    for (const id of ids) {
+      const r = byId.get(id)
+      if (r) rows.push(r)
+    }
+  } else {
+    rows = store.q('SELECT * FROM sessions').all() as Row[]
+  }
+
+  const recs = new Map<string, Row>()
+  const owners = new Map<string, string[]>()
+  const labels = new Map<string, Record<string, string>>()
+  const decisions = new Map<string, DecisionCard>()
+  const triggers = new Map<string, {oneShot: number; recurring: number}>()
+  const children = new Map<string, {id: string; state: string | null; facts: string}[]>()
+  const pull = (sql: string): Row[] =>
+    list === null ? (store.q(sql).all() as Row[]) : (store.q(`${sql} AND session_id IN (SELECT value FROM json_each(?))`).all(list) as Row[])
+
+  for (const r of pull('SELECT * FROM records WHERE 1')) recs.set(String(r.session_id), r)
+  for (const r of pull('SELECT session_id, who FROM owners WHERE 1')) {
+    const k = String(r.session_id)
+    owners.set(k, [...(owners.get(k) ?? []), String(r.who)])
+  }
+
+  for (const r of pull('SELECT session_id, who, label FROM labels WHERE 1')) {
+    const k = String(r.session_id)
+    labels.set(k, {...labels.get(k), [String(r.who)]: String(r.label)})
+  }
+
+  for (const r of pull('SELECT * FROM decisions WHERE answered_at IS NULL')) {
+    const card = decisionFromRow(r)
+    const prev = decisions.get(card.sessionId)
+    if (!prev || prev.askedAt > card.askedAt) decisions.set(card.sessionId, card)
+  }
+
+  for (const r of pull(`SELECT session_id, every_ms FROM schedules WHERE status = 'armed'`)) {
+    const k = String(r.session_id)
+    const t = triggers.get(k) ?? {oneShot: 0, recurring: 0}
+    if (r.every_ms === null) t.oneShot++
+    else t.recurring++
+    triggers.set(k, t)
+  }
+
+  const childRows =
+    list === null
+      ? (store.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IS NOT NULL').all() as Row[])
+      : (store.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IN (SELECT value FROM json_each(?))').all(list) as Row[])
+  for (const r of childRows) {
+    const k = String(r.parent_id)
+    children.set(k, [...(children.get(k) ?? []), {facts: String(r.facts), id: String(r.id), state: str(r.state)}])
+  }
+
+  return rows.map((r) => {
+    const id = String(r.id)
+    const facts = {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})}
+    const kids = children.get(id) ?? []
+    const records = recordsFromRow(recs.get(id), owners.get(id) ?? [], triggers.get(id), decisions.get(id)?.askedAt ?? null, facts)
+    return {
+      agent: String(r.agent) as Agent,
+      bucket: (str(r.bucket) ?? 'new') as Bucket,
+      childIds: kids.map((k) => k.id),
+      children: summarizeChildren(kids.map((k) => ({facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: k.state}))),
+      decision: decisions.get(id) ?? null,
+      device: str(r.device),
+      facts,
+      firstSeenAt: Number(r.first_seen_at),
+      id,
+      labels: labels.get(id) ?? {},
+      nativeId: String(r.native_id),
+      nextCheckAt: num(r.next_check_at),
+      parentId: str(r.parent_id),
+      reason: (str(r.reason) ?? 'empty') as Reason,
+      records,
+      renamed: str(recs.get(id)?.renamed),
+      rule: (num(r.rule) ?? 8) as Rule,
+      runner: str(r.runner),
+      state: (str(r.state) ?? 'idle') as WorkState,
+      stateSince: num(r.state_since),
+      workingSince: num(r.working_since),
+    }
+  })
+}
+
+export function decisionFromRow(r: Row): DecisionCard {
+  return {
+    answer: num(r.answer),
+    answerNote: str(r.answer_note),
+    answeredAt: num(r.answered_at),
+    answeredBy: str(r.answered_by),
+    askedAt: Number(r.asked_at),
+    askedBy: String(r.asked_by),
+    auto: Boolean(r.auto),
+    id: String(r.id),
+    options: parseJson(r.options, []),
+    question: String(r.question),
+    recommend: num(r.recommend),
+    sessionId: String(r.session_id),
+    why: str(r.why),
+  }
+}
+
+function recordsFromRow(
+  r: Row | undefined,
+  owners: string[],
+  triggers: {oneShot: number; recurring: number} | undefined,
+  openDecisionAt: number | null,
+  facts: SessionFacts,
+): SessionRecords {
+  const verdict = str(r?.verdict) as Verdict | null
+  return {
+    declaration: parseJson<Declaration | null>(r?.declaration, null),
+    deferredAt: num(r?.deferred_at),
+    delivered: r?.delivered_turn !== null && r?.delivered_turn !== undefined && Number(r.delivered_turn) === facts.turnIndex,
+    filedAt: num(r?.filed_at),
+    filing: str(r?.filing) as Filing | null,
+    killedAt: num(r?.killed_at),
+    lastSendAt: num(r?.last_send_at),
+    openDecision: openDecisionAt !== null,
+    openDecisionAt,
+    owners,
+    pinned: Boolean(r?.pinned),
+    snoozedUntil: num(r?.snoozed_until),
+    triggers: triggers ?? {oneShot: 0, recurring: 0},
+    unread: Boolean(r?.unread),
+    verdict: verdict ? {at: Number(r?.verdict_at ?? 0), verdict} : null,
+  }
+}
