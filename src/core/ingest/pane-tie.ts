@@ -1,0 +1,279 @@
+/**
+ * Which agent a tmux pane runs, and which session it shows (see screen.ts's module comment): the
+ * pane's process tree from /proc, then the session whose registry, lock or open transcript names
+ * a process in that tree, else the one session of that agent in the process's folder that was
+ * active during its life. Never a guess between several.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+import type {Agent} from '../model/types.js'
+import {contributionsAtPath, contributionsNamingPid, sessionsInCwd, storeChangeKey} from '../store/screen.js'
+import type {Store} from '../store/store.js'
+import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
+import type {PaneInfo} from './tmux.js'
+
+const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3'])
+
+/** The names a process goes by: its comm, argv[0]'s basename, and argv[1]'s when argv[0] is an interpreter. */
+export function processNames(pid: number): string[] {
+  const names: string[] = []
+  const comm = processName(pid)
+  if (comm) names.push(comm)
+  const argv = processArgv(pid)
+  const a0 = argv[0] ? path.basename(argv[0]) : null
+  if (a0) names.push(a0)
+  if (a0 && INTERPRETERS.has(a0.replace(/[\d.]+$/, '')) && argv[1] && !argv[1].startsWith('-')) names.push(path.basename(argv[1]))
+  return names
+}
+
+let childrenFiles: boolean | undefined
+let ppidMap: Map<number, number[]> | null = null
+
+/** Drop the /proc scan childrenOf may have cached: each sweep sees the process tree afresh. */
+export function forgetProcessTree(): void {
+  ppidMap = null
+}
+
+/** Children of a process: /proc/<pid>/task/<tid>/children, else one scan of /proc per sweep. */
+function childrenOf(pid: number): number[] {
+  childrenFiles ??= fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
+  if (childrenFiles) {
+    const out: number[] = []
+    let tasks: string[]
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`)
+    } catch {
+      return out
+    }
+
+    for (const t of tasks) {
+      try {
+        for (const c of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ')) if (c.trim()) out.push(Number(c))
+      } catch {
+        // gone
+      }
+    }
+
+    return out
+  }
+
+  if (ppidMap === null) {
+    ppidMap = new Map()
+    let pids: string[] = []
+    try {
+      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+    } catch {
+      pids = []
+    }
+
+    for (const p of pids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8')
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+        ppidMap.set(ppid, [...(ppidMap.get(ppid) ?? []), Number(p)])
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  return ppidMap.get(pid) ?? []
+}
+
+export interface AgentPane {
+  readonly pane: PaneInfo
+  /** The tmux server's socket (pane ids are unique per server only). */
+  readonly socket?: string
+  readonly agent: Agent
+  /** The agent process nearest the pane's first process. */
+  readonly pid: number
+  /** Every process in the pane (its first process and all descendants, bounded). */
+  readonly pids: ReadonlySet<number>
+  readonly cwd: string | null
+  readonly startedAt: number | null
+}
+
+const MAX_TREE = 512
+
+/** The agent a pane runs: the shallowest process in its tree whose name is an agent's. */
+export function agentOfPane(pane: PaneInfo, processes: ReadonlyMap<string, Agent>): AgentPane | null {
+  const order: number[] = [pane.pid]
+  const pids = new Set<number>(order)
+  let hit: {pid: number; agent: Agent} | null = null
+  for (let i = 0; i < order.length && order.length < MAX_TREE; i++) {
+    const pid = order[i]!
+    if (hit === null) {
+      for (const name of processNames(pid)) {
+        const agent = processes.get(name)
+        if (agent) {
+          hit = {agent, pid}
+          break
+        }
+      }
+    }
+
+    for (const c of childrenOf(pid)) {
+      if (pids.has(c) || isSharedServer(c)) continue
+      pids.add(c)
+      order.push(c)
+    }
+  }
+
+  if (hit === null) return null
+  let cwd: string | null = null
+  try {
+    cwd = fs.readlinkSync(`/proc/${hit.pid}/cwd`)
+  } catch {
+    cwd = null
+  }
+
+  return {agent: hit.agent, cwd, pane, pid: hit.pid, pids, startedAt: processStartTime(hit.pid)}
+}
+
+/** A session started before its process only if it was resumed; allow this much clock slack. */
+const START_SLACK_MS = 5000
+/** How long a tie is trusted while the store changes under it (it is redone at once when the pane changes). */
+export const TIE_REFRESH_MS = 6000
+
+export interface PaneTie {
+  readonly nativeId: string
+  readonly via: 'pid' | 'cwd'
+}
+
+export interface Mapped extends PaneTie {
+  readonly ap: AgentPane
+}
+
+/** Regular files a process holds open, from /proc/<pid>/fd. */
+function openFiles(pid: number): string[] {
+  let fds: string[]
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+
+  const out: string[] = []
+  for (const fd of fds) {
+    try {
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) out.push(target)
+    } catch {
+      // closed in the meantime
+    }
+  }
+
+  return out
+}
+
+/**
+ * The session one agent pane shows, or null. By pid: a session whose registry or lock file
+ * (a file named after the pid) claims one of the pane's agent processes, alive and with the same
+ * start time; or whose transcript an agent process in the pane holds open. Several sessions: the
+ * top-level one, if only one is. Otherwise by directory: the one top-level session of that agent
+ * in the agent process's cwd that was active since the process started and is not run by a live
+ * process elsewhere. Never a guess between several.
+ */
+export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<string, Agent>): PaneTie | null {
+  const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
+  const hits = new Map<string, string | null>()
+  for (const pid of agentPids) {
+    for (const row of contributionsNamingPid(store, pid)) {
+      if (row.agent !== ap.agent) continue
+      let claim: {pid?: unknown; startedAt?: unknown} | undefined
+      try {
+        claim = (JSON.parse(row.data) as {processClaim?: {pid?: unknown; startedAt?: unknown}}).processClaim
+      } catch {
+        continue
+      }
+
+      if (claim?.pid !== pid) continue
+      if (!isSameProcessAlive(pid, typeof claim.startedAt === 'number' ? claim.startedAt : null)) continue
+      hits.set(row.nativeId, row.parentId)
+    }
+
+    for (const file of openFiles(pid)) {
+      for (const row of contributionsAtPath(store, file)) if (row.agent === ap.agent && row.known) hits.set(row.nativeId, row.parentId)
+    }
+  }
+
+  const top = [...hits].filter(([, parent]) => parent === null)
+  if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
+  if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
+  if (ap.cwd === null) return null
+  const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => {
+    if (c.parentId !== null) return false
+    // Run by a live process elsewhere, unless that process is a server every TUI shares.
+    if (c.alive && c.pid !== null && !ap.pids.has(c.pid) && !isSharedServer(c.pid)) return false
+    if (ap.startedAt !== null && (c.lastActivityAt === null || c.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
+    return true
+  })
+  if (candidates.length === 1) return {nativeId: candidates[0]!.nativeId, via: 'cwd'}
+  // Several in the folder: the one session created just after this process started is the one
+  // it started (Codex creates its thread as the TUI comes up; each TUI its own).
+  if (candidates.length > 1 && ap.startedAt !== null) {
+    const born = candidates.filter((c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS)
+    if (born.length === 1) return {nativeId: born[0]!.nativeId, via: 'cwd'}
+  }
+
+  return null
+}
+
+/** A session created this long after its process started was created by it. */
+const BORN_WINDOW_MS = 20_000
+const BORN_SLACK_MS = 2000
+
+/**
+ * A server process every TUI of an agent shares (Codex's `codex app-server` daemon, started by
+ * the first TUI and outliving it): never part of a pane's tree, never one session's process.
+ */
+export function isSharedServer(pid: number): boolean {
+  return processArgv(pid).includes('app-server')
+}
+
+/**
+ * Ties for every agent pane, reusing the last sweep's for a pane whose process is the same while
+ * the store did not change, or changed less than TIE_REFRESH_MS ago: a sweep over panes nobody
+ * touched reads no session rows. A session two panes claim goes to the one tied by pid; if that
+ * does not decide, to neither.
+ */
+const ties = new WeakMap<Store, Map<string, {tie: PaneTie | null; storeKey: string; at: number}>>()
+
+export function mapPanes(store: Store, panes: readonly AgentPane[], processes: ReadonlyMap<string, Agent>): Mapped[] {
+  let cache = ties.get(store)
+  if (!cache) ties.set(store, (cache = new Map()))
+  const storeKey = storeChangeKey(store)
+  const now = Date.now()
+  const seen = new Set<string>()
+  const out: Mapped[] = []
+  for (const ap of panes) {
+    const key = `${ap.socket ?? ''}:${ap.pane.id}:${ap.agent}:${ap.pid}:${ap.startedAt}:${ap.cwd}`
+    seen.add(key)
+    let entry = cache.get(key)
+    if (!entry || (entry.storeKey !== storeKey && now - entry.at >= TIE_REFRESH_MS)) {
+      entry = {at: now, storeKey, tie: tiePane(store, ap, processes)}
+      cache.set(key, entry)
+    }
+
+    if (entry.tie) out.push({...entry.tie, ap})
+  }
+
+  for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key)
+  const bySession = new Map<string, Mapped[]>()
+  for (const m of out) {
+    const k = `${m.ap.agent}\0${m.nativeId}`
+    bySession.set(k, [...(bySession.get(k) ?? []), m])
+  }
+
+  const result: Mapped[] = []
+  for (const list of bySession.values()) {
+    if (list.length === 1) result.push(list[0]!)
+    else {
+      const pid = list.filter((m) => m.via === 'pid')
+      if (pid.length === 1) result.push(pid[0]!)
+    }
+  }
+
+  return result
+}

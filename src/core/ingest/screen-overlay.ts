@@ -1,0 +1,137 @@
+/**
+ * The screen overlay (pure): what a pane showed, stored as a `screen://` contribution, laid over a
+ * session's composed facts where no better source answers. The rules are in screen.ts's module
+ * comment; the sweep that writes the observations is screen.ts, the pane tying pane-tie.ts.
+ */
+import type {Agent, FactSource, HardBlock, SessionFacts} from '../model/types.js'
+import type {Contribution} from './adapter.js'
+
+/** A plain prompt must look the same for this long (two sweeps) before it settles a turn. */
+export const IDLE_CONFIRM_MS = 1500
+/** Activity this much later than the screen first showed a wait makes the wait stale. */
+export const STALE_SLACK_MS = 2000
+
+export type ScreenKind = 'approval' | 'question' | 'busy' | 'error' | 'idle'
+
+/** What the screen shows, as the matcher (src/adapters/screen.ts) reads it. */
+export interface ScreenReading {
+  readonly kind: ScreenKind
+  readonly text: string
+}
+
+/** The agents' screen patterns, compiled: process names, and the matcher. */
+export interface ScreenMatcher {
+  /** Process name -> agent. */
+  readonly processes: ReadonlyMap<string, Agent>
+  match(agent: Agent, screen: string): ScreenReading | null
+}
+
+/** What one pane showed, stored in the contribution's `extra.screen` of `screen://tmux<socket>/<pane>`. */
+export interface ScreenObservation {
+  readonly kind: ScreenKind
+  readonly text: string
+  /** `%3`. */
+  readonly pane: string
+  /** `main:1.0`. */
+  readonly address: string
+  /** The agent process in the pane. */
+  readonly pid: number
+  /** Its start time (epoch ms), so pid reuse cannot keep a reading alive. */
+  readonly startedAt?: number | null
+  /** How the pane was tied to the session. */
+  readonly via: 'pid' | 'cwd'
+  /** When a sweep first saw this reading. */
+  readonly since: number
+  /** When a later sweep saw it unchanged, at least IDLE_CONFIRM_MS after `since`. */
+  readonly confirmedAt: number | null
+  /** What "unchanged" compares: kind and text (busy: kind only; idle: the whole bottom). */
+  readonly sig: string
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+export function screenObservationOf(c: Contribution): ScreenObservation | null {
+  const s = isObject(c.extra) ? c.extra['screen'] : undefined
+  if (!isObject(s) || typeof s['kind'] !== 'string' || typeof s['since'] !== 'number') return null
+  return s as unknown as ScreenObservation
+}
+
+export function isScreenContribution(c: Contribution): boolean {
+  return screenObservationOf(c) !== null
+}
+
+export function screenSource(o: Pick<ScreenObservation, 'pane' | 'address'>): FactSource {
+  return {kind: 'screen', ref: o.address ? `tmux ${o.pane} (${o.address})` : `tmux ${o.pane}`}
+}
+
+/**
+ * Lay what the screen shows over a session's composed facts, where no better source answers
+ * (see the module comment). Pure; `contributions` may hold any sources, only screen ones count.
+ */
+export function applyScreen(facts: SessionFacts, contributions: readonly Contribution[]): SessionFacts {
+  let obs: ScreenObservation | null = null
+  for (const c of contributions) {
+    const o = screenObservationOf(c)
+    if (o && (obs === null || o.since > obs.since)) obs = o
+  }
+
+  if (obs === null) return facts
+  const corrected = registryDialogClosed(facts, obs)
+  if (corrected !== null) return corrected
+  if (facts.approval !== null || facts.question !== null || facts.error !== null) return facts
+  if (facts.process !== null && facts.process.alive && facts.process.status !== null) return facts
+  if (facts.settled) return facts
+  const source = screenSource(obs)
+  const stale = facts.lastActivityAt !== null && facts.lastActivityAt > obs.since + STALE_SLACK_MS
+  switch (obs.kind) {
+    case 'approval':
+    case 'question':
+    case 'error': {
+      if (stale) return facts
+      // An approval's text names what is to be approved (`approve rm -rf build?`): no question mark of its own.
+      const text = (obs.kind === 'approval' ? obs.text.replace(/\?+$/, '') : obs.text) || obs.kind
+      const block: HardBlock = {at: obs.since, source, text}
+      return {...facts, [obs.kind]: block, sources: {...facts.sources, [obs.kind]: source}}
+    }
+
+    case 'idle': {
+      if (stale || obs.confirmedAt === null) return facts
+      return {...facts, settled: true, sources: {...facts.sources, settled: source}}
+    }
+
+    case 'busy': {
+      if (facts.process !== null && !facts.process.alive) return facts
+      const process = facts.process
+        ? {...facts.process, source, status: 'working' as const}
+        : {alive: true, exited: null, heartbeatAt: null, pid: obs.pid, source, status: 'working' as const}
+      return {...facts, process, sources: {...facts.sources, process: source}}
+    }
+  }
+
+  return facts
+}
+
+/**
+ * A registry or hook that still says a dialog is open (Claude Code's `waitingFor`; Gemini's
+ * Notification, which no hook follows when the user answers) while the screen has since shown the
+ * agent busy, or at a plain prompt across two sweeps, with no dialog on it: the dialog closed
+ * and the files have not caught up. The screen corrects it; null when it does not apply.
+ */
+function registryDialogClosed(facts: SessionFacts, obs: ScreenObservation): SessionFacts | null {
+  const kind = facts.approval !== null ? 'approval' : facts.question !== null ? 'question' : null
+  if (kind === null || facts.error !== null) return null
+  const block = facts[kind]!
+  // A dialog the files or hooks opened and that nothing closes when the user answers it (Claude
+  // Code's registry lagging, Gemini's hooks: no hook fires on the answer, only AfterTool later).
+  const from = facts.sources[kind]?.kind
+  if (from !== 'registry' && from !== 'hook') return null
+  const moved = obs.kind === 'busy' || (obs.kind === 'idle' && obs.confirmedAt !== null)
+  if (!moved || obs.since <= block.at + STALE_SLACK_MS) return null
+  const source = screenSource(obs)
+  const cleared: SessionFacts = {...facts, [kind]: null, sources: {...facts.sources, [kind]: source}}
+  if (obs.kind === 'idle') return {...cleared, settled: true, sources: {...cleared.sources, settled: source}}
+  if (facts.process === null || !facts.process.alive) return cleared
+  return {...cleared, process: {...facts.process, source, status: 'working'}, sources: {...cleared.sources, process: source}}
+}
