@@ -21,8 +21,8 @@ export interface Machine {
   cast(args: readonly string[], extra?: Record<string, string>): ReturnType<typeof runCast>
   startDaemon(extra?: Record<string, string>): Promise<void>
   stopDaemon(): Promise<void>
-  /** A Claude Code session in this machine's HOME (a question open unless settled). */
-  addSession(sessionId: string, o?: {question?: string; settled?: boolean; prompt?: string}): void
+  /** A Claude Code session in this machine's HOME (a question open unless settled), its lines stamped `at` (this machine's clock; default now). */
+  addSession(sessionId: string, o?: {question?: string; settled?: boolean; prompt?: string; at?: number}): void
 }
 
 /** A TCP proxy to the server: cut() drops every connection and refuses new ones until heal(). */
@@ -84,7 +84,7 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   const m: Machine = {
     addSession(sessionId, s = {}) {
       const p = claudeTranscriptPath(h.home, project, sessionId)
-      writeFile(p, claudeLines({at: new Date(Date.now() - 5000), cwd: project, prompt: s.prompt ?? `task ${sessionId.slice(0, 4)}`, question: s.settled ? undefined : (s.question ?? 'Which database?'), sessionId, settled: s.settled}))
+      writeFile(p, claudeLines({at: new Date((s.at ?? Date.now()) - 5000), cwd: project, prompt: s.prompt ?? `task ${sessionId.slice(0, 4)}`, question: s.settled ? undefined : (s.question ?? 'Which database?'), sessionId, settled: s.settled}))
     },
     cast: (args, extra = {}) => runCast(args, {cwd: project, env: {...env, ...extra}, timeout: 90_000}),
     daemon: null,

@@ -225,9 +225,13 @@ describe('team', () => {
     const sa = sid(6, 'f')
     const sd = sid(7, 'f')
     a.addSession(sa, {settled: true})
-    d.addSession(sd, {settled: true})
+    // host-v's clock is an hour behind: its transcripts are stamped on it too, as the agent there writes them.
+    d.addSession(sd, {at: Date.now() + skew, settled: true})
+    const dFile = claudeTranscriptPath(d.h.home, d.project, sd)
+    fs.utimesSync(dFile, new Date(Date.now() + skew), new Date(Date.now() + skew))
     await a.startDaemon()
-    await d.startDaemon({CAST_NOW: String(Date.now() + skew)})
+    // Its clock (not a frozen CAST_NOW: real time goes on, an hour behind), file times with it.
+    await d.startDaemon({CAST_TEST_CLOCK_OFFSET_MS: String(skew), NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'skewed-clock.cjs')}`})
     await until('both on the server', async () => (await serverRow(castId('claude_code', sa))) && (await serverRow(castId('claude_code', sd))))
     const from = Number((await cluster.sql('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events'))[0]!.s)
     appendTurn(a, sa, 'first')
@@ -256,9 +260,15 @@ describe('team', () => {
     const ts = lines.map((x) => Date.parse(x.ts))
     expect([...ts].sort((p, q) => p - q)).toEqual(ts)
     // host-v's own clock says an hour earlier; the server's order and clock stand.
-    // (Its rows' times are also shifted by the measured skew_ms when read: not yet verified here.)
     expect(Date.parse(lines[firstD]!.ts) - Date.parse(lines[firstD]!.device_ts)).toBeGreaterThan(3000_000)
     // Its session's activity reads on the server's clock in a teammate's view.
+    const team = json(await a.cast(['sessions', '--team', '--json']))
+    const row = team.sessions.find((x: {id: string}) => x.id === castId('claude_code', sd))
+    // (skew_ms is measured at each publish; the shift takes it off every time the row carries.)
+    const skewMs = Number((await cluster.sql(`SELECT skew_ms FROM cast_team.machines WHERE device = 'host-v'`))[0]!.skew_ms)
+    expect(skewMs).toBeLessThan(-3000_000)
+    expect(Math.abs(Date.now() - Date.parse(row.last_activity_at))).toBeLessThan(600_000)
+    expect(Math.abs(Date.now() - Date.parse(row.waiting_since))).toBeLessThan(600_000)
   })
 
   it('concurrent answers: two machines answer the same card at once; one wins, the other is told, one answer is recorded and published', async () => {
@@ -302,9 +312,16 @@ function appendTurn(m: Machine, sessionId: string, text: string, at = Date.now()
     {...base, message: {content: text, role: 'user'}, parentUuid: null, timestamp: new Date(at).toISOString(), type: 'user', uuid: u},
   ]
   fs.appendFileSync(p, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+  const stamp = (): void => {
+    // A machine whose clock is off writes its files' times on it too.
+    if (at < Date.now() - 60_000) fs.utimesSync(p, new Date(at + 500), new Date(at + 500))
+  }
+
+  stamp()
   const later = (): void => {
     const reply = {...base, message: {content: [{text: `Done: ${text}`, type: 'text'}], id: `msg-${u}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, parentUuid: u, timestamp: new Date(at + 500).toISOString(), type: 'assistant', uuid: `a-${u}`}
     fs.appendFileSync(p, JSON.stringify(reply) + '\n')
+    stamp()
   }
 
   if (replyDelayMs === 0) later()
