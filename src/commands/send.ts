@@ -32,7 +32,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if, (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
     if (message === '-') {
-      const {readStdin} = await import('./state/index.js')
+      const {readStdin} = await import('../lib/stdin.js')
       message = (await readStdin()).replace(/\n+$/, '')
     }
 

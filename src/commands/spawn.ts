@@ -45,7 +45,7 @@ Where the agent lets cast choose its session id (claude --session-id), the id is
     if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 2m).`, EXIT.USAGE)
     let prompt = args.prompt
     if (prompt === '-') {
-      const {readStdin} = await import('./state/index.js')
+      const {readStdin} = await import('../lib/stdin.js')
       prompt = (await readStdin()).replace(/\n+$/, '')
     }
 

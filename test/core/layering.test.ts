@@ -7,6 +7,49 @@ const files = (dir: string): string[] =>
   fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
 const imports = (file: string): string[] => [...fs.readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((m) => m[1]!)
 
+/** The layer a file under src/ belongs to: its first folder (adapters, commands, core, lib). */
+const layerOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0]!
+
+/**
+ * Every relative import of a file in `from` that lands in the layer `to`, as `file -> target`
+ * (paths under src/). Type-only imports count: a type cycle is still a cycle.
+ */
+function crossings(from: string, to: string): string[] {
+  return files(path.join(SRC, from)).flatMap((f) =>
+    imports(f)
+      .filter((i) => i.startsWith('.'))
+      .map((i) => path.resolve(path.dirname(f), i))
+      .filter((target) => layerOf(target) === to)
+      .map((target) => `${path.relative(SRC, f)} -> ${path.relative(SRC, target)}`),
+  )
+}
+
+/**
+ * Known violations in files other work owns right now (issue 12 point 1 moves the hook spec types
+ * out of src/lib; the team's join/leave share a config writer). Listed, so a new one still fails;
+ * remove an entry when its file is fixed.
+ */
+const KNOWN: ReadonlySet<string> = new Set([
+  'adapters/claude-code/hooks-spec.ts -> lib/hooks-install.js',
+  'adapters/codex/hooks-spec.ts -> lib/hooks-install.js',
+  'adapters/copilot/hooks-spec.ts -> lib/hooks-install.js',
+  'adapters/cursor/hooks-spec.ts -> lib/hooks-install.js',
+  'adapters/gemini/hooks-spec.ts -> lib/hooks-install.js',
+  'commands/team/leave.ts -> commands/team/join.js',
+])
+
+/** Files outside src/core/store that speak SQL to the team's Postgres server (not the local store). */
+const TEAM_SQL: ReadonlySet<string> = new Set([
+  'commands/team/join.ts',
+  'commands/team/leave.ts',
+  'core/team/actions.ts',
+  'core/team/publisher.ts',
+  'core/team/reader.ts',
+  'core/team/schema.ts',
+])
+
+const unknown = (list: readonly string[]): string[] => list.filter((v) => !KNOWN.has(v))
+
 describe('layering (DESIGN §2)', () => {
   it('commands never import an adapter directly', () => {
     const bad = files(path.join(SRC, 'commands')).flatMap((f) => imports(f).filter((i) => i.includes('/adapters/')).map((i) => `${path.relative(SRC, f)} -> ${i}`))
@@ -20,12 +63,33 @@ describe('layering (DESIGN §2)', () => {
     expect(bad).toEqual([])
   })
 
+  it('adapters never import src/lib (the shell sits above them)', () => {
+    expect(unknown(crossings('adapters', 'lib'))).toEqual([])
+  })
+
+  it('core never imports src/lib', () => {
+    expect(unknown(crossings('core', 'lib'))).toEqual([])
+  })
+
+  it('commands never import another command (shared code lives in src/lib or src/core)', () => {
+    expect(unknown(crossings('commands', 'commands'))).toEqual([])
+  })
+
+  it('the import check sees relative imports across layers, static and dynamic', () => {
+    // A guard that reads nothing would pass every rule above: it must find the imports commands
+    // make of src/lib (every command does), and the dynamic ones of src/core.
+    const lib = crossings('commands', 'lib')
+    expect(lib.some((c) => c.startsWith('commands/sessions.ts -> lib/'))).toBe(true)
+    expect(crossings('commands', 'core').some((c) => c.startsWith('commands/own.ts -> core/model/'))).toBe(true)
+  })
+
   it('SQL lives only in src/core/store', () => {
     const sql = /\b(SELECT\s+[\w*(]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+TABLE)\b/
     const bad = files(SRC)
       .filter((f) => !f.startsWith(path.join(SRC, 'core', 'store')) && !f.startsWith(path.join(SRC, 'adapters')))
       .filter((f) => sql.test(fs.readFileSync(f, 'utf8')))
       .map((f) => path.relative(SRC, f))
+      .filter((f) => !TEAM_SQL.has(f))
 
     expect(bad).toEqual([])
   })

@@ -72,7 +72,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
 
     let why = flags.why ?? null
     if (why === '-') {
-      const {readStdin} = await import('../state/index.js')
+      const {readStdin} = await import('../../lib/stdin.js')
       why = (await readStdin()).replace(/\s+$/, '')
     }
 

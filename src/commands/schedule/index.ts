@@ -48,7 +48,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
       this.fail(`"${message}" is a session, and the message is missing: cast schedule ${message} --in D "MESSAGE"`, EXIT.USAGE)
     }
     if (message === '-') {
-      const {readStdin} = await import('../state/index.js')
+      const {readStdin} = await import('../../lib/stdin.js')
       message = (await readStdin()).replace(/\n+$/, '')
     }
 
@@ -91,7 +91,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const s = createSchedule(store, {createdAt: now, createdBy: this.me, dueAt, everyMs, message, sessionId})
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
-      const {formatIn} = await import('./list.js')
+      const {formatIn} = await import('../../core/model/age.js')
       const row = store.loadSessions([sessionId])[0]!
       this.log(`${s.id}: into ${json.short_id} at ${json.due_at} (${formatIn(dueAt - now)})${everyMs ? `, every ${flags.every}` : ''}; session now ${row.state}:${row.reason}`)
     }

@@ -24,6 +24,7 @@ export default class ScheduleList extends BaseCommand {
       } else {
         const {default: Table} = await import('cli-table3')
         const {shortId} = await import('../../core/model/ids.js')
+        const {formatIn} = await import('../../core/model/age.js')
         const table = new Table({colWidths: [10, 9, 24, 7, 13, 40], head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'], style: {border: [], head: []}, wordWrap: true})
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''
@@ -38,14 +39,6 @@ export default class ScheduleList extends BaseCommand {
 
     return {schedules: list.map((s) => scheduleJson(s))}
   }
-}
-
-/** 'in 2 hours', 'in 15 min', 'in 40 s'. */
-export function formatIn(ms: number): string {
-  if (ms < 60_000) return `in ${Math.max(0, Math.round(ms / 1000))} s`
-  if (ms < 3_570_000) return `in ${Math.round(ms / 60_000)} min`
-  if (ms < 2 * 86_400_000) return `in ${Math.round(ms / 360_000) / 10} h`
-  return `in ${Math.round(ms / 8_640_000) / 10} days`
 }
 
 function formatEvery(ms: number): string {

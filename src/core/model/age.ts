@@ -14,3 +14,11 @@ export function formatAge(ms: number): string {
 function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? '' : 's'} ago`
 }
+
+/** How far ahead a due time is, as `cast schedule` prints it: 'in 40 s', 'in 5 min', 'in 2.5 h', 'in 3 days'. */
+export function formatIn(ms: number): string {
+  if (ms < 60_000) return `in ${Math.max(0, Math.round(ms / 1000))} s`
+  if (ms < 3_570_000) return `in ${Math.round(ms / 60_000)} min`
+  if (ms < 2 * 86_400_000) return `in ${Math.round(ms / 360_000) / 10} h`
+  return `in ${Math.round(ms / 8_640_000) / 10} days`
+}
