@@ -54,6 +54,9 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
   }
   let closed = false
   let live: LiveIngester | null = null
+  // The team store (issue 17): while this watch is the ingester, it publishes and carries out
+  // teammates' actions as cast daemon does (the same TeamSync); the lease holder does it otherwise.
+  let team: {kick(): void; stop(): Promise<void>} | null = null
   let tail: NodeJS.Timeout | null = null
   let done!: () => void
   const finished = new Promise<void>((resolve) => {
@@ -66,6 +69,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     // Whatever happens below, the process leaves: a stuck watcher must not keep it alive.
     setTimeout(() => process.exit(0), 3000).unref()
     if (tail) clearTimeout(tail)
+    await team?.stop().catch(() => {})
     await live?.stop()
     store.close()
     done()
@@ -105,12 +109,18 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
       log: (m) => process.stderr.write(`cast: ${m}\n`),
-      onChange: () => pump(),
+      onChange: () => {
+        pump()
+        team?.kick()
+      },
       onExtra: () => consumeSpool(store, ingester, home, clock),
       settle,
       // Another ingester took the lease over: this one stopped writing; tail what the holder writes.
       onLost: () => {
         live = null
+        const t = team
+        team = null
+        void t?.stop().catch(() => {})
       },
     })
   }
@@ -126,7 +136,16 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
     // Without --since, the stream starts after what the catch-up found: nothing until a change.
     if (lastSeq < 0 && flags.since === undefined) lastSeq = store.lastSeq()
     await candidate.watch()
+    if (!team && !closed) team = await startTeam().catch(() => null)
     return true
+  }
+
+  const startTeam = async (): Promise<{kick(): void; stop(): Promise<void>} | null> => {
+    const {loadConfig} = await import('./config.js')
+    const {deviceName} = await import('./env.js')
+    const {startTeamSync} = await import('../core/team/index.js')
+    const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
+    return startTeamSync(store, env, await loadConfig(env), {clock, device: deviceName(env), log, me})
   }
 
   const inView = (row: SessionRow | undefined): boolean => row !== undefined && viewHas(row, me, clock(), filters, flags.all === true)

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {claudeTranscriptPath, json, killStarted, runCast, startCast} from '../helpers/cli.js'
+import {claudeTranscriptPath, json, killStarted, runCast, startCast, waitForWatcher} from '../helpers/cli.js'
 import {userTexts} from '../fakes/agents.js'
 import {castId} from '../../src/core/model/ids.js'
 import {type Cluster, startCluster} from './pg.js'
@@ -97,6 +97,30 @@ describe('team', () => {
     const action = (await cluster.sql(`SELECT * FROM cast_team.actions WHERE session_id = $1`, [id]))
     expect(action).toHaveLength(1)
     expect(action[0]).toMatchObject({requested_by: 'ana@example.com', requested_from: 'laptop-b', status: 'delivered'})
+  })
+
+  it('watch ingests: cast sessions -w with its own ingester (no daemon) publishes a handoff and carries out a teammate\'s send once', async () => {
+    const a = await machine('laptop-w', 'wren@example.com')
+    const b = await machine('laptop-z', 'zoe@example.com')
+    const s = sid(9, 'ab')
+    a.addSession(s, {settled: true, prompt: 'Tidy the logs'})
+    const id = castId('claude_code', s)
+    const watch = startCast(['sessions', '-w', '--json'], a.env)
+    try {
+      await waitForWatcher(a.h.castHome, 60_000)
+      await until('the session on the server', () => serverRow(id))
+      expect((await a.cast(['own', id, 'zoe@example.com'])).code).toBe(0)
+      await until('the handoff on the server', async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('zoe@example.com'), 10_000, 20)
+      const sent = await b.cast(['send', id.slice(0, 8), 'Keep a week of logs', '--json'])
+      expect(sent.code, sent.stderr).toBe(0)
+      expect(json(sent)).toMatchObject({device: 'laptop-w', status: 'delivered'})
+      await until('the message in the transcript', async () => userTexts(a.h.home, a.project, s).includes('Keep a week of logs'))
+      await new Promise((r) => setTimeout(r, 1500))
+      expect(userTexts(a.h.home, a.project, s).filter((t) => t === 'Keep a week of logs')).toHaveLength(1)
+      expect(await cluster.sql(`SELECT status FROM cast_team.actions WHERE session_id = $1`, [id])).toEqual([{status: 'delivered'}])
+    } finally {
+      await watch.stop()
+    }
   })
 
   it('who may: a teammate who neither owns nor runs a session is refused and nothing changes; a machine cannot write rows for another device', async () => {
