@@ -8,13 +8,16 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     disableConsoleIntercept: true,
-    env: {FORCE_COLOR: '0', NO_COLOR: '1'},
+    env: {CAST_TEST_TIMEOUT_MS: '120000', FORCE_COLOR: '0', NO_COLOR: '1'},
     include: ['test/conformance/**/*.test.ts'],
     // Upper bounds for liveness on a loaded 2-core machine, never timing assertions.
     testTimeout: 240_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    maxWorkers: 3,
+    // Two cores: two agent files side by side (each runs several sessions at once inside).
+    maxWorkers: 2,
+    // it.concurrent inside a file: at most three agents at once per file.
+    maxConcurrency: 3,
     retry: 0,
   },
 })

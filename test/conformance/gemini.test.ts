@@ -11,7 +11,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {BIN, HOOK_BIN, ROOT} from '../helpers/cli.js'
-import {castEnv, recordFigure, runCast, sessions, until, Watch, type CastSession} from './harness/cast.js'
+import {castEnv, type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {repeat, sequence, startMock, status, text, tool, type Mock, type Reply} from './harness/mock/server.js'
 import {descendants, Tmux, type AgentPane} from './harness/tmux.js'
 
@@ -448,7 +448,7 @@ describe(AGENT, () => {
       const ms = l.at - killedAt
       recordFigure(AGENT, 'kill9', {dead_ms: ms})
       await until(r.env, is('needs_input', 'dead'), 10_000, 'needs_input/dead')
-      expect(ms).toBeLessThanOrEqual(2000)
+      expect(ms).toBeLessThanOrEqual(DEAD_BOUND_MS)
     }))
 
   it.concurrent('kill9_unseen: a crash before cast ever looked reads needs_input/dead', () =>

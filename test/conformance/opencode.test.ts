@@ -13,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CastSession, Watch, recordFigure, runCast, sessions, until} from './harness/cast.js'
+import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type MockRequest, type Reply, type Script, sequence, startMock, status, text, tool} from './harness/mock/server.js'
 import {type AgentPane, descendants} from './harness/tmux.js'
 import {OPENCODE, type OcHome, READY, makeHome, warmConfig} from './opencode/home.js'
@@ -288,7 +288,7 @@ describe(AGENT, () => {
     killTree(pane.pid)
     const l = await w.wait((x) => x.id === s.id && x.to === 'needs_input' && x.reason === 'dead', 15_000, from)
     recordFigure(AGENT, 'kill9', {dead_ms: l.at - killedAt})
-    expect(l.at - killedAt).toBeLessThanOrEqual(2000)
+    expect(l.at - killedAt).toBeLessThanOrEqual(DEAD_BOUND_MS)
     await until(r.env, at(ses!.id, 'needs_input', 'dead'), 10_000, 'needs_input/dead one-shot')
   })
 

@@ -6,7 +6,7 @@
  * dialog, no question tool, no background shells or subagents, no hooks): docs/agents/pi.md.
  */
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CastSession, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
+import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, repeat, sequence, startMock, status, text, tool} from './harness/mock/server.js'
 import {descendants} from './harness/tmux.js'
 import {kill, killAll, makePiHome, type PiHome, shape} from './pi/setup.js'
@@ -130,7 +130,7 @@ describe(AGENT, () => {
     const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
     const ms = line.at - killedAt
     recordFigure(AGENT, 'kill9', {dead_ms: ms})
-    expect(ms).toBeLessThanOrEqual(2000)
+    expect(ms).toBeLessThanOrEqual(DEAD_BOUND_MS)
     const s = await until(h.cast, is('needs_input', 'dead'), 10_000, 'needs_input/dead')
     expect(s.live).toBe(false)
   })

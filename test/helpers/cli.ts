@@ -39,6 +39,9 @@ export function makeHome(user = 'me@example.com'): TempHome {
   return {castHome, cleanup: () => fs.rmSync(dir, {force: true, recursive: true}), dir, env, home}
 }
 
+/** How long one cast command may run before the test calls it hung (CAST_TEST_TIMEOUT_MS raises it). */
+const DEFAULT_TIMEOUT_MS = Number(process.env.CAST_TEST_TIMEOUT_MS) || 30_000
+
 export interface RunResult {
   readonly stdout: string
   readonly stderr: string
@@ -50,7 +53,7 @@ export function runCast(args: readonly string[], options: {env: Record<string, s
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      {cwd: options.cwd, env: options.env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? 30_000},
+      {cwd: options.cwd, env: options.env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? DEFAULT_TIMEOUT_MS},
       (error, stdout, stderr) => {
         const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0
         resolve({code, stderr, stdout})
