@@ -59,7 +59,7 @@ it. --label filters by your own label.`
     const under = (dir: string | null): boolean => cwd === null || (dir !== null && (dir === cwd || dir.startsWith(cwd.endsWith('/') ? cwd : cwd + '/')))
     const who = (owners: readonly string[], runner: string | null): string[] => (owners.length > 0 ? [...owners] : runner ? [runner] : [])
     // Joined to a team store: every machine's sessions (issue 17).
-    const {teamRows} = await import('../core/team/index.js')
+    const {teamRows} = await import('../core/store/team/index.js')
     const {deviceName} = await import('../lib/env.js')
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
     const keep = (r: (typeof remote)[number]): boolean => {

@@ -55,7 +55,7 @@ prints each matching session once.`
     const synced = this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, this.env, clock, this.me, syncOptions)
     const now = clock()
     // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
-    const {teamRows} = await import('../core/team/index.js')
+    const {teamRows} = await import('../core/store/team/index.js')
     const {deviceName} = await import('../lib/env.js')
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
     const filters = {
@@ -105,10 +105,10 @@ prints each matching session once.`
   private async watchTeam(flags: {since?: number; state?: string[]; agent?: string}): Promise<boolean> {
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
-    const {teamContext} = await import('../core/team/index.js')
+    const {teamContext} = await import('../core/store/team/index.js')
     const ctx = teamContext(store, this.env, await loadConfig(this.env))
     if (!ctx) return false
-    const {watchTeam} = await import('../core/team/watch.js')
+    const {watchTeam} = await import('../core/store/team/watch.js')
     await watchTeam({
       agent: flags.agent,
       json: this.jsonEnabled(),

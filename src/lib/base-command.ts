@@ -78,13 +78,13 @@ export abstract class BaseCommand extends Command {
    * team): the verb then acts locally.
    */
   protected async remoteVerb(
-    verb: import('../core/team/actions.js').ActionVerb,
+    verb: import('../core/store/team/actions.js').ActionVerb,
     query: string,
     args: Record<string, unknown>,
     flags: {'no-wait'?: boolean; timeout?: string},
   ): Promise<Record<string, unknown> | null> {
     const store = await this.openStore()
-    const {teamContext} = await import('../core/team/index.js')
+    const {teamContext} = await import('../core/store/team/index.js')
     if (this.env.CAST_TEAM_LOCAL === '1') return null
     const {loadConfig} = await import('./config.js')
     const config = await loadConfig(this.env)
@@ -97,7 +97,7 @@ export abstract class BaseCommand extends Command {
       timeoutMs = ms
     }
 
-    const {describeRemote, remoteRequest, RemoteError} = await import('../core/team/index.js')
+    const {describeRemote, remoteRequest, RemoteError} = await import('../core/store/team/index.js')
     const {hasLocalCard} = await import('../core/store/outbox.js')
     const {deviceName} = await import('./env.js')
     const isLocal = (): boolean => {

@@ -143,7 +143,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
   const startTeam = async (): Promise<{kick(): void; stop(): Promise<void>} | null> => {
     const {loadConfig} = await import('./config.js')
     const {deviceName} = await import('./env.js')
-    const {startTeamSync} = await import('../core/team/index.js')
+    const {startTeamSync} = await import('../core/store/team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
     return startTeamSync(store, env, await loadConfig(env), {clock, device: deviceName(env), log, me})
   }

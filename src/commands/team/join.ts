@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 export default class TeamJoin extends BaseCommand {
@@ -30,10 +31,11 @@ policy (each machine its own credentials) and the admin's setup.`
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(TeamJoin)
     const {loadConfig, configPath} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/team/client.js')
-    const {migrateTeam} = await import('../../core/team/schema.js')
+    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
+    const {migrateTeam} = await import('../../core/store/team/schema.js')
+    const {registerMachine} = await import('../../core/store/team/machines.js')
     const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
-    const {publishAll} = await import('../../core/team/publisher.js')
+    const {publishAll} = await import('../../core/store/team/publisher.js')
     const {deviceName} = await import('../../lib/env.js')
     const {syncBeforeRead} = await import('../../lib/ingest.js')
     const {randomUUID} = await import('node:crypto')
@@ -50,11 +52,7 @@ policy (each machine its own credentials) and the admin's setup.`
       const c = await pool.connect()
       try {
         schema = await migrateTeam(c)
-        await c.query(
-          `INSERT INTO cast_team.machines (device, who) VALUES ($1, $2)
-           ON CONFLICT (device) DO UPDATE SET who = excluded.who, last_seen = now()`,
-          [device, this.me],
-        )
+        await registerMachine(c, device, this.me)
       } finally {
         c.release()
       }
@@ -96,31 +94,4 @@ policy (each machine its own credentials) and the admin's setup.`
 
     return result
   }
-}
-
-/** Set team.url / team.name in the config file (mode 0600: it may hold a password), keeping every other key. */
-export function writeTeamConfig(file: string, team: {url?: string; name?: string} | null): void {
-  let raw: Record<string, unknown> = {}
-  try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>
-  } catch {
-    raw = {}
-  }
-
-  const cur = raw.team
-  const obj: Record<string, unknown> = Array.isArray(cur) ? (cur.length > 0 ? {members: cur} : {}) : typeof cur === 'object' && cur !== null ? {...(cur as object)} : {}
-  if (team === null) {
-    delete obj.url
-    delete obj.name
-  } else {
-    if (team.url !== undefined) obj.url = team.url
-    if (team.name !== undefined) obj.name = team.name
-  }
-
-  if (Object.keys(obj).length === 0) delete raw.team
-  else if (Object.keys(obj).length === 1 && Array.isArray(obj.members)) raw.team = obj.members
-  else raw.team = obj
-  fs.mkdirSync(path.dirname(file), {mode: 0o700, recursive: true})
-  fs.writeFileSync(file, JSON.stringify(raw, null, 2) + '\n', {mode: 0o600})
-  fs.chmodSync(file, 0o600)
 }

@@ -10,10 +10,11 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
   async run(): Promise<Record<string, unknown>> {
     await this.parse(TeamLeave)
     const {loadConfig, configPath} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/team/client.js')
+    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
     const {markLeft, teamJoin} = await import('../../core/store/outbox.js')
     const {deviceName} = await import('../../lib/env.js')
-    const {writeTeamConfig} = await import('./join.js')
+    const {writeTeamConfig} = await import('../../lib/team-config.js')
+    const {removeDeviceSessions} = await import('../../core/store/team/machines.js')
     const config = await loadConfig(this.env)
     const store = await this.openStore()
     const target = teamTarget(this.env, config)
@@ -24,7 +25,7 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
     if (target) {
       const pool = await openPool(target.url, {max: 1})
       try {
-        removed = (await pool.query('DELETE FROM cast_team.sessions WHERE device = $1', [device])).rowCount ?? 0
+        removed = await removeDeviceSessions(pool, device)
       } catch (error_) {
         error = cleanError(error_, target.url)
       } finally {

@@ -12,7 +12,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
   async run(): Promise<Record<string, unknown>> {
     await this.parse(TeamStatus)
     const {loadConfig} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/team/client.js')
+    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
     const {countOutbox, pendingOutbox, teamJoin} = await import('../../core/store/outbox.js')
     const {deviceName} = await import('../../lib/env.js')
     const config = await loadConfig(this.env)
@@ -42,8 +42,8 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     }
     const pool = await openPool(target.url, {connectTimeoutMs: 3000, max: 1})
     try {
-      const {machines} = await import('../../core/team/reader.js')
-      const {serverVersion} = await import('../../core/team/schema.js')
+      const {machines} = await import('../../core/store/team/reader.js')
+      const {serverVersion} = await import('../../core/store/team/schema.js')
       const c = await pool.connect()
       let version = 0
       try {
@@ -53,10 +53,11 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       }
 
       const list = await machines(pool)
-      const q = await pool.query(`SELECT count(*) AS n FROM cast_team.actions WHERE device = $1 AND status IN ('queued', 'running')`, [device])
+      const {pendingActions} = await import('../../core/store/team/machines.js')
+      const queued = await pendingActions(pool, device)
       const result = {
         ...base,
-        actions_queued: Number(q.rows[0].n),
+        actions_queued: queued,
         machines: list.map((m) => ({
           device: m.device,
           last_seen: m.lastSeen.toISOString(),

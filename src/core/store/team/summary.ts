@@ -8,9 +8,9 @@
  * filing, the open decision card). Never a transcript line, the last assistant message, queued
  * messages' text or the files' paths.
  */
-import type {DecisionCard, SessionRow} from '../store/store.js'
-import type {Agent, Bucket, Declaration, HardBlock, Reason, Rule, SessionFacts, WorkState} from '../model/types.js'
-import {EMPTY_FACTS} from '../model/types.js'
+import type {DecisionCard, SessionRow} from '../store.js'
+import type {Agent, Bucket, Declaration, HardBlock, Reason, Rule, SessionFacts, WorkState} from '../../model/types.js'
+import {EMPTY_FACTS} from '../../model/types.js'
 
 export interface TeamSummary {
   readonly v: 1

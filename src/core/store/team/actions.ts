@@ -17,9 +17,9 @@
  */
 import type {Pool} from 'pg'
 
-import {isOwnedBy, sameIdentity} from '../model/ownership.js'
-import {claimAction, doneAction, finishAction, markReported, unreportedActions} from '../store/outbox.js'
-import type {Store} from '../store/store.js'
+import {isOwnedBy, sameIdentity} from '../../model/ownership.js'
+import {claimAction, doneAction, finishAction, markReported, unreportedActions} from '../outbox.js'
+import type {Store} from '../store.js'
 
 export const ACTION_VERBS = ['send', 'approve', 'deny', 'kill', 'own', 'answer'] as const
 export type ActionVerb = (typeof ACTION_VERBS)[number]

@@ -9,8 +9,8 @@
  */
 import type {Pool} from 'pg'
 
-import {ackOutbox, countOutbox, type OutboxRow, pendingOutbox} from '../store/outbox.js'
-import type {SessionRow, Store} from '../store/store.js'
+import {ackOutbox, countOutbox, type OutboxRow, pendingOutbox} from '../outbox.js'
+import type {SessionRow, Store} from '../store.js'
 import {inTx} from './client.js'
 import {summarize} from './summary.js'
 

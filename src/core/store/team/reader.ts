@@ -4,7 +4,7 @@
  */
 import type {Pool} from 'pg'
 
-import type {SessionRow} from '../store/store.js'
+import type {SessionRow} from '../store.js'
 import {rowFromSummary, type TeamSummary} from './summary.js'
 
 /** Every session the other machines published (this device's own rows come from the local store). */

@@ -6,8 +6,8 @@
  */
 import type {Client, Pool} from 'pg'
 
-import {teamJoin} from '../store/outbox.js'
-import type {Store} from '../store/store.js'
+import {teamJoin} from '../outbox.js'
+import type {Store} from '../store.js'
 import {carryOutActions, type RunCast} from './actions.js'
 import {cleanError, openClient, openPool} from './client.js'
 import {publishAll} from './publisher.js'

@@ -4,8 +4,8 @@
  */
 import {spawn} from 'node:child_process'
 
-import {teamJoin, type TeamJoin} from '../store/outbox.js'
-import type {SessionRow, Store} from '../store/store.js'
+import {teamJoin, type TeamJoin} from '../outbox.js'
+import type {SessionRow, Store} from '../store.js'
 import type {ActionState, ActionVerb, RunCast} from './actions.js'
 import {cleanError, type TeamTarget, teamTarget} from './client.js'
 
