@@ -108,6 +108,8 @@ describe('copilot', () => {
       r.tmux.type(pane, 'sleep for a while')
       await r.tmux.waitFor(pane, /Working/)
       await w.wait((l) => isCop(l) && l.to === 'working', 30_000)
+      // Mid-turn in Copilot's own file too: the prompt is in events.jsonl (it can lag the screen).
+      await until(r.env, (x) => isCop(x) && x.messages >= 1 && x.state === 'working', 30_000, 'the prompt in events.jsonl')
       const killed = killTree(pane.pid)
       const t = Date.now()
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
@@ -243,9 +245,9 @@ describe('copilot', () => {
       r.tmux.type(pane, 'hello')
       await r.tmux.waitFor(pane, /transient API error\. Retrying/)
       const t = Date.now()
-      const s = (await copilotSessions(r.env))[0]
+      const s = await until(r.env, (x) => isCop(x) && x.state === 'working', 30_000, 'working while the screen shows Retrying')
       recordFigure('copilot', 'retrying', {ms: Date.now() - t, what: 'one-shot while the screen shows Retrying'})
-      expect(s).toMatchObject({state: 'working'})
+      expect(s.state).toBe('working')
       await r.tmux.waitFor(pane, /Recovered after retries\.[\s\S]*← open sidebar/, 60_000)
       // Nothing but working from the prompt to the answer: the retries never read as the user's move.
       const settledAt = (await w.wait((l) => isCop(l) && l.to === 'needs_input', 60_000)).at
