@@ -57,7 +57,7 @@ export async function sessions(env: Record<string, string>): Promise<CastSession
  * Poll `cast sessions --json` until one session satisfies `ok`; returns it. On timeout the
  * error shows what cast said last, and `cast explain` of each session.
  */
-export async function until(env: Record<string, string>, ok: (s: CastSession) => boolean, timeoutMs = 30_000, what = 'a matching session'): Promise<CastSession> {
+export async function until(env: Record<string, string>, ok: (s: CastSession) => boolean, timeoutMs = 90_000, what = 'a matching session'): Promise<CastSession> {
   const end = Date.now() + timeoutMs
   let last: CastSession[] = []
   while (Date.now() < end) {
@@ -110,7 +110,7 @@ export class Watch {
   }
 
   /** The first line at or after index `from` that satisfies `ok`. */
-  async wait(ok: (l: Record<string, any>) => boolean, timeoutMs = 30_000, from = 0): Promise<WatchLine> {
+  async wait(ok: (l: Record<string, any>) => boolean, timeoutMs = 90_000, from = 0): Promise<WatchLine> {
     const end = Date.now() + timeoutMs
     for (;;) {
       const hit = this.lines.slice(from).find((l) => ok(l.line))
