@@ -11,7 +11,7 @@ export default defineConfig({
     env: {CAST_TEST_TIMEOUT_MS: '120000', FORCE_COLOR: '0', NO_COLOR: '1'},
     include: ['test/conformance/**/*.test.ts'],
     // Upper bounds for liveness on a loaded 2-core machine, never timing assertions.
-    testTimeout: 240_000,
+    testTimeout: 480_000,
     hookTimeout: 180_000,
     pool: 'forks',
     // Two cores: two agent files side by side (each runs several sessions at once inside).

@@ -85,7 +85,7 @@ describe('claude_code', () => {
     expect(asked[0]!.lastUserText).toContain('what files are in this project?')
     expect(asked[0]!.lastUserText).toContain('The project holds one README.md.')
     // The watch streamed the change, and explain names the classifier as what decided.
-    await r.watch.wait((l) => l.id === s.id && l.to === 'done' && l.reason === 'delivered', 30_000)
+    await r.watch.wait((l) => l.id === s.id && l.to === 'done' && l.reason === 'delivered', 90_000)
     const ex = await runCast(['explain', s.id, '--json'], {env: r.h.cast})
     expect(ex.code, ex.stderr).toBe(0)
     const rest = (JSON.parse(ex.stdout) as {rest: {decided_by: string; classifier: {verdict: string; why: string}}}).rest

@@ -141,7 +141,7 @@ const is = (r: Run, state: string, reason: string) => (s: CastSession) => mine(r
 const watchIs = (state: string, reason: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && l.reason === reason
 
 /** The watch line for the state, and how long after `since` it arrived; recorded as a figure. */
-async function watched(r: Run, scenario: string, state: string, reason: string, since: number, timeoutMs = 30_000): Promise<number> {
+async function watched(r: Run, scenario: string, state: string, reason: string, since: number, timeoutMs = 90_000): Promise<number> {
   const line = await r.watch!.wait(watchIs(state, reason), timeoutMs)
   const ms = Math.max(0, line.at - since)
   recordFigure(AGENT, scenario, {ms, state: `${state}/${reason}`})
@@ -168,7 +168,7 @@ describe.concurrent(AGENT, () => {
     const t0 = Date.now()
     await registryUntil(r, (reg) => reg.status === 'idle')
     expect(fs.existsSync(path.join(r.h.home, '.claude', 'projects'))).toBe(false)
-    const s = await until(r.env, mine(r), 30_000, 'the fresh TUI')
+    const s = await until(r.env, mine(r), 90_000, 'the fresh TUI')
     expect([s.state, s.reason, s.bucket, s.live]).toEqual(['idle', 'empty', 'new', true])
     await r.watch!.wait((l) => l.agent === AGENT && l.event === 'new' && l.to === 'idle')
     recordFigure(AGENT, 'fresh', {ms: Date.now() - t0})
@@ -337,7 +337,7 @@ describe.concurrent(AGENT, () => {
       r.h.tmux.type(r.pane, 'hello')
       await r.h.tmux.waitFor(r.pane, /API Error|Invalid API key|Resend your message/, 90_000)
       const t0 = Date.now()
-      await until(r.env, is(r, 'needs_input', 'error'), 30_000, `${code} as an error`)
+      await until(r.env, is(r, 'needs_input', 'error'), 90_000, `${code} as an error`)
       await watched(r, `error ${code}`, 'needs_input', 'error', t0)
     })
   }

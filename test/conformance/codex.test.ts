@@ -44,7 +44,7 @@ const is = (state: string, reason?: string) => (s: CastSession) => s.agent === A
 const lineIs = (state: string, reason?: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
 
 /** Wait until a rollout line satisfies `ok` (the screen can show a turn's end before the file has it). */
-async function fileLine(h: CodexHome, ok: (l: Record<string, any>) => boolean, timeoutMs = 30_000): Promise<Record<string, any>> {
+async function fileLine(h: CodexHome, ok: (l: Record<string, any>) => boolean, timeoutMs = 90_000): Promise<Record<string, any>> {
   const end = Date.now() + timeoutMs
   for (;;) {
     const hit = h.lines().find(ok)
@@ -82,9 +82,9 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /Worked for/)
     const seen = Date.now()
     await fileLine(h, (l) => l.payload?.type === 'task_complete')
-    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
     expect(s.messages).toBe(2)
-    const line = await w.wait(lineIs('needs_input', 'settled'), 30_000)
+    const line = await w.wait(lineIs('needs_input', 'settled'), 90_000)
     recordFigure(AGENT, 'plain', {watch_ms: Math.max(0, line.at - seen)})
     // The title side thread is not a session of its own.
     expect((await codexRows(h)).length).toBe(1)
@@ -104,9 +104,9 @@ describe(AGENT, () => {
     const calls = h.lines().filter((l) => l.payload?.type === 'function_call')
     expect(calls.at(-1)?.payload.arguments).toContain('require_escalated')
     expect(h.lines().some((l) => l.payload?.type === 'function_call_output')).toBe(false)
-    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('touch ../outside-approval')
-    const line = await w.wait(lineIs('needs_input', 'approval'), 30_000)
+    const line = await w.wait(lineIs('needs_input', 'approval'), 90_000)
     recordFigure(AGENT, 'approval', {watch_ms: Math.max(0, line.at - seen)})
   })
 
@@ -124,7 +124,7 @@ describe(AGENT, () => {
 
     expect(states.length).toBeGreaterThan(2)
     for (const st of states) expect(st).toMatch(/^working\//)
-    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the command')
+    await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled after the command')
   })
 
   it('error: a 429 the CLI gives up on reads needs_input/error', async () => {
@@ -136,9 +136,9 @@ describe(AGENT, () => {
     const seen = Date.now()
     const done = await fileLine(h, (l) => l.payload?.type === 'task_complete')
     expect(done.payload.error?.message).toMatch(/429/)
-    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+    const s = await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error')
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toMatch(/error\s+exceeded retry limit, last status: 429/)
-    const line = await w.wait(lineIs('needs_input', 'error'), 30_000)
+    const line = await w.wait(lineIs('needs_input', 'error'), 90_000)
     recordFigure(AGENT, 'error', {status: 429, watch_ms: Math.max(0, line.at - seen)})
   })
 
@@ -148,7 +148,7 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /■/, 90_000)
     const done = await fileLine(h, (l) => l.payload?.type === 'task_complete')
     expect(JSON.stringify(done.payload.error ?? null)).toMatch(/401/)
-    await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+    await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error')
   })
 
   it('declared_done: the agent runs cast state --status done', async () => {
@@ -160,9 +160,9 @@ describe(AGENT, () => {
     const seen = Date.now()
     const out = await fileLine(h, (l) => l.payload?.type === 'function_call_output')
     expect(String(out?.payload.output)).not.toMatch(/not found|error|fail/i)
-    const s = await until(h.cast, is('done', 'declared_done'), 30_000, 'done/declared_done')
+    const s = await until(h.cast, is('done', 'declared_done'), 90_000, 'done/declared_done')
     expect((s.state_line as any)?.text).toBe('shipped the fix')
-    const line = await w.wait(lineIs('done', 'declared_done'), 30_000)
+    const line = await w.wait(lineIs('done', 'declared_done'), 90_000)
     recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
   })
 
@@ -174,12 +174,12 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /1 background terminal running/)
     const seen = Date.now()
     await fileLine(h, (l) => l.payload?.type === 'task_complete')
-    await until(h.cast, is('dormant', 'background_work'), 30_000, 'dormant/background_work')
-    const line = await w.wait(lineIs('dormant', 'background_work'), 30_000)
+    await until(h.cast, is('dormant', 'background_work'), 90_000, 'dormant/background_work')
+    const line = await w.wait(lineIs('dormant', 'background_work'), 90_000)
     recordFigure(AGENT, 'background_command', {watch_ms: Math.max(0, line.at - seen)})
     // The command exits: Codex writes its CommandExecution item after the turn; the session is the user's again.
     await fileLine(h, (l) => l.payload?.type === 'item_completed' && l.payload.item?.type === 'CommandExecution', 60_000)
-    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled once the command exited')
+    await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled once the command exited')
   })
 
   it('kill9: the daemon killed mid-turn reads needs_input/dead within 2 s', async () => {
@@ -188,13 +188,13 @@ describe(AGENT, () => {
     await settleWatch(w, h)
     const pane = await h.tui(['think hard'])
     await mock.waitMain(1)
-    await until(h.cast, is('working'), 30_000, 'working before the kill')
+    await until(h.cast, is('working'), 90_000, 'working before the kill')
     const daemon = h.daemonPid()
     expect(daemon).not.toBeNull()
     const from = w.lines.length
     process.kill(daemon!, 'SIGKILL')
     const killedAt = Date.now()
-    const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
+    const line = await w.wait(lineIs('needs_input', 'dead'), 90_000, from)
     const ms = line.at - killedAt
     recordFigure(AGENT, 'kill9', {dead_ms: ms, what: 'daemon'})
     expect(ms).toBeLessThanOrEqual(DEAD_BOUND_MS)
@@ -223,23 +223,23 @@ describe(AGENT, () => {
     expect(code).toBe(0)
     const meta = await fileLine(h, (l) => l.type === 'session_meta')
     expect(meta?.payload.originator).toBe('codex_exec')
-    await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+    await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
   })
 
   it('headless_killed: codex exec killed mid-run reads needs_input/dead', async () => {
     const {h, mock} = await setup('execkill', [{kind: 'stall', text: 'Working on it'}])
     const child = h.exec('answer slowly')
     await mock.waitMain(1)
-    const end = Date.now() + 30_000
+    const end = Date.now() + 90_000
     while (h.rollouts().length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200))
-    await until(h.cast, is('working'), 30_000, 'working while exec runs')
+    await until(h.cast, is('working'), 90_000, 'working while exec runs')
     const w = watch(h)
     await settleWatch(w, h)
     const from = w.lines.length
     killUnder(h.dir)
     child.kill('SIGKILL')
     const killedAt = Date.now()
-    const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
+    const line = await w.wait(lineIs('needs_input', 'dead'), 90_000, from)
     recordFigure(AGENT, 'headless_killed', {dead_ms: line.at - killedAt})
     expect(line.at - killedAt).toBeLessThanOrEqual(DEAD_BOUND_MS)
   })
@@ -252,20 +252,20 @@ describe(AGENT, () => {
     expect(rows.length).toBe(1)
     const r = await runCast(['explain', rows[0]!.id], {env: h.cast})
     expect(r.code).toBe(0)
-    await until(h.cast, (s) => s.agent === AGENT && s.state === 'needs_input', 30_000, 'needs_input once the turn ended')
+    await until(h.cast, (s) => s.agent === AGENT && s.state === 'needs_input', 90_000, 'needs_input once the turn ended')
   })
 
   it('send: cast send at the prompt arrives as the next turn', async () => {
     const {h, mock} = await setup('send', [text('First answer.'), text('Second answer.')])
     const pane = await h.tui(['first question'])
     await h.tmux.waitFor(pane, /First answer\./)
-    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the first turn')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled after the first turn')
     const r = await runCast(['send', s.id, 'second question'], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr).toBe(0)
     await mock.waitMain(2)
     expect(mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toBe('second question')
     await h.tmux.waitFor(pane, /Second answer\./)
-    const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 30_000, 'settled after the sent turn')
+    const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 90_000, 'settled after the sent turn')
     expect(after.id).toBe(s.id)
   })
 
@@ -273,26 +273,26 @@ describe(AGENT, () => {
     const {h} = await setup('approve', [tool('exec_command', {cmd: 'touch ../approved-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Made it.')])
     const pane = await h.tui(['make the file'])
     await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
-    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
     const r = await runCast(['approve', s.id], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr + r.stdout).toBe(0)
     await h.tmux.waitFor(pane, /Made it\./)
     expect(fs.existsSync(`${h.dir}/approved-file`)).toBe(true)
-    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the approved command')
+    await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled after the approved command')
   })
 
   it('deny: cast deny closes the dialog and the command does not run', async () => {
     const {h} = await setup('deny', [tool('exec_command', {cmd: 'touch ../denied-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Understood.')])
     const pane = await h.tui(['make the file'])
     await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
-    const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
     const r = await runCast(['deny', s.id], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr + r.stdout).toBe(0)
-    const end = Date.now() + 30_000
+    const end = Date.now() + 90_000
     while (/Would you like to run the following command\?/.test(h.tmux.capture(pane)) && Date.now() < end) await new Promise((res) => setTimeout(res, 250))
     expect(h.tmux.capture(pane)).not.toMatch(/Would you like to run the following command\?/)
     expect(fs.existsSync(`${h.dir}/denied-file`)).toBe(false)
-    const after = await until(h.cast, (x) => x.agent === AGENT && x.reason !== 'approval', 30_000, 'the approval gone')
+    const after = await until(h.cast, (x) => x.agent === AGENT && x.reason !== 'approval', 90_000, 'the approval gone')
     expect(after.state).toBe('needs_input')
   })
 
@@ -311,7 +311,7 @@ describe(AGENT, () => {
     expect(h.tmux.capture(one)).not.toMatch(/Answer two\./)
     // One daemon serves both TUIs.
     expect(pidsUnder(h.dir).filter((p) => /app-server --listen/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '))).length).toBe(1)
-    const end = Date.now() + 30_000
+    const end = Date.now() + 90_000
     let rows: CastSession[] = []
     for (;;) {
       rows = await codexRows(h)
@@ -356,7 +356,7 @@ describe(AGENT, () => {
     it('plain (hooks): a finished answer reads needs_input/settled', async () => {
       const {h, pane} = await hooked('hplain', [text('Hooked hello.')], 'say hello')
       await h.tmux.waitFor(pane, /Hooked hello\./)
-      const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+      const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
       // cast's nudge (Stop answered once with decision: block) makes Codex write a HookPrompt
       // item and reply once more: one prompt and every reply count, the hook prompt does not.
       await fileLine(h, (l) => l.payload?.type === 'task_complete')
@@ -369,7 +369,7 @@ describe(AGENT, () => {
     it('approval (hooks): PermissionRequest reads needs_input/approval', async () => {
       const {h, pane} = await hooked('happroval', [tool('exec_command', {cmd: 'touch ../outside-hooked', justification: 'Write outside?', sandbox_permissions: 'require_escalated'}), text('Done.')], 'make the file')
       await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
-      const s = await until(h.cast, is('needs_input', 'approval'), 30_000, 'needs_input/approval')
+      const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
       // The hook, not only the screen, says so: the approval's source is Codex's PermissionRequest.
       const explain = (await runCast(['explain', s.id], {env: h.cast})).stdout
       expect(explain).toMatch(/approval[^\n]*\n\s*↳ hook: PermissionRequest/)
@@ -378,7 +378,7 @@ describe(AGENT, () => {
     it('error (hooks): a failed turn (PostModelRequest failed, no Stop) reads needs_input/error', async () => {
       const {h, pane} = await hooked('herror', [status(401), status(401), status(401)], 'this will be refused')
       await h.tmux.waitFor(pane, /■/, 90_000)
-      const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+      const s = await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error')
       const explain = (await runCast(['explain', s.id], {env: h.cast})).stdout
       expect(explain).toMatch(/error[^\n]*401[^\n]*\n\s*↳ hook: PostModelRequest/)
       void spooled

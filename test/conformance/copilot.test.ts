@@ -32,11 +32,11 @@ describe('copilot', () => {
       await r.open()
       // The truth: a session folder with workspace.yaml and the lock, no event log before the
       // first prompt (1.0.102 writes events.jsonl then).
-      await waitUntil(() => r.sessionDirs().length === 1, 30_000, 'a session folder')
+      await waitUntil(() => r.sessionDirs().length === 1, 90_000, 'a session folder')
       expect(r.events().map((e) => e.type)).not.toContain('user.message')
       expect(fs.readdirSync(r.sessionDirs()[0]!).some((f) => /^inuse\.\d+\.lock$/.test(f))).toBe(true)
       expect(fs.existsSync(path.join(r.home, '.copilot', 'session-state'))).toBe(false)
-      const s = await until(r.env, (x) => isCop(x), 30_000, 'the fresh session')
+      const s = await until(r.env, (x) => isCop(x), 90_000, 'the fresh session')
       expect(s).toMatchObject({bucket: 'new', messages: 0, state: 'idle'})
     } finally {
       await r.stop()
@@ -74,7 +74,7 @@ describe('copilot', () => {
       r.tmux.keys(pane, 'Escape')
       await r.tmux.waitFor(pane, /Operation cancelled by user[\s\S]*← open sidebar/)
       expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after Esc')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after Esc')
     } finally {
       await r.stop()
     }
@@ -94,7 +94,7 @@ describe('copilot', () => {
       expect(await askOf(r.env, s)).not.toMatch(/approve|ask_user/i)
       r.tmux.keys(pane, 'Enter')
       await r.tmux.waitFor(pane, /Red it is\.[\s\S]*← open sidebar/)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the answer')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the answer')
     } finally {
       await r.stop()
     }
@@ -107,13 +107,13 @@ describe('copilot', () => {
       const w = r.watch()
       r.tmux.type(pane, 'sleep for a while')
       await r.tmux.waitFor(pane, /Working/)
-      await w.wait((l) => isCop(l) && l.to === 'working', 30_000)
+      await w.wait((l) => isCop(l) && l.to === 'working', 90_000)
       // Mid-turn in Copilot's own file too: the prompt is in events.jsonl (it can lag the screen).
-      await until(r.env, (x) => isCop(x) && x.messages >= 1 && x.state === 'working', 30_000, 'the prompt in events.jsonl')
+      await until(r.env, (x) => isCop(x) && x.messages >= 1 && x.state === 'working', 90_000, 'the prompt in events.jsonl')
       const killed = killTree(pane.pid)
       const t = Date.now()
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
-      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 90_000)
       recordFigure('copilot', 'kill9', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9'})
       expect(line.at - t).toBeLessThanOrEqual(DEAD_BOUND_MS)
       await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'dead', 10_000, 'dead one-shot')
@@ -135,7 +135,7 @@ describe('copilot', () => {
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
       // The log still holds the open permission.requested; the process is what is gone.
       expect(r.events().some((e) => e.type === 'permission.completed')).toBe(false)
-      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 90_000)
       recordFigure('copilot', 'kill9', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9 in an open dialog'})
       expect(line.at - t).toBeLessThanOrEqual(DEAD_BOUND_MS)
       await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'dead', 10_000, 'dead one-shot')
@@ -150,7 +150,7 @@ describe('copilot', () => {
       const pane = await r.open()
       r.tmux.type(pane, 'sleep for a while')
       await r.tmux.waitFor(pane, /Working/)
-      await waitUntil(() => r.events().some((e) => e.type === 'tool.execution_start'), 30_000, 'the tool running')
+      await waitUntil(() => r.events().some((e) => e.type === 'tool.execution_start'), 90_000, 'the tool running')
       const killed = killTree(pane.pid)
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
       const t = Date.now()
@@ -167,7 +167,7 @@ describe('copilot', () => {
       const pane = await r.open()
       r.tmux.type(pane, 'run the slow command')
       await r.tmux.waitFor(pane, /Working/)
-      await until(r.env, (x) => isCop(x) && x.state === 'working', 30_000, 'working')
+      await until(r.env, (x) => isCop(x) && x.state === 'working', 90_000, 'working')
       const seen: string[] = []
       // Every look while the command runs (the screen still busy, the reply not in) is working.
       while (!/The command finished\./.test(r.tmux.capture(pane))) {
@@ -179,7 +179,7 @@ describe('copilot', () => {
       // At least one look while it ran (a loaded machine gets fewer in): each one working.
       expect(seen.length).toBeGreaterThan(0)
       expect(seen.filter((x) => !x.startsWith('working/'))).toEqual([])
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after')
     } finally {
       await r.stop()
     }
@@ -201,7 +201,7 @@ describe('copilot', () => {
       await w.wait((l) => isCop(l) && l.to === 'working', 60_000, from)
       expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'shell_completed')).toBe(true)
       await r.tmux.waitFor(pane, /printed its output\.[\s\S]*← open sidebar/, 60_000)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the wake-up turn')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the wake-up turn')
       expect(r.events().filter((e) => e.type === 'user.message')).toHaveLength(1)
     } finally {
       await r.stop()
@@ -230,7 +230,7 @@ describe('copilot', () => {
       // The agent finishes: an agent_idle notification wakes the parent, which answers by itself.
       await r.tmux.waitFor(pane, /The agent reported back\.[\s\S]*← open sidebar/, 90_000)
       expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'agent_idle')).toBe(true)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the agent reported')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the agent reported')
     } finally {
       await r.stop()
     }
@@ -245,7 +245,7 @@ describe('copilot', () => {
       r.tmux.type(pane, 'hello')
       await r.tmux.waitFor(pane, /transient API error\. Retrying/)
       const t = Date.now()
-      const s = await until(r.env, (x) => isCop(x) && x.state === 'working', 30_000, 'working while the screen shows Retrying')
+      const s = await until(r.env, (x) => isCop(x) && x.state === 'working', 90_000, 'working while the screen shows Retrying')
       recordFigure('copilot', 'retrying', {ms: Date.now() - t, what: 'one-shot while the screen shows Retrying'})
       expect(s.state).toBe('working')
       await r.tmux.waitFor(pane, /Recovered after retries\.[\s\S]*← open sidebar/, 60_000)
@@ -255,7 +255,7 @@ describe('copilot', () => {
       const start = cop.findIndex((l) => l.line.to === 'working')
       const between = cop.slice(start).filter((l) => l.at < settledAt)
       expect(between.filter((l) => l.line.to !== 'working').map((l) => `${l.line.to}/${l.line.reason}`)).toEqual([])
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the retries')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the retries')
     } finally {
       await r.stop()
     }
@@ -333,7 +333,7 @@ describe('copilot', () => {
       expect(await run.done).toBe(0)
       expect(run.output()).toContain('Headless answer.')
       expect(r.events().map((e) => e.type).at(-1)).toBe('session.shutdown')
-      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled')
+      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled')
       expect(s).toMatchObject({messages: 2, title: 'answer headless'})
     } finally {
       await r.stop()
@@ -346,13 +346,13 @@ describe('copilot', () => {
       const w = r.watch()
       const run = headless(r, 'answer slowly')
       await r.mock.waitMain(1, 60_000)
-      await waitUntil(() => r.events().some((e) => e.type === 'assistant.turn_start'), 30_000, 'the turn started')
+      await waitUntil(() => r.events().some((e) => e.type === 'assistant.turn_start'), 90_000, 'the turn started')
       await w.wait((l) => isCop(l) && l.to === 'working', 60_000)
       const killed = killTree(run.pid!)
       const t = Date.now()
       await run.done
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
-      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 90_000)
       recordFigure('copilot', 'headless_killed', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9'})
       expect(line.at - t).toBeLessThanOrEqual(DEAD_BOUND_MS)
       await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'dead', 10_000, 'dead one-shot')
@@ -367,15 +367,15 @@ describe('copilot', () => {
       const pane = await r.open()
       r.tmux.type(pane, 'first question')
       await r.tmux.waitFor(pane, /First answer\.[\s\S]*← open sidebar/)
-      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled')
+      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled')
       const w = r.watch()
       const t0 = Date.now()
-      const sent = await runCast(['send', s.id, 'the second question'], {env: r.env, timeout: 30_000})
+      const sent = await runCast(['send', s.id, 'the second question'], {env: r.env, timeout: 90_000})
       expect(sent.code, sent.stderr).toBe(0)
       await r.tmux.waitFor(pane, /Second answer\.[\s\S]*← open sidebar/, 60_000)
       expect(r.mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toContain('the second question')
       await w.wait((l) => isCop(l) && l.to === 'working' && Date.parse(l.ts) >= t0 - 1000, 60_000)
-      const after = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled' && x.messages === 4, 30_000, 'settled after the sent turn')
+      const after = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled' && x.messages === 4, 90_000, 'settled after the sent turn')
       expect(after.id).toBe(s.id)
     } finally {
       await r.stop()
@@ -396,7 +396,7 @@ describe('copilot', () => {
       const b = await r.open()
       r.tmux.type(b, 'the quick one')
       await r.tmux.waitFor(b, /Quick one done\.[\s\S]*← open sidebar/)
-      const end = Date.now() + 30_000
+      const end = Date.now() + 90_000
       let both2: {slow?: CastSession; quick?: CastSession} = {}
       while (Date.now() < end) {
         const list = await copilotSessions(r.env)
@@ -423,7 +423,7 @@ describe('copilot', () => {
       const types = r.events().map((e) => e.type)
       const errored = types.lastIndexOf('session.error') > types.lastIndexOf('user.message')
       const want = errored ? 'error' : 'settled'
-      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === want, 30_000, `needs_input/${want}`)
+      const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === want, 90_000, `needs_input/${want}`)
       recordFigure('copilot', 'bad_stream', {ms: 0, what: `the turn ended ${errored ? 'in session.error' : 'with a reply'} after ${r.mock.mainCount()} requests`})
       expect(s.agent).toBe('copilot')
     } finally {
@@ -443,12 +443,12 @@ describe('copilot', () => {
   it.concurrent('approve: `cast approve` answers Yes in the dialog; the tool runs and the turn moves on', async () => {
     const {r, pane, s} = await dialogOpen('approve', 'touch approved.txt')
     try {
-      const out = await runCast(['approve', s.id], {env: r.env, timeout: 30_000})
+      const out = await runCast(['approve', s.id], {env: r.env, timeout: 90_000})
       expect(out.code, out.stderr + out.stdout).toBe(0)
-      await waitUntil(() => fs.existsSync(path.join(r.work, 'approved.txt')), 30_000, 'the tool ran')
+      await waitUntil(() => fs.existsSync(path.join(r.work, 'approved.txt')), 90_000, 'the tool ran')
       await r.tmux.waitFor(pane, /Moved on\.[\s\S]*← open sidebar/, 60_000)
       expect(r.events().find((e) => e.type === 'permission.completed')?.data?.result).toMatchObject({kind: 'approved'})
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after approve')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after approve')
     } finally {
       await r.stop()
     }
@@ -457,12 +457,12 @@ describe('copilot', () => {
   it.concurrent('deny: `cast deny` declines; the tool does not run', async () => {
     const {r, pane, s} = await dialogOpen('deny', 'touch denied.txt')
     try {
-      const out = await runCast(['deny', s.id], {env: r.env, timeout: 30_000})
+      const out = await runCast(['deny', s.id], {env: r.env, timeout: 90_000})
       expect(out.code, out.stderr + out.stdout).toBe(0)
       await r.tmux.waitFor(pane, /← open sidebar/, 60_000)
       expect(fs.existsSync(path.join(r.work, 'denied.txt'))).toBe(false)
       expect(r.events().some((e) => e.type === 'tool.execution_complete' && e.data?.success === true)).toBe(false)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after deny')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after deny')
     } finally {
       await r.stop()
     }
@@ -471,7 +471,7 @@ describe('copilot', () => {
   it.concurrent('deny: `cast deny --note` declines and hands Copilot the note', async () => {
     const {r, pane, s} = await dialogOpen('denynote', 'touch noted.txt')
     try {
-      const out = await runCast(['deny', s.id, '--note', 'use mkdir instead'], {env: r.env, timeout: 30_000})
+      const out = await runCast(['deny', s.id, '--note', 'use mkdir instead'], {env: r.env, timeout: 90_000})
       expect(out.code, out.stderr + out.stdout).toBe(0)
       await r.tmux.waitFor(pane, /User feedback: use mkdir instead/, 60_000)
       expect(fs.existsSync(path.join(r.work, 'noted.txt'))).toBe(false)
@@ -484,7 +484,7 @@ describe('copilot', () => {
   it.concurrent('send_refused: `cast send` into an open permission dialog exits 5 and types nothing', async () => {
     const {r, pane, s} = await dialogOpen('sendref', 'touch refused.txt')
     try {
-      const out = await runCast(['send', s.id, 'hello there'], {env: r.env, timeout: 30_000})
+      const out = await runCast(['send', s.id, 'hello there'], {env: r.env, timeout: 90_000})
       expect(out.code, out.stderr + out.stdout).toBe(5)
       const screen = await r.tmux.waitFor(pane, /Do you want to run this command\?/)
       expect(screen).not.toContain('hello there')
@@ -497,7 +497,7 @@ describe('copilot', () => {
   /** A rig with `cast hooks install copilot` done first (as a user would, before starting the TUI). */
   async function hooked(name: string, replies: readonly Reply[], args: readonly string[] = [], exclusive = false): Promise<Rig> {
     const r = await rig(name, replies, {args, exclusive})
-    const out = await runCast(['hooks', 'install', 'copilot'], {env: r.env, timeout: 30_000})
+    const out = await runCast(['hooks', 'install', 'copilot'], {env: r.env, timeout: 90_000})
     expect(out.code, out.stderr).toBe(0)
     const file = JSON.parse(fs.readFileSync(path.join(r.base, 'hooks', 'cast.json'), 'utf8'))
     expect(JSON.stringify(file.hooks.SessionStart)).toContain('cast-hook')
@@ -535,9 +535,9 @@ describe('copilot', () => {
       expect(await askOf(r.env, s)).toContain('touch')
       await heardHooks(r, s)
       r.tmux.keys(pane, '1', 'Enter')
-      await waitUntil(() => fs.existsSync(path.join(r.work, 'hooked.txt')), 30_000, 'the tool ran')
+      await waitUntil(() => fs.existsSync(path.join(r.work, 'hooked.txt')), 90_000, 'the tool ran')
       await r.tmux.waitFor(pane, /Done\.[\s\S]*← open sidebar/, 60_000)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the approval')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the approval')
     } finally {
       await r.stop()
     }
@@ -555,7 +555,7 @@ describe('copilot', () => {
       expect(await askOf(r.env, s)).toContain(q)
       r.tmux.keys(pane, 'Enter')
       await r.tmux.waitFor(pane, /Red it is\.[\s\S]*← open sidebar/)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 30_000, 'settled after the answer')
+      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the answer')
     } finally {
       await r.stop()
     }
@@ -568,11 +568,11 @@ describe('copilot', () => {
       const w = r.watch()
       r.tmux.type(pane, 'sleep for a while')
       await r.tmux.waitFor(pane, /Working/)
-      await w.wait((l) => isCop(l) && l.to === 'working', 30_000)
+      await w.wait((l) => isCop(l) && l.to === 'working', 90_000)
       const killed = killTree(pane.pid)
       const t = Date.now()
       await waitUntil(() => killed.every((p) => !alive(p)), 10_000, 'the agent gone')
-      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 30_000)
+      const line = await w.wait((l) => isCop(l) && l.to === 'needs_input' && l.reason === 'dead', 90_000)
       recordFigure('copilot', 'kill9 (hooks)', {ms: line.at - t, what: 'needs_input/dead watch line after kill -9'})
       expect(line.at - t).toBeLessThanOrEqual(DEAD_BOUND_MS)
     } finally {

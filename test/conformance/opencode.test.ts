@@ -93,10 +93,10 @@ const at = (nativeId: string, state: string, reason?: string) => (s: CastSession
 
 /** Watch lines name cast's id; map a native id to it once cast has seen the session. */
 async function castId(env: Record<string, string>, nativeId: string): Promise<string> {
-  return (await until(env, (s) => s.native_id === nativeId, 30_000, `session ${nativeId}`)).id
+  return (await until(env, (s) => s.native_id === nativeId, 90_000, `session ${nativeId}`)).id
 }
 
-async function watchFor(w: Watch, env: Record<string, string>, nativeId: string, state: string, reason: string | undefined, timeoutMs = 30_000) {
+async function watchFor(w: Watch, env: Record<string, string>, nativeId: string, state: string, reason: string | undefined, timeoutMs = 90_000) {
   const id = await castId(env, nativeId)
   return w.wait((l) => l.id === id && l.to === state && (reason === undefined || l.reason === reason), timeoutMs)
 }
@@ -162,7 +162,7 @@ describe(AGENT, () => {
     await r.h.tmux.waitFor(pane, /Hello from the mock\./, 60_000)
     const seenAt = Date.now()
     const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'needs_input/settled')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'needs_input/settled')
     expect(s.messages).toBe(2)
     const l = await watchFor(w, r.env, ses!.id, 'needs_input', 'settled')
     recordFigure(AGENT, 'plain', {watch_ms: l.at - seenAt})
@@ -180,8 +180,8 @@ describe(AGENT, () => {
     // The files: the tool part is left running, and the log says it is asking.
     expect(dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st FROM part WHERE session_id = ? AND json_extract(data,'$.type') = 'tool'`, ses!.id).map((p) => p.st)).toContain('running')
     // (OpenCode's log reaches the file a little after the screen.)
-    await waitFile('the asking line', () => /message=asking id=per_\S+ permission=external_directory/.test(fs.readFileSync(r.h.log, 'utf8')), 30_000)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
+    await waitFile('the asking line', () => /message=asking id=per_\S+ permission=external_directory/.test(fs.readFileSync(r.h.log, 'utf8')), 90_000)
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 90_000, 'needs_input/approval')
     const ask = await explainFact(r.env, s.id, 'approval')
     expect(String(ask.value)).toMatch(/external directory/i)
     const l = await watchFor(w, r.env, ses!.id, 'needs_input', 'approval')
@@ -193,7 +193,7 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'Read the file /etc/hostname')
     await r.h.tmux.waitFor(pane, /Permission required[\s\S]*Allow once/, 60_000)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 90_000, 'needs_input/approval')
     const res = await runCast(['approve', s.id, '--json'], {env: r.env, timeout: 60_000})
     expect(res.code, res.stderr).toBe(0)
     await r.mock.waitMain(2, 60_000)
@@ -201,7 +201,7 @@ describe(AGENT, () => {
     expect(second.toolResults).toBe(1)
     expect(JSON.stringify(second.body.messages.at(-1))).toContain(fs.readFileSync('/etc/hostname', 'utf8').trim())
     await r.h.tmux.waitFor(pane, /Read it\./, 60_000)
-    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'settled after the tool ran')
+    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'settled after the tool ran')
   })
 
   it.concurrent('deny: cast deny rejects the dialog and the tool does not run', async () => {
@@ -209,19 +209,19 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'Read the file /etc/hostname')
     await r.h.tmux.waitFor(pane, /Permission required[\s\S]*Allow once/, 60_000)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 30_000, 'needs_input/approval')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 90_000, 'needs_input/approval')
     const res = await runCast(['deny', s.id, '--json'], {env: r.env, timeout: 60_000})
     expect(res.code, res.stderr).toBe(0)
     const part = await waitFile('the read tool ended', () => {
       const rows = dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st, json_extract(data,'$.state.error') AS err FROM part WHERE session_id = ? AND json_extract(data,'$.tool') = 'read'`, ses!.id)
       return rows.find((x) => x.st !== 'running' && x.st !== 'pending')
-    }, 30_000)
+    }, 90_000)
     expect(part.st).toBe('error')
     const hostname = fs.readFileSync('/etc/hostname', 'utf8').trim()
     for (const q of r.mock.requests) expect(JSON.stringify(q.body)).not.toContain(`1: ${hostname}`)
     // OpenCode asks the model nothing more: the turn is over, back at the prompt.
-    await r.h.tmux.waitFor(pane, /ctrl\+p commands/, 30_000)
-    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'needs_input/settled after the rejection')
+    await r.h.tmux.waitFor(pane, /ctrl\+p commands/, 90_000)
+    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'needs_input/settled after the rejection')
     expect(r.mock.mainCount()).toBe(1)
   })
 
@@ -236,7 +236,7 @@ describe(AGENT, () => {
     expect(qs).toMatch(/esc dismiss/)
     const seenAt = Date.now()
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'question'), 30_000, 'needs_input/question')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'question'), 90_000, 'needs_input/question')
     expect((await explainFact(r.env, s.id, 'question')).value).toBe(q)
     const l = await watchFor(w, r.env, ses!.id, 'needs_input', 'question')
     recordFigure(AGENT, 'question', {watch_ms: l.at - seenAt})
@@ -252,7 +252,7 @@ describe(AGENT, () => {
     await r.h.tmux.waitFor(pane, /sleep 20/, 60_000)
     const shownAt = Date.now()
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'working'), 30_000, 'working')
+    const s = await until(r.env, at(ses!.id, 'working'), 90_000, 'working')
     const id = s.id
     // Through the command: every look says working.
     const end = Date.now() + 12_000
@@ -264,14 +264,14 @@ describe(AGENT, () => {
 
     await r.mock.waitMain(2, 60_000)
     await r.h.tmux.waitFor(pane, /The command finished\./, 60_000)
-    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'settled after the command')
+    await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'settled after the command')
     // The watch: working when the command showed and nothing else until it ended (the agent's
     // next request to the mock), then the settle.
     const commandEnded = r.mock.requests.filter((q) => !q.side)[1]!.at
     const mine = w.lines.filter((l) => l.line.id === id)
     expect(mine.filter((l) => l.at < commandEnded).at(-1)?.line.to).toBe('working')
     expect(mine.filter((l) => l.at >= shownAt && l.at < commandEnded).map((l) => l.line.to)).toEqual(expect.not.arrayContaining(['needs_input', 'idle', 'done', 'dormant']))
-    await w.wait((l) => l.id === id && l.to === 'needs_input' && l.reason === 'settled', 30_000)
+    await w.wait((l) => l.id === id && l.to === 'needs_input' && l.reason === 'settled', 90_000)
   })
 
   it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
@@ -282,7 +282,7 @@ describe(AGENT, () => {
     r.h.tmux.type(pane, 'Run the long command')
     await r.h.tmux.waitFor(pane, /sleep 60/, 60_000)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, (x) => x.native_id === ses!.id && x.state === 'working' && x.live, 30_000, 'working and live')
+    const s = await until(r.env, (x) => x.native_id === ses!.id && x.state === 'working' && x.live, 90_000, 'working and live')
     const from = w.lines.length
     const killedAt = Date.now()
     killTree(pane.pid)
@@ -310,7 +310,7 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'Say something')
     await r.h.tmux.waitFor(pane, /retrying attempt #\d/i, 90_000)
     const [ses] = topSessions(r.h)
-    await until(r.env, at(ses!.id, 'working'), 30_000, 'working while retrying')
+    await until(r.env, at(ses!.id, 'working'), 90_000, 'working while retrying')
     // Still retrying (the mock keeps answering 500, the busy line stays): still working.
     const before = r.mock.mainCount()
     await r.mock.waitMain(before + 1, 60_000)
@@ -327,9 +327,9 @@ describe(AGENT, () => {
     const seenAt = Date.now()
     const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
     // The screen shows the error before the message row carries it.
-    const error = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.statusCode') AS c FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 30_000)
+    const error = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.statusCode') AS c FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 90_000)
     expect(error).toEqual({c: 401, n: 'APIError'})
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 30_000, 'needs_input/error')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 90_000, 'needs_input/error')
     expect(String((await explainFact(r.env, s.id, 'error')).value)).toMatch(/401/)
     const l = await watchFor(w, r.env, ses!.id, 'needs_input', 'error')
     recordFigure(AGENT, 'error', {watch_ms: l.at - seenAt})
@@ -340,7 +340,7 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'Finish up and declare it')
     await r.h.tmux.waitFor(pane, /Declared\./, 90_000)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'done', 'declared_done'), 30_000, 'done/declared_done')
+    const s = await until(r.env, at(ses!.id, 'done', 'declared_done'), 90_000, 'done/declared_done')
     expect((s.state_line as {text?: string} | null)?.text).toBe('Shipped the fix')
   })
 
@@ -350,7 +350,7 @@ describe(AGENT, () => {
     expect(out.code).toBe(0)
     expect(out.stdout).toMatch(/Headless answer\./)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'settled')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'settled')
     expect(s.messages).toBe(2)
     expect(s.live).toBe(false)
   })
@@ -360,9 +360,9 @@ describe(AGENT, () => {
     const child = spawnHeadless(r, 'Run the long command')
     // A loaded machine can take a minute or two to get `opencode run` to its first request.
     await r.mock.waitMain(1, 170_000)
-    await waitFile('the bash tool running', () => dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`).length > 0, 30_000)
+    await waitFile('the bash tool running', () => dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`).length > 0, 90_000)
     const [ses] = topSessions(r.h)
-    await until(r.env, at(ses!.id, 'working'), 30_000, 'working')
+    await until(r.env, at(ses!.id, 'working'), 90_000, 'working')
     killTree(child.pid!)
     await until(r.env, at(ses!.id, 'needs_input', 'dead'), 20_000, 'needs_input/dead')
   })
@@ -372,13 +372,13 @@ describe(AGENT, () => {
     const pane = await startTui(r, 'First question')
     await r.h.tmux.waitFor(pane, /First answer\./, 60_000)
     const [ses] = topSessions(r.h)
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 30_000, 'settled')
-    const sent = await runCast(['send', s.id, '--', 'Second question from cast'], {env: r.env, timeout: 30_000})
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'settled')
+    const sent = await runCast(['send', s.id, '--', 'Second question from cast'], {env: r.env, timeout: 90_000})
     expect(sent.code, sent.stderr).toBe(0)
     await r.mock.waitMain(2, 60_000)
     expect(r.mock.requests.filter((q) => !q.side).at(-1)!.lastUserText).toContain('Second question from cast')
     await r.h.tmux.waitFor(pane, /Second answer\./, 60_000)
-    const after = await until(r.env, (x) => x.native_id === ses!.id && x.state === 'needs_input' && x.messages === 4, 30_000, 'the second turn settled')
+    const after = await until(r.env, (x) => x.native_id === ses!.id && x.state === 'needs_input' && x.messages === 4, 90_000, 'the second turn settled')
     expect(after.reason).toBe('settled')
   })
 
@@ -394,7 +394,7 @@ describe(AGENT, () => {
     const b = await startTui(r, 'beta: run the command', {}, other)
     await r.h.tmux.waitFor(b, /sleep 300/, 60_000)
     const [beta] = topSessions(r.h)
-    await until(r.env, at(beta!.id, 'working'), 30_000, 'beta working')
+    await until(r.env, at(beta!.id, 'working'), 90_000, 'beta working')
     const a = await startTui(r, 'alpha: read the file /etc/hostname')
     await r.h.tmux.waitFor(a, /Permission required/, 60_000)
     const rows = topSessions(r.h)
@@ -402,7 +402,7 @@ describe(AGENT, () => {
     const alpha = rows.find((x) => x.directory === r.h.project)!
     expect(beta!.directory).toBe(other)
     // Both processes hold opencode.db, which names both sessions: the log says whose permission it is.
-    const s = await until(r.env, at(alpha.id, 'needs_input', 'approval'), 30_000, 'alpha approval')
+    const s = await until(r.env, at(alpha.id, 'needs_input', 'approval'), 90_000, 'alpha approval')
     expect(String((await explainFact(r.env, s.id, 'approval')).value)).toMatch(/external directory/i)
     const list = await sessions(r.env)
     expect(list.find((x) => x.native_id === beta!.id)?.state).toBe('working')
@@ -428,7 +428,7 @@ describe(AGENT, () => {
     const rows = dbAll(r.h, 'SELECT id, parent_id FROM session ORDER BY time_created')
     const parent = rows.find((x) => x.parent_id === null)!
     expect(rows.some((x) => x.parent_id === parent.id)).toBe(true)
-    await until(r.env, at(parent.id, 'dormant', 'child_producing'), 30_000, 'dormant/child_producing')
+    await until(r.env, at(parent.id, 'dormant', 'child_producing'), 90_000, 'dormant/child_producing')
     r.mock.release()
   })
 
@@ -442,7 +442,7 @@ describe(AGENT, () => {
     const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
     const stored = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.message') AS m FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 60_000)
     expect(stored.n).toBe('UnknownError')
-    const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 30_000, 'needs_input/error')
+    const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 90_000, 'needs_input/error')
     expect(String((await explainFact(r.env, s.id, 'error')).value)).toMatch(/JSON parsing failed/)
   })
 })

@@ -52,7 +52,7 @@ describe.skipIf(!HAVE_BUS)(AGENT, () => {
     await h.tmux.waitFor(pane, /Do you want to proceed\?/, 60_000)
     const t0 = Date.now()
 
-    const [got] = await bus.waitNotes(1, 30_000)
+    const [got] = await bus.waitNotes(1, 90_000)
     // Signed: negative when the bus had it before this test's screen poll saw the dialog.
     const ms = Math.round(got!.received_at - t0)
     recordFigure(AGENT, 'approval', {ms, notify: 'freedesktop'})
@@ -74,7 +74,7 @@ describe.skipIf(!HAVE_BUS)(AGENT, () => {
 
     h.tmux.keys(inbox, 'a')
     await until(env, (x) => x.agent === AGENT && x.pid === pane.pid && x.reason !== 'approval', 60_000, 'the approval answered')
-    for (const end = Date.now() + 30_000; !fs.existsSync(path.join(h.project, 'approved.txt')); ) {
+    for (const end = Date.now() + 90_000; !fs.existsSync(path.join(h.project, 'approved.txt')); ) {
       if (Date.now() > end) throw new Error(`the tool never ran; inbox:\n${screen()}`)
       await new Promise((r) => setTimeout(r, 200))
     }

@@ -87,9 +87,9 @@ describe(AGENT, () => {
     await fileShows(h, (s) => s.includes('assistant/stop'))
     const seen = Date.now()
     expect(shape(h.entries())).toEqual(['session', 'model_change', 'thinking_level_change', 'user', 'assistant/stop'])
-    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
     expect(s).toMatchObject({messages: 2, title: 'say hello'})
-    const line = await w.wait(lineIs('needs_input', 'settled'), 30_000)
+    const line = await w.wait(lineIs('needs_input', 'settled'), 90_000)
     recordFigure(AGENT, 'plain', {watch_ms: Math.max(0, line.at - seen)})
     expect(await rows(h)).toHaveLength(1)
   })
@@ -110,7 +110,7 @@ describe(AGENT, () => {
 
     expect(states.length).toBeGreaterThan(2)
     for (const st of states) expect(st).toMatch(/^working\/[a-z_]+$/)
-    await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the command')
+    await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled after the command')
   })
 
   it('kill9: pi killed -9 mid-turn reads needs_input/dead within 2 s (watch)', async () => {
@@ -120,14 +120,14 @@ describe(AGENT, () => {
     await ready(w, h)
     h.tmux.type(pane, 'run the long job')
     await fileShows(h, (s) => s.includes('assistant/toolUse'))
-    await until(h.cast, is('working'), 30_000, 'working before the kill')
-    await w.wait(lineIs('working'), 30_000)
+    await until(h.cast, is('working'), 90_000, 'working before the kill')
+    await w.wait(lineIs('working'), 90_000)
     const from = w.lines.length
     const tree = agentTree(pane.pid)
     stray.push(...tree)
     kill(pane.pid)
     const killedAt = Date.now()
-    const line = await w.wait(lineIs('needs_input', 'dead'), 30_000, from)
+    const line = await w.wait(lineIs('needs_input', 'dead'), 90_000, from)
     const ms = line.at - killedAt
     recordFigure(AGENT, 'kill9', {dead_ms: ms})
     expect(ms).toBeLessThanOrEqual(DEAD_BOUND_MS)
@@ -161,7 +161,7 @@ describe(AGENT, () => {
     // The screen may have moved on by the time cast answers; never an error while pi retries.
     expect(s.state === 'working' || (s.state === 'needs_input' && s.reason === 'settled')).toBe(true)
     await h.tmux.waitFor(pane, /Answer after the retry\./)
-    const done = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled after the retry')
+    const done = await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled after the retry')
     // The failed attempt is no message: the prompt and the answer are.
     expect(done.messages).toBe(2)
     const mine = w.lines.filter((l) => l.line.agent === AGENT).map((l) => `${l.line.to}/${l.line.reason}`)
@@ -177,9 +177,9 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /Retry failed after 3 attempts/, 90_000)
     const seen = Date.now()
     expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/error', 'assistant/error', 'assistant/error', 'assistant/error'])
-    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+    const s = await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error')
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('Retry failed after 3 attempts: 500 mock 500')
-    const line = await w.wait(lineIs('needs_input', 'error'), 30_000)
+    const line = await w.wait(lineIs('needs_input', 'error'), 90_000)
     recordFigure(AGENT, 'error', {watch_ms: Math.max(0, line.at - seen)})
     // While pi retried, cast never said error.
     expect(w.lines.filter((l) => l.line.agent === AGENT && l.line.reason === 'error')).toHaveLength(1)
@@ -191,7 +191,7 @@ describe(AGENT, () => {
     h.tmux.type(pane, 'use a bad key')
     await h.tmux.waitFor(pane, /Error: 401/)
     expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/error'])
-    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error')
+    const s = await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error')
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toMatch(/error\s+401 mock 401/)
     expect(s.messages).toBe(1)
   })
@@ -207,9 +207,9 @@ describe(AGENT, () => {
     const result = h.entries().find((e) => e.type === 'message' && e.message.role === 'toolResult')
     // cast found pi's session from the process tree (the shell's pi ancestor) and recorded it.
     expect(result?.message.isError, JSON.stringify(result?.message.content)).toBe(false)
-    const s = await until(h.cast, is('done', 'declared_done'), 30_000, 'done/declared_done')
+    const s = await until(h.cast, is('done', 'declared_done'), 90_000, 'done/declared_done')
     expect((s.state_line as any)?.text).toContain('Shipped the fix')
-    const line = await w.wait(lineIs('done', 'declared_done'), 30_000)
+    const line = await w.wait(lineIs('done', 'declared_done'), 90_000)
     recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
   })
 
@@ -219,10 +219,10 @@ describe(AGENT, () => {
     await ready(w, h)
     const run = h.headless('answer headless')
     expect(await run.done).toBe(0)
-    await w.wait(lineIs('needs_input', 'settled'), 30_000)
+    await w.wait(lineIs('needs_input', 'settled'), 90_000)
     expect(run.out()).toContain('Headless answer.')
     expect(shape(h.entries()).slice(-2)).toEqual(['user', 'assistant/stop'])
-    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'needs_input/settled')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
     expect(s.messages).toBe(2)
   })
 
@@ -230,12 +230,12 @@ describe(AGENT, () => {
     const {h} = await setup('headless-killed', [tool('bash', {command: 'sleep 60'})])
     const run = h.headless('run the long job headless')
     await fileShows(h, (s) => s.includes('assistant/toolUse'))
-    await until(h.cast, is('working'), 30_000, 'working while it runs')
+    await until(h.cast, is('working'), 90_000, 'working while it runs')
     stray.push(...agentTree(run.child.pid!))
     kill(run.child.pid!)
     const killedAt = Date.now()
     await run.done
-    const s = await until(h.cast, is('needs_input', 'dead'), 30_000, 'needs_input/dead')
+    const s = await until(h.cast, is('needs_input', 'dead'), 90_000, 'needs_input/dead')
     recordFigure(AGENT, 'headless_killed', {dead_ms: Date.now() - killedAt})
     expect(s.live).toBe(false)
   })
@@ -245,16 +245,16 @@ describe(AGENT, () => {
     const pane = await h.tui()
     h.tmux.type(pane, 'first question')
     await h.tmux.waitFor(pane, /First answer\./)
-    const s = await until(h.cast, is('needs_input', 'settled'), 30_000, 'settled before the send')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled before the send')
     const w = watch(h)
     await ready(w, h)
     const r = await runCast(['send', s.id, '--', 'the follow-up from cast'], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr).toBe(0)
     await h.tmux.waitFor(pane, /Second answer\./)
-    await w.wait(lineIs('needs_input', 'settled'), 30_000)
+    await w.wait(lineIs('needs_input', 'settled'), 90_000)
     expect(mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toBe('the follow-up from cast')
     expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/stop', 'user', 'assistant/stop'])
-    const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 30_000, 'settled with 4 messages')
+    const after = await until(h.cast, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 90_000, 'settled with 4 messages')
     expect(after.id).toBe(s.id)
   })
 
@@ -273,7 +273,7 @@ describe(AGENT, () => {
     await h.tmux.waitFor(b, /Working\.\.\./)
     await fileShows(h, () => h.files().length === 2 && h.files().some((f) => shape(h.entries(f)).includes('assistant/toolUse')))
     const both = async (): Promise<CastSession[]> => (await rows(h)).sort((x, y) => x.title.localeCompare(y.title))
-    const end = Date.now() + 30_000
+    const end = Date.now() + 90_000
     let got: CastSession[] = []
     while (Date.now() < end) {
       got = await both()
@@ -297,7 +297,7 @@ describe(AGENT, () => {
     await h.tmux.waitFor(pane, /Retry failed after 1 attempts: Retry cancelled/)
     // The file ends at the error leaf pi was going to retry: nothing written says it stopped.
     expect(shape(h.entries()).slice(3)).toEqual(['user', 'assistant/error'])
-    const s = await until(h.cast, is('needs_input', 'error'), 30_000, 'needs_input/error from the screen')
+    const s = await until(h.cast, is('needs_input', 'error'), 90_000, 'needs_input/error from the screen')
     expect(s.live).toBe(true)
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('Retry cancelled')
   })
@@ -312,7 +312,7 @@ describe(AGENT, () => {
     const entries = h.entries()
     expect(shape(entries).slice(3, 5)).toEqual(['user', 'assistant/error'])
     const last = entries.at(-1)!.message
-    const s = await until(h.cast, (x) => x.agent === AGENT && x.state !== 'working', 30_000, 'a settled reading')
+    const s = await until(h.cast, (x) => x.agent === AGENT && x.state !== 'working', 90_000, 'a settled reading')
     if (last.stopReason === 'error') expect(s).toMatchObject({reason: 'error', state: 'needs_input'})
     else expect(s).toMatchObject({reason: 'settled', state: 'needs_input'})
     const explained = await runCast(['explain', s.id], {env: h.cast})
