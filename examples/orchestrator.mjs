@@ -66,6 +66,14 @@ const timer = setTimeout(() => finish(1, `gave up after ${opts.timeout} s`), Num
 timer.unref()
 process.on('SIGINT', () => finish(130, 'interrupted'))
 
+/** Every worker finished its steps or waits for a person: the run is over. */
+function done() {
+  const all = [...workers.values()]
+  if (!all.every((x) => x.finished)) return
+  const waiting = all.filter((x) => x.waiting).length
+  finish(0, waiting === 0 ? `all ${workers.size} workers finished` : `${all.length - waiting} of ${workers.size} workers finished, ${waiting} waiting for you`)
+}
+
 /** A worker stopped (or may have): read why, then send its next step or mark it finished. */
 async function onStop(w) {
   if (w.finished) return
@@ -85,18 +93,25 @@ async function onStop(w) {
     log(`${w.name} (${show.short_id}) stopped: ${show.state}/${show.reason} — rule ${rule?.rule}: ${rule?.note}`)
     if (show.state_line) log(`${w.name} says (${show.state_line.status}): ${show.state_line.text.split('\n')[0]}`)
     if (show.reason === 'question') {
-      // It asked something: answer first (a real orchestrator might post a cast decide card).
+      // It asked something. cast send never types into an open question dialog (it could pick
+      // an answer nobody chose): the question is left for a person, who sees it in cast sessions.
       const question = explain.facts.find((f) => f.fact === 'question')?.value
       log(`${w.name} asks: ${question}`)
-      const answered = await cast('send', w.id, 'Go with your recommendation.', '--if', 'needs_input')
-      if (answered.code === 0) log(`${w.name}: answered its question`)
+      const refused = await cast('send', w.id, 'Go with your recommendation.', '--if', 'needs_input')
+      if (refused.code === 0) log(`${w.name}: answered its question`)
+      else {
+        w.finished = true
+        w.waiting = true
+        log(`${w.name}: left for you (${refused.stderr.trim().split('\n')[0]})`)
+        done()
+      }
       return
     }
 
     if (w.next >= w.steps.length) {
       w.finished = true
       log(`${w.name} finished all ${w.steps.length} steps`)
-      if ([...workers.values()].every((x) => x.finished)) finish(0, `all ${workers.size} workers finished`)
+      done()
       return
     }
 
