@@ -67,7 +67,8 @@ describe('copilot', () => {
       r.tmux.type(pane, 'touch the file')
       await r.tmux.waitFor(pane, /Do you want to run this command\?[\s\S]*1\. Yes/)
       const t = Date.now()
-      expect(r.events().map((e) => e.type)).toContain('permission.requested')
+      // Copilot writes permission.requested a moment after it draws the dialog.
+      await waitUntil(() => r.events().some((e) => e.type === 'permission.requested'), 90_000, 'permission.requested in events.jsonl')
       const s = await both(r, w, 'approval', {reason: 'approval', state: 'needs_input'}, t)
       expect(await askOf(r.env, s)).toContain('touch approved.txt')
       // Esc declines: the tool never ran, the turn ends.

@@ -598,7 +598,9 @@ describe(AGENT, () => {
       const pane = await startTui(r)
       const fresh = await until(r.env, mine, 90_000, 'the fresh session')
       expect([fresh.state, fresh.messages]).toEqual(['idle', 0])
-      const w = watch(r)
+      // From the log's start: a watch that comes up slowly on a loaded machine misses nothing.
+      const w = new Watch(r.env, ['--since', '0'])
+      r.watches.push(w)
       await submit(r, pane, 'say hello')
       await r.tmux.waitFor(pane, /Hello with hooks\./)
       const shownAt = Date.now()
