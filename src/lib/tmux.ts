@@ -5,9 +5,8 @@
  * the user owns: $TMUX's, and each socket under `$TMUX_TMPDIR/tmux-<uid>/` (or /tmp), so a
  * pane carries the socket of its server (pane ids are unique per server only).
  */
-import fs from 'node:fs'
-import path from 'node:path'
 
+import {tmuxEnv, tmuxServers} from '../core/ingest/tmux.js'
 import type {Env} from './env.js'
 
 export interface Pane {
@@ -32,7 +31,7 @@ export class TmuxError extends Error {
 async function tmux(args: readonly string[], env: Env, input?: string, socket?: string): Promise<string> {
   const {execa} = await import('execa')
   try {
-    const r = await execa('tmux', socket ? ['-S', socket, ...args] : args, {env: env as Record<string, string>, extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
+    const r = await execa('tmux', socket ? ['-S', socket, ...args] : args, {env: tmuxEnv(env), extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
     return r.stdout
   } catch (error) {
     const e = error as {stderr?: string; shortMessage?: string; code?: string}
@@ -46,29 +45,7 @@ async function tmux(args: readonly string[], env: Env, input?: string, socket?: 
  * symlink) in `$TMUX_TMPDIR/tmux-<uid>/`, else `/tmp/tmux-<uid>/`.
  */
 export function tmuxSockets(env: Env): string[] {
-  const out: string[] = []
-  const inside = env.TMUX?.split(',')[0]
-  if (inside) out.push(inside)
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0
-  const dir = path.join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`)
-  let names: string[] = []
-  try {
-    names = fs.readdirSync(dir).sort()
-  } catch {
-    names = []
-  }
-
-  for (const name of names) {
-    const p = path.join(dir, name)
-    try {
-      const st = fs.lstatSync(p)
-      if (st.isSocket() && st.uid === uid && !out.includes(p)) out.push(p)
-    } catch {
-      // gone
-    }
-  }
-
-  return out
+  return tmuxServers(env).servers.map((s) => s.socket)
 }
 
 const LIST_FORMAT = '#{pane_pid} #{pane_id} #{pane_in_mode} #{pane_dead} #{session_name}:#{window_index}.#{pane_index}'

@@ -48,6 +48,18 @@ export function tmuxSocket(env: Readonly<Record<string, string | undefined>>): s
  * user owns in the tmux socket folder (`$TMUX_TMPDIR/tmux-<uid>/`, `/tmp` by default), so panes
  * on `tmux -L work` or a private test server are read like the default one. No process started.
  */
+/**
+ * The environment to run a tmux client in: `env` without unset keys, with a UTF-8 locale.
+ * Without one the client prints every non-ASCII character (❯, ⠹, …) and every tab as '_': the
+ * screens would not match the agents' patterns and the pane list would not split.
+ */
+export function tmuxEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const clean: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v
+  if (!/utf-?8/i.test(clean.LC_ALL || clean.LC_CTYPE || clean.LANG || '')) clean.LC_ALL = 'C.UTF-8'
+  return clean
+}
+
 export function tmuxServers(env: Readonly<Record<string, string | undefined>>): {servers: TmuxServer[]; why: 'missing' | 'no_server' | null} {
   const bin = tmuxBinary(env)
   if (bin === null) return {servers: [], why: 'missing'}
@@ -96,11 +108,7 @@ export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {
 }
 
 function runTmux(server: TmuxServer, args: readonly string[], env: Readonly<Record<string, string | undefined>>): {ok: boolean; stdout: string; stderr: string} {
-  const clean: Record<string, string> = {}
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v
-  // Without a UTF-8 locale the tmux client prints every non-ASCII character (❯, ⠹, …) and every
-  // tab as '_': the screens would not match and the pane list would not split.
-  if (!/utf-?8/i.test(clean.LC_ALL || clean.LC_CTYPE || clean.LANG || '')) clean.LC_ALL = 'C.UTF-8'
+  const clean = tmuxEnv(env)
   const r = spawnSync(server.bin, ['-S', server.socket, ...args], {encoding: 'utf8', env: clean, maxBuffer: 32 * 1024 * 1024, timeout: 5000})
   return {ok: r.status === 0 && !r.error, stderr: r.stderr ?? String(r.error ?? ''), stdout: r.stdout ?? ''}
 }
