@@ -5,7 +5,6 @@
  * in the background; the background pass then brings in every old session by itself; `--all`
  * on a fresh store reads everything before it answers.
  */
-import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -19,26 +18,35 @@ const OLD = 110 // × 162 KB: past the 16 MB below which a cold start reads ever
 const RECENT = '76890e24-14aa-4d4f-8608-cdd0a9338e07'
 let h: TempHome | null = null
 
-/** The background pass a test started: waited for (killed after 30 s) before its folder goes. */
-async function stopBackfill(castHome: string): Promise<void> {
-  const file = path.join(castHome, 'cast.db')
-  if (!fs.existsSync(file)) return
-  await new Promise((r) => setTimeout(r, 300)) // a pass spawned as the command exited takes the lease
-  const db = new Database(file, {readonly: true, timeout: 5000})
-  const lease = db.prepare(`SELECT pid FROM leases WHERE name = 'backfill'`).get() as {pid: number} | undefined
-  db.close()
-  if (!lease) return
-  const alive = (): boolean => {
+/**
+ * The background passes a test started (any process whose CAST_HOME is this test's): waited for,
+ * killed after 30 s, before its folder goes. Found by environment, not by the lease: on a loaded
+ * machine a pass spawned as the command exited may not hold the lease yet.
+ */
+function passesOf(castHome: string): number[] {
+  const pids: number[] = []
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
     try {
-      process.kill(lease.pid, 0)
-      return true
+      const env = fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0')
+      if (env.includes(`CAST_HOME=${castHome}`)) pids.push(Number(name))
     } catch {
-      return false
+      // gone, or not ours
     }
   }
 
-  for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 100))
-  if (alive()) process.kill(lease.pid, 'SIGKILL')
+  return pids
+}
+
+async function stopBackfill(castHome: string): Promise<void> {
+  for (let i = 0; i < 300 && passesOf(castHome).length > 0; i++) await new Promise((r) => setTimeout(r, 100))
+  for (const pid of passesOf(castHome)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
 }
 
 afterEach(async () => {

@@ -216,6 +216,14 @@ export class LiveIngester {
     })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
+    // The heart beats while the watcher scans: on a big home (60,000 files) under load its
+    // initial scan outlasts the lease's staleness, and a second ingester would take over.
+    this.intervals.push(
+      setInterval(() => {
+        if (this.stopped) return
+        this.guard('heartbeat', () => this.beat())
+      }, HEARTBEAT_MS),
+    )
     // Events before the watcher is ready can be missed: wait for it, then catch up once more.
     await new Promise<void>((resolve) => {
       w.once('ready', () => resolve())
@@ -242,10 +250,6 @@ export class LiveIngester {
           this.flush(true)
         }
       }, PID_RECHECK_MS),
-      setInterval(() => {
-        if (this.stopped) return
-        this.guard('heartbeat', () => this.beat())
-      }, HEARTBEAT_MS),
       // The cheap stat sweep: files whose state can still change, compared with the store.
       setInterval(() => {
         if (this.stopped) return
