@@ -5,12 +5,12 @@
  *   {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}
  *
  * Tool events take a tool-name matcher ("*": every tool), Notification a notification-type
- * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks-install.ts,
+ * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks/document.ts,
  * the payloads are reduced by ./hooks.ts.
  */
 import {join} from 'node:path'
 
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 import {configDir} from './paths.js'
 
 export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [

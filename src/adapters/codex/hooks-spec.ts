@@ -15,7 +15,7 @@
  */
 import {join} from 'node:path'
 
-import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'
 import {codexHome} from './paths.js'
 
 /**

@@ -10,7 +10,7 @@
 import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 
 export const CURSOR_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'sessionStart'},

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {InstallResult} from '../../lib/hooks-install.js'
+import type {InstallResult} from '../../lib/hooks/index.js'
 
 export default class HooksInstall extends BaseCommand {
   static override args = {
@@ -34,7 +34,7 @@ Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings
 
   async run(): Promise<InstallResult> {
     const {args, flags} = await this.parse(HooksInstall)
-    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks-install.js')
+    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
     const found = lookupHookSpec(args.agent)
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
     let result: InstallResult

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {StatusResult} from '../../lib/hooks-install.js'
+import type {StatusResult} from '../../lib/hooks/index.js'
 
 export default class HooksStatus extends BaseCommand {
   static override args = {
@@ -14,7 +14,7 @@ export default class HooksStatus extends BaseCommand {
 
   async run(): Promise<{agents: StatusResult[]}> {
     const {args} = await this.parse(HooksStatus)
-    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/hooks-install.js')
+    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
     let specs = HOOK_SPECS
     if (args.agent !== undefined) {
       const found = lookupHookSpec(args.agent)

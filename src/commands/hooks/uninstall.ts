@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {HookSpec, UninstallResult} from '../../lib/hooks-install.js'
+import type {HookSpec, UninstallResult} from '../../lib/hooks/index.js'
 
 export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
 
@@ -26,7 +26,7 @@ export default class HooksUninstall extends BaseCommand {
 
   async run(): Promise<HooksUninstallResult> {
     const {args, flags} = await this.parse(HooksUninstall)
-    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks-install.js')
+    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks/index.js')
     if (flags.all && args.agent) this.fail('Name one agent or --all, not both.', EXIT.USAGE)
     if (!flags.all && !args.agent) this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])
     let specs: readonly HookSpec[]
