@@ -46,6 +46,7 @@ export const claudeCodeHookSpec: HookSpec = {
   nudgeEvents: ['Stop', 'SessionStart', 'UserPromptSubmit'],
   notes: ['Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).'],
   settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
+  where: '$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json',
   settingsNotes(doc) {
     return doc['disableAllHooks'] === true ? ['settings.json has "disableAllHooks": true, so Claude Code runs no hooks at all.'] : []
   },

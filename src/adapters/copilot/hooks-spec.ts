@@ -48,4 +48,5 @@ export const copilotHookSpec: HookSpec = {
   notes: ['Copilot CLI loads hooks when a session starts: restart running sessions to pick them up.'],
   required: {version: 1},
   settingsPath: (ctx) => join(copilotDir(ctx), 'hooks', 'cast.json'),
+  where: '~/.copilot/hooks/cast.json ($COPILOT_HOME)',
 }

@@ -39,4 +39,5 @@ export const cursorHookSpec: HookSpec = {
   notes: ['Cursor reloads hooks.json on its own; an agent already running may need a restart.'],
   required: {version: 1},
   settingsPath: (ctx) => join(cursorDir(ctx), 'hooks.json'),
+  where: '~/.cursor/hooks.json',
 }

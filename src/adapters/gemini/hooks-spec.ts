@@ -54,4 +54,5 @@ export const geminiHookSpec: HookSpec = {
     return out
   },
   settingsPath: (ctx) => join(geminiDir(ctx), 'settings.json'),
+  where: '~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini)',
 }

@@ -51,6 +51,8 @@ export interface HookSpec {
   readonly events: readonly HookEventSpec[]
   /** The JSON file cast merges its entries into. */
   settingsPath(ctx: AdapterEnv): string
+  /** Where that file is, in words (`cast hooks install --help`): `~/.cursor/hooks.json`. */
+  readonly where: string
   /** cast's handler for one event. */
   handler(command: string, event: HookEventSpec): Record<string, unknown>
   /** Top-level keys the file must have (`version: 1`), added when missing. */

@@ -31,3 +31,26 @@ export function lookupHookSpec(name: string): {spec: HookSpec} | {message: strin
   if (n in NO_HOOKS) return {message: NO_HOOKS[n]!, suggestions: [`Agents with hooks: ${names}.`]}
   return {message: `Unknown agent "${name}". Agents with hooks: ${names}.`, suggestions: ['cast hooks status   lists them with what is installed.']}
 }
+
+// ---------------------------------------------------------------------------------------------
+// The commands' help, from the specs (adding an agent changes no help text by hand)
+
+/** Words as a list: `a, b or c` (`last` joins the last two). */
+function list(words: readonly string[], last: string): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')}${last}${words.at(-1)!}`
+}
+
+/** The names `cast hooks` takes: `claude-code, codex, gemini, cursor or copilot`. */
+export function hookAgentNames(last = ' or '): string {
+  return list(HOOK_SPECS.map((s) => s.name), last)
+}
+
+/** The agents whose hook protocol carries the nudge: `Claude Code and Codex`. */
+export function nudgeAgentLabels(): string {
+  return list(HOOK_SPECS.filter((s) => (s.nudgeEvents?.length ?? 0) > 0).map((s) => s.label), ' and ')
+}
+
+/** Where each agent's settings file is: `claude-code → …; codex → …`. */
+export function hookFilesText(): string {
+  return HOOK_SPECS.map((s) => `${s.name} → ${s.where}`).join('; ')
+}
