@@ -20,7 +20,7 @@ import {
   removeHooks,
   shellCommand,
   shellWords,
-} from '../../src/lib/hooks-install.js'
+} from '../../src/lib/hooks/index.js'
 
 const CMD = '/opt/cast/bin/cast-hook claude_code'
 

@@ -5,12 +5,12 @@
  *   {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}
  *
  * Tool events take a tool-name matcher ("*": every tool), Notification a notification-type
- * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks-install.ts,
+ * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks/document.ts,
  * the payloads are reduced by ./hooks.ts.
  */
 import {join} from 'node:path'
 
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 import {configDir} from './paths.js'
 
 export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [
@@ -46,6 +46,7 @@ export const claudeCodeHookSpec: HookSpec = {
   nudgeEvents: ['Stop', 'SessionStart', 'UserPromptSubmit'],
   notes: ['Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).'],
   settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
+  where: '$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json',
   settingsNotes(doc) {
     return doc['disableAllHooks'] === true ? ['settings.json has "disableAllHooks": true, so Claude Code runs no hooks at all.'] : []
   },

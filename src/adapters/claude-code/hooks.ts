@@ -21,16 +21,28 @@
  * while the subagent waits), only by the tool going on, SubagentStop, a new prompt or SessionEnd.
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
-import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {FactSource} from '../../core/model/types.js'
+import {
+  blockSources,
+  closeAsks,
+  closeAsksOf,
+  closeQuestion,
+  contributionOf,
+  endSession,
+  hardBlock,
+  type HookBlock,
+  type HookFacts,
+  openApproval,
+  openQuestion,
+  settle,
+  settledFact,
+  startSession,
+  startTurn,
+  toolMoved,
+} from '../kit/hook-steps.js'
 import {clip, isObject, oneLine, str, type Json} from './text.js'
 
-export interface HookBlock {
-  readonly text: string
-  readonly at: number
-  readonly event: string
-  /** The subagent (`agent_id`) whose dialog it is, when a subagent asked. */
-  readonly agent?: string
-}
+export type {HookBlock} from '../kit/hook-steps.js'
 
 export interface HookState {
   /** The last event and when it arrived. */
@@ -96,25 +108,39 @@ function toolFromMessage(message: string | null): string | null {
   return /permission to use ([\w:.-]+)/.exec(message)?.[1] ?? null
 }
 
-function settle(s: HookState, settled: boolean, at: number, event: string): void {
-  s.settled = settled
-  s.settledAt = at
-  s.settledEvent = event
+/**
+ * The parent's turn ended (Stop), or ended on an API error (StopFailure: no Stop follows, the
+ * banner is the user's to act on). Its own asks are over; a subagent's still waits for its answer.
+ */
+function turnEnded(s: HookState, p: Json, at: number, event: 'Stop' | 'StopFailure'): void {
+  closeAsksOf(s, undefined)
+  s.error = event === 'StopFailure' ? {at, event, text: errorOf(p)} : null
+  settle(s, true, at, event)
+  const text = event === 'Stop' ? str(p['last_assistant_message']) : null
+  if (text !== null && text !== '') s.lastAssistantText = clip(text)
 }
 
-function closeAsks(s: HookState): void {
-  s.approval = null
-  s.question = null
-  s.askTool = null
-}
-
-/** The parent's turn ended: its own asks are over, a subagent's still waits for its answer. */
-function closeOwnAsks(s: HookState): void {
-  if (s.approval?.agent === undefined) s.approval = null
-  if (s.question?.agent === undefined) {
-    s.question = null
-    s.askTool = null
+/**
+ * A Notification: a permission prompt (usually after PermissionRequest for the same prompt: kept
+ * when it opened; with a question open it is that question's reminder, 2.1.328 naming no tool),
+ * a question, or the prompt idle for a while (an open ask is not a settled turn).
+ */
+function notified(s: HookState, p: Json, tool: string | null, agent: string | undefined, at: number, event: string): void {
+  const kind = str(p['notification_type'])
+  const message = str(p['message'])
+  if (kind === 'permission_prompt') {
+    if (s.question === null && s.approval === null) openApproval(s, at, event, tool ?? toolFromMessage(message) ?? 'tool', agent)
+  } else if (kind === 'elicitation_dialog') {
+    openQuestion(s, at, event, oneLine(message ?? '') ?? 'Question')
+  } else if (kind === 'idle_prompt' && s.approval === null && s.question === null) {
+    settle(s, true, at, event)
   }
+}
+
+/** AskUserQuestion / ExitPlanMode opened its dialog: the question, closed when that tool finishes. */
+function openAsk(s: HookState, tool: string, p: Json, at: number, event: string, agent: string | undefined): void {
+  openQuestion(s, at, event, askOf(tool, p['tool_input']), agent)
+  s.askTool = tool
 }
 
 export function sessionOfHook(event: HookEvent): string | null {
@@ -153,42 +179,31 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
   if (cwd !== null && cwd !== '') s.cwd = cwd
   const tool = str(p['tool_name'])
   const agentId = str(p['agent_id'])
-  const agent = agentId === null || agentId === '' ? {} : {agent: agentId}
+  const agent = agentId === null || agentId === '' ? undefined : agentId
 
   switch (name) {
     case 'SessionStart': {
-      s.sessionStartAt = at
-      s.exitedAt = null
-      closeAsks(s)
-      settle(s, true, at, name)
+      startSession(s, at, name)
       const model = str(p['model'])
       if (model !== null && model !== '') s.model = model
       break
     }
     case 'UserPromptSubmit': {
-      s.promptAt = at
-      s.exitedAt = null
       s.error = null
       closeAsks(s)
-      settle(s, false, at, name)
+      startTurn(s, at, name)
       break
     }
     case 'PreToolUse': {
       // A new tool call means any earlier permission prompt was answered.
-      s.approval = null
-      settle(s, false, at, name)
-      if (tool !== null && ASK_TOOLS.includes(tool)) {
-        s.question = {at, event: name, text: askOf(tool, p['tool_input']), ...agent}
-        s.askTool = tool
-      }
+      toolMoved(s, at, name)
+      if (tool !== null && ASK_TOOLS.includes(tool)) openAsk(s, tool, p, at, name, agent)
       break
     }
     case 'PermissionRequest': {
       // AskUserQuestion asks for "permission" too (2.1.328): that dialog is the question.
-      if (tool !== null && ASK_TOOLS.includes(tool)) {
-        s.question = {at, event: name, text: askOf(tool, p['tool_input']), ...agent}
-        s.askTool = tool
-      } else s.approval = {at, event: name, text: tool ?? 'tool', ...agent}
+      if (tool !== null && ASK_TOOLS.includes(tool)) openAsk(s, tool, p, at, name, agent)
+      else openApproval(s, at, name, tool ?? 'tool', agent)
       break
     }
     case 'PermissionDenied': {
@@ -196,58 +211,28 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
       break
     }
     case 'Notification': {
-      const kind = str(p['notification_type'])
-      const message = str(p['message'])
-      if (kind === 'permission_prompt') {
-        // Usually follows PermissionRequest for the same prompt: keep when it opened. With a
-        // question open it is that question's reminder (2.1.328 names no tool), not an approval.
-        if (s.question === null) s.approval ??= {at, event: name, text: tool ?? toolFromMessage(message) ?? 'tool', ...agent}
-      } else if (kind === 'elicitation_dialog') {
-        s.question = {at, event: name, text: oneLine(message ?? '') ?? 'Question'}
-      } else if (kind === 'idle_prompt' && s.approval === null && s.question === null) {
-        // Waiting at the prompt for a while; an open ask is not a settled turn.
-        settle(s, true, at, name)
-      }
+      notified(s, p, tool, agent, at, name)
       break
     }
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      s.approval = null
-      if (s.question !== null && (s.askTool === null || tool === null || tool === s.askTool)) {
-        s.question = null
-        s.askTool = null
-      }
-      settle(s, false, at, name)
+      toolMoved(s, at, name)
+      if (s.question !== null && (s.askTool === null || tool === null || tool === s.askTool)) closeQuestion(s)
       break
     }
-    case 'Stop': {
-      closeOwnAsks(s)
-      s.error = null
-      settle(s, true, at, name)
-      const text = str(p['last_assistant_message'])
-      if (text !== null && text !== '') s.lastAssistantText = clip(text)
-      break
-    }
+    case 'Stop':
     case 'StopFailure': {
-      // The turn ended on an API error (no Stop follows): the banner is the user's to act on.
-      closeOwnAsks(s)
-      s.error = {at, event: name, text: errorOf(p)}
-      settle(s, true, at, name)
+      turnEnded(s, p, at, name)
       break
     }
     case 'SubagentStop': {
-      if (agentId !== null && s.approval?.agent === agentId) s.approval = null
-      if (agentId !== null && s.question?.agent === agentId) {
-        s.question = null
-        s.askTool = null
-      }
+      if (agentId !== null) closeAsksOf(s, agentId)
       break
     }
     case 'SessionEnd': {
       // The user left: whatever the turn was doing is over, as after an interrupt.
       closeAsks(s)
-      s.exitedAt = at
-      settle(s, true, at, name)
+      endSession(s, at, name)
       break
     }
     default:
@@ -256,47 +241,33 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
   return s
 }
 
-function block(b: HookBlock | null): HardBlock | null {
-  return b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text}
-}
-
 export function hookContribution(s: HookState, nativeId: string): Contribution | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {
-    approval: block(s.approval),
-    error: block(s.error ?? null),
-    question: block(s.question),
+  const facts: HookFacts = {
+    approval: hardBlock(s.approval),
+    error: hardBlock(s.error ?? null),
+    question: hardBlock(s.question),
   }
-  if (s.error != null) sources['error'] = {kind: 'hook', ref: s.error.event}
-  if (s.approval !== null) sources['approval'] = {kind: 'hook', ref: s.approval.event}
-  if (s.question !== null) sources['question'] = {kind: 'hook', ref: s.question.event}
-  if (s.settled !== null && s.settledEvent !== null) {
-    facts.settled = s.settled
-    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
-  }
+  blockSources(facts, sources, ['error', 'approval', 'question'])
+  settledFact(s, facts, sources)
   if (s.model !== null) facts.model = s.model
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return {
-    extra: {
-      activityAt: s.activityAt,
-      approvalAgent: s.approval?.agent ?? null,
-      at: s.at,
-      // Not a fact: hooks alone (no transcript found) do not make a session.
-      cwd: s.cwd,
-      event: s.event,
-      exitedAt: s.exitedAt,
-      promptAt: s.promptAt,
-      questionAgent: s.question?.agent ?? null,
-      role: 'hooks',
-      sessionStartAt: s.sessionStartAt,
-      settledAt: s.settledAt,
-    },
-    facts,
-    nativeId,
-    priority: 20,
-  }
+  return contributionOf(nativeId, facts, {
+    activityAt: s.activityAt,
+    approvalAgent: s.approval?.agent ?? null,
+    at: s.at,
+    // Not a fact: hooks alone (no transcript found) do not make a session.
+    cwd: s.cwd,
+    event: s.event,
+    exitedAt: s.exitedAt,
+    promptAt: s.promptAt,
+    questionAgent: s.question?.agent ?? null,
+    role: 'hooks',
+    sessionStartAt: s.sessionStartAt,
+    settledAt: s.settledAt,
+  })
 }
 
 export const claudeHooks: HookReducer<HookState> = {

@@ -15,7 +15,7 @@
  */
 import {join} from 'node:path'
 
-import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'
 import {codexHome} from './paths.js'
 
 /**
@@ -213,5 +213,6 @@ export const codexHookSpec: HookSpec = {
     'Older Codex builds without lifecycle hooks still report each finished turn through notify.',
   ],
   settingsPath: (ctx) => join(codexHome(ctx), 'hooks.json'),
+  where: '$CODEX_HOME/hooks.json (lifecycle hooks) and notify in $CODEX_HOME/config.toml, else ~/.codex',
   toml: codexNotify,
 }

@@ -11,10 +11,11 @@
  * time; compose lets them stand only while the transcript has nothing newer (never latching).
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
-import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {FactSource, HardBlock} from '../../core/model/types.js'
+import {contributionOf, type HookFacts, hookSource} from '../kit/hook-steps.js'
 import {clip, str} from './text.js'
 
-export const HOOK_PRIORITY = 20
+export {HOOK_PRIORITY} from '../kit/hook-steps.js'
 
 export interface HookTurn {
   readonly event: string
@@ -108,7 +109,7 @@ export function reduceHook(state: CodexHookState, event: HookEvent): CodexHookSt
 export function hookContribution(state: CodexHookState, nativeId: string): Contribution | null {
   const entry = state.sessions[nativeId]
   if (!entry) return null
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {}
+  const facts: HookFacts = {}
   const sources: Record<string, FactSource> = {}
   // No cwd among the facts: a hook alone must not make a session (every Codex thread has a
   // rollout; the title side thread of 0.169, `thread_source: "thread_title"`, has none but fires
@@ -116,7 +117,7 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
   if (entry.model !== null) facts.model = entry.model
   const turn = entry.turn
   if (turn !== null) {
-    const source = {kind: 'hook', ref: turn.event}
+    const source = hookSource(turn.event)
     const approval: HardBlock | null = turn.approval === null ? null : {at: turn.at, source, text: turn.approval}
     facts.lastActivityAt = turn.at
     facts.settled = turn.settled
@@ -141,12 +142,7 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
   }
 
   facts.sources = sources
-  return {
-    extra: {at: turn?.at ?? entry.at, codex: 'hook', cwd: entry.cwd, turnId: turn?.turnId ?? null},
-    facts,
-    nativeId,
-    priority: HOOK_PRIORITY,
-  }
+  return contributionOf(nativeId, facts, {at: turn?.at ?? entry.at, codex: 'hook', cwd: entry.cwd, turnId: turn?.turnId ?? null})
 }
 
 export const codexHooks: HookReducer<CodexHookState> = {

@@ -14,7 +14,7 @@
 import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 
 export const COPILOT_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
@@ -48,4 +48,5 @@ export const copilotHookSpec: HookSpec = {
   notes: ['Copilot CLI loads hooks when a session starts: restart running sessions to pick them up.'],
   required: {version: 1},
   settingsPath: (ctx) => join(copilotDir(ctx), 'hooks', 'cast.json'),
+  where: '~/.copilot/hooks/cast.json ($COPILOT_HOME)',
 }

@@ -19,16 +19,26 @@
  *   SessionEnd                       the process exits (settled)
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
-import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {FactSource} from '../../core/model/types.js'
+import {
+  blockSources,
+  closeAsks,
+  contributionOf,
+  endSession,
+  hardBlock,
+  type HookBlock,
+  type HookFacts,
+  openApproval,
+  openQuestion,
+  settle,
+  settledFact,
+  startSession,
+  startTurn,
+  toolMoved,
+} from '../kit/hook-steps.js'
 import {isObject, oneLine, str, type Json} from './text.js'
 
-export const HOOK_PRIORITY = 20
-
-export interface HookBlock {
-  readonly text: string
-  readonly at: number
-  readonly event: string
-}
+export {HOOK_PRIORITY, type HookBlock} from '../kit/hook-steps.js'
 
 export interface CopilotHookState {
   event: string | null
@@ -115,17 +125,6 @@ function questionOf(p: Readonly<Json>): string {
   return (q === null ? null : oneLine(q, 500)) ?? 'Question'
 }
 
-function settle(s: CopilotHookState, settled: boolean, at: number, event: string): void {
-  s.settled = settled
-  s.settledAt = at
-  s.settledEvent = event
-}
-
-function closeAsks(s: CopilotHookState): void {
-  s.approval = null
-  s.question = null
-}
-
 export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): CopilotHookState {
   const p = event.payload
   const name = copilotHookEvent(p)
@@ -139,42 +138,35 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
 
   switch (name) {
     case 'SessionStart': {
-      s.sessionStartAt = at
-      s.exitedAt = null
-      closeAsks(s)
-      settle(s, true, at, name)
+      startSession(s, at, name)
       break
     }
 
     case 'UserPromptSubmit': {
-      s.promptAt = at
-      s.exitedAt = null
       s.error = null
       closeAsks(s)
-      settle(s, false, at, name)
+      startTurn(s, at, name)
       break
     }
 
     case 'PreToolUse': {
-      s.approval = null
-      settle(s, false, at, name)
-      if (tool === 'ask_user') s.question = {at, event: name, text: questionOf(p)}
+      toolMoved(s, at, name)
+      if (tool === 'ask_user') openQuestion(s, at, name, questionOf(p))
       break
     }
 
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      s.approval = null
+      toolMoved(s, at, name)
       if (tool === 'ask_user' || tool === null) s.question = null
-      settle(s, false, at, name)
       break
     }
 
     case 'Notification': {
       const kind = str(p['notification_type'])
       const text = oneLine(str(p['message']) ?? str(p['title']) ?? '', 200)
-      if (kind === 'permission_prompt') s.approval = {at, event: name, text: text ?? 'tool'}
-      else if (kind === 'elicitation_dialog') s.question = {at, event: name, text: text ?? 'Question'}
+      if (kind === 'permission_prompt') openApproval(s, at, name, text ?? 'tool')
+      else if (kind === 'elicitation_dialog') openQuestion(s, at, name, text ?? 'Question')
       break
     }
 
@@ -199,8 +191,7 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
 
     case 'SessionEnd': {
       closeAsks(s)
-      s.exitedAt = at
-      settle(s, true, at, name)
+      endSession(s, at, name)
       break
     }
 
@@ -210,47 +201,30 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
   return s
 }
 
-function block(b: HookBlock | null): HardBlock | null {
-  return b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text}
-}
-
 export function copilotHookContribution(s: CopilotHookState, nativeId: string): Contribution | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {
-    approval: block(s.approval),
-    error: block(s.error),
-    question: block(s.question),
+  const facts: HookFacts = {
+    approval: hardBlock(s.approval),
+    error: hardBlock(s.error),
+    question: hardBlock(s.question),
   }
-  for (const key of ['approval', 'question', 'error'] as const) {
-    const b = facts[key]
-    if (b != null) sources[key] = b.source
-  }
-
-  if (s.settled !== null && s.settledEvent !== null) {
-    facts.settled = s.settled
-    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
-  }
-
+  blockSources(facts, sources, ['approval', 'question', 'error'])
+  settledFact(s, facts, sources)
   facts.sources = sources
-  return {
-    extra: {
-      activityAt: s.activityAt,
-      at: s.at,
-      compactAt: s.compactAt,
-      // Not a fact: hooks alone (no session folder) do not make a session.
-      cwd: s.cwd,
-      event: s.event,
-      exitedAt: s.exitedAt,
-      promptAt: s.promptAt,
-      role: 'hooks',
-      sessionStartAt: s.sessionStartAt,
-      settledAt: s.settledAt,
-    },
-    facts,
-    nativeId,
-    priority: HOOK_PRIORITY,
-  }
+  return contributionOf(nativeId, facts, {
+    activityAt: s.activityAt,
+    at: s.at,
+    compactAt: s.compactAt,
+    // Not a fact: hooks alone (no session folder) do not make a session.
+    cwd: s.cwd,
+    event: s.event,
+    exitedAt: s.exitedAt,
+    promptAt: s.promptAt,
+    role: 'hooks',
+    sessionStartAt: s.sessionStartAt,
+    settledAt: s.settledAt,
+  })
 }
 
 export const copilotHooks: HookReducer<CopilotHookState> = {

@@ -10,7 +10,7 @@
 import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 
 export const CURSOR_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'sessionStart'},
@@ -39,4 +39,5 @@ export const cursorHookSpec: HookSpec = {
   notes: ['Cursor reloads hooks.json on its own; an agent already running may need a restart.'],
   required: {version: 1},
   settingsPath: (ctx) => join(cursorDir(ctx), 'hooks.json'),
+  where: '~/.cursor/hooks.json',
 }

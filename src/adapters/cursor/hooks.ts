@@ -15,10 +15,11 @@
  * permission prompt waiting.
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
-import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {FactSource, HardBlock} from '../../core/model/types.js'
+import {contributionOf, endSession, type HookFacts, hookSource, settle, settledFact, startTurn} from '../kit/hook-steps.js'
 import {clip, oneLine, str} from './text.js'
 
-export const HOOK_PRIORITY = 20
+export {HOOK_PRIORITY} from '../kit/hook-steps.js'
 
 export interface CursorHookState {
   event: string | null
@@ -75,12 +76,6 @@ const RUNNING = new Set([
   'preCompact',
 ])
 
-function settle(s: CursorHookState, settled: boolean, at: number, event: string): void {
-  s.settled = settled
-  s.settledAt = at
-  s.settledEvent = event
-}
-
 export function reduceCursorHook(prev: CursorHookState, event: HookEvent): CursorHookState {
   const p = event.payload
   const name = str(p['hook_event_name'])
@@ -106,10 +101,8 @@ export function reduceCursorHook(prev: CursorHookState, event: HookEvent): Curso
     }
 
     case 'beforeSubmitPrompt': {
-      s.promptAt = at
-      s.exitedAt = null
       s.error = null
-      settle(s, false, at, name)
+      startTurn(s, at, name)
       break
     }
 
@@ -130,8 +123,7 @@ export function reduceCursorHook(prev: CursorHookState, event: HookEvent): Curso
     }
 
     case 'sessionEnd': {
-      s.exitedAt = at
-      settle(s, true, at, name)
+      endSession(s, at, name)
       break
     }
 
@@ -144,34 +136,27 @@ export function reduceCursorHook(prev: CursorHookState, event: HookEvent): Curso
 export function cursorHookContribution(s: CursorHookState, nativeId: string): Contribution | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
-  const error: HardBlock | null = s.error === null ? null : {at: s.error.at, source: {kind: 'hook', ref: 'stop'}, text: s.error.text}
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {error}
+  // The error comes with stop (the state keeps no event for it).
+  const error: HardBlock | null = s.error === null ? null : {at: s.error.at, source: hookSource('stop'), text: s.error.text}
+  const facts: HookFacts = {error}
   if (error !== null) sources['error'] = error.source
-  if (s.settled !== null && s.settledEvent !== null) {
-    facts.settled = s.settled
-    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
-  }
+  settledFact(s, facts, sources)
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return {
-    extra: {
-      activityAt: s.activityAt,
-      at: s.at,
-      // Not facts: hooks alone (no chat store) do not make a session.
-      cwd: s.cwd,
-      event: s.event,
-      exitedAt: s.exitedAt,
-      model: s.model,
-      promptAt: s.promptAt,
-      role: 'hooks',
-      settledAt: s.settledAt,
-      textAt: s.textAt,
-    },
-    facts,
-    nativeId,
-    priority: HOOK_PRIORITY,
-  }
+  return contributionOf(nativeId, facts, {
+    activityAt: s.activityAt,
+    at: s.at,
+    // Not facts: hooks alone (no chat store) do not make a session.
+    cwd: s.cwd,
+    event: s.event,
+    exitedAt: s.exitedAt,
+    model: s.model,
+    promptAt: s.promptAt,
+    role: 'hooks',
+    settledAt: s.settledAt,
+    textAt: s.textAt,
+  })
 }
 
 export const cursorHooks: HookReducer<CursorHookState> = {

@@ -11,7 +11,7 @@
 import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
-import type {HookEventSpec, HookSpec} from '../../lib/hooks-install.js'
+import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 
 export const GEMINI_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
@@ -54,4 +54,5 @@ export const geminiHookSpec: HookSpec = {
     return out
   },
   settingsPath: (ctx) => join(geminiDir(ctx), 'settings.json'),
+  where: '~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini)',
 }

@@ -16,16 +16,25 @@
  * Notification hook is the only source for one.
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
-import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {FactSource} from '../../core/model/types.js'
+import {
+  blockSources,
+  closeAsks,
+  contributionOf,
+  endSession,
+  hardBlock,
+  type HookBlock,
+  type HookFacts,
+  openApproval,
+  openQuestion,
+  settle,
+  settledFact,
+  startSession,
+  startTurn,
+} from '../kit/hook-steps.js'
 import {clip, isObject, oneLine, str} from './text.js'
 
-export const HOOK_PRIORITY = 20
-
-export interface HookBlock {
-  readonly text: string
-  readonly at: number
-  readonly event: string
-}
+export {HOOK_PRIORITY, type HookBlock} from '../kit/hook-steps.js'
 
 export interface GeminiHookState {
   event: string | null
@@ -118,17 +127,6 @@ function askOf(p: Readonly<Record<string, unknown>>): string | null {
   return q === null ? null : oneLine(q, 500)
 }
 
-function closeAsks(s: GeminiHookState): void {
-  s.approval = null
-  s.question = null
-}
-
-function settle(s: GeminiHookState, settled: boolean, at: number, event: string): void {
-  s.settled = settled
-  s.settledAt = at
-  s.settledEvent = event
-}
-
 export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): GeminiHookState {
   const p = event.payload
   const name = str(p['hook_event_name'])
@@ -141,18 +139,13 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
 
   switch (name) {
     case 'SessionStart': {
-      s.sessionStartAt = at
-      s.exitedAt = null
-      closeAsks(s)
-      settle(s, true, at, name)
+      startSession(s, at, name)
       break
     }
 
     case 'BeforeAgent': {
-      s.promptAt = at
-      s.exitedAt = null
       closeAsks(s)
-      settle(s, false, at, name)
+      startTurn(s, at, name)
       break
     }
 
@@ -167,8 +160,8 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
     case 'Notification': {
       if (str(p['notification_type']) !== 'ToolPermission') break
       const question = questionText(p, s.pendingAsk ?? null)
-      if (question === null) s.approval = {at, event: name, text: permissionText(p)}
-      else s.question = {at, event: name, text: question}
+      if (question === null) openApproval(s, at, name, permissionText(p))
+      else openQuestion(s, at, name, question)
       break
     }
 
@@ -187,8 +180,7 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
 
     case 'SessionEnd': {
       closeAsks(s)
-      s.exitedAt = at
-      settle(s, true, at, name)
+      endSession(s, at, name)
       break
     }
 
@@ -201,37 +193,25 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
 export function geminiHookContribution(s: GeminiHookState, nativeId: string): Contribution | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
-  const block = (b: HookBlock | null): HardBlock | null => (b === null ? null : {at: b.at, source: {kind: 'hook', ref: b.event}, text: b.text})
-  const approval = block(s.approval)
-  const question = block(s.question)
-  const facts: {-readonly [K in keyof SessionFacts]?: SessionFacts[K]} = {approval, question}
-  if (approval !== null) sources['approval'] = approval.source
-  if (question !== null) sources['question'] = question.source
-  if (s.settled !== null && s.settledEvent !== null) {
-    facts.settled = s.settled
-    sources['settled'] = {kind: 'hook', ref: s.settledEvent}
-  }
+  const facts: HookFacts = {approval: hardBlock(s.approval), question: hardBlock(s.question)}
+  blockSources(facts, sources, ['approval', 'question'])
+  settledFact(s, facts, sources)
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return {
-    extra: {
-      activityAt: s.activityAt,
-      at: s.at,
-      compactAt: s.compactAt,
-      // Not a fact: hooks alone (no chat file) do not make a session.
-      cwd: s.cwd,
-      event: s.event,
-      exitedAt: s.exitedAt,
-      promptAt: s.promptAt,
-      role: 'hooks',
-      sessionStartAt: s.sessionStartAt,
-      settledAt: s.settledAt,
-    },
-    facts,
-    nativeId,
-    priority: HOOK_PRIORITY,
-  }
+  return contributionOf(nativeId, facts, {
+    activityAt: s.activityAt,
+    at: s.at,
+    compactAt: s.compactAt,
+    // Not a fact: hooks alone (no chat file) do not make a session.
+    cwd: s.cwd,
+    event: s.event,
+    exitedAt: s.exitedAt,
+    promptAt: s.promptAt,
+    role: 'hooks',
+    sessionStartAt: s.sessionStartAt,
+    settledAt: s.settledAt,
+  })
 }
 
 export const geminiHooks: HookReducer<GeminiHookState> = {

@@ -2,11 +2,12 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {InstallResult} from '../../lib/hooks-install.js'
+import type {InstallResult} from '../../lib/hooks/index.js'
+import {hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/hooks/specs.js'
 
 export default class HooksInstall extends BaseCommand {
   static override args = {
-    agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot.', required: true}),
+    agent: Args.string({description: `${hookAgentNames()}.`, required: true}),
   }
   static override description = `Merges cast's hook entries into the agent CLI's own settings, so the moments its files cannot show (a permission prompt, a turn starting or ending) reach cast as they happen.
 
@@ -14,9 +15,9 @@ Every other key and every hook you had stay as they were. The file is backed up 
 
 The hook command only drops the event's JSON into the spool under CAST_HOME and exits 0: it never opens the database and never blocks the agent.
 
-The nudge (Claude Code and Codex, on by default, --no-nudge to skip): when a turn ends and the agent has not said who acts next with "cast state --status done|blocked|dormant", the Stop hook asks it once, in the agent's own protocol, to declare; never twice per turn, never for a subagent, never when the turn ended on a question or an error. SessionStart adds the same guidance as context, and a presence change reaches the session as context on its next prompt. When CAST_HOME (or XDG_DATA_HOME) is set, its store is written into the command, so hooks feed the store you run cast with.
+The nudge (${nudgeAgentLabels()}, on by default, --no-nudge to skip): when a turn ends and the agent has not said who acts next with "cast state --status done|blocked|dormant", the Stop hook asks it once, in the agent's own protocol, to declare; never twice per turn, never for a subagent, never when the turn ended on a question or an error. SessionStart adds the same guidance as context, and a presence change reaches the session as context on its next prompt. When CAST_HOME (or XDG_DATA_HOME) is set, its store is written into the command, so hooks feed the store you run cast with.
 
-Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; codex → $CODEX_HOME/hooks.json (lifecycle hooks) and notify in $CODEX_HOME/config.toml, else ~/.codex; gemini → ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini); cursor → ~/.cursor/hooks.json; copilot → ~/.copilot/hooks/cast.json ($COPILOT_HOME).`
+Where: ${hookFilesText()}.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> claude-code',
     {command: '<%= config.bin %> <%= command.id %> codex --dry-run', description: 'Show what would change, write nothing.'},
@@ -27,14 +28,14 @@ Where: claude-code → $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings
     nudge: Flags.boolean({
       allowNo: true,
       default: true,
-      summary: 'Claude Code and Codex: ask the agent, once per turn that ends undeclared, to run cast state (--no-nudge: only spool).',
+      summary: `${nudgeAgentLabels()}: ask the agent, once per turn that ends undeclared, to run cast state (--no-nudge: only spool).`,
     }),
   }
   static override summary = "Add cast's hooks to an agent CLI's settings."
 
   async run(): Promise<InstallResult> {
     const {args, flags} = await this.parse(HooksInstall)
-    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks-install.js')
+    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
     const found = lookupHookSpec(args.agent)
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
     let result: InstallResult

@@ -2,11 +2,12 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {StatusResult} from '../../lib/hooks-install.js'
+import type {StatusResult} from '../../lib/hooks/index.js'
+import {hookAgentNames} from '../../lib/hooks/specs.js'
 
 export default class HooksStatus extends BaseCommand {
   static override args = {
-    agent: Args.string({description: 'Only this agent (claude-code, codex, gemini, cursor, copilot).'}),
+    agent: Args.string({description: `Only this agent (${hookAgentNames(', ')}).`}),
   }
   static override description = `For each agent CLI: the settings file cast's hooks go in, which events have cast's entry and which are missing, the command they run, and whether the hook script it points to exists. "stale" means cast's entries run another command than an install would write now (another cast-hook path or another CAST_HOME): run "cast hooks install <agent>" again to update them.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> claude-code --json']
@@ -14,7 +15,7 @@ export default class HooksStatus extends BaseCommand {
 
   async run(): Promise<{agents: StatusResult[]}> {
     const {args} = await this.parse(HooksStatus)
-    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/hooks-install.js')
+    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
     let specs = HOOK_SPECS
     if (args.agent !== undefined) {
       const found = lookupHookSpec(args.agent)

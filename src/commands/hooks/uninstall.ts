@@ -2,13 +2,14 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
-import type {HookSpec, UninstallResult} from '../../lib/hooks-install.js'
+import type {HookSpec, UninstallResult} from '../../lib/hooks/index.js'
+import {hookAgentNames} from '../../lib/hooks/specs.js'
 
 export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
 
 export default class HooksUninstall extends BaseCommand {
   static override args = {
-    agent: Args.string({description: 'claude-code, codex, gemini, cursor or copilot (or --all).', required: false}),
+    agent: Args.string({description: `${hookAgentNames()} (or --all).`, required: false}),
   }
   static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. For Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's hooks/cast.json) is deleted rather than left empty.
 
@@ -26,7 +27,7 @@ export default class HooksUninstall extends BaseCommand {
 
   async run(): Promise<HooksUninstallResult> {
     const {args, flags} = await this.parse(HooksUninstall)
-    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks-install.js')
+    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks/index.js')
     if (flags.all && args.agent) this.fail('Name one agent or --all, not both.', EXIT.USAGE)
     if (!flags.all && !args.agent) this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])
     let specs: readonly HookSpec[]

@@ -1,0 +1,7 @@
+/** Why `cast hooks install opencode` has nothing to install. */
+import type {NoHooks} from '../../core/ingest/hook-spec.js'
+
+export const opencodeNoHooks: NoHooks = {
+  agent: 'opencode',
+  reason: 'OpenCode has no shell hooks (plugins and its HTTP server only); cast reads its files and, when reachable, its server.',
+}
