@@ -7,6 +7,8 @@
 import type {Adapter} from '../../core/ingest/adapter.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
 import {piParser} from './session.js'
+import {piScreenPatterns} from './screen-patterns.js'
+import type {AgentModule} from '../module.js'
 
 export const pi: Adapter = {
   agent: 'pi',
@@ -19,6 +21,18 @@ export const pi: Adapter = {
   match: matchPiFile,
   roots: piRoots,
   skipDir: skipPiDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const piAgent: AgentModule = {
+  env: ['PI_CODING_AGENT_DIR'],
+  hooks: {none: 'pi has no shell hooks (its extension API only); cast reads its session files.'},
+  id: pi.agent,
+  instructionsFile: 'AGENTS.md',
+  names: {aliases: ['pi-coding-agent'], short: 'pi'},
+  reading: pi,
+  screen: piScreenPatterns,
+  sessionVariable: 'PI_SESSION_ID',
 }
 
 export {agentDir, matchPiFile, piRoots, sessionIdOf, sessionsDir} from './paths.js'
