@@ -46,7 +46,7 @@ export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {
   readonly screen: ScreenPatterns
   /** Its names; the long one for doctor, explain and help texts is `reading.label`. */
   readonly names: {
-    /** How a person names it in a sentence (`Codex is waiting for approval`). */
+    /** How a person names it in a sentence (`<short> is waiting for approval`). */
     readonly short: string
     /**
      * Other spellings people type and the config may use (`--agent`, `agents.<name>`), besides

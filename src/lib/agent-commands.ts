@@ -14,6 +14,8 @@ import type {CastConfig} from './config.js'
 
 export type CommandKind = 'interactive' | 'headless' | 'resume'
 export type {AgentCommands}
+/** Commands reach the agent registry through src/lib (DESIGN §2): this re-export. */
+export {registry} from '../adapters/index.js'
 
 /** What the agents' own CLIs take (agent-formats §1, §2): each agent module's templates. */
 export function defaultAgentCommands(agent: Agent): AgentCommands | undefined {
@@ -33,6 +35,22 @@ export function spawnableAgents(): string[] {
 /** The variables the agents cast can start honour (where their files live), passed on to a spawn. */
 export function spawnEnvironment(): string[] {
   return [...new Set(registry().spawnable.flatMap((m) => m.env))]
+}
+
+/** The hook install names of the agents whose hooks carry cast's guidance and nudge (`a|b`), for help texts. */
+export function nudgeHookNames(): string {
+  return registry()
+    .hookSpecs.filter((s) => s.nudgeEvents && s.nudgeEvents.length > 0)
+    .map((s) => s.name)
+    .join('|')
+}
+
+/** How cast resumes each agent it can resume (`<bin> --resume ID …`), for help texts. */
+export function resumeExamples(): string[] {
+  return registry().modules.flatMap((m) => {
+    const t = m.commands?.templates.resume
+    return t ? [t.filter((a) => a !== '--').map((a) => a.replace('{id}', 'ID').replace('{prompt}', '…').replace('{cwd}', 'DIR')).join(' ')] : []
+  })
 }
 
 /** How an agent that takes its session id up front is told it (`<bin> --session-id`), for help texts; null when none does. */

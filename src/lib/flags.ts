@@ -19,6 +19,9 @@ function spellings(): string {
   return [...new Set(names)].join(', ')
 }
 
+/** One spelling of an agent other than its id, for examples (the first agent's first alias). */
+export const AGENT_SPELLING = registry().modules[0]?.names.aliases[0] ?? registry().ids[0] ?? 'AGENT'
+
 /** States in both spellings: `needs-input` and `needs_input` (and `needs input`). */
 export function normaliseState(input: string): WorkState | null {
   const key = input.trim().toLowerCase().replaceAll(/[\s-]+/g, '_')

@@ -58,7 +58,7 @@ export interface NotifyOptions {
   readonly done: 'soft' | 'normal' | 'off'
   /** The quiet band's sentence. */
   readonly quiet: boolean
-  /** How a person names each agent (id -> `Codex`); an agent missing here is named by its id. */
+  /** How a person names each agent (id -> the name in a sentence); an agent missing here is named by its id. */
   readonly agentNames?: Readonly<Record<string, string>>
 }
 
