@@ -14,6 +14,7 @@ import {createRegistry, MODULES, registry, useRegistry} from '../../src/adapters
 import {screenMatcher} from '../../src/adapters/screen.js'
 import {consumeSpool} from '../../src/core/ingest/spool.js'
 import {castId} from '../../src/core/model/ids.js'
+import {sentence} from '../../src/core/model/notify.js'
 import {Store} from '../../src/core/store/store.js'
 import {agentFromName, validAgentId} from '../../src/lib/agent-commands.js'
 import {normaliseAgent, parseAgent} from '../../src/lib/flags.js'
@@ -109,7 +110,7 @@ describe('a fixture agent, registered with one line', () => {
     const m = screenMatcher()
     expect(m.processes.get('fixture-agent')).toBe('fixture_agent')
     expect(m.match('fixture_agent', 'Allow Bash?\n')).toEqual({kind: 'approval', text: 'Bash'})
-    expect(r.shortNames['fixture_agent']).toBe('Fixture')
+    expect(sentence('fixture_agent', 'approval', r.shortNames)).toBe('Fixture is waiting for approval')
     expect(r.envVariables).toContain('FIXTURE_AGENT_HOME')
     expect(r.sessionVariables).toContainEqual({agent: 'fixture_agent', name: 'FIXTURE_AGENT_SESSION_ID'})
     // Read-only: nothing to spawn or resume it with.
