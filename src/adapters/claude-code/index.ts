@@ -2,14 +2,14 @@
  * The Claude Code adapter (agent-formats §1, §10.1): transcripts, the process registry and hooks.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeClaude} from './compose.js'
+import {claudeCodeHookSpec} from './hooks-spec.js'
 import {claudeHooks} from './hooks.js'
 import {match, roots, skipDir} from './paths.js'
 import {parseWhole} from './registry.js'
-import {transcriptParser} from './transcript.js'
-import {claudeCodeHookSpec} from './hooks-spec.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
-import {type AgentModule, UUID_SYNTAX} from '../module.js'
+import {transcriptParser} from './transcript.js'
 
 export const claudeCode: Adapter = {
   agent: 'claude_code',

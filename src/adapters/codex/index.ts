@@ -4,14 +4,14 @@
  * open, so every rollout a process named in `openFileProcesses` holds gets a process claim.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCodex} from './compose.js'
+import {codexHookSpec} from './hooks-spec.js'
 import {codexHooks} from './hooks.js'
 import {codexRoots, matchCodexFile, skipCodexDir} from './paths.js'
 import {rolloutParser} from './rollout.js'
-import {parseSessionIndex} from './session-index.js'
-import {codexHookSpec} from './hooks-spec.js'
 import {codexScreenPatterns} from './screen-patterns.js'
-import {type AgentModule, UUID_SYNTAX} from '../module.js'
+import {parseSessionIndex} from './session-index.js'
 
 export const codex: Adapter = {
   agent: 'codex',

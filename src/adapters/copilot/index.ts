@@ -4,15 +4,15 @@
  * against the process table, subagent children, and the hooks where the CLI runs them.
  */
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCopilot} from './compose.js'
 import {eventsParser} from './events.js'
-import {parseLegacy} from './legacy.js'
-import {copilotHooks} from './hooks.js'
-import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
-import {parseLock, parseWorkspace} from './workspace.js'
 import {copilotHookSpec} from './hooks-spec.js'
+import {copilotHooks} from './hooks.js'
+import {parseLegacy} from './legacy.js'
+import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
 import {copilotScreenPatterns} from './screen-patterns.js'
-import {type AgentModule, UUID_SYNTAX} from '../module.js'
+import {parseLock, parseWorkspace} from './workspace.js'
 
 export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   if (match.role === 'lock') return parseLock(path, text)

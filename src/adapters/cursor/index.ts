@@ -5,14 +5,14 @@
  * settled) give the present. Cursor keeps no process registry and writes no permission prompt.
  */
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {composeCursor} from './compose.js'
+import {cursorHookSpec} from './hooks-spec.js'
 import {cursorHooks} from './hooks.js'
 import {parseCursorMeta} from './meta.js'
 import {cursorRoots, matchCursorFile, skipCursorDir} from './paths.js'
-import {readCursorStore} from './store.js'
-import {cursorHookSpec} from './hooks-spec.js'
 import {cursorScreenPatterns} from './screen-patterns.js'
-import type {AgentModule} from '../module.js'
+import {readCursorStore} from './store.js'
 
 export function parseCursorWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   return match.role === 'meta' ? parseCursorMeta(path, text, match.nativeId ?? '') : []

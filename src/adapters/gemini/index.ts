@@ -6,13 +6,13 @@
  * process registry.
  */
 import type {Adapter, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {chatContribution, feedChatLine, initChat, readLegacy, type ChatState} from './chat.js'
 import {composeGemini} from './compose.js'
+import {geminiHookSpec} from './hooks-spec.js'
 import {geminiHooks} from './hooks.js'
 import {geminiRoots, matchGeminiFile, skipGeminiDir} from './paths.js'
-import {geminiHookSpec} from './hooks-spec.js'
 import {geminiScreenPatterns} from './screen-patterns.js'
-import type {AgentModule} from '../module.js'
 
 export const chatLogParser: JsonlParser<ChatState> = {
   contributions: (state, path, match) => chatContribution(state, path, match),

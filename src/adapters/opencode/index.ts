@@ -8,13 +8,13 @@
  * its log (`log/opencode.log`, log.ts) gives the pending permissions (`message=asking`).
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {composeOpencode} from './compose.js'
 import {readOpencodeDb} from './db.js'
 import {opencodeLogParser} from './log.js'
 import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
-import {parseStorageFile} from './storage.js'
 import {opencodeScreenPatterns} from './screen-patterns.js'
-import type {AgentModule} from '../module.js'
+import {parseStorageFile} from './storage.js'
 
 export const opencode: Adapter = {
   agent: 'opencode',

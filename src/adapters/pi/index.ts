@@ -5,10 +5,10 @@
  * turn ended, and a reply still streaming is not written yet. pi has no permission prompts.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
-import {matchPiFile, piRoots, skipPiDir} from './paths.js'
-import {piParser} from './session.js'
-import {piScreenPatterns} from './screen-patterns.js'
 import type {AgentModule} from '../module.js'
+import {matchPiFile, piRoots, skipPiDir} from './paths.js'
+import {piScreenPatterns} from './screen-patterns.js'
+import {piParser} from './session.js'
 
 export const pi: Adapter = {
   agent: 'pi',
