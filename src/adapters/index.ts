@@ -79,15 +79,16 @@ export function createRegistry(modules: readonly AgentModule[]): Registry {
   }
 
   const hookSpecs = modules.flatMap((m) => (m.hooks.spec ? [m.hooks.spec] : []))
+  const byAlias = (name: string): AgentModule | undefined => byKey.get(agentKey(name))
   return {
     adapterFor: (id) => byId.get(id)?.reading,
     adapters: modules.map((m) => m.reading),
-    byAlias: (name) => byKey.get(agentKey(name)),
+    byAlias,
     byId: (id) => byId.get(id),
     envVariables: [...new Set(modules.flatMap((m) => m.env))],
     hookSpecFor(name) {
       const n = name.trim().toLowerCase()
-      return hookSpecs.find((s) => s.name === n || s.agent === n || s.aliases.includes(n)) ?? this.byAlias(n)?.hooks.spec
+      return hookSpecs.find((s) => s.name === n || s.agent === n || s.aliases.includes(n)) ?? byAlias(n)?.hooks.spec
     },
     hookSpecs,
     ids: modules.map((m) => m.id),
