@@ -13,13 +13,7 @@
  * prompt box).
  */
 import type {Agent} from '../core/model/types.js'
-import {claudeScreenPatterns} from './claude-code/screen-patterns.js'
-import {codexScreenPatterns} from './codex/screen-patterns.js'
-import {copilotScreenPatterns} from './copilot/screen-patterns.js'
-import {cursorScreenPatterns} from './cursor/screen-patterns.js'
-import {geminiScreenPatterns} from './gemini/screen-patterns.js'
-import {opencodeScreenPatterns} from './opencode/screen-patterns.js'
-import {piScreenPatterns} from './pi/screen-patterns.js'
+import {registry} from './index.js'
 
 export const SCREEN_KINDS = ['approval', 'question', 'busy', 'error', 'idle'] as const
 export type ScreenKind = (typeof SCREEN_KINDS)[number]
@@ -68,16 +62,11 @@ export interface CompiledScreenPatterns {
   readonly kinds: Readonly<Record<ScreenKind, readonly RegExp[]>>
 }
 
-/** Every agent's built-in patterns, in ADAPTERS order. */
-export const SCREEN_PATTERNS: readonly ScreenPatterns[] = [
-  claudeScreenPatterns,
-  codexScreenPatterns,
-  opencodeScreenPatterns,
-  piScreenPatterns,
-  geminiScreenPatterns,
-  copilotScreenPatterns,
-  cursorScreenPatterns,
-]
+/**
+ * Every agent's built-in patterns, in registry order (each agent module's `screen`), as the
+ * built-in registry has them; the sweep reads `registry().screenPatterns` when it runs.
+ */
+export const SCREEN_PATTERNS: readonly ScreenPatterns[] = registry().screenPatterns
 
 /** How many non-empty lines from the bottom of the screen are read. */
 export const SCREEN_LINES = 25
@@ -97,7 +86,7 @@ export function compilePattern(pattern: string): RegExp {
   return new RegExp(pattern, 'm')
 }
 
-/** Agent names the config may use: cast's (`claude_code`) or with a dash (`claude-code`). */
+/** Agent names the config may use: cast's id, or with dashes for underscores. */
 function agentKey(name: string): string {
   return name.trim().toLowerCase().replaceAll('-', '_')
 }
@@ -108,7 +97,7 @@ function agentKey(name: string): string {
  * An invalid pattern is left out and reported, never fatal. An agent cast has no patterns for
  * can be given patterns (and `processes`) in the config too.
  */
-export function compileScreenPatterns(overrides: ScreenOverrides = {}, builtin: readonly ScreenPatterns[] = SCREEN_PATTERNS): {
+export function compileScreenPatterns(overrides: ScreenOverrides = {}, builtin: readonly ScreenPatterns[] = registry().screenPatterns): {
   patterns: CompiledScreenPatterns[]
   errors: string[]
 } {

@@ -13,7 +13,7 @@ export default class Approve extends BaseCommand {
 cast finds the tmux pane whose processes include the session's verified live process (pid and
 start time equal to what the agent's registry, lock or the screen sweep recorded), captures it,
 checks that the agent's permission dialog is on screen, sends the keys that agent's dialog takes
-(e.g. Claude Code: 1, or 2 with --always), and checks the screen again until the dialog is gone.
+(its screen patterns' keys: the approve key, or the always key with --always), and checks the screen again until the dialog is gone.
 
 Exit 5, and nothing is typed, when no permission prompt is open (on screen), when cast does not
 know the agent's keys, when no single pane can be tied to the session; exit 5 too when the

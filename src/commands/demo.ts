@@ -1,10 +1,27 @@
 import {Flags} from '@oclif/core'
 
+import {registry} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
+
+/** What the demo files besides copying its home (demo/filings.json): rows named by agent id and native id. */
+interface DemoFilings {
+  /** Where demo/registry/ goes, under the temporary HOME (the agent's process registry). */
+  readonly registryDir: string
+  readonly records: readonly {
+    readonly agent: string
+    readonly native: string
+    readonly declaration?: {readonly minutesAgo: number; readonly status: 'blocked' | 'done' | 'dormant'; readonly text: string}
+    readonly pinned?: boolean
+    readonly filing?: 'dismissed' | 'killed' | 'snoozed' | 'stashed'
+    readonly snoozeMinutes?: number
+  }[]
+}
 
 export default class Demo extends BaseCommand {
   static override description = `Copies the bundled example agent home into a temporary folder — sessions of every agent cast
-reads (Claude Code, Codex, pi, Gemini CLI, Copilot CLI, Cursor, OpenCode) in each one's own file
+reads (${registry()
+    .modules.map((m) => m.reading.label)
+    .join(', ')}) in each one's own file
 layout, covering every section of the inbox — with times shifted so they look recent, starts two
 stand-in agent processes for the live sessions, runs the whole pipeline — discovery, incremental
 parsing, hook events, process checks, classification, placement — into a temporary CAST_HOME,
@@ -48,8 +65,8 @@ cast sessions -w, …).`
     // Times in the bundled files are tokens relative to now: {{t:-30m}} an ISO time, {{ms:-30m}} and
     // {{s:-30m}} epoch milliseconds and seconds (a quoted token becomes a bare number), and for file
     // names (no colon) {{day-30m}} YYYY/MM/DD, {{clock-30m}} YYYY-MM-DDThh-mm-ss, {{minute-30m}}
-    // YYYY-MM-DDThh-mm (local time, as Codex and Gemini CLI name their files) and {{stamp-30m}} the
-    // ISO time with : and . as - (pi's file names).
+    // YYYY-MM-DDThh-mm (local time, as some agents name their files) and {{stamp-30m}} the
+    // ISO time with : and . as - (demo/README.md says which agent uses which).
     const UNIT = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000}
     const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
     const render = (kind: string, at: Date): string | null => {
@@ -110,7 +127,8 @@ cast sessions -w, …).`
 
     // Two stand-in agent processes, so the live sessions have a real pid with a real start time.
     const stand = [spawn('sleep', ['300'], {stdio: 'ignore'}), spawn('sleep', ['300'], {stdio: 'ignore'})]
-    const registryDir = path.join(home, '.claude', 'sessions')
+    const filings = JSON.parse(fs.readFileSync(path.join(source, 'filings.json'), 'utf8')) as DemoFilings
+    const registryDir = path.join(home, filings.registryDir)
     fs.mkdirSync(registryDir, {recursive: true})
     for (const [i, name] of ['approval.json', 'working.json'].entries()) {
       const pid = stand[i]!.pid!
@@ -123,21 +141,16 @@ cast sessions -w, …).`
       fs.writeFileSync(path.join(registryDir, `${pid}.json`), text)
     }
 
-    const env = {...this.env, CAST_HOME: castHome, CLAUDE_CONFIG_DIR: '', HOME: home}
-    delete (env as Record<string, string | undefined>).CLAUDE_CONFIG_DIR
-    delete (env as Record<string, string | undefined>).CODEX_HOME
-    delete (env as Record<string, string | undefined>).XDG_DATA_HOME
-    delete (env as Record<string, string | undefined>).PI_CODING_AGENT_DIR
-    delete (env as Record<string, string | undefined>).COPILOT_CONFIG_DIR
-    delete (env as Record<string, string | undefined>).COPILOT_HOME
-    delete (env as Record<string, string | undefined>).GEMINI_CLI_HOME
+    const env: Record<string, string | undefined> = {...this.env, CAST_HOME: castHome, HOME: home}
+    // Every variable an agent honours would point the demo at the real files: the registry's list.
+    for (const name of registry().envVariables) delete env[name]
     const me = this.me
     const store = new Store(castHome)
     try {
       const clock = (): number => now
       const ingester = makeIngester(store, env, clock, me)
       const stats = ingester.sync()
-      // Hook events, as `cast hooks install` has the agents drop them (Gemini CLI's files never show an open ask).
+      // Hook events, as `cast hooks install` has the agents drop them (some agents' files never show an open ask).
       const spool = path.join(castHome, 'spool')
       fs.mkdirSync(spool, {mode: 0o700, recursive: true})
       for (const name of fs.readdirSync(path.join(source, 'spool'))) {
@@ -146,23 +159,21 @@ cast sessions -w, …).`
 
       consumeSpool(store, ingester, castHome, clock)
       // File a few rows the way a person (and the agents) would.
-      const id = (n: string): string => castId('claude_code', `a1f0c2de-${n}-4000-8000-${n.padStart(12, '0')}`)
       const facts = (sid: string): {turnIndex: number; messages: number} => store.loadSessions([sid])[0]!.facts
       store.tx(() => {
-        const done = id('0005')
-        store.patchRecords(done, {declaration: {at: now - 49 * 60_000, messages: facts(done).messages, status: 'done', text: 'Tooltip shipped; verified in the browser.', turnIndex: facts(done).turnIndex}})
-        const dormant = id('0008')
-        store.patchRecords(dormant, {declaration: {at: now - 18 * 60_000, messages: facts(dormant).messages, status: 'dormant', text: 'Waiting on the nightly load test (bash_7); I report when it exits.', turnIndex: facts(dormant).turnIndex}})
-        const blocked = id('0003')
-        store.patchRecords(blocked, {declaration: {at: now - 40 * 60_000, messages: facts(blocked).messages, status: 'blocked', text: 'Need a decision: keep raw-header call sites or migrate them too?', turnIndex: facts(blocked).turnIndex}})
-        // A Cursor agent that ran `cast done` at the end of its turn.
-        const cursor = castId('cursor', 'e3b1d0c2-6a4f-4d19-8c27-1f0e9d8c7b01')
-        store.patchRecords(cursor, {declaration: {at: now - 46 * 60_000, messages: facts(cursor).messages, status: 'done', text: 'Dark mode toggle shipped; checked both themes.', turnIndex: facts(cursor).turnIndex}})
-        store.patchRecords(id('0010'), {pinned: true})
-        store.patchRecords(id('0020'), {filedAt: now, filing: 'snoozed', snoozedUntil: now + 3_600_000})
-        store.patchRecords(id('0030'), {filedAt: now, filing: 'stashed'})
-        store.patchRecords(id('0040'), {filedAt: now, filing: 'killed', killedAt: now})
-        store.patchRecords(id('0050'), {filedAt: now, filing: 'dismissed'})
+        for (const r of filings.records) {
+          const sid = castId(r.agent, r.native)
+          if (r.declaration) {
+            const d = r.declaration
+            store.patchRecords(sid, {declaration: {at: now - d.minutesAgo * 60_000, messages: facts(sid).messages, status: d.status, text: d.text, turnIndex: facts(sid).turnIndex}})
+          }
+
+          if (r.pinned) store.patchRecords(sid, {pinned: true})
+          if (r.filing === 'snoozed') store.patchRecords(sid, {filedAt: now, filing: 'snoozed', snoozedUntil: now + (r.snoozeMinutes ?? 60) * 60_000})
+          else if (r.filing === 'killed') store.patchRecords(sid, {filedAt: now, filing: 'killed', killedAt: now})
+          else if (r.filing) store.patchRecords(sid, {filedAt: now, filing: r.filing})
+        }
+
         store.reconcile(now)
       })
       const {listing, rows} = buildListing(store.loadSessions(), me, now, {})

@@ -102,7 +102,7 @@ what to run, and exits 0.`
     const fs = await import('node:fs')
     const path = await import('node:path')
     const {HOOK_SPECS, NO_HOOKS, hooksStatus, tildePath} = await import('../lib/hooks-install.js')
-    const {ADAPTERS, SCREEN_KINDS, adapterEnv, makeIngester, screenMatcher, syncBeforeRead} = await import('../lib/ingest.js')
+    const {SCREEN_KINDS, adapterEnv, makeIngester, registry, screenMatcher, syncBeforeRead} = await import('../lib/ingest.js')
     const {configPath} = await import('../lib/config.js')
     const {castHome} = await import('../lib/env.js')
     const {readScreenOverrides, screenSweepOf, tmuxBinary, tmuxServer} = await import('../core/ingest/screen.js')
@@ -205,7 +205,7 @@ what to run, and exits 0.`
     // Each adapter.
     const ctx = adapterEnv(env)
     const {cliVersion} = await import('../lib/agent-versions.js')
-    const adapters: DoctorAdapter[] = ADAPTERS.map((adapter) => {
+    const adapters: DoctorAdapter[] = registry().adapters.map((adapter) => {
       const cli = adapter.cli ? cliVersion(adapter.cli, env.PATH) : null
       if (cli?.compared === 'newer') {
         warnings.push(`${adapter.label} ${cli.installed} is newer than ${cli.tested}, the version cast's conformance suite last passed with: what it writes may have changed.`)

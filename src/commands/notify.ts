@@ -5,8 +5,8 @@ import {BaseCommand} from '../lib/base-command.js'
 export default class Notify extends BaseCommand {
   static override description = `Pages you: one notification the moment a session of yours needs you. It follows the
 transitions log as it grows (running the ingester itself when no cast daemon holds the lease)
-and notifies on every transition into a demand: a permission prompt ("Claude is waiting for
-approval"), a question ("Codex asked a question"), an error ("Gemini is blocked by an error"),
+and notifies on every transition into a demand: a permission prompt ("<agent> is waiting for
+approval"), a question ("<agent> asked a question"), an error ("<agent> is blocked by an error"),
 a decision card, a bare needs input. The notification carries the session title and the ask.
 
 A burst (asks less than the group window apart, 150 ms by default) is one notification; it

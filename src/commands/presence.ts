@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import {nudgeHookNames} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 
@@ -18,7 +19,7 @@ Custom presences come from the config, each with a wait budget and instructions:
 
 --for D makes it lapse back to online after D. An agent reads the instructions with "cast presence --json".
 
-A change reaches running agents: sessions with cast's hooks (cast hooks install claude-code|codex) get the notice as context on their next prompt (or at their start). With --notify-agents, every live session resting at its prompt in tmux is also sent the notice now, as its next input (cast send's safety rules: never into an open dialog, never while it works). "cast presence" lists the sessions told.`
+A change reaches running agents: sessions with cast's hooks (cast hooks install ${nudgeHookNames()}) get the notice as context on their next prompt (or at their start). With --notify-agents, every live session resting at its prompt in tmux is also sent the notice now, as its next input (cast send's safety rules: never into an open dialog, never while it works). "cast presence" lists the sessions told.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> away --for 2h',
     '<%= config.bin %> <%= command.id %> online',

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES, type WorkState} from '../core/model/types.js'
+import {resumeExamples} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {teamFlags} from '../lib/flags.js'
@@ -12,7 +13,7 @@ export default class Send extends BaseCommand {
   }
   static override description = `Puts a message into a session as its next turn, as if typed at its prompt.
 
-When the agent runs in a tmux pane (found by walking its process's ancestry to a pane), the message is typed there as literal keys, then Enter; several lines go in as one bracketed paste. When it has no live process, the session is resumed headless with the agent's own CLI (claude --resume ID -p …, codex exec resume ID …; see "agents" in the config), detached, its output in $CAST_HOME/runs/. A live agent outside tmux cannot be typed into: that is an error.
+When the agent runs in a tmux pane (found by walking its process's ancestry to a pane), the message is typed there as literal keys, then Enter; several lines go in as one bracketed paste. When it has no live process, the session is resumed headless with the agent's own CLI (${resumeExamples().join(', ')}; see "agents" in the config), detached, its output in $CAST_HOME/runs/. A live agent outside tmux cannot be typed into: that is an error.
 
 --if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
   static override examples = [

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {filterFlags} from '../lib/flags.js'
+import {AGENT_SPELLING, filterFlags} from '../lib/flags.js'
 import type {Listing} from '../lib/views.js'
 
 export default class Sessions extends BaseCommand {
@@ -17,7 +17,7 @@ prints each matching session once.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
-    {command: '<%= config.bin %> <%= command.id %> --state done,idle --agent claude-code', description: 'A comma list and any spelling of the agent.'},
+    {command: `<%= config.bin %> <%= command.id %> --state done,idle --agent ${AGENT_SPELLING}`, description: 'A comma list and any spelling of the agent.'},
     {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet.'},
     {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42: nothing lost, nothing twice.'},
   ]

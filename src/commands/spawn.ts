@@ -1,10 +1,17 @@
 import {Args, Flags} from '@oclif/core'
 
+import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 
-/** Variables a spawned agent inherits from cast even when the tmux server was started elsewhere. */
-const PASS_THROUGH = ['CAST_HOME', 'CAST_USER', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'HOME', 'PATH', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME'] as const
+/** Variables a spawned agent inherits from cast even when the tmux server was started elsewhere (and those the agents honour). */
+const PASS_THROUGH = [...new Set(['CAST_HOME', 'CAST_USER', 'HOME', 'PATH', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', ...spawnEnvironment()])]
+
+/** The agents spawn can start (the registry's), named by their binaries: the first two for the examples. */
+const SPAWNABLE = spawnableAgents()
+const FIRST = SPAWNABLE[0] ?? 'AGENT'
+const SECOND = SPAWNABLE[1] ?? FIRST
+const PRESET = presetIdExample()
 
 export default class Spawn extends BaseCommand {
   static override args = {
@@ -12,17 +19,17 @@ export default class Spawn extends BaseCommand {
   }
   static override description = `Starts an agent on a task in a new tmux window (inside tmux: the current session; else a detached session named "cast"), or with --headless as a background process whose output goes to $CAST_HOME/runs/. Waits until the session appears in cast's store and prints its id; with --json, the session object.
 
-Where the agent lets cast choose its session id (claude --session-id), the id is fixed up front and the agent gets CAST_SESSION, so its own "cast state" needs no flag. The command run for each agent comes from the config ("agents": {"claude": {"interactive": [...], "headless": [...]}}, with {prompt}, {id}, {cwd}); the defaults are the agents' own CLIs.
+Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, the id is fixed up front and the agent gets CAST_SESSION, so its own "cast state" needs no flag. The command run for each agent comes from the config ("agents": {"${FIRST}": {"interactive": [...], "headless": [...]}}, with {prompt}, {id}, {cwd}); the defaults are the agents' own CLIs.
 
 --label files the session under your label L from its first transition on, so "cast sessions -w --json --label L" follows it. --parent makes it a subagent of SESSION (folded under it in the inbox): a tree is at most 3 levels deep below its root and holds at most 5 spawned sessions, finished ones included; past either cap spawn refuses with exit 5.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --agent claude --label fleet "Fix the flaky auth test"',
-    {command: 'id=$(<%= config.bin %> <%= command.id %> --agent claude --label fleet --json "Write the migration" | jq -r .id)', description: 'Keep the id for send and wait.'},
-    {command: '<%= config.bin %> <%= command.id %> --agent codex --cwd ~/src/api --headless "Summarise the open TODOs"', description: 'No terminal: a background run.'},
-    {command: '<%= config.bin %> <%= command.id %> --agent claude --parent 3f9a2c1 "Check the docs build"', description: 'A subagent of session 3f9a2c1.'},
+    `<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet "Fix the flaky auth test"`,
+    {command: `id=$(<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet --json "Write the migration" | jq -r .id)`, description: 'Keep the id for send and wait.'},
+    {command: `<%= config.bin %> <%= command.id %> --agent ${SECOND} --cwd ~/src/api --headless "Summarise the open TODOs"`, description: 'No terminal: a background run.'},
+    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --parent 3f9a2c1 "Check the docs build"`, description: 'A subagent of session 3f9a2c1.'},
   ]
   static override flags = {
-    agent: Flags.option({options: ['claude', 'codex'] as const, required: true, summary: 'Which agent CLI to start.'})(),
+    agent: Flags.option({options: SPAWNABLE, required: true, summary: 'Which agent CLI to start.'})(),
     cwd: Flags.string({helpValue: 'DIR', summary: 'Working directory (default: the current one).'}),
     headless: Flags.boolean({summary: 'No terminal: run in the background, output in $CAST_HOME/runs/.'}),
     label: Flags.string({helpValue: 'L', summary: 'File the new session under your label L.'}),

@@ -38,7 +38,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const topics = opts.config.topics.map((t) => t.name)
   const all = [...new Set([...ids, ...topics])]
   const typed = opts.id
-  // oclif joins the arguments into the id (`hooks:instal:claude`): name the topics and the first unknown word.
+  // oclif joins the arguments into the id (`hooks:instal:<agent>`): name the topics and the first unknown word.
   const parts = typed.split(':')
   let keep = 1
   while (keep < parts.length && topics.includes(parts.slice(0, keep).join(':'))) keep++

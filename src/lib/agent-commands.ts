@@ -8,41 +8,60 @@
  * is checked against the agent's id syntax before it is put in; a template from the config that
  * passes `{prompt}` without a `--` before it is refused for a message that begins with `-`.
  */
+import {type AgentCommands, binOf, registry} from '../adapters/index.js'
 import type {Agent} from '../core/model/types.js'
 import type {CastConfig} from './config.js'
 
 export type CommandKind = 'interactive' | 'headless' | 'resume'
+export type {AgentCommands}
+/** Commands reach the agent registry through src/lib (DESIGN §2): this re-export. */
+export {registry} from '../adapters/index.js'
 
-export interface AgentCommands {
-  /** Start in a terminal with a first prompt. */
-  readonly interactive?: readonly string[]
-  /** Start without a terminal, run the prompt, exit. */
-  readonly headless?: readonly string[]
-  /** Resume an existing session without a terminal with one more message. */
-  readonly resume?: readonly string[]
+/** What the agents' own CLIs take (agent-formats §1, §2): each agent module's templates. */
+export function defaultAgentCommands(agent: Agent): AgentCommands | undefined {
+  return registry().byId(agent)?.commands?.templates
 }
 
-/** What the agents' own CLIs take (agent-formats §1, §2). */
-export const DEFAULT_AGENT_COMMANDS: Readonly<Partial<Record<Agent, AgentCommands>>> = {
-  claude_code: {
-    headless: ['claude', '--session-id', '{id}', '-p', '--', '{prompt}'],
-    interactive: ['claude', '--session-id', '{id}', '--', '{prompt}'],
-    resume: ['claude', '--resume', '{id}', '-p', '--', '{prompt}'],
-  },
-  codex: {
-    headless: ['codex', 'exec', '--cd', '{cwd}', '--', '{prompt}'],
-    interactive: ['codex', '--cd', '{cwd}', '--', '{prompt}'],
-    resume: ['codex', 'exec', 'resume', '--', '{id}', '{prompt}'],
-  },
-}
-
-/** The names people type (`--agent claude`) and the config may use, to cast's agent names. */
-const ALIASES: Readonly<Record<string, Agent>> = {claude: 'claude_code', 'claude-code': 'claude_code', claude_code: 'claude_code', codex: 'codex'}
-
-export const SPAWNABLE_AGENTS = ['claude', 'codex'] as const
-
+/** The names people type (`--agent <bin>`) and the config may use, to cast's agent ids: any spelling the registry knows. */
 export function agentFromName(name: string): Agent | null {
-  return ALIASES[name] ?? null
+  return registry().byAlias(name)?.id ?? null
+}
+
+/** What `cast spawn --agent` takes: the binary of each agent cast can start. */
+export function spawnableAgents(): string[] {
+  return registry().spawnable.map((m) => binOf(m) ?? m.id)
+}
+
+/** The variables the agents cast can start honour (where their files live), passed on to a spawn. */
+export function spawnEnvironment(): string[] {
+  return [...new Set(registry().spawnable.flatMap((m) => m.env))]
+}
+
+/** The hook install names of the agents whose hooks carry cast's guidance and nudge (`a|b`), for help texts. */
+export function nudgeHookNames(): string {
+  return registry()
+    .hookSpecs.filter((s) => s.nudgeEvents && s.nudgeEvents.length > 0)
+    .map((s) => s.name)
+    .join('|')
+}
+
+/** How cast resumes each agent it can resume (`<bin> --resume ID …`), for help texts. */
+export function resumeExamples(): string[] {
+  return registry().modules.flatMap((m) => {
+    const t = m.commands?.templates.resume
+    return t ? [t.filter((a) => a !== '--').map((a) => a.replace('{id}', 'ID').replace('{prompt}', '…').replace('{cwd}', 'DIR')).join(' ')] : []
+  })
+}
+
+/** How an agent that takes its session id up front is told it (`<bin> --session-id`), for help texts; null when none does. */
+export function presetIdExample(): string | null {
+  for (const m of registry().spawnable) {
+    const t = m.commands?.templates.interactive ?? m.commands?.templates.headless ?? []
+    const at = t.indexOf('{id}')
+    if (at > 0) return t.slice(0, at).join(' ')
+  }
+
+  return null
 }
 
 /** The template for one agent and kind: the config's (under any of the agent's names), else the default. */
@@ -54,22 +73,15 @@ export function commandTemplate(agent: Agent, kind: CommandKind, config: Pick<Ca
     }
   }
 
-  return DEFAULT_AGENT_COMMANDS[agent]?.[kind] ?? null
+  return defaultAgentCommands(agent)?.[kind] ?? null
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-/** What each agent's own session ids look like; an id that does not match is never passed on. */
-const ID_SYNTAX: Readonly<Partial<Record<Agent, RegExp>>> = {
-  claude_code: UUID,
-  codex: UUID,
-  copilot: UUID,
-}
 /** Any other agent: a word that cannot be read as an option. */
 const GENERIC_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/
 
 /** Does `id` have the agent's id syntax? */
 export function validAgentId(agent: Agent, id: string): boolean {
-  return (ID_SYNTAX[agent] ?? GENERIC_ID).test(id)
+  return (registry().byId(agent)?.commands?.idSyntax ?? GENERIC_ID).test(id)
 }
 
 export class TemplateError extends Error {

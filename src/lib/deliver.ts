@@ -11,8 +11,8 @@
  *    way; else the message is typed there, then Enter;
  * 3. a live process cast cannot tie to one pane (none, several, unverified): exit 5, nothing
  *    typed, and no headless resume either (it would fork the conversation);
- * 4. no live process: resume the session headless with the agent's own CLI (`claude --resume ID
- *    -p -- …`, `codex exec resume -- ID …`, or the config's `agents.<agent>.resume`), detached,
+ * 4. no live process: resume the session headless with the agent's own CLI (its module's resume
+ *    template, or the config's `agents.<agent>.resume`), detached,
  *    its output in `$CAST_HOME/runs/`; the id is checked against the agent's id syntax.
  *
  * A delivered message is recorded as a send: it clears a kill, expires a verdict and reads
@@ -60,7 +60,7 @@ export interface SendOptions {
 
 export interface SendResult {
   readonly route: 'tmux' | 'headless'
-  /** `tmux %3 (cast:1.0)` or `headless claude_code pid 4242`. */
+  /** `tmux %3 (cast:1.0)` or `headless <agent> pid 4242`. */
   readonly via: string
   readonly at: number
   readonly pane: string | null

@@ -1,27 +1,26 @@
 import {Flags} from '@oclif/core'
 
-import {type Agent, AGENTS, WORK_STATES, type WorkState} from '../core/model/types.js'
+import {registry} from '../adapters/index.js'
+import {type Agent, WORK_STATES, type WorkState} from '../core/model/types.js'
 
 /**
- * Agent names in any spelling people type (issue 13 point 7): `claude-code`, `claude_code`,
- * `Claude`, `gemini-cli`, `copilot-cli`, `cursor-agent` all name the same agent.
+ * Agent names in any spelling people type (issue 13 point 7): the id, the CLI's binary and each
+ * agent's aliases, with dashes, underscores, spaces and case alike (the registry's byAlias).
  */
-const AGENT_ALIASES: Readonly<Record<string, Agent>> = {
-  claude: 'claude_code',
-  claudecode: 'claude_code',
-  copilot_cli: 'copilot',
-  cursor_agent: 'cursor',
-  gemini_cli: 'gemini',
-  github_copilot: 'copilot',
-  open_code: 'opencode',
-  pi_coding_agent: 'pi',
+export function normaliseAgent(input: string): Agent | null {
+  return registry().byAlias(input)?.id ?? null
 }
 
-export function normaliseAgent(input: string): Agent | null {
-  const key = input.trim().toLowerCase().replaceAll(/[\s-]+/g, '_')
-  if ((AGENTS as readonly string[]).includes(key)) return key as Agent
-  return AGENT_ALIASES[key] ?? null
+/** Three spellings of the first agent in the registry (an alias, the id, the binary), for help texts. */
+function spellings(): string {
+  const m = registry().modules[0]
+  if (!m) return ''
+  const names = [m.names.aliases[0], m.id, m.reading.cli?.bin].filter((n): n is string => Boolean(n))
+  return [...new Set(names)].join(', ')
 }
+
+/** One spelling of an agent other than its id, for examples (the first agent's first alias). */
+export const AGENT_SPELLING = registry().modules[0]?.names.aliases[0] ?? registry().ids[0] ?? 'AGENT'
 
 /** States in both spellings: `needs-input` and `needs_input` (and `needs input`). */
 export function normaliseState(input: string): WorkState | null {
@@ -29,12 +28,12 @@ export function normaliseState(input: string): WorkState | null {
   return (WORK_STATES as readonly string[]).includes(key) ? (key as WorkState) : null
 }
 
-export const AGENT_HELP = AGENTS.join('|')
+export const AGENT_HELP = registry().ids.join('|')
 export const STATE_HELP = WORK_STATES.join('|')
 
 export function parseAgent(input: string): Agent {
   const a = normaliseAgent(input)
-  if (a === null) throw new Error(`"${input}" is not an agent; one of ${AGENTS.join(', ')} (any spelling: claude-code, claude_code, claude).`)
+  if (a === null) throw new Error(`"${input}" is not an agent; one of ${registry().ids.join(', ')} (any spelling: ${spellings()}).`)
   return a
 }
 
@@ -54,7 +53,7 @@ export const stateFlag = Flags.custom<WorkState>({delimiter: ',', helpValue: STA
 
 /** The filters `cast sessions`, `cast sessions -w` and `cast feed` share. */
 export const filterFlags = {
-  agent: agentFlag({summary: 'Only sessions of this agent (any spelling: claude-code, claude_code, claude).'}),
+  agent: agentFlag({summary: `Only sessions of this agent (any spelling: ${spellings()}).`}),
   all: Flags.boolean({summary: 'Ignore the recency window and list dismissed and hidden rows too.'}),
   cwd: Flags.string({summary: 'Only sessions whose working directory is DIR or below it.', helpValue: 'DIR'}),
   label: Flags.string({summary: 'Only sessions carrying your label L.', helpValue: 'L'}),

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import {hostname} from 'node:os'
 import {fileURLToPath} from 'node:url'
 
-import {ADAPTERS} from '../adapters/index.js'
+import {registry} from '../adapters/index.js'
 import {screenMatcher} from '../adapters/screen.js'
 import type {AdapterEnv} from '../core/ingest/adapter.js'
 import type {Agent} from '../core/model/types.js'
@@ -21,8 +21,8 @@ import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
 
-/** Commands reach the adapters only through this module (DESIGN §2: never directly). */
-export {ADAPTERS} from '../adapters/index.js'
+/** Commands reach the adapters only through this module (DESIGN §2: never directly): the registry. */
+export {registry} from '../adapters/index.js'
 export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 
 export const INGESTER_LEASE = 'ingester'
@@ -43,11 +43,12 @@ export function adapterEnv(env: Env): AdapterEnv {
 }
 
 export function makeIngester(store: Store, env: Env, clock: () => number, me: string): Ingester {
-  const ingester = new Ingester(store, ADAPTERS, adapterEnv(env), {clock, device: deviceName(), me})
+  const adapters = registry().adapters
+  const ingester = new Ingester(store, adapters, adapterEnv(env), {clock, device: deviceName(), me})
   // Terminal fallback (src/core/ingest/screen.ts): the tmux sweep this ingester runs.
   let matcher: ReturnType<typeof screenMatcher> | undefined
   // Off under CAST_NOW, a test clock: the live process table says nothing about a made-up time.
-  const scanAgents = env.CAST_NOW ? new Set<Agent>() : new Set(ADAPTERS.filter((a) => a.processScan).map((a) => a.agent))
+  const scanAgents = env.CAST_NOW ? new Set<Agent>() : new Set(adapters.filter((a) => a.processScan).map((a) => a.agent))
   attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}))
   return ingester
 }

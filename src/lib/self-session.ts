@@ -1,10 +1,10 @@
 /**
  * How an agent's own `cast state`, `decide` and `schedule` find the session they act for
- * (DESIGN §6): --session, else CAST_SESSION, else the agent's own variables (CODEX_THREAD_ID),
+ * (DESIGN §6): --session, else CAST_SESSION, else the agent's own variable (each agent module's sessionVariable),
  * else the process tree: the nearest ancestor that a registry, lock or open handle names as the
  * process of a known session. Never a guess: when nothing matches, exit 3 and say how to pass it.
  */
-import {SCREEN_PATTERNS} from '../adapters/screen.js'
+import {registry} from '../adapters/index.js'
 import {processNames} from '../core/ingest/screen.js'
 import {isSameProcessAlive, parentPid} from '../core/ingest/process-table.js'
 import type {Store} from '../core/store/store.js'
@@ -16,20 +16,16 @@ import {resolveSession} from './resolve.js'
 
 /**
  * How long the process tree is re-read when an agent process is above us but no claim names it
- * yet while another process ingests: agents without a registry (pi) are claimed by the live
- * ingester's process scan, which may not have run since the turn began (pi writes its first file
- * just before the tool that runs `cast state`).
+ * yet while another process ingests: agents without a registry of processes (processScan) are
+ * claimed by the live ingester's process scan, which may not have run since the turn began (such
+ * an agent may write its first file just before the tool that runs `cast state`).
  */
 const CLAIM_WAIT_MS = 6000
 
-/** Variables agent CLIs set in the shells they spawn, naming their own session. */
-const AGENT_VARIABLES: readonly {name: string; agent: string}[] = [
-  {agent: 'codex', name: 'CODEX_THREAD_ID'},
-  {agent: 'claude_code', name: 'CLAUDE_SESSION_ID'},
-  {agent: 'pi', name: 'PI_SESSION_ID'},
-  {agent: 'gemini', name: 'GEMINI_SESSION_ID'},
-  {agent: 'copilot', name: 'COPILOT_SESSION_ID'},
-]
+/** Variables agent CLIs set in the shells they spawn, naming their own session (the registry's). */
+export function agentVariables(): readonly {readonly name: string; readonly agent: string}[] {
+  return registry().sessionVariables
+}
 
 export interface SelfSession {
   readonly id: string
@@ -40,7 +36,7 @@ export function findOwnSession(store: Store, flag: string | undefined, env: Env,
   if (flag) return {id: resolveSession(store, flag), via: env.CAST_SESSION === flag ? 'CAST_SESSION' : '--session'}
   if (env.CAST_SESSION) return {id: resolveSession(store, env.CAST_SESSION), via: 'CAST_SESSION'}
   const known = store.sessionIds()
-  for (const v of AGENT_VARIABLES) {
+  for (const v of agentVariables()) {
     const value = env[v.name]
     if (!value) continue
     const hit = known.find((k) => k.agent === v.agent && k.nativeId === value)
@@ -66,7 +62,7 @@ export function findOwnSession(store: Store, flag: string | undefined, env: Env,
 
 /** Is one of our ancestors an agent CLI (by the process names in its screen patterns)? */
 function agentAbove(startPid: number): boolean {
-  const names = new Set(SCREEN_PATTERNS.flatMap((p) => p.processes))
+  const names = new Set(registry().screenPatterns.flatMap((p) => p.processes))
   let pid: number | null = startPid
   for (let depth = 0; pid !== null && pid > 1 && depth < 64; depth++) {
     if (processNames(pid).some((n) => names.has(n))) return true

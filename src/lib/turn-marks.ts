@@ -14,7 +14,7 @@ import path from 'node:path'
 
 import {castHome, type Env} from './env.js'
 
-/** The guidance a session gets at its start and in AGENTS.md / CLAUDE.md (bin/cast-hook holds the same sentence). */
+/** The guidance a session gets at its start and in the agents' instructions files (bin/cast-hook holds the same sentence). */
 export const AGENT_GUIDANCE =
   'This session is tracked by cast, which files every session by who acts next. Before you end a turn, say who acts next with one command: `cast state --status done "<what you delivered>"` when nothing needs the user (they review at leisure), `cast state --status blocked "<what you need from the user>"` when a human must act, or `cast state --status dormant "<what wakes you, and when>"` when a machine will wake you. A declaration covers only the turn that makes it. Do not declare when you end the turn on a question to the user.'
 

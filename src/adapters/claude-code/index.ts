@@ -2,10 +2,13 @@
  * The Claude Code adapter (agent-formats §1, §10.1): transcripts, the process registry and hooks.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeClaude} from './compose.js'
+import {claudeCodeHookSpec} from './hooks-spec.js'
 import {claudeHooks} from './hooks.js'
 import {match, roots, skipDir} from './paths.js'
 import {parseWhole} from './registry.js'
+import {claudeScreenPatterns} from './screen-patterns.js'
 import {transcriptParser} from './transcript.js'
 
 export const claudeCode: Adapter = {
@@ -20,6 +23,26 @@ export const claudeCode: Adapter = {
   parseWhole,
   roots,
   skipDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const claudeCodeAgent: AgentModule = {
+  commands: {
+    idSyntax: UUID_SYNTAX,
+    templates: {
+      headless: ['claude', '--session-id', '{id}', '-p', '--', '{prompt}'],
+      interactive: ['claude', '--session-id', '{id}', '--', '{prompt}'],
+      resume: ['claude', '--resume', '{id}', '-p', '--', '{prompt}'],
+    },
+  },
+  env: ['CLAUDE_CONFIG_DIR'],
+  hooks: {reducer: claudeHooks, spec: claudeCodeHookSpec},
+  id: claudeCode.agent,
+  instructionsFile: 'CLAUDE.md',
+  names: {aliases: ['claude-code', 'claudecode'], short: 'Claude'},
+  reading: claudeCode,
+  screen: claudeScreenPatterns,
+  sessionVariable: 'CLAUDE_SESSION_ID',
 }
 
 export {composeClaude} from './compose.js'

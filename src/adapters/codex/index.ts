@@ -4,10 +4,13 @@
  * open, so every rollout a process named in `openFileProcesses` holds gets a process claim.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCodex} from './compose.js'
+import {codexHookSpec} from './hooks-spec.js'
 import {codexHooks} from './hooks.js'
 import {codexRoots, matchCodexFile, skipCodexDir} from './paths.js'
 import {rolloutParser} from './rollout.js'
+import {codexScreenPatterns} from './screen-patterns.js'
 import {parseSessionIndex} from './session-index.js'
 
 export const codex: Adapter = {
@@ -23,6 +26,26 @@ export const codex: Adapter = {
   parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
   roots: codexRoots,
   skipDir: skipCodexDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const codexAgent: AgentModule = {
+  commands: {
+    idSyntax: UUID_SYNTAX,
+    templates: {
+      headless: ['codex', 'exec', '--cd', '{cwd}', '--', '{prompt}'],
+      interactive: ['codex', '--cd', '{cwd}', '--', '{prompt}'],
+      resume: ['codex', 'exec', 'resume', '--', '{id}', '{prompt}'],
+    },
+  },
+  env: ['CODEX_HOME'],
+  hooks: {reducer: codexHooks, spec: codexHookSpec},
+  id: codex.agent,
+  instructionsFile: 'AGENTS.md',
+  names: {aliases: ['codex-cli', 'openai-codex'], short: 'Codex'},
+  reading: codex,
+  screen: codexScreenPatterns,
+  sessionVariable: 'CODEX_THREAD_ID',
 }
 
 export {composeCodex} from './compose.js'

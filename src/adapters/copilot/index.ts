@@ -4,11 +4,14 @@
  * against the process table, subagent children, and the hooks where the CLI runs them.
  */
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCopilot} from './compose.js'
 import {eventsParser} from './events.js'
-import {parseLegacy} from './legacy.js'
+import {copilotHookSpec} from './hooks-spec.js'
 import {copilotHooks} from './hooks.js'
+import {parseLegacy} from './legacy.js'
 import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
+import {copilotScreenPatterns} from './screen-patterns.js'
 import {parseLock, parseWorkspace} from './workspace.js'
 
 export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
@@ -32,6 +35,20 @@ export const copilot: Adapter = {
   processScan: true,
   roots: copilotRoots,
   skipDir: skipCopilotDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const copilotAgent: AgentModule = {
+  // No spawn or resume templates; its session ids are UUIDs all the same.
+  commands: {idSyntax: UUID_SYNTAX, templates: {}},
+  env: ['COPILOT_CONFIG_DIR', 'COPILOT_HOME'],
+  hooks: {reducer: copilotHooks, spec: copilotHookSpec},
+  id: copilot.agent,
+  instructionsFile: '.github/copilot-instructions.md',
+  names: {aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'], short: 'Copilot'},
+  reading: copilot,
+  screen: copilotScreenPatterns,
+  sessionVariable: 'COPILOT_SESSION_ID',
 }
 
 export {composeCopilot} from './compose.js'

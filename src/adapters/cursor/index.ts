@@ -5,10 +5,13 @@
  * settled) give the present. Cursor keeps no process registry and writes no permission prompt.
  */
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {composeCursor} from './compose.js'
+import {cursorHookSpec} from './hooks-spec.js'
 import {cursorHooks} from './hooks.js'
 import {parseCursorMeta} from './meta.js'
 import {cursorRoots, matchCursorFile, skipCursorDir} from './paths.js'
+import {cursorScreenPatterns} from './screen-patterns.js'
 import {readCursorStore} from './store.js'
 
 export function parseCursorWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
@@ -25,6 +28,18 @@ export const cursor: Adapter = {
   readSqlite: readCursorStore,
   roots: cursorRoots,
   skipDir: skipCursorDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const cursorAgent: AgentModule = {
+  env: [],
+  hooks: {reducer: cursorHooks, spec: cursorHookSpec},
+  id: cursor.agent,
+  instructionsFile: 'AGENTS.md',
+  names: {aliases: ['cursor-agent', 'cursor-cli'], short: 'Cursor'},
+  reading: cursor,
+  screen: cursorScreenPatterns,
+  sessionVariable: null,
 }
 
 export {composeCursor} from './compose.js'

@@ -6,10 +6,13 @@
  * process registry.
  */
 import type {Adapter, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {chatContribution, feedChatLine, initChat, readLegacy, type ChatState} from './chat.js'
 import {composeGemini} from './compose.js'
+import {geminiHookSpec} from './hooks-spec.js'
 import {geminiHooks} from './hooks.js'
 import {geminiRoots, matchGeminiFile, skipGeminiDir} from './paths.js'
+import {geminiScreenPatterns} from './screen-patterns.js'
 
 export const chatLogParser: JsonlParser<ChatState> = {
   contributions: (state, path, match) => chatContribution(state, path, match),
@@ -37,6 +40,18 @@ export const gemini: Adapter = {
   parseWhole: parseGeminiWhole,
   roots: geminiRoots,
   skipDir: skipGeminiDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const geminiAgent: AgentModule = {
+  env: ['GEMINI_CLI_HOME'],
+  hooks: {reducer: geminiHooks, spec: geminiHookSpec},
+  id: gemini.agent,
+  instructionsFile: 'GEMINI.md',
+  names: {aliases: ['gemini-cli'], short: 'Gemini'},
+  reading: gemini,
+  screen: geminiScreenPatterns,
+  sessionVariable: 'GEMINI_SESSION_ID',
 }
 
 export {chatContribution, feedChatLine, initChat, isSettled, readLegacy, WINDOW} from './chat.js'

@@ -12,7 +12,7 @@
  *                … `1. Keep trying` `2. Stop`
  *   idle         `>   Type your message or @path/to/file`
  *
- * Older sources: ccmanager `gemini.ts`, claude-squad, gemini-cli `ToolConfirmationMessage.tsx`,
+ * Older sources: ccmanager `gemini.ts`, a tmux agent manager, gemini-cli `ToolConfirmationMessage.tsx`,
  * `LoadingIndicator.tsx` and `ErrorMessage.tsx`.
  */
 import type {ScreenPatterns} from '../screen.js'

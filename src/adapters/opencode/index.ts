@@ -8,10 +8,12 @@
  * its log (`log/opencode.log`, log.ts) gives the pending permissions (`message=asking`).
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {composeOpencode} from './compose.js'
 import {readOpencodeDb} from './db.js'
 import {opencodeLogParser} from './log.js'
 import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
+import {opencodeScreenPatterns} from './screen-patterns.js'
 import {parseStorageFile} from './storage.js'
 
 export const opencode: Adapter = {
@@ -28,6 +30,18 @@ export const opencode: Adapter = {
   readSqlite: (db, path) => readOpencodeDb(db, path),
   roots: opencodeRoots,
   skipDir: skipOpencodeDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const opencodeAgent: AgentModule = {
+  env: ['XDG_DATA_HOME'],
+  hooks: {none: 'OpenCode has no shell hooks (plugins and its HTTP server only); cast reads its files and, when reachable, its server.'},
+  id: opencode.agent,
+  instructionsFile: 'AGENTS.md',
+  names: {aliases: ['open-code'], short: 'OpenCode'},
+  reading: opencode,
+  screen: opencodeScreenPatterns,
+  sessionVariable: null,
 }
 
 export {composeOpencode} from './compose.js'

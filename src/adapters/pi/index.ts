@@ -5,7 +5,9 @@
  * turn ended, and a reply still streaming is not written yet. pi has no permission prompts.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import type {AgentModule} from '../module.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
+import {piScreenPatterns} from './screen-patterns.js'
 import {piParser} from './session.js'
 
 export const pi: Adapter = {
@@ -19,6 +21,18 @@ export const pi: Adapter = {
   match: matchPiFile,
   roots: piRoots,
   skipDir: skipPiDir,
+}
+
+/** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
+export const piAgent: AgentModule = {
+  env: ['PI_CODING_AGENT_DIR'],
+  hooks: {none: 'pi has no shell hooks (its extension API only); cast reads its session files.'},
+  id: pi.agent,
+  instructionsFile: 'AGENTS.md',
+  names: {aliases: ['pi-coding-agent'], short: 'pi'},
+  reading: pi,
+  screen: piScreenPatterns,
+  sessionVariable: 'PI_SESSION_ID',
 }
 
 export {agentDir, matchPiFile, piRoots, sessionIdOf, sessionsDir} from './paths.js'

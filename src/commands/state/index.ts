@@ -23,8 +23,8 @@ files in the inbox when your turn ends:
 done and dormant cover exactly the turn that declares them: after the next
 wake, declare again or the session returns to Needs Input.
 
-The session is found from --session, else CAST_SESSION, else the agent's own variables
-(CODEX_THREAD_ID), else the process tree (the nearest agent process above this one).`
+The session is found from --session, else CAST_SESSION, else the agent's own variable
+(the one its CLI sets naming its session), else the process tree (the nearest agent process above this one).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --status dormant "Waiting on CI run 8841: tr-42 re-checks at 3pm"',
     '<%= config.bin %> <%= command.id %> --status done "Shipped: all four fixes verified in the browser"',

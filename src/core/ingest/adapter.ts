@@ -9,7 +9,7 @@
 import type {Agent, FactSource, HardBlock, ProcessStatus, SessionFacts} from '../model/types.js'
 
 export interface AdapterEnv {
-  /** The environment to honour (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, …). */
+  /** The environment to honour (each agent module's `env`: its home folder's variable, XDG_DATA_HOME, …). */
   readonly env: Readonly<Record<string, string | undefined>>
   /** $HOME (already resolved from env, else os.homedir()). */
   readonly home: string
@@ -109,7 +109,7 @@ export interface Adapter {
   readSqlite?(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[]
   readonly hooks?: HookReducer<any>
   /**
-   * The agent keeps no registry that outlives a crash (pi, Gemini, OpenCode): the engine finds
+   * The agent keeps no registry that outlives a crash (several do not): the engine finds
    * the process that runs each unsettled session (the tmux pane tied to it, else the one agent
    * process of this agent in the session's folder; names from the agent's screen patterns) and
    * records it as a claim with its start time; when none runs it, a claim that nothing does, so
@@ -123,7 +123,7 @@ export interface Adapter {
   readonly cli?: {readonly bin: string; readonly package: string; readonly testedVersion: string}
   /**
    * Process names (as in /proc/<pid>/comm or argv[0]'s basename) that hold their transcript open
-   * while they run (Codex). The engine maps open file handles to pids once per sync and adds a
+   * while they run. The engine maps open file handles to pids once per sync and adds a
    * ProcessClaim for every jsonl file such a process holds open.
    */
   readonly openFileProcesses?: readonly string[]

@@ -340,7 +340,7 @@ export class Ingester {
     return reader ? {reader, toWorker} : null
   }
 
-  /** Which files the adapters' agents hold open right now (Codex rollouts), path -> pid. */
+  /** Which files the adapters' agents hold open right now (openFileProcesses), path -> pid. */
   private openHandles(): Map<string, number> {
     const names = this.adapters.flatMap((a) => a.openFileProcesses ?? [])
     return names.length > 0 ? openFilesOf(names) : new Map()

@@ -211,7 +211,7 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   })
   if (candidates.length === 1) return {nativeId: candidates[0]!.nativeId, via: 'cwd'}
   // Several in the folder: the one session created just after this process started is the one
-  // it started (Codex creates its thread as the TUI comes up; each TUI its own).
+  // it started (an agent that creates its thread as the TUI comes up; each TUI its own).
   if (candidates.length > 1 && ap.startedAt !== null) {
     const born = candidates.filter((c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS)
     if (born.length === 1) return {nativeId: born[0]!.nativeId, via: 'cwd'}
@@ -225,7 +225,7 @@ const BORN_WINDOW_MS = 20_000
 const BORN_SLACK_MS = 2000
 
 /**
- * A server process every TUI of an agent shares (Codex's `codex app-server` daemon, started by
+ * A server process every TUI of an agent shares (an `app-server` daemon, started by
  * the first TUI and outliving it): never part of a pane's tree, never one session's process.
  */
 export function isSharedServer(pid: number): boolean {

@@ -52,7 +52,7 @@ export interface TiedProcess {
 /**
  * Every live process whose name is one of `names` (comm, argv[0]'s basename, argv[1]'s when
  * argv[0] is an interpreter). Null when there is no /proc to read (then nothing is claimed).
- * For an agent that runs as a parent and a child of the same name (Gemini's node relaunch), the
+ * For an agent that runs as a parent and a child of the same name (a node relaunch), the
  * outermost one stands for both.
  */
 export function listAgentProcesses(names: ReadonlyMap<string, Agent>, agents: ReadonlySet<Agent>): AgentProcess[] | null {
@@ -272,7 +272,7 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
     source: c.processClaim.source,
     status: null,
   }
-  // A process gone leaves no dialog open behind it (Copilot's log keeps a crashed session's
+  // A process gone leaves no dialog open behind it (an agent's log may keep a crashed session's
   // permission.requested open): it reads dead, never as an ask nobody can answer.
   const asks = alive ? {} : {approval: null, question: null}
   return {...facts, ...asks, process, sources: {...facts.sources, process: c.processClaim.source}}

@@ -42,7 +42,7 @@ const CHUNK = 1 << 20
 const MAX_LINE = 64 * 1024 * 1024
 /**
  * A last line without its newline is read once the file has been this quiet and the line is a
- * whole JSON value (Claude Code 2.1.328 leaves its last line so); a line still being written waits.
+ * whole JSON value (an agent may leave its last line so); a line still being written waits.
  */
 export const QUIET_TAIL_MS = 3000
 /** A tail longer than this is never taken for a finished line. */

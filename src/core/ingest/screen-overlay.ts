@@ -114,8 +114,8 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
 }
 
 /**
- * A registry or hook that still says a dialog is open (Claude Code's `waitingFor`; Gemini's
- * Notification, which no hook follows when the user answers) while the screen has since shown the
+ * A registry or hook that still says a dialog is open (a process registry's waiting flag; a
+ * Notification hook, which no hook follows when the user answers) while the screen has since shown the
  * agent busy, or at a plain prompt across two sweeps, with no dialog on it: the dialog closed
  * and the files have not caught up. The screen corrects it; null when it does not apply.
  */
@@ -123,8 +123,8 @@ function registryDialogClosed(facts: SessionFacts, obs: ScreenObservation): Sess
   const kind = facts.approval !== null ? 'approval' : facts.question !== null ? 'question' : null
   if (kind === null || facts.error !== null) return null
   const block = facts[kind]!
-  // A dialog the files or hooks opened and that nothing closes when the user answers it (Claude
-  // Code's registry lagging, Gemini's hooks: no hook fires on the answer, only AfterTool later).
+  // A dialog the files or hooks opened and that nothing closes when the user answers it (a
+  // registry lagging; hooks where no event fires on the answer, only the tool's end later).
   const from = facts.sources[kind]?.kind
   if (from !== 'registry' && from !== 'hook') return null
   const moved = obs.kind === 'busy' || (obs.kind === 'idle' && obs.confirmedAt !== null)

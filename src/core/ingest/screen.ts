@@ -15,7 +15,7 @@
  * empty facts, so no adapter's compose reads it; `applyScreen` lays it over the composed facts
  * (from Ingester.recompose) and only where no better source answers:
  *   - the composed facts already hold a hard block (approval, question, error): nothing;
- *   - a live process reports a status (Claude Code's registry, a hook): nothing;
+ *   - a live process reports a status (a process registry, a hook): nothing;
  *   - the turn settled in the files: nothing (a plain prompt is what that means);
  *   - otherwise an unsettled turn: a dialog or banner becomes the hard block (DESIGN §3.5:
  *     approval, question, error), busy becomes a working process status, and a plain prompt

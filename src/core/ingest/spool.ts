@@ -19,7 +19,7 @@ export function spoolDir(home: string): string {
   return path.join(home, 'spool')
 }
 
-/** `1795980579.890171263.7203.claude_code.json` -> {at, agent}. */
+/** `1795980579.890171263.7203.<agent>.json` -> {at, agent}. */
 export function parseSpoolName(name: string): {at: number; agent: string} | null {
   const m = /^(\d+)\.(\d+)\.(\d+)\.([a-z0-9_-]+)\.json$/.exec(name)
   if (!m) return null

@@ -11,26 +11,16 @@
  * - A burst groups into one notification, which names a reason only when every member shares it.
  * - The quiet band's sentence ("2 agents have gone quiet") only when no demand is pending.
  */
-import type {Agent, Bucket, Reason, WorkState} from './types.js'
+import type {Bucket, Reason, WorkState} from './types.js'
 
 export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet'] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
 /** The kinds that are demands (everything but the soft done and the quiet band). */
 export const DEMAND_KINDS: readonly NotifyKind[] = ['approval', 'error', 'question', 'decision', 'needs_input']
 
-/** How a person names each agent in a sentence. */
-export const AGENT_NAMES: Readonly<Record<Agent, string>> = {
-  claude_code: 'Claude',
-  codex: 'Codex',
-  copilot: 'Copilot',
-  cursor: 'Cursor',
-  gemini: 'Gemini',
-  opencode: 'OpenCode',
-  pi: 'pi',
-}
-
-export function agentName(agent: string): string {
-  return (AGENT_NAMES as Record<string, string>)[agent] ?? agent
+/** How a person names an agent in a sentence: the caller's names (the registry's), else its id. */
+export function agentName(agent: string, names: Readonly<Record<string, string>> = {}): string {
+  return names[agent] ?? agent
 }
 
 /** The session as it is now, as far as paging cares. */
@@ -68,6 +58,8 @@ export interface NotifyOptions {
   readonly done: 'soft' | 'normal' | 'off'
   /** The quiet band's sentence. */
   readonly quiet: boolean
+  /** How a person names each agent (id -> the name in a sentence); an agent missing here is named by its id. */
+  readonly agentNames?: Readonly<Record<string, string>>
 }
 
 export const DEFAULT_NOTIFY_OPTIONS: NotifyOptions = {done: 'soft', quiet: true}
@@ -134,8 +126,8 @@ export function candidateOf(t: NotifyTransition, s: NotifySubject, sent: Readonl
 }
 
 /** Seed 002's sentence form for one session. */
-export function sentence(agent: string, kind: NotifyKind): string {
-  const who = agentName(agent)
+export function sentence(agent: string, kind: NotifyKind, names: Readonly<Record<string, string>> = {}): string {
+  const who = agentName(agent, names)
   switch (kind) {
     case 'approval':
       return `${who} is waiting for approval`
@@ -196,16 +188,16 @@ function describe(c: Candidate): string {
   return c.askLine ? `${title}: ${c.askLine}` : title
 }
 
-function build(cands: readonly Candidate[], urgency: 'low' | 'normal'): Notification {
+function build(cands: readonly Candidate[], urgency: 'low' | 'normal', names: Readonly<Record<string, string>> = {}): Notification {
   const kinds = cands.map((c) => c.kind)
   const shared = kinds.every((k) => k === kinds[0]) ? kinds[0]! : 'mixed'
   if (cands.length === 1) {
     const c = cands[0]!
     const body = [firstLine(c.title) ?? '(untitled)', ...(c.askLine ? [c.askLine] : [])].join('\n')
-    return {body, keys: [c.key], kind: c.kind, sessions: [c.sessionId], summary: sentence(c.agent, c.kind), urgency}
+    return {body, keys: [c.key], kind: c.kind, sessions: [c.sessionId], summary: sentence(c.agent, c.kind, names), urgency}
   }
 
-  const lines = cands.slice(0, MAX_GROUP_LINES).map((c) => `${agentName(c.agent)} · ${describe(c)}`)
+  const lines = cands.slice(0, MAX_GROUP_LINES).map((c) => `${agentName(c.agent, names)} · ${describe(c)}`)
   if (cands.length > MAX_GROUP_LINES) lines.push(`+${cands.length - MAX_GROUP_LINES} more`)
   return {body: lines.join('\n'), keys: cands.map((c) => c.key), kind: shared, sessions: cands.map((c) => c.sessionId), summary: groupSentence(kinds), urgency}
 }
@@ -225,8 +217,8 @@ export function planBurst(cands: readonly Candidate[], options: NotifyOptions = 
   const demands = all.filter((c) => DEMAND_KINDS.includes(c.kind))
   const dones = all.filter((c) => c.kind === 'done')
   const out: Notification[] = []
-  if (demands.length > 0) out.push(build(demands, 'normal'))
-  if (dones.length > 0) out.push(build(dones, options.done === 'normal' ? 'normal' : 'low'))
+  if (demands.length > 0) out.push(build(demands, 'normal', options.agentNames))
+  if (dones.length > 0) out.push(build(dones, options.done === 'normal' ? 'normal' : 'low', options.agentNames))
   return out
 }
 
@@ -247,14 +239,14 @@ export function quietNotice(subjects: readonly NotifySubject[], sent: ReadonlySe
   const fresh = quiet.filter((s) => !sent.has(quietKey(s)))
   if (fresh.length === 0) return null
   const n = quiet.length
-  const lines = n === 1 ? [firstLine(quiet[0]!.title) ?? '(untitled)'] : quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent)} · ${firstLine(s.title) ?? '(untitled)'}`)
+  const lines = n === 1 ? [firstLine(quiet[0]!.title) ?? '(untitled)'] : quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent, options.agentNames)} · ${firstLine(s.title) ?? '(untitled)'}`)
   if (n > MAX_GROUP_LINES) lines.push(`+${n - MAX_GROUP_LINES} more`)
   return {
     body: lines.join('\n'),
     keys: fresh.map((s) => quietKey(s)),
     kind: 'quiet',
     sessions: quiet.map((s) => s.id),
-    summary: n === 1 ? `${agentName(quiet[0]!.agent)} has gone quiet` : `${n} agents have gone quiet`,
+    summary: n === 1 ? `${agentName(quiet[0]!.agent, options.agentNames)} has gone quiet` : `${n} agents have gone quiet`,
     urgency: 'low',
   }
 }

@@ -3,8 +3,11 @@
  * Times are epoch milliseconds.
  */
 
-export const AGENTS = ['claude_code', 'codex', 'opencode', 'cursor', 'pi', 'gemini', 'copilot'] as const
-export type Agent = (typeof AGENTS)[number]
+/**
+ * cast's id of an agent (`agent` in JSON and in the database). The model takes any id: the list
+ * of agents is the registry's (src/adapters/index.ts), which the model does not import.
+ */
+export type Agent = string
 
 export const WORK_STATES = ['working', 'needs_input', 'done', 'dormant', 'idle'] as const
 export type WorkState = (typeof WORK_STATES)[number]

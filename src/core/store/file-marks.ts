@@ -30,7 +30,7 @@ const toRow = (r: Record<string, unknown>, state: string | null, stateLoaded: bo
  */
 export function loadFileMarks(store: Store, heldAgents: readonly string[] = []): Map<string, FileMarkRow> {
   const out = new Map<string, FileMarkRow>()
-  // Only the agents whose files a process holds open (Codex) record a holder in the state: the
+  // Only the agents whose files a process holds open (openFileProcesses) record a holder in the state: the
   // others' states are not even scanned. Raw rows: a no-op sync reads thousands of them.
   const held = heldAgents.length > 0 ? `CASE WHEN agent IN (SELECT value FROM json_each(@held)) THEN coalesce(instr(state, '"__holder":'), 0) ELSE 0 END` : '0'
   const rows = store

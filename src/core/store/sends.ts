@@ -11,7 +11,7 @@ export interface SendRecord {
   readonly sessionId: string
   readonly at: number
   readonly who: string
-  /** How it went: `tmux %3`, `headless claude_code`, … */
+  /** How it went: `tmux %3`, `headless <agent>`, … */
   readonly via: string
   readonly message: string
 }

@@ -4,6 +4,7 @@
  * notification per burst. The cursor and the dedupe keys live in the store's meta table, per
  * identity, so `cast notify` resumes where it stopped and never pages the same ask twice.
  */
+import {registry} from '../../adapters/index.js'
 import {quietAt} from '../../core/model/attention.js'
 import {
   type Candidate,
@@ -97,6 +98,11 @@ export class Notifier {
     this.cursor = since ?? (typeof saved.cursor === 'number' ? saved.cursor : store.lastSeq())
   }
 
+  /** The config with the registry's names of the agents, for the sentences. */
+  private get options(): NotifierConfig {
+    return {...this.config, agentNames: this.config.agentNames ?? registry().shortNames}
+  }
+
   get position(): number {
     return this.cursor
   }
@@ -164,7 +170,7 @@ export class Notifier {
     const cands = this.pending
     this.pending = []
     const work = this.busy.then(async () => {
-      for (const n of planBurst(cands, this.config)) await this.send(n)
+      for (const n of planBurst(cands, this.options)) await this.send(n)
       this.save()
     })
     this.busy = work.catch(() => undefined)
@@ -198,7 +204,7 @@ export class Notifier {
     this.lastQuietScan = Date.now()
     const now = this.clock()
     const subjects = this.store.loadSessions().map((r) => subjectOf(r, this.me, now, this.recencyMs))
-    const notice = quietNotice(subjects, this.sentSet, now, this.config)
+    const notice = quietNotice(subjects, this.sentSet, now, this.options)
     if (notice) {
       this.busy = this.busy.then(() => this.send(notice)).then(() => this.save()).catch(() => undefined)
     }

@@ -1,8 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
+import {registry} from '../../../src/adapters/index.js'
 import {
   candidateOf,
   type Candidate,
+  DEFAULT_NOTIFY_OPTIONS,
   groupSentence,
   nextQuietAt,
   notifyKindOf,
@@ -15,6 +17,9 @@ import {
 } from '../../../src/core/model/notify.js'
 
 const NOW = Date.parse('2026-11-29T21:31:00Z')
+/** The model names agents as the caller says: the registry's names, as the notifier passes them. */
+const NAMES = registry().shortNames
+const OPTIONS = {...DEFAULT_NOTIFY_OPTIONS, agentNames: NAMES}
 const subject = (o: Partial<NotifySubject> = {}): NotifySubject => ({
   agent: 'claude_code',
   ask: {kind: 'approval', text: 'Bash rm -rf build\nmore'},
@@ -78,7 +83,11 @@ describe('sentences (seed 002)', () => {
     ['pi', 'needs_input', 'pi is waiting for input'],
     ['copilot', 'done', 'Copilot is done'],
   ] as const)('%s %s', (agent, kind, text) => {
-    expect(sentence(agent, kind)).toBe(text)
+    expect(sentence(agent, kind, NAMES)).toBe(text)
+  })
+
+  it('without names the model says the id (it knows no agents of its own)', () => {
+    expect(sentence('claude_code', 'approval')).toBe('claude_code is waiting for approval')
   })
 
   it('a group names a reason only when every member shares it', () => {
@@ -92,7 +101,7 @@ const cand = (id: string, kind: Candidate['kind'], seq: number, agent = 'claude_
 
 describe('planBurst', () => {
   it('one demand: the sentence, then title and ask line', () => {
-    const [n, ...rest] = planBurst([candidateOf(into(), subject(), new Set())!])
+    const [n, ...rest] = planBurst([candidateOf(into(), subject(), new Set())!], OPTIONS)
     expect(rest).toEqual([])
     expect(n).toMatchObject({body: 'Deploy the site\nApprove Bash rm -rf build?', kind: 'approval', summary: 'Claude is waiting for approval', urgency: 'normal'})
   })
@@ -114,7 +123,7 @@ describe('planBurst', () => {
   })
 
   it('a session appears once, with its latest kind; dones go in a soft notification of their own', () => {
-    const out = planBurst([cand('a', 'question', 1), cand('a', 'approval', 2), cand('b', 'done', 3)])
+    const out = planBurst([cand('a', 'question', 1), cand('a', 'approval', 2), cand('b', 'done', 3)], OPTIONS)
     expect(out).toHaveLength(2)
     expect(out[0]).toMatchObject({kind: 'approval', sessions: ['a'], urgency: 'normal'})
     expect(out[1]).toMatchObject({kind: 'done', summary: 'Claude is done', urgency: 'low'})
@@ -138,7 +147,7 @@ describe('the quiet band', () => {
     expect(quietNotice([working('a', NOW - 1), subject({id: 'x'})], new Set(), NOW)).toBeNull()
     expect(quietNotice([working('a', NOW - 1, {mine: false}), working('b', NOW - 1, {bucket: 'stashed'})], new Set(), NOW)).toBeNull()
     expect(quietNotice([working('a', NOW - 1)], new Set(), NOW, {done: 'soft', quiet: false})).toBeNull()
-    expect(quietNotice([working('a', NOW - 1)], new Set(), NOW)).toMatchObject({body: 'T a', summary: 'Claude has gone quiet'})
+    expect(quietNotice([working('a', NOW - 1)], new Set(), NOW, OPTIONS)).toMatchObject({body: 'T a', summary: 'Claude has gone quiet'})
   })
 })
 

@@ -1,0 +1,77 @@
+/**
+ * Everything cast knows about one agent, in one value (issue 12 point 1). Each agent's folder
+ * exports one `AgentModule` from its `index.ts`; `src/adapters/index.ts` lists them, and every
+ * other place asks that registry (by id, by alias, the spawnable ones, the session variables, …)
+ * instead of keeping a list of its own. Agent-neutral: no agent is named here.
+ */
+import type {Adapter, HookReducer} from '../core/ingest/adapter.js'
+import type {ScreenPatterns} from './screen.js'
+
+/** Argv templates with `{prompt}`, `{id}` (the agent's own session id) and `{cwd}`. */
+export interface AgentCommands {
+  /** Start in a terminal with a first prompt. */
+  readonly interactive?: readonly string[]
+  /** Start without a terminal, run the prompt, exit. */
+  readonly headless?: readonly string[]
+  /** Resume an existing session without a terminal with one more message. */
+  readonly resume?: readonly string[]
+}
+
+/**
+ * The part of a hook install spec the registry reads (the full type is `HookSpec`, which the
+ * hooks installer owns). Structural, so adapters need not import the shell.
+ */
+export interface HookInstallSpec {
+  readonly agent: string
+  /** The name on the command line (`cast hooks install <name>`). */
+  readonly name: string
+  readonly aliases: readonly string[]
+  readonly label: string
+  /** Events whose answer carries the nudge; absent when the agent's hooks take no answer. */
+  readonly nudgeEvents?: readonly string[]
+}
+
+/** The agent's hooks: the reducer of its spooled events and how cast installs them, or why there are none. */
+export type AgentHooks<S extends HookInstallSpec = HookInstallSpec> =
+  | {readonly reducer: HookReducer<any>; readonly spec: S; readonly none?: undefined}
+  | {readonly none: string; readonly reducer?: undefined; readonly spec?: undefined}
+
+export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {
+  /** cast's agent id: the value stored in the database and printed in JSON (`agent`). */
+  readonly id: string
+  /** Reading: roots, matches, parsers, compose (the engine's contract, src/core/ingest/adapter.ts). */
+  readonly reading: Adapter
+  readonly hooks: AgentHooks<S>
+  /** The terminal fallback: what its tmux pane shows, its process names, how to answer its dialog. */
+  readonly screen: ScreenPatterns
+  /** Its names; the long one for doctor, explain and help texts is `reading.label`. */
+  readonly names: {
+    /** How a person names it in a sentence (`<short> is waiting for approval`). */
+    readonly short: string
+    /**
+     * Other spellings people type and the config may use (`--agent`, `agents.<name>`), besides
+     * the id and the CLI's binary. Matched after lowercasing with spaces and dashes as `_`.
+     */
+    readonly aliases: readonly string[]
+  }
+  /** The variable its CLI sets in the shells it spawns, naming its own session; null when none. */
+  readonly sessionVariable: string | null
+  /** Environment variables it honours (where its files live): kept for spawns, cleared by the demo. */
+  readonly env: readonly string[]
+  /** How cast starts, resumes and messages it; absent templates: cast cannot spawn or resume it. */
+  readonly commands?: {
+    readonly templates: AgentCommands
+    /** What its own session ids look like; an id that does not match is never passed on. */
+    readonly idSyntax?: RegExp
+  }
+  /** The project file it reads instructions from (`cast agent-instructions`). */
+  readonly instructionsFile: string
+}
+
+/** The name of the CLI binary: the npm package's, else the first process name of its screen patterns. */
+export function binOf(m: AgentModule): string | null {
+  return m.reading.cli?.bin ?? m.screen.processes[0] ?? null
+}
+
+/** A session id that is a UUID (the agents that name sessions so). */
+export const UUID_SYNTAX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
