@@ -2,12 +2,15 @@
  * The in-process runner (run-command.ts) answers as the spawned CLI (cli.ts) does: the same
  * stdout, stderr and exit code for a success, a usage error, a not-found error under --json, an
  * unknown command and help; the run's environment, stdin and cwd reach the command; and the test
- * process's own environment, cwd, exit code and stdio come back unchanged.
+ * process's own environment, cwd, exit code and stdio come back unchanged. And the module caches
+ * of src/ that one process keeps across commands answer for the environment of each.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {projectRootOf} from '../../src/adapters/gemini/paths.js'
+import {readScreen} from '../../src/lib/dialog.js'
 import {claudeLines, claudeTranscriptPath, makeHome, runCast, type TempHome, writeFile} from './cli.js'
 import {runCommand} from './run-command.js'
 
@@ -74,5 +77,51 @@ describe('runCommand (in-process) against runCast (spawned)', () => {
     const unnamed = await runCommand(['presence', '--json'], {env: noUser})
     expect(JSON.parse(named.stdout).who).toBe('ana@example.com')
     expect(JSON.parse(unnamed.stdout).who).not.toBe('ana@example.com')
+  })
+})
+
+describe('module caches across commands in one process', () => {
+  const homes: TempHome[] = []
+  afterAll(() => {
+    for (const h of homes) h.cleanup()
+  })
+  const home = (): TempHome => {
+    const h = makeHome()
+    homes.push(h)
+    return h
+  }
+
+  it('the identity without CAST_USER is the one of each run (git config user.email under its HOME)', async () => {
+    const ids: string[] = []
+    for (const email of ['ana@example.com', 'bo@example.com']) {
+      const h = home()
+      writeFile(path.join(h.home, '.gitconfig'), `[user]\n\temail = ${email}\n`)
+      const {CAST_USER: _user, ...env} = h.env
+      // cwd outside any repository, so only HOME's config names the user.
+      ids.push(JSON.parse((await runCommand(['presence', '--json'], {cwd: h.dir, env})).stdout).who)
+    }
+
+    expect(ids).toEqual(['ana@example.com', 'bo@example.com'])
+  })
+
+  it("the screen patterns are the config's as it is now, not as the first read found it", () => {
+    const h = home()
+    const env = {CAST_HOME: h.castHome}
+    const screen = 'Frobnicate the widget? [y/N]'
+    expect(readScreen(env, 'claude_code', screen)?.kind).not.toBe('approval')
+    writeFile(path.join(h.castHome, 'config.json'), JSON.stringify({screen_patterns: {claude_code: {approval: ['^Frobnicate (.+)\\?']}}}))
+    expect(readScreen(env, 'claude_code', screen)).toEqual({kind: 'approval', text: 'the widget'})
+  })
+
+  it("Gemini's projects.json is read for each Gemini folder", () => {
+    const roots: (string | null)[] = []
+    for (const project of ['/work/alpha', '/work/beta']) {
+      const gemini = path.join(home().home, '.gemini')
+      fs.mkdirSync(path.join(gemini, 'tmp', 'app'), {recursive: true})
+      writeFile(path.join(gemini, 'projects.json'), JSON.stringify({projects: {[project]: 'app'}}))
+      roots.push(projectRootOf(gemini, 'app'))
+    }
+
+    expect(roots).toEqual(['/work/alpha', '/work/beta'])
   })
 })
