@@ -18,7 +18,9 @@ export default defineConfig({
     // VITEST_MAX_WORKERS or --maxWorkers overrides it.
     maxWorkers: 2,
     // The heavy reliability files (live ingesters, long catch-ups, many writers) never run two at
-    // once: one does not starve the other; the light files fill the other worker.
+    // once, so one does not starve the other: the sequencer plans it (the light files fill the
+    // other worker) and heavy-lock.ts holds a lock across workers while a heavy file runs.
     sequence: {sequencer: HeavyApartSequencer},
+    setupFiles: ['test/helpers/heavy-lock.ts'],
   },
 })

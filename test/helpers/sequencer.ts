@@ -15,15 +15,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {BaseSequencer, type TestSpecification} from 'vitest/node'
 
-/** Files that load the machine or keep time-bounded liveness checks (heartbeats, watcher reads). */
-export const HEAVY_FILES: readonly string[] = [
-  'test/reliability/concurrent-writers.test.ts',
-  'test/reliability/ingest-lease.test.ts',
-  'test/reliability/ingest-live.test.ts',
-  'test/reliability/ingest-trust.test.ts',
-  'test/reliability/kill-ingester.test.ts',
-  'test/reliability/read-worker.test.ts',
-]
+import {HEAVY_FILES} from './heavy-files.js'
+
+export {HEAVY_FILES} from './heavy-files.js'
 
 export interface Planned<T> {
   readonly item: T
