@@ -1,5 +1,7 @@
 import {defineConfig} from 'vitest/config'
 
+import {HeavyApartSequencer} from './test/helpers/sequencer.js'
+
 export default defineConfig({
   test: {
     disableConsoleIntercept: true,
@@ -10,5 +12,15 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default in run mode is (cores - 1): one worker on the 2-core CI machine, so the
+    // files ran one after another. Most of a file's time is spent waiting on the processes it
+    // starts (the CLI, fake agents, tmux, daemons), so two workers keep both cores busy;
+    // VITEST_MAX_WORKERS or --maxWorkers overrides it.
+    maxWorkers: 2,
+    // The heavy reliability files (live ingesters, long catch-ups, many writers) never run two at
+    // once, so one does not starve the other: the sequencer plans it (the light files fill the
+    // other worker) and heavy-lock.ts holds a lock across workers while a heavy file runs.
+    sequence: {sequencer: HeavyApartSequencer},
+    setupFiles: ['test/helpers/heavy-lock.ts'],
   },
 })

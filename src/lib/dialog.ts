@@ -191,12 +191,17 @@ export interface OpenDialog {
   readonly source: string
 }
 
-let matcherCache: {file: string; m: ReturnType<typeof screenMatcher>} | null = null
+let matcherCache: {key: string; m: ReturnType<typeof screenMatcher>} | null = null
 
-/** The screen matcher with the config's screen_patterns. */
+/**
+ * The screen matcher with the config's screen_patterns: rebuilt when the config file or its
+ * patterns change (one process may run several commands: the tests' in-process runner).
+ */
 function matcher(env: Env): ReturnType<typeof screenMatcher> {
   const file = configPath(env)
-  if (matcherCache?.file !== file) matcherCache = {file, m: screenMatcher(readScreenOverrides(file))}
+  const overrides = readScreenOverrides(file)
+  const key = `${file}\0${JSON.stringify(overrides)}`
+  if (matcherCache?.key !== key) matcherCache = {key, m: screenMatcher(overrides)}
   return matcherCache.m
 }
 

@@ -36,19 +36,24 @@ export function clockFrom(env: Env = process.env): () => number {
   return () => Date.now()
 }
 
-let cachedMe: string | undefined
+/** The identity found without CAST_USER, with what it was found from (one process may run several commands: tests). */
+let cachedMe: {key: string; me: string} | undefined
 /** `CAST_USER`, else `git config user.email`, else `$USER@hostname`. */
 export function whoAmI(env: Env = process.env): string {
   if (env.CAST_USER?.trim()) return env.CAST_USER.trim()
-  if (cachedMe) return cachedMe
+  const p = process.env
+  const key = [env.USER, p.HOME, p.XDG_CONFIG_HOME, p.GIT_CONFIG_GLOBAL, p.GIT_CONFIG_SYSTEM, process.cwd()].join('\0')
+  if (cachedMe?.key === key) return cachedMe.me
+  let me: string | undefined
   try {
-    const email = execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim()
-    if (email) return (cachedMe = email)
+    me = execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim() || undefined
   } catch {
     // no git, or no email configured
   }
 
-  return (cachedMe = `${env.USER || os.userInfo().username}@${os.hostname()}`)
+  me ??= `${env.USER || os.userInfo().username}@${os.hostname()}`
+  cachedMe = {key, me}
+  return me
 }
 
 /** This machine's name in the team store: `CAST_DEVICE`, else the hostname. */

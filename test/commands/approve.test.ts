@@ -6,7 +6,8 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
-import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {json, makeHome, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000a001'
 
@@ -29,7 +30,7 @@ describe('cast approve / cast deny', () => {
     h.cleanup()
   })
 
-  const state = async (): Promise<{state: string; reason: string}> => json(await runCast(['state', 'show', SID, '--json'], {env}))
+  const state = async (): Promise<{state: string; reason: string}> => json(await runCommand(['state', 'show', SID, '--json'], {env}))
   const until = (s: string, r?: string) =>
     waitFor(
       async () => {
@@ -47,7 +48,7 @@ describe('cast approve / cast deny', () => {
     await until('needs_input', 'approval')
     await dialogOn(pane)
 
-    const r = await runCast(['approve', SID.slice(0, 8), '--json'], {env})
+    const r = await runCommand(['approve', SID.slice(0, 8), '--json'], {env})
 
     expect(r.code, r.stderr).toBe(0)
     expect(json(r)).toMatchObject({action: 'approve', closed: true, dialog: 'make build', keys: ['1'], pane, route: 'tmux', verb: 'approve'})
@@ -61,7 +62,7 @@ describe('cast approve / cast deny', () => {
     await until('needs_input', 'approval')
     await dialogOn(pane)
 
-    const r = await runCast(['approve', SID, '--always'], {env})
+    const r = await runCommand(['approve', SID, '--always'], {env})
 
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^Approved \(always\) "npm test" in \w{7} \(tmux %\d+, base:\d+\.0; keys 2\): the dialog closed after \d+ ms\.\n$/)
@@ -73,7 +74,7 @@ describe('cast approve / cast deny', () => {
     await until('needs_input', 'approval')
     await dialogOn(pane)
 
-    const r = await runCast(['deny', SID, '--json'], {env})
+    const r = await runCommand(['deny', SID, '--json'], {env})
 
     expect(r.code, r.stderr).toBe(0)
     expect(json(r)).toMatchObject({action: 'deny', closed: true, dialog: 'rm -rf build', verb: 'deny'})
@@ -86,8 +87,8 @@ describe('cast approve / cast deny', () => {
     await until('needs_input', 'settled')
     const before = userTexts(h.home, proj, SID)
 
-    const approve = await runCast(['approve', SID], {env})
-    const deny = await runCast(['deny', SID, '--json'], {env})
+    const approve = await runCommand(['approve', SID], {env})
+    const deny = await runCommand(['deny', SID, '--json'], {env})
 
     expect(approve.code).toBe(5)
     expect(approve.stderr).toMatch(/No permission prompt is open on session \w{7}'s screen, tmux %\d+ .*Nothing sent\./)
@@ -103,7 +104,7 @@ describe('cast approve / cast deny', () => {
     fakeInWindow(server, {cwd: proj, prompt: 'ask which database', sessionId: SID})
     await until('needs_input', 'question')
 
-    const r = await runCast(['approve', SID], {env})
+    const r = await runCommand(['approve', SID], {env})
 
     expect(r.code).toBe(5)
     expect(r.stderr).toContain('has a question open')
@@ -114,7 +115,7 @@ describe('cast approve / cast deny', () => {
     const pane = fakeInWindow(server, {cwd: proj, env: {FAKE_SILENT_DIALOG: '1'}, prompt: 'tool: make deploy', sessionId: SID})
     await dialogOn(pane)
 
-    const r = await runCast(['approve', SID, '--json'], {env})
+    const r = await runCommand(['approve', SID, '--json'], {env})
 
     expect(r.code, r.stderr).toBe(0)
     expect(json(r)).toMatchObject({closed: true, dialog: 'make deploy', keys: ['1']})
@@ -122,14 +123,14 @@ describe('cast approve / cast deny', () => {
   })
 
   it('exits 5 when the session\'s process is in no tmux pane', async () => {
-    const r = await runCast(['approve', 'zzzzzzzz'], {env})
+    const r = await runCommand(['approve', 'zzzzzzzz'], {env})
     expect(r.code).toBe(3)
     fakeInWindow(server, {cwd: proj, prompt: 'tool: make build', sessionId: SID})
     await until('needs_input', 'approval')
     // The same session, but cast looks at no tmux server: the pane cannot be tied to it.
     const elsewhere = {...env, TMUX_TMPDIR: h.dir}
 
-    const refused = await runCast(['approve', SID], {env: elsewhere})
+    const refused = await runCommand(['approve', SID], {env: elsewhere})
 
     expect(refused.code).toBe(5)
     expect(refused.stderr).toMatch(/a permission prompt is open .* not in a tmux pane.*cannot answer it\. Nothing sent\./)

@@ -7,7 +7,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {json, makeHome, ROOT, runCast, type TempHome} from '../helpers/cli.js'
+import {json, makeHome, ROOT, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const homes: TempHome[] = []
 afterEach(() => {
@@ -19,7 +20,7 @@ describe('doctor: agent CLI versions', () => {
     const h = makeHome()
     homes.push(h)
     const env = {...h.env, PATH: `${path.join(ROOT, 'node_modules', '.bin')}:/usr/bin:/bin`}
-    const r = await runCast(['doctor', '--json'], {env})
+    const r = await runCommand(['doctor', '--json'], {env})
     const claude = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(r).adapters.find((a) => a.agent === 'claude_code')!
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as {version: string}
     expect(claude.cli).toMatchObject({bin: 'claude', installed: pkg.version})
@@ -33,11 +34,11 @@ describe('doctor: agent CLI versions', () => {
     fs.mkdirSync(bin)
     fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "99.0.1 (Claude Code)"\n', {mode: 0o755})
     const env = {...h.env, PATH: `${bin}:/usr/bin:/bin`}
-    const r = await runCast(['doctor'], {env})
+    const r = await runCommand(['doctor'], {env})
     expect(r.stdout).toMatch(/claude 99\.0\.1 — NEWER than \d+\.\d+\.\d+/)
     expect(r.stdout).toMatch(/warning: Claude Code 99\.0\.1 is newer than/)
     expect(r.stdout).toContain('codex not on PATH')
-    const j = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(await runCast(['doctor', '--json'], {env}))
+    const j = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(await runCommand(['doctor', '--json'], {env}))
     expect(j.adapters.find((a) => a.agent === 'claude_code')!.cli).toMatchObject({compared: 'newer', installed: '99.0.1'})
     expect(j.adapters.find((a) => a.agent === 'codex')!.cli).toMatchObject({compared: 'missing', path: null})
   })

@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 let h: TempHome
 beforeEach(() => {
@@ -18,7 +19,7 @@ const SCREEN = fs.existsSync('/usr/bin/tmux') ? ['screen'] : []
 
 describe('cast doctor', () => {
   it('an empty home: every adapter with its roots (missing), no sessions, no source yet; exit 0', async () => {
-    const r = await runCast(['doctor', '--json'], {env: h.env})
+    const r = await runCommand(['doctor', '--json'], {env: h.env})
 
     expect(r.code).toBe(0)
     const report = json(r)
@@ -38,10 +39,10 @@ describe('cast doctor', () => {
   it('counts sessions and malformed lines per agent, and names the best source it has', async () => {
     const transcript = claudeTranscriptPath(h.home, CWD, SID)
     writeFile(transcript, claudeLines({at: new Date('2026-11-29T10:00:00Z'), cwd: CWD, prompt: 'Fix the parser', sessionId: SID}) + '{"type":"user","message":\n')
-    const before = json(await runCast(['doctor', '--json'], {env: h.env}))
+    const before = json(await runCommand(['doctor', '--json'], {env: h.env}))
 
-    const install = await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
-    const after = json(await runCast(['doctor', '--json'], {env: h.env}))
+    const install = await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
+    const after = json(await runCommand(['doctor', '--json'], {env: h.env}))
 
     const claude = (rep: any) => rep.adapters.find((a: {agent: string}) => a.agent === 'claude_code')
     expect(claude(before)).toMatchObject({files: 1, parse_errors: 1, sessions: 1, sources: ['transcript', ...SCREEN], state_source: 'transcript'})
@@ -53,13 +54,13 @@ describe('cast doctor', () => {
   })
 
   it('a hook pointing at a missing binary is a real problem: exit 1, with the fix', async () => {
-    await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
+    await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
     const settings = path.join(h.home, '.claude', 'settings.json')
     const text = fs.readFileSync(settings, 'utf8')
     fs.writeFileSync(settings, text.replace(/[^"\s]*\/bin\/cast-hook/g, '/opt/gone/bin/cast-hook'))
 
-    const r = await runCast(['doctor', '--json'], {env: h.env})
-    const human = await runCast(['doctor'], {env: h.env})
+    const r = await runCommand(['doctor', '--json'], {env: h.env})
+    const human = await runCommand(['doctor'], {env: h.env})
 
     expect(r.code).toBe(1)
     const report = json(r)
@@ -77,7 +78,7 @@ describe('cast doctor', () => {
     fs.mkdirSync(h.castHome, {recursive: true})
     fs.writeFileSync(path.join(h.castHome, 'cast.db'), 'this is not a database, it is a note to self\n'.repeat(200))
 
-    const r = await runCast(['doctor', '--json'], {env: h.env})
+    const r = await runCommand(['doctor', '--json'], {env: h.env})
 
     expect(r.code).toBe(1)
     const report = json(r)
@@ -91,8 +92,8 @@ describe('cast doctor', () => {
     writeFile(path.join(h.home, '.gemini', 'settings.json'), '{"hooks": {')
     writeFile(path.join(h.castHome, 'config.json'), JSON.stringify({screen_patterns: {codex: {approval: ['(unclosed']}}}))
 
-    const r = await runCast(['doctor', '--json'], {env: h.env})
-    const sessions = await runCast(['sessions'], {env: h.env})
+    const r = await runCommand(['doctor', '--json'], {env: h.env})
+    const sessions = await runCommand(['sessions'], {env: h.env})
 
     // Commands refuse this config (exit 2), so doctor names it as a problem, with their message.
     expect(sessions.code).toBe(2)
@@ -105,7 +106,7 @@ describe('cast doctor', () => {
   })
 
   it('prints a section per adapter for people', async () => {
-    const r = await runCast(['doctor'], {env: h.env})
+    const r = await runCommand(['doctor'], {env: h.env})
 
     expect(r.code).toBe(0)
     for (const label of ['Claude Code (claude_code)', 'Codex CLI (codex)', 'OpenCode (opencode)', 'pi (pi)', 'Gemini CLI (gemini)', 'Copilot CLI (copilot)', 'Cursor agent (cursor)']) {

@@ -6,7 +6,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {json, makeHome, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const homes: TempHome[] = []
 afterEach(() => {
@@ -21,11 +22,11 @@ describe('cast hooks uninstall --all', () => {
     fs.mkdirSync(path.dirname(settings), {recursive: true})
     const mine = {hooks: {Stop: [{hooks: [{command: 'echo mine', type: 'command'}], matcher: ''}]}}
     fs.writeFileSync(settings, JSON.stringify(mine))
-    for (const agent of ['claude-code', 'codex', 'gemini']) expect((await runCast(['hooks', 'install', agent], {env: h.env})).code).toBe(0)
+    for (const agent of ['claude-code', 'codex', 'gemini']) expect((await runCommand(['hooks', 'install', agent], {env: h.env})).code).toBe(0)
     const before = fs.readFileSync(settings, 'utf8')
     expect(before).toContain('cast-hook')
 
-    const r = await runCast(['hooks', 'uninstall', '--all', '--json'], {env: h.env})
+    const r = await runCommand(['hooks', 'uninstall', '--all', '--json'], {env: h.env})
     expect(r.code, r.stderr).toBe(0)
     const removed = json<{agents: {agent: string; removed: string[]}[]}>(r).agents.filter((a) => a.removed.length > 0).map((a) => a.agent)
     expect(removed).toEqual(expect.arrayContaining(['claude_code', 'codex', 'gemini']))
@@ -33,14 +34,14 @@ describe('cast hooks uninstall --all', () => {
     const after = fs.readFileSync(settings, 'utf8')
     expect(after).not.toContain('cast-hook')
     expect(after).toContain('echo mine')
-    const status = json<{agents?: {state: string}[]} | {state: string}[]>(await runCast(['hooks', 'status', '--json'], {env: h.env}))
+    const status = json<{agents?: {state: string}[]} | {state: string}[]>(await runCommand(['hooks', 'status', '--json'], {env: h.env}))
     expect(JSON.stringify(status)).not.toMatch(/"state":"(installed|partial|stale)"/)
   })
 
   it('needs an agent or --all, not both', async () => {
     const h = makeHome()
     homes.push(h)
-    expect((await runCast(['hooks', 'uninstall'], {env: h.env})).code).toBe(2)
-    expect((await runCast(['hooks', 'uninstall', 'codex', '--all'], {env: h.env})).code).toBe(2)
+    expect((await runCommand(['hooks', 'uninstall'], {env: h.env})).code).toBe(2)
+    expect((await runCommand(['hooks', 'uninstall', 'codex', '--all'], {env: h.env})).code).toBe(2)
   })
 })

@@ -10,7 +10,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, HOOK_BIN, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {claudeLines, claudeTranscriptPath, HOOK_BIN, json, makeHome, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const CLAUDE_EVENTS = [
   'SessionStart',
@@ -75,10 +76,10 @@ describe('cast hooks: Claude Code', () => {
     const original = JSON.stringify(USER_SETTINGS, null, 2) + '\n'
     writeFile(settingsPath(), original)
 
-    const before = json(await runCast(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
+    const before = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
     expect(before.agents[0]).toMatchObject({agent: 'claude_code', file: settingsPath(), file_exists: true, state: 'not_installed', events_installed: []})
 
-    const first = await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env})
+    const first = await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env})
     expect(first.code).toBe(0)
     const r1 = json(first)
     expect(r1).toMatchObject({agent: 'claude_code', changed: true, file: settingsPath(), added: CLAUDE_EVENTS, updated: []})
@@ -104,12 +105,12 @@ describe('cast hooks: Claude Code', () => {
 
     // Twice: nothing added, nothing written, no second backup.
     const afterFirst = fs.readFileSync(settingsPath(), 'utf8')
-    const r2 = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    const r2 = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
     expect(r2).toMatchObject({added: [], changed: false, updated: [], backup: null})
     expect(fs.readFileSync(settingsPath(), 'utf8')).toBe(afterFirst)
     expect(backupsOf(settingsPath())).toHaveLength(1)
 
-    const status = json(await runCast(['hooks', 'status', '--json'], {env: h.env}))
+    const status = json(await runCommand(['hooks', 'status', '--json'], {env: h.env}))
     const claude = status.agents.find((a: any) => a.agent === 'claude_code')
     expect(claude).toMatchObject({
       binary: HOOK_BIN,
@@ -122,24 +123,24 @@ describe('cast hooks: Claude Code', () => {
     })
     expect(status.agents.map((a: any) => a.agent)).toEqual(['claude_code', 'codex', 'gemini', 'cursor', 'copilot'])
 
-    const un = json(await runCast(['hooks', 'uninstall', 'claude-code', '--json'], {env: h.env}))
+    const un = json(await runCommand(['hooks', 'uninstall', 'claude-code', '--json'], {env: h.env}))
     expect(un.removed.sort()).toEqual([...CLAUDE_EVENTS].sort())
     expect(read(settingsPath())).toEqual(USER_SETTINGS)
     expect(JSON.stringify(read(settingsPath()))).toBe(JSON.stringify(USER_SETTINGS))
 
-    const after = json(await runCast(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
+    const after = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
     expect(after.agents[0]).toMatchObject({command: null, state: 'not_installed'})
-    const again = json(await runCast(['hooks', 'uninstall', 'claude-code', '--json'], {env: h.env}))
+    const again = json(await runCommand(['hooks', 'uninstall', 'claude-code', '--json'], {env: h.env}))
     expect(again).toMatchObject({changed: false, removed: []})
   })
 
   it('prints what it did for a person', async () => {
-    const r = await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
+    const r = await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
 
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("Installed cast's hooks for Claude Code in ~/.claude/settings.json (new file)")
     expect(r.stdout).toContain(`command   CAST_HOME='${h.castHome}' ${HOOK_BIN} claude_code`)
-    const status = await runCast(['hooks', 'status', 'claude-code'], {env: h.env})
+    const status = await runCommand(['hooks', 'status', 'claude-code'], {env: h.env})
     expect(status.stdout).toContain('Claude Code   installed')
     expect(status.stdout).toContain(`events    ${CLAUDE_EVENTS.length}/${CLAUDE_EVENTS.length}`)
     expect(status.stdout).toContain('(ok)')
@@ -149,7 +150,7 @@ describe('cast hooks: Claude Code', () => {
     const dir = path.join(h.dir, 'claude-alt')
     const env = {...h.env, CLAUDE_CONFIG_DIR: dir}
 
-    const r = json(await runCast(['hooks', 'install', 'claude', '--json'], {env}))
+    const r = json(await runCommand(['hooks', 'install', 'claude', '--json'], {env}))
 
     expect(r.file).toBe(path.join(dir, 'settings.json'))
     expect(commandsOf(read(path.join(dir, 'settings.json')), 'Stop')).toHaveLength(1)
@@ -160,10 +161,10 @@ describe('cast hooks: Claude Code', () => {
     const broken = '{"model": "opus",\n  "hooks": {\n'
     writeFile(settingsPath(), broken)
 
-    const r = await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
-    const rj = await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env})
-    const un = await runCast(['hooks', 'uninstall', 'claude-code'], {env: h.env})
-    const status = json(await runCast(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
+    const r = await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
+    const rj = await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env})
+    const un = await runCommand(['hooks', 'uninstall', 'claude-code'], {env: h.env})
+    const status = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
 
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/settings\.json is not valid JSON .*Nothing was changed\./)
@@ -179,7 +180,7 @@ describe('cast hooks: Claude Code', () => {
     const odd = JSON.stringify({hooks: {Stop: 'echo hi'}})
     writeFile(settingsPath(), odd)
 
-    const r = await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
+    const r = await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
 
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('"hooks.Stop" is not a list')
@@ -187,11 +188,11 @@ describe('cast hooks: Claude Code', () => {
   })
 
   it('replaces a stale entry (another CAST_HOME) instead of adding a second one', async () => {
-    await runCast(['hooks', 'install', 'claude-code'], {env: {...h.env, CAST_HOME: path.join(h.dir, 'old-store')}})
+    await runCommand(['hooks', 'install', 'claude-code'], {env: {...h.env, CAST_HOME: path.join(h.dir, 'old-store')}})
 
-    const stale = json(await runCast(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
-    const r = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
-    const fresh = json(await runCast(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
+    const stale = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
+    const r = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    const fresh = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
 
     expect(stale.agents[0]).toMatchObject({state: 'stale', cast_home: path.join(h.dir, 'old-store')})
     expect(stale.agents[0].events_stale).toEqual(CLAUDE_EVENTS)
@@ -206,7 +207,7 @@ describe('cast hooks: Claude Code', () => {
     fs.mkdirSync(path.dirname(settingsPath()), {recursive: true})
     fs.symlinkSync(target, settingsPath())
 
-    await runCast(['hooks', 'install', 'claude-code'], {env: h.env})
+    await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
 
     expect(fs.lstatSync(settingsPath()).isSymbolicLink()).toBe(true)
     expect(commandsOf(read(target), 'PermissionRequest')).toHaveLength(1)
@@ -216,7 +217,7 @@ describe('cast hooks: Claude Code', () => {
   it('--dry-run shows the result and writes nothing', async () => {
     writeFile(settingsPath(), JSON.stringify(USER_SETTINGS))
 
-    const r = json(await runCast(['hooks', 'install', 'claude-code', '--dry-run', '--json'], {env: h.env}))
+    const r = json(await runCommand(['hooks', 'install', 'claude-code', '--dry-run', '--json'], {env: h.env}))
 
     expect(r).toMatchObject({dry_run: true, changed: true, backup: null})
     expect(JSON.parse(r.preview).hooks.PermissionRequest).toHaveLength(1)
@@ -230,10 +231,10 @@ describe('cast hooks: Claude Code', () => {
     fs.mkdirSync(cwd, {recursive: true})
     const transcript = claudeTranscriptPath(h.home, cwd, sessionId)
     writeFile(transcript, claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'run the tests', sessionId, settled: false}))
-    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
     const command: string = read(settingsPath()).hooks.PermissionRequest[0].hooks[0].command
     expect(command).toBe(installed.command)
-    const listed = json(await runCast(['sessions', '--json'], {env: h.env}))
+    const listed = json(await runCommand(['sessions', '--json'], {env: h.env}))
     expect(listed.sessions.find((s: any) => s.native_id === sessionId)?.bucket).not.toBe('questions')
 
     // The agent's environment need not carry CAST_HOME: the command has it.
@@ -242,7 +243,7 @@ describe('cast hooks: Claude Code', () => {
     expect(hook.status).toBe(0)
     expect(fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => n.endsWith('.claude_code.json'))).toHaveLength(1)
 
-    const after = json(await runCast(['sessions', '--json'], {env: h.env}))
+    const after = json(await runCommand(['sessions', '--json'], {env: h.env}))
     const row = after.sessions.find((s: any) => s.native_id === sessionId)
     expect(row).toMatchObject({bucket: 'questions', reason: 'approval', state: 'needs_input'})
   })
@@ -254,11 +255,11 @@ describe('cast hooks: Claude Code', () => {
     const cwd = path.join(h.dir, 'proj')
     fs.mkdirSync(cwd, {recursive: true})
     writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'ship it', sessionId, settled: false}))
-    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
     runHook(installed.command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'}, {HOME: h.home, PATH: h.env.PATH!})
 
-    const first = json(await runCast(['sessions', '--json'], {env: h.env}))
-    const second = json(await runCast(['sessions', '--json'], {env: h.env}))
+    const first = json(await runCommand(['sessions', '--json'], {env: h.env}))
+    const second = json(await runCommand(['sessions', '--json'], {env: h.env}))
 
     expect(first.sessions.find((s: any) => s.native_id === sessionId)).toMatchObject({bucket: 'questions', reason: 'approval'})
     expect(second.sessions.find((s: any) => s.native_id === sessionId)).toMatchObject({bucket: 'questions', reason: 'approval'})
@@ -269,8 +270,8 @@ describe('cast hooks: Claude Code', () => {
     const cwd = path.join(h.dir, 'proj')
     fs.mkdirSync(cwd, {recursive: true})
     writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'deploy it', sessionId, settled: false}))
-    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
-    await runCast(['sessions', '--json'], {env: h.env})
+    const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    await runCommand(['sessions', '--json'], {env: h.env})
     const db = new Database(path.join(h.castHome, 'cast.db'), {readonly: true})
     const seq = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM transitions').get() as {s: number}).s
     db.close()
@@ -294,8 +295,8 @@ describe('cast hooks: Claude Code', () => {
   })
 
   it('the hook command exits 0 and spools while another process holds the database exclusively', async () => {
-    await runCast(['sessions', '--json'], {env: h.env}) // creates the store
-    const installed = json(await runCast(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
+    await runCommand(['sessions', '--json'], {env: h.env}) // creates the store
+    const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
     const db = new Database(path.join(h.castHome, 'cast.db'))
     try {
       db.exec('BEGIN EXCLUSIVE')
@@ -319,11 +320,11 @@ describe('cast hooks: Codex', () => {
     const codexHome = path.join(h.home, '.codex')
     writeFile(path.join(codexHome, 'config.toml'), TOML)
 
-    const r = json(await runCast(['hooks', 'install', 'codex', '--json'], {env: h.env}))
+    const r = json(await runCommand(['hooks', 'install', 'codex', '--json'], {env: h.env}))
     const toml = fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')
     const hooks = read(path.join(codexHome, 'hooks.json'))
-    const twice = json(await runCast(['hooks', 'install', 'codex', '--json'], {env: h.env}))
-    const status = json(await runCast(['hooks', 'status', 'codex', '--json'], {env: h.env}))
+    const twice = json(await runCommand(['hooks', 'install', 'codex', '--json'], {env: h.env}))
+    const status = json(await runCommand(['hooks', 'status', 'codex', '--json'], {env: h.env}))
 
     expect(r).toMatchObject({changed: true, file: path.join(codexHome, 'hooks.json'), toml: {result: 'installed'}})
     expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PreModelRequest', 'PostModelRequest', 'Interrupt', 'SubagentStart', 'SubagentStop', 'Stop'])
@@ -334,7 +335,7 @@ describe('cast hooks: Codex', () => {
     expect(twice).toMatchObject({changed: false, toml: {result: 'unchanged'}})
     expect(status.agents[0]).toMatchObject({state: 'installed', toml: {state: 'installed'}})
 
-    const un = json(await runCast(['hooks', 'uninstall', 'codex', '--json'], {env: h.env}))
+    const un = json(await runCommand(['hooks', 'uninstall', 'codex', '--json'], {env: h.env}))
 
     expect(un).toMatchObject({deleted: true, toml: {result: 'removed'}})
     expect(fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')).toBe(TOML)
@@ -347,8 +348,8 @@ describe('cast hooks: Codex', () => {
     const own = 'notify = ["terminal-notifier", "-title", "Codex"]\nmodel = "o3"\n'
     writeFile(path.join(codexHome, 'config.toml'), own)
 
-    const r = json(await runCast(['hooks', 'install', 'codex', '--json'], {env}))
-    const un = json(await runCast(['hooks', 'uninstall', 'codex', '--json'], {env}))
+    const r = json(await runCommand(['hooks', 'install', 'codex', '--json'], {env}))
+    const un = json(await runCommand(['hooks', 'uninstall', 'codex', '--json'], {env}))
 
     expect(r.toml).toMatchObject({result: 'taken', value: '["terminal-notifier", "-title", "Codex"]'})
     expect(un.toml).toMatchObject({result: 'taken'})
@@ -356,7 +357,7 @@ describe('cast hooks: Codex', () => {
 
     // What Codex runs for notify: the argv plus one JSON argument.
     writeFile(path.join(codexHome, 'config.toml'), '')
-    await runCast(['hooks', 'install', 'codex'], {env})
+    await runCommand(['hooks', 'install', 'codex'], {env})
     const line = fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')
     const argv = JSON.parse(line.replace(/^notify = /, '')) as string[]
     const payload = {'type': 'agent-turn-complete', 'thread-id': 'th-1', 'last-assistant-message': 'done'}
@@ -375,7 +376,7 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     const user = {theme: 'Dracula', hooks: {BeforeTool: [{matcher: 'run_shell_command', hooks: [{type: 'command', command: './guard.sh'}]}]}}
     writeFile(file, JSON.stringify(user, null, '\t') + '\n')
 
-    const r = json(await runCast(['hooks', 'install', 'gemini', '--json'], {env}))
+    const r = json(await runCommand(['hooks', 'install', 'gemini', '--json'], {env}))
     const text = fs.readFileSync(file, 'utf8')
     const doc = JSON.parse(text)
 
@@ -385,7 +386,7 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     expect(doc.hooks.BeforeTool[0]).toEqual(user.hooks.BeforeTool[0])
     expect(doc.hooks.Notification).toEqual([{hooks: [{name: 'cast', type: 'command', command: r.command, timeout: 10_000}]}])
 
-    await runCast(['hooks', 'uninstall', 'gemini'], {env})
+    await runCommand(['hooks', 'uninstall', 'gemini'], {env})
     expect(read(file)).toEqual(user)
   })
 
@@ -394,14 +395,14 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     const user = {version: 1, hooks: {afterFileEdit: [{command: './format.sh'}], stop: [{command: 'say done', loop_limit: 3}]}}
     writeFile(file, JSON.stringify(user, null, 2))
 
-    const r = json(await runCast(['hooks', 'install', 'cursor', '--json'], {env: h.env}))
+    const r = json(await runCommand(['hooks', 'install', 'cursor', '--json'], {env: h.env}))
     const doc = read(file)
 
     expect(r.added).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'postToolUse', 'afterAgentResponse', 'stop', 'sessionEnd'])
     expect(doc.hooks.stop).toEqual([{command: 'say done', loop_limit: 3}, {command: r.command}])
     expect(doc.hooks.afterFileEdit).toEqual(user.hooks.afterFileEdit)
 
-    const un = json(await runCast(['hooks', 'uninstall', 'cursor', '--json'], {env: h.env}))
+    const un = json(await runCommand(['hooks', 'uninstall', 'cursor', '--json'], {env: h.env}))
     expect(un.deleted).toBe(false)
     expect(read(file)).toEqual(user)
   })
@@ -412,7 +413,7 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     const file = path.join(ch, 'hooks', 'cast.json')
     writeFile(path.join(ch, 'hooks', 'mine.json'), '{"version":1,"hooks":{}}')
 
-    const r = json(await runCast(['hooks', 'install', 'copilot', '--json'], {env}))
+    const r = json(await runCommand(['hooks', 'install', 'copilot', '--json'], {env}))
     const doc = read(file)
 
     expect(r.file).toBe(file)
@@ -420,15 +421,15 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     expect(doc.hooks.Stop).toEqual([{type: 'command', bash: r.command, timeoutSec: 10}])
     expect(Object.keys(doc.hooks)).toContain('notification')
 
-    const un = json(await runCast(['hooks', 'uninstall', 'copilot', '--json'], {env}))
+    const un = json(await runCommand(['hooks', 'uninstall', 'copilot', '--json'], {env}))
     expect(un.deleted).toBe(true)
     expect(fs.readdirSync(path.join(ch, 'hooks'))).toEqual(['mine.json'])
   })
 
   it('names agents without shell hooks, and unknown ones, as usage errors', async () => {
-    const pi = await runCast(['hooks', 'install', 'pi'], {env: h.env})
-    const nope = await runCast(['hooks', 'install', 'vim'], {env: h.env})
-    const st = await runCast(['hooks', 'status', 'opencode', '--json'], {env: h.env})
+    const pi = await runCommand(['hooks', 'install', 'pi'], {env: h.env})
+    const nope = await runCommand(['hooks', 'install', 'vim'], {env: h.env})
+    const st = await runCommand(['hooks', 'status', 'opencode', '--json'], {env: h.env})
 
     expect(pi.code).toBe(2)
     expect(pi.stderr).toContain('pi has no shell hooks')

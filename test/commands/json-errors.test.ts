@@ -8,7 +8,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ERROR_KINDS, errorEnvelope, errorKind, parseErrorMessage} from '../../src/lib/errors.js'
 import {EXIT} from '../../src/lib/exit-codes.js'
-import {json, killStarted, makeHome, runCast, startCast, type TempHome} from '../helpers/cli.js'
+import {json, killStarted, makeHome, startCast, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 /** The whole stdout is one envelope: one line, one key, the four documented fields. */
 function envelope(stdout: string): {code: string; exit_code: number; message: string; suggestions: string[]} {
@@ -45,7 +46,7 @@ describe('cast under --json', () => {
 
   beforeAll(async () => {
     h = makeHome()
-    const r = await runCast(['demo', '--keep', '--json'], {env: {...h.env, TMPDIR: h.dir}, timeout: 120_000})
+    const r = await runCommand(['demo', '--keep', '--json'], {env: {...h.env, TMPDIR: h.dir}})
     expect(r.code).toBe(0)
     demo = json(r)
     env = {...h.env, CAST_HOME: demo.cast_home, HOME: demo.home}
@@ -57,7 +58,7 @@ describe('cast under --json', () => {
   })
 
   it('a bad flag prints the envelope only, not oclif configuration', async () => {
-    const r = await runCast(['sessions', '--json', '--bogus'], {env})
+    const r = await runCommand(['sessions', '--json', '--bogus'], {env})
     expect(r.code).toBe(2)
     expect(r.stdout.length).toBeLessThan(1000)
     const e = envelope(r.stdout)
@@ -66,13 +67,13 @@ describe('cast under --json', () => {
   })
 
   it('a bad flag value, a missing argument and an unknown command are usage errors', async () => {
-    const bad = await runCast(['sessions', '--state', 'bogus', '--json'], {env})
+    const bad = await runCommand(['sessions', '--state', 'bogus', '--json'], {env})
     expect(bad.code).toBe(2)
     expect(envelope(bad.stdout).message).toMatch(/bogus.*not a state/)
-    const missing = await runCast(['explain', '--json'], {env})
+    const missing = await runCommand(['explain', '--json'], {env})
     expect(missing.code).toBe(2)
     expect(envelope(missing.stdout).code).toBe('usage')
-    const typo = await runCast(['sesions', '--json'], {env})
+    const typo = await runCommand(['sesions', '--json'], {env})
     expect(typo.code).toBe(2)
     const e = envelope(typo.stdout)
     expect(e.code).toBe('usage')
@@ -80,17 +81,17 @@ describe('cast under --json', () => {
   })
 
   it('not found and refused name their kind, with the exit code of the table', async () => {
-    const nf = await runCast(['explain', 'zzzzzzzz', '--json'], {env})
+    const nf = await runCommand(['explain', 'zzzzzzzz', '--json'], {env})
     expect(nf.code).toBe(3)
     expect(envelope(nf.stdout)).toMatchObject({code: 'not_found', exit_code: 3})
     const asking = demo.sessions.find((s) => s.ask?.kind === 'question')!
-    const refused = await runCast(['send', asking.short_id, 'hello', '--if', 'working', '--json'], {env})
+    const refused = await runCommand(['send', asking.short_id, 'hello', '--if', 'working', '--json'], {env})
     expect(refused.code).toBe(5)
     expect(envelope(refused.stdout)).toMatchObject({code: 'refused', exit_code: 5})
   })
 
   it('session objects carry ask {kind, text, tool} and pane', async () => {
-    const r = await runCast(['sessions', '--json'], {env})
+    const r = await runCommand(['sessions', '--json'], {env})
     const listing = json(r)
     for (const s of listing.sessions) {
       expect(s).toHaveProperty('ask')

@@ -5,7 +5,8 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {makeProject, waitFor} from '../fakes/agents.js'
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000d001'
 const T = Date.parse('2026-11-29T12:00:00Z')
@@ -24,7 +25,7 @@ describe('cast presence', () => {
 
   afterEach(() => h.cleanup())
 
-  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCast(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
+  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
   const decideWait = (now: number, extra: string[] = []) =>
     run(['decide', 'Rename the module?', '-o', 'Keep :: nothing changes', '-o', 'Rename :: 40 files', ...extra, '--wait', '--json'], now, {CAST_SESSION: SID})
 
@@ -72,9 +73,9 @@ describe('cast presence', () => {
   it('going away while an agent waits ends the wait with the recommended option', async () => {
     const waiter = startCast(['decide', 'Merge now?', '-o', 'Yes', '-o', 'After review', '--recommend', '2', '--wait'], {...h.env, CAST_SESSION: SID})
     const exited = new Promise((resolve) => waiter.child.once('exit', resolve))
-    await waitFor(async () => json(await runCast(['decide', 'list', '--json'], {env: h.env})).cards[0])
+    await waitFor(async () => json(await runCommand(['decide', 'list', '--json'], {env: h.env})).cards[0])
 
-    await runCast(['presence', 'away'], {env: h.env})
+    await runCommand(['presence', 'away'], {env: h.env})
 
     expect(await waiter.nextLine()).toBe('After review')
     expect(await exited).toBe(0)

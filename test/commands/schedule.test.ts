@@ -7,6 +7,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {FAKE_CLAUDE, makeProject, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000e001'
 const T = Date.parse('2026-11-29T12:00:00Z')
@@ -27,7 +28,9 @@ describe('cast schedule', () => {
 
   afterEach(() => h.cleanup())
 
-  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCast(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
+  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
+  /** A separate cast process: for sweeps that must really run at the same moment. */
+  const runSpawned = (args: string[], now: number) => runCast(args, {env: {...h.env, CAST_NOW: at(now)}})
   const session = async (now: number) => json(await run(['state', 'show', SID, '--json'], now))
 
   it('arms a recurring schedule: a settled session reads dormant (trigger) until it is cancelled', async () => {
@@ -80,10 +83,10 @@ describe('cast schedule', () => {
     const early = json(await run(['schedule', 'sweep', '--json'], 4 * MIN))
     // cast snooze sweep (cron), cast daemon --once and cast schedule sweep all deliver through the same claim.
     const sweeps = await Promise.all([
-      ...Array.from({length: 3}, () => run(['schedule', 'sweep', '--json'], 6 * MIN)),
-      run(['snooze', 'sweep', '--json'], 6 * MIN),
-      run(['snooze', 'sweep', '--json'], 6 * MIN),
-      run(['daemon', '--once', '--json'], 6 * MIN),
+      ...Array.from({length: 3}, () => runSpawned(['schedule', 'sweep', '--json'], 6 * MIN)),
+      runSpawned(['snooze', 'sweep', '--json'], 6 * MIN),
+      runSpawned(['snooze', 'sweep', '--json'], 6 * MIN),
+      runSpawned(['daemon', '--once', '--json'], 6 * MIN),
     ])
 
     expect(early.delivered).toEqual([])

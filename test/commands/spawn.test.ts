@@ -6,6 +6,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 describe('cast spawn', () => {
   let h: TempHome
@@ -27,7 +28,7 @@ describe('cast spawn', () => {
   })
 
   it('starts the agent in a new tmux window with a preassigned id and prints the session', async () => {
-    const r = await runCast(['spawn', '--agent', 'claude', '--label', 'fleet', '--cwd', proj, 'Write the parser', '--json'], {env})
+    const r = await runCommand(['spawn', '--agent', 'claude', '--label', 'fleet', '--cwd', proj, 'Write the parser', '--json'], {env})
 
     expect(r.code).toBe(0)
     const s = json(r)
@@ -38,9 +39,9 @@ describe('cast spawn', () => {
   })
 
   it('prints only the id on stdout without --json, and the agent gets CAST_SESSION', async () => {
-    const r = await runCast(['spawn', '--agent', 'claude', '--cwd', proj, 'Start'], {env})
+    const r = await runCommand(['spawn', '--agent', 'claude', '--cwd', proj, 'Start'], {env})
     const id = r.stdout.trim()
-    await waitFor(async () => json(await runCast(['state', 'show', id, '--json'], {env})).state === 'needs_input' || null)
+    await waitFor(async () => json(await runCommand(['state', 'show', id, '--json'], {env})).state === 'needs_input' || null)
 
     // The agent's own `cast state` finds its session from CAST_SESSION, which spawn set in its window.
     const pane = server.tmux(['list-panes', '-a', '-F', '#{pane_id} #{window_name}']).split('\n').find((l) => l.endsWith(' claude'))!.split(' ')[0]!
@@ -51,7 +52,7 @@ describe('cast spawn', () => {
     expect(id).toMatch(/^[a-z2-7]{26}$/)
     expect(r.stderr).toContain('spawned')
     const show = await waitFor(async () => {
-      const j = json(await runCast(['state', 'show', id, '--json'], {env}))
+      const j = json(await runCommand(['state', 'show', id, '--json'], {env}))
       return j.state_line ? j : null
     })
     expect(show.state_line.text).toBe('spawned and done')
@@ -59,19 +60,19 @@ describe('cast spawn', () => {
   })
 
   it('runs headless with --headless, output in $CAST_HOME/runs', async () => {
-    const r = await runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, 'Summarise the TODOs', '--json'], {env})
+    const r = await runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, 'Summarise the TODOs', '--json'], {env})
 
     expect(r.code).toBe(0)
     const s = json(r)
     expect(server.tmux(['list-panes', '-a', '-F', '#{session_name}'])).not.toContain('cast')
     const runs = fs.readdirSync(`${h.castHome}/runs`)
     expect(runs.some((f) => f.startsWith('spawn-'))).toBe(true)
-    await waitFor(async () => json(await runCast(['state', 'show', s.id, '--json'], {env})).reason === 'settled' || null)
+    await waitFor(async () => json(await runCommand(['state', 'show', s.id, '--json'], {env})).reason === 'settled' || null)
   })
 
   it('links a child to its parent and enforces the tree caps (depth 3, 5 sessions, finished ones count)', async () => {
     const spawn = async (parent: string | null, prompt: string) =>
-      runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, ...(parent ? ['--parent', parent] : []), prompt, '--json'], {env})
+      runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, ...(parent ? ['--parent', parent] : []), prompt, '--json'], {env})
     const root = json(await spawn(null, 'root')).id as string
     const c1 = json(await spawn(root, 'child 1'))
     const c2 = json(await spawn(c1.id, 'child 2'))
@@ -88,16 +89,17 @@ describe('cast spawn', () => {
     expect(json(tooDeep).error.message).toContain('at most 3 levels deep')
     expect(full.code).toBe(5)
     expect(json(full).error.message).toContain('already holds 5 spawned sessions')
-    expect(json(await runCast(['sessions', '--json'], {env})).counts.folded).toBe(5)
+    expect(json(await runCommand(['sessions', '--json'], {env})).counts.folded).toBe(5)
   })
 
   it('fails with a clear message when the agent command cannot start, and gives the slot back', async () => {
-    const root = json(await runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, 'root', '--json'], {env})).id as string
+    const root = json(await runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, 'root', '--json'], {env})).id as string
     writeFakeConfig(h.castHome, {agents: {claude: {headless: ['/nonexistent/claude-bin', '{prompt}']}}})
 
+    // Five spawned CLIs at once: the slots are claimed concurrently, so these stay separate processes.
     const failed = await Promise.all(Array.from({length: 5}, () => runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})))
     writeFakeConfig(h.castHome)
-    const after = await runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})
+    const after = await runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})
 
     for (const r of failed) {
       expect(r.code).toBe(1)
@@ -108,8 +110,8 @@ describe('cast spawn', () => {
   })
 
   it('rejects an unknown agent and a missing directory with exit 2', async () => {
-    const agent = await runCast(['spawn', '--agent', 'gpt', 'Start'], {env})
-    const dir = await runCast(['spawn', '--agent', 'claude', '--cwd', `${h.dir}/nope`, 'Start'], {env})
+    const agent = await runCommand(['spawn', '--agent', 'gpt', 'Start'], {env})
+    const dir = await runCommand(['spawn', '--agent', 'claude', '--cwd', `${h.dir}/nope`, 'Start'], {env})
 
     expect(agent.code).toBe(2)
     expect(dir.code).toBe(2)

@@ -4,7 +4,8 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {type FakeProcess, makeProject, startFake, waitFor} from '../fakes/agents.js'
-import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {BIN, json, makeHome, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000a001'
 
@@ -44,7 +45,7 @@ describe('cast state', () => {
 
     expect(out).toContain('[bash exit 0]')
     expect(out).toContain('found via process tree')
-    const show = json(await runCast(['state', 'show', SID, '--json'], {env: h.env}))
+    const show = json(await runCommand(['state', 'show', SID, '--json'], {env: h.env}))
     expect(show.state).toBe('done')
     expect(show.reason).toBe('declared_done')
     expect(show.state_line).toMatchObject({messages_since: 0, status: 'done', text: 'Parser ported\nAll 41 tests pass'})
@@ -56,7 +57,7 @@ describe('cast state', () => {
 
     fake!.say('one more thing')
     await fake!.waitForOutput(/< Done: one more thing/)
-    const listing = await runCast(['sessions'], {env: h.env})
+    const listing = await runCommand(['sessions'], {env: h.env})
 
     expect(listing.stdout).toContain('done: Parser ported  (2 msgs since)')
     expect(listing.stdout).not.toContain('All 41 tests pass')
@@ -65,11 +66,11 @@ describe('cast state', () => {
   it('lets done lapse at the next turn: the session must declare again', async () => {
     await startAgent()
     await fromAgent('state --status done "Shipped"')
-    expect(json(await runCast(['state', 'show', SID, '--json'], {env: h.env})).state).toBe('done')
+    expect(json(await runCommand(['state', 'show', SID, '--json'], {env: h.env})).state).toBe('done')
 
     fake!.say('also update the docs')
     await fake!.waitForOutput(/< Done: also update the docs/)
-    const show = json(await runCast(['state', 'show', SID, '--json'], {env: h.env}))
+    const show = json(await runCommand(['state', 'show', SID, '--json'], {env: h.env}))
 
     expect(show.state).toBe('needs_input')
     expect(show.reason).toBe('settled')
@@ -78,8 +79,8 @@ describe('cast state', () => {
   it('exits 3 and says how to pass --session when nothing matches', async () => {
     await startAgent()
 
-    const r = await runCast(['state', 'Working on it'], {env: h.env})
-    const j = await runCast(['state', 'Working on it', '--json'], {env: h.env})
+    const r = await runCommand(['state', 'Working on it'], {env: h.env})
+    const j = await runCommand(['state', 'Working on it', '--json'], {env: h.env})
 
     expect(r.code).toBe(3)
     expect(r.stderr).toContain('--session')
@@ -91,12 +92,12 @@ describe('cast state', () => {
   it('takes the session from CAST_SESSION or --session (any unique prefix)', async () => {
     await startAgent()
 
-    const viaEnv = await runCast(['state', 'Reading the grammar'], {env: {...h.env, CAST_SESSION: SID.slice(0, 8)}})
-    const viaFlag = await runCast(['state', '--session', SID, '--status', 'blocked', 'Need the API key'], {env: h.env})
+    const viaEnv = await runCommand(['state', 'Reading the grammar'], {env: {...h.env, CAST_SESSION: SID.slice(0, 8)}})
+    const viaFlag = await runCommand(['state', '--session', SID, '--status', 'blocked', 'Need the API key'], {env: h.env})
 
     expect(viaEnv.code).toBe(0)
     expect(viaFlag.code).toBe(0)
-    const show = json(await runCast(['state', 'show', SID, '--json'], {env: h.env}))
+    const show = json(await runCommand(['state', 'show', SID, '--json'], {env: h.env}))
     expect(show.state_line.text).toBe('Need the API key')
     expect(show.state).toBe('needs_input')
     expect(show.reason).toBe('declared_blocked')
@@ -106,10 +107,10 @@ describe('cast state', () => {
     await startAgent()
     const env = {...h.env, CAST_SESSION: SID}
 
-    const dormant = await runCast(['state', '--status', 'dormant'], {env})
-    const long = await runCast(['state', 'x'.repeat(4001)], {env})
-    const bare = await runCast(['state'], {env})
-    const fits = await runCast(['state', `${'line\n'.repeat(799)}last`], {env})
+    const dormant = await runCommand(['state', '--status', 'dormant'], {env})
+    const long = await runCommand(['state', 'x'.repeat(4001)], {env})
+    const bare = await runCommand(['state'], {env})
+    const fits = await runCommand(['state', `${'line\n'.repeat(799)}last`], {env})
 
     expect(dormant.code).toBe(2)
     expect(dormant.stderr).toContain('names the wake')

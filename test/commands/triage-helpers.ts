@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {claudeLines, claudeTranscriptPath, json, runCast, type RunResult, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 export const ME = 'me@example.com'
 export const ANA = 'ana@example.com'
@@ -64,8 +65,18 @@ export interface RunOptions {
   readonly cwd?: string
 }
 
+/** `cast ARGS` as one identity at a chosen CAST_NOW, run in the test process (test/helpers/run-command.ts). */
 export function cast(h: TempHome, args: readonly string[], o: RunOptions = {}): Promise<RunResult> {
-  return runCast(args, {cwd: o.cwd, env: {...h.env, CAST_NOW: String(o.now ?? T0 + MIN), CAST_USER: o.user ?? ME}})
+  return runCommand(args, {cwd: o.cwd, env: castEnv(h, o)})
+}
+
+/** The same as a separate cast process: for runs that must really happen at the same moment. */
+export function castSpawned(h: TempHome, args: readonly string[], o: RunOptions = {}): Promise<RunResult> {
+  return runCast(args, {cwd: o.cwd, env: castEnv(h, o)})
+}
+
+function castEnv(h: TempHome, o: RunOptions): Record<string, string> {
+  return {...h.env, CAST_NOW: String(o.now ?? T0 + MIN), CAST_USER: o.user ?? ME}
 }
 
 export interface Row {

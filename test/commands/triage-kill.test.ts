@@ -10,7 +10,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
 import {json, makeHome, startCast, type TempHome} from '../helpers/cli.js'
-import {cast, groupMembers, HOUR, killGroup, MIN, row, sid, spawnGroup, T0, where, writeRegistry, writeSession} from './triage-helpers.js'
+import {cast, castSpawned, groupMembers, HOUR, killGroup, MIN, row, sid, spawnGroup, T0, where, writeRegistry, writeSession} from './triage-helpers.js'
 
 describe('cast kill', () => {
   let h: TempHome
@@ -200,7 +200,8 @@ describe('cast snooze sweep', () => {
     await cast(h, ['snooze', sid(n - 1), sid(n), '--for', '5h'])
     const due = T0 + MIN + HOUR
 
-    const runs = await Promise.all(Array.from({length: 6}, () => cast(h, ['snooze', 'sweep', '--json'], {now: due})))
+    // Six separate cast processes at once: the claim is what keeps each wake to one.
+    const runs = await Promise.all(Array.from({length: 6}, () => castSpawned(h, ['snooze', 'sweep', '--json'], {now: due})))
 
     for (const r of runs) expect(r.code).toBe(0)
     const woken = runs.flatMap((r) => json(r).woken.map((s: {native_id: string}) => s.native_id))

@@ -36,7 +36,9 @@ export function makeHome(user = 'me@example.com'): TempHome {
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
   }
-  return {castHome, cleanup: () => fs.rmSync(dir, {force: true, recursive: true}), dir, env, home}
+  // A detached child a command started (a headless agent, a backfill) may still be writing under
+  // it: retry on ENOTEMPTY/EBUSY instead of failing the test in its cleanup.
+  return {castHome, cleanup: () => fs.rmSync(dir, {force: true, maxRetries: 10, recursive: true, retryDelay: 100}), dir, env, home}
 }
 
 /** How long one cast command may run before the test calls it hung (CAST_TEST_TIMEOUT_MS raises it). */

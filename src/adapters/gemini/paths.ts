@@ -102,7 +102,8 @@ interface Cached {
 /** A project whose path is not known yet is looked up again after this long. */
 const RETRY_MS = 30_000
 const roots = new Map<string, Cached>()
-let registry: {readonly at: number; readonly byProject: ReadonlyMap<string, string>} | null = null
+/** projects.json as last read, for one Gemini folder (one process may read several homes: tests). */
+let registry: {readonly gemini: string; readonly at: number; readonly byProject: ReadonlyMap<string, string>} | null = null
 
 /** `{"projects": {"/abs/path": "slug"}}` -> slug and sha256(path) -> path. */
 export function parseProjectsJson(text: string): Map<string, string> {
@@ -130,7 +131,7 @@ export function projectHash(path: string): string {
 }
 
 function readRegistry(gemini: string, now: number): ReadonlyMap<string, string> {
-  if (registry !== null && now - registry.at < RETRY_MS) return registry.byProject
+  if (registry !== null && registry.gemini === gemini && now - registry.at < RETRY_MS) return registry.byProject
   let byProject = new Map<string, string>()
   try {
     byProject = parseProjectsJson(readFileSync(join(gemini, 'projects.json'), 'utf8'))
@@ -138,7 +139,7 @@ function readRegistry(gemini: string, now: number): ReadonlyMap<string, string> 
     // no registry (≤ 0.28, or a fresh install)
   }
 
-  registry = {at: now, byProject}
+  registry = {at: now, byProject, gemini}
   return byProject
 }
 

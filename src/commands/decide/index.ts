@@ -91,6 +91,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
       question,
       recommend: flags.recommend ?? null,
       sessionId: self.id,
+      waiter: flags.wait ? {host: (await import('node:os')).hostname(), pid: process.pid} : undefined,
       why: why || null,
     })
     if (!flags.wait) {

@@ -28,6 +28,11 @@ export interface NewDecision {
   readonly why: string | null
   readonly askedAt: number
   readonly askedBy: string
+  /**
+   * The `decide --wait` process that will block on the card: its waiter lease is taken in the
+   * card's own transaction, so no answer can see the card without seeing that someone waits.
+   */
+  readonly waiter?: {readonly pid: number; readonly host: string}
 }
 
 /** Post a card; the session moves to Questions in the same transaction. */
@@ -40,6 +45,8 @@ export function postDecision(store: Store, card: NewDecision): DecisionCard {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, card.sessionId, card.question, JSON.stringify(card.options), card.recommend, card.why, card.askedAt, card.askedBy)
+    // Lease times are real time (whether the waiter is still there), not the card's clock.
+    if (card.waiter) store.acquireLease(waiterLeaseName(id), card.waiter, Date.now(), () => true)
     store.reconcile(card.askedAt, [card.sessionId])
   })
   return getDecision(store, id)!
