@@ -5,6 +5,7 @@
  * instead of keeping a list of its own. Agent-neutral: no agent is named here.
  */
 import type {Adapter, HookReducer} from '../core/ingest/adapter.js'
+import type {HookSpec} from '../core/ingest/hook-spec.js'
 import type {ScreenPatterns} from './screen.js'
 
 /** Argv templates with `{prompt}`, `{id}` (the agent's own session id) and `{cwd}`. */
@@ -17,19 +18,8 @@ export interface AgentCommands {
   readonly resume?: readonly string[]
 }
 
-/**
- * The part of a hook install spec the registry reads (the full type is `HookSpec`, which the
- * hooks installer owns). Structural, so adapters need not import the shell.
- */
-export interface HookInstallSpec {
-  readonly agent: string
-  /** The name on the command line (`cast hooks install <name>`). */
-  readonly name: string
-  readonly aliases: readonly string[]
-  readonly label: string
-  /** Events whose answer carries the nudge; absent when the agent's hooks take no answer. */
-  readonly nudgeEvents?: readonly string[]
-}
+/** How cast installs an agent's hooks: the spec type beside the Adapter contract (core/ingest/hook-spec.ts). */
+export type HookInstallSpec = HookSpec
 
 /** The agent's hooks: the reducer of its spooled events and how cast installs them, or why there are none. */
 export type AgentHooks<S extends HookInstallSpec = HookInstallSpec> =

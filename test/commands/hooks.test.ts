@@ -121,7 +121,7 @@ describe('cast hooks: Claude Code', () => {
       events_missing: [],
       state: 'installed',
     })
-    expect(status.agents.map((a: any) => a.agent)).toEqual(['claude_code', 'codex', 'gemini', 'cursor', 'copilot'])
+    expect(status.agents.map((a: any) => a.agent)).toEqual(['claude_code', 'codex', 'gemini', 'copilot', 'cursor'])
 
     const un = json(await runCommand(['hooks', 'uninstall', 'claude-code', '--json'], {env: h.env}))
     expect(un.removed.sort()).toEqual([...CLAUDE_EVENTS].sort())

@@ -2,7 +2,7 @@
  * Where and how `cast hooks install codex` adds cast's hooks (agent-formats §10.3).
  *
  * - Lifecycle hooks (newer Codex): `$CODEX_HOME/hooks.json` (else ~/.codex/hooks.json), the
- *   same shape as Claude Code's: `{"hooks": {"<Event>": [{"hooks": [{"type": "command",
+ *   the grouped layout: `{"hooks": {"<Event>": [{"hooks": [{"type": "command",
  *   "command": "…"}]}]}}`. A group without a matcher matches everything.
  * - The legacy `notify` program (every version): a top-level `notify = ["prog", …]` in
  *   `$CODEX_HOME/config.toml`; Codex appends one JSON argument (`agent-turn-complete`) after

@@ -18,7 +18,7 @@ export interface HookBlock {
   readonly text: string
   readonly at: number
   readonly event: string
-  /** The subagent whose dialog it is, when a subagent asked (Claude Code's `agent_id`). */
+  /** The subagent whose dialog it is, when a subagent asked (its `agent_id` in the payload). */
   readonly agent?: string
 }
 

@@ -11,6 +11,7 @@ import type {Adapter} from '../../core/ingest/adapter.js'
 import type {AgentModule} from '../module.js'
 import {composeOpencode} from './compose.js'
 import {readOpencodeDb} from './db.js'
+import {opencodeNoHooks} from './hooks-spec.js'
 import {opencodeLogParser} from './log.js'
 import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
 import {opencodeScreenPatterns} from './screen-patterns.js'
@@ -35,7 +36,7 @@ export const opencode: Adapter = {
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
 export const opencodeAgent: AgentModule = {
   env: ['XDG_DATA_HOME'],
-  hooks: {none: 'OpenCode has no shell hooks (plugins and its HTTP server only); cast reads its files and, when reachable, its server.'},
+  hooks: {none: opencodeNoHooks.reason},
   id: opencode.agent,
   instructionsFile: 'AGENTS.md',
   names: {aliases: ['open-code'], short: 'OpenCode'},

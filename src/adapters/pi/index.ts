@@ -6,6 +6,7 @@
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
 import type {AgentModule} from '../module.js'
+import {piNoHooks} from './hooks-spec.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
 import {piScreenPatterns} from './screen-patterns.js'
 import {piParser} from './session.js'
@@ -26,7 +27,7 @@ export const pi: Adapter = {
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
 export const piAgent: AgentModule = {
   env: ['PI_CODING_AGENT_DIR'],
-  hooks: {none: 'pi has no shell hooks (its extension API only); cast reads its session files.'},
+  hooks: {none: piNoHooks.reason},
   id: pi.agent,
   instructionsFile: 'AGENTS.md',
   names: {aliases: ['pi-coding-agent'], short: 'pi'},

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import type {InstallResult} from '../../lib/hooks/index.js'
-import {hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/hooks/specs.js'
+import {exampleHookAgent, hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/hooks/specs.js'
 
 export default class HooksInstall extends BaseCommand {
   static override args = {
@@ -19,9 +19,9 @@ The nudge (${nudgeAgentLabels()}, on by default, --no-nudge to skip): when a tur
 
 Where: ${hookFilesText()}.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> claude-code',
-    {command: '<%= config.bin %> <%= command.id %> codex --dry-run', description: 'Show what would change, write nothing.'},
-    '<%= config.bin %> <%= command.id %> gemini --json',
+    `<%= config.bin %> <%= command.id %> ${exampleHookAgent(0)}`,
+    {command: `<%= config.bin %> <%= command.id %> ${exampleHookAgent(1)} --dry-run`, description: 'Show what would change, write nothing.'},
+    `<%= config.bin %> <%= command.id %> ${exampleHookAgent(2)} --json`,
   ]
   static override flags = {
     'dry-run': Flags.boolean({summary: 'Show what would change and the resulting file; write nothing.'}),

@@ -3,14 +3,14 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import type {StatusResult} from '../../lib/hooks/index.js'
-import {hookAgentNames} from '../../lib/hooks/specs.js'
+import {exampleHookAgent, hookAgentNames} from '../../lib/hooks/specs.js'
 
 export default class HooksStatus extends BaseCommand {
   static override args = {
     agent: Args.string({description: `Only this agent (${hookAgentNames(', ')}).`}),
   }
   static override description = `For each agent CLI: the settings file cast's hooks go in, which events have cast's entry and which are missing, the command they run, and whether the hook script it points to exists. "stale" means cast's entries run another command than an install would write now (another cast-hook path or another CAST_HOME): run "cast hooks install <agent>" again to update them.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> claude-code --json']
+  static override examples = ['<%= config.bin %> <%= command.id %>', `<%= config.bin %> <%= command.id %> ${exampleHookAgent(0)} --json`]
   static override summary = "Show where cast's hooks are installed."
 
   async run(): Promise<{agents: StatusResult[]}> {

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import type {HookSpec, UninstallResult} from '../../lib/hooks/index.js'
-import {hookAgentNames} from '../../lib/hooks/specs.js'
+import {exampleHookAgent, hookAgentNames, hooksOnlyFilesText, tomlProgramsText} from '../../lib/hooks/specs.js'
 
 export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
 
@@ -11,12 +11,12 @@ export default class HooksUninstall extends BaseCommand {
   static override args = {
     agent: Args.string({description: `${hookAgentNames()} (or --all).`, required: false}),
   }
-  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. For Codex, cast's notify line in config.toml goes too (a notify of your own stays). A hooks file that held nothing but cast's entries (Codex's hooks.json, Cursor's hooks.json, Copilot's hooks/cast.json) is deleted rather than left empty.
+  static override description = `Takes exactly cast's entries out of the agent CLI's settings (the ones that run cast-hook) and leaves everything else as it was. The file is backed up first and written atomically. ${tomlProgramsText()} line in its TOML config goes too when it is cast's (one of your own stays). A hooks file that held nothing but cast's entries (${hooksOnlyFilesText()}) is deleted rather than left empty.
 
 --all does this for every agent with hooks: run it before uninstalling cast, so no agent is left running a hook command that no longer exists.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> claude-code',
-    '<%= config.bin %> <%= command.id %> codex --json',
+    `<%= config.bin %> <%= command.id %> ${exampleHookAgent(0)}`,
+    `<%= config.bin %> <%= command.id %> ${exampleHookAgent(1)} --json`,
     '<%= config.bin %> <%= command.id %> --all',
   ]
   static override flags = {

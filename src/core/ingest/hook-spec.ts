@@ -11,8 +11,8 @@ import type {AdapterEnv} from './adapter.js'
 
 /**
  * How a settings file lists hooks under `hooks.<event>`:
- * - `grouped`: `[{matcher?, hooks: [handler, …]}, …]` (Claude Code, Codex, Gemini CLI);
- * - `flat`: `[handler, …]` (Cursor, Copilot CLI).
+ * - `grouped`: `[{matcher?, hooks: [handler, …]}, …]`;
+ * - `flat`: `[handler, …]`.
  */
 export type HookLayout = 'grouped' | 'flat'
 
@@ -23,7 +23,7 @@ export interface HookEventSpec {
   readonly matcher?: string
 }
 
-/** A program cast sets in a TOML config (Codex's legacy `notify`), beside the JSON hooks. */
+/** A program cast sets in a TOML config (a legacy `notify` key), beside the JSON hooks. */
 export interface TomlProgramSpec {
   /** The key, for messages (`notify`). */
   readonly key: string
@@ -40,13 +40,13 @@ export interface TomlProgramSpec {
 
 export interface HookSpec {
   readonly agent: Agent
-  /** The name on the command line (`claude-code`). */
+  /** The name on the command line (`cast hooks install <name>`). */
   readonly name: string
   /** Other names accepted on the command line. */
   readonly aliases: readonly string[]
   readonly label: string
   readonly layout: HookLayout
-  /** The key of a handler that holds the shell command (`command`; Copilot: `bash`). */
+  /** The key of a handler that holds the shell command (usually `command`; some agents: `bash`). */
   readonly commandKey: string
   readonly events: readonly HookEventSpec[]
   /** The JSON file cast merges its entries into. */
@@ -68,7 +68,7 @@ export interface HookSpec {
   readonly notes: readonly string[]
   /** Notes on the parsed settings worth telling the user (hooks switched off, …). */
   settingsNotes?(doc: Readonly<Record<string, unknown>>): string[]
-  /** Codex: the legacy `notify` program in config.toml. */
+  /** A program cast also sets in a TOML config (a legacy `notify` key), when the agent has one. */
   readonly toml?: TomlProgramSpec
   /**
    * Events whose answer carries the nudge (docs/hooks.md): their command runs with CAST_NUDGE=1,

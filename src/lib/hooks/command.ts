@@ -17,7 +17,7 @@ import {castHome, type Env, homeDir} from '../env.js'
 export interface HookCommand {
   /** Absolute path of `bin/cast-hook`. */
   readonly binary: string
-  /** cast's agent id, the spool name (`claude_code`, `codex`, …). */
+  /** cast's agent id, the spool name (the registry's `id`). */
   readonly agent: Agent
   /** CAST_HOME baked into the command, or null to let the hook script find its default. */
   readonly castHome: string | null
@@ -62,13 +62,13 @@ export function shellQuote(s: string): string {
   return SHELL_SAFE.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`
 }
 
-/** `CAST_HOME='/x' /abs/bin/cast-hook claude_code` — for settings that run a shell command. */
+/** `CAST_HOME='/x' /abs/bin/cast-hook <agent id>` — for settings that run a shell command. */
 export function shellCommand(c: HookCommand): string {
   const run = `${shellQuote(c.binary)} ${c.agent}`
   return c.castHome === null ? run : `CAST_HOME='${c.castHome.replaceAll("'", "'\\''")}' ${run}`
 }
 
-/** The same as an argv (for settings that take a program and its arguments, like Codex's notify). */
+/** The same as an argv (for settings that take a program and its arguments, like a TOML `notify`). */
 export function commandArgv(c: HookCommand): string[] {
   return c.castHome === null ? [c.binary, c.agent] : ['/usr/bin/env', `CAST_HOME=${c.castHome}`, c.binary, c.agent]
 }

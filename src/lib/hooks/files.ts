@@ -146,7 +146,7 @@ export function executable(file: string): boolean {
   }
 }
 
-/** `/home/me/.claude/settings.json` → `~/.claude/settings.json` (for human output only). */
+/** `/home/me/.agent/settings.json` → `~/.agent/settings.json` (for human output only). */
 export function tildePath(p: string, env: Env): string {
   const home = homeDir(env)
   return home && (p === home || p.startsWith(home + path.sep)) ? '~' + p.slice(home.length) : p

@@ -1,4 +1,4 @@
-/** `cast hooks install`: merge cast's entries into an agent's settings (and Codex's notify). */
+/** `cast hooks install`: merge cast's entries into an agent's settings (and a TOML `notify`, when the spec has one). */
 import type {HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'
 import type {Agent} from '../../core/model/types.js'
 import type {Env} from '../env.js'

@@ -1,21 +1,16 @@
 /**
- * The per-agent lookup: every agent whose hooks cast can install (each spec is pure data in
- * `src/adapters/<agent>/hooks-spec.ts`), and the agents cast reads without shell hooks.
+ * The per-agent lookup, read from the agent registry (src/adapters/index.ts): every agent whose
+ * hooks cast can install (each spec is pure data in `src/adapters/<agent>/hooks-spec.ts`), and the
+ * agents cast reads without shell hooks.
  */
-import {claudeCodeHookSpec} from '../../adapters/claude-code/hooks-spec.js'
-import {codexHookSpec} from '../../adapters/codex/hooks-spec.js'
-import {copilotHookSpec} from '../../adapters/copilot/hooks-spec.js'
-import {cursorHookSpec} from '../../adapters/cursor/hooks-spec.js'
-import {geminiHookSpec} from '../../adapters/gemini/hooks-spec.js'
-import {opencodeNoHooks} from '../../adapters/opencode/hooks-spec.js'
-import {piNoHooks} from '../../adapters/pi/hooks-spec.js'
+import {MODULES} from '../../adapters/index.js'
 import type {HookSpec} from '../../core/ingest/hook-spec.js'
 
-/** Every agent whose hooks cast can install, in the order `status` lists them. */
-export const HOOK_SPECS: readonly HookSpec[] = [claudeCodeHookSpec, codexHookSpec, geminiHookSpec, cursorHookSpec, copilotHookSpec]
+/** Every agent whose hooks cast can install, in registry order (each spec is its module's `hooks.spec`). */
+export const HOOK_SPECS: readonly HookSpec[] = MODULES.flatMap((m) => (m.hooks.spec ? [m.hooks.spec] : []))
 
-/** Agents cast reads without shell hooks, and why (for a clear refusal). */
-export const NO_HOOKS: Readonly<Record<string, string>> = Object.fromEntries([opencodeNoHooks, piNoHooks].map((n) => [n.agent, n.reason]))
+/** Agents cast reads without shell hooks, and why (for a clear refusal): each module's `hooks.none`. */
+export const NO_HOOKS: Readonly<Record<string, string>> = Object.fromEntries(MODULES.flatMap((m) => (m.hooks.none === undefined ? [] : [[m.id, m.hooks.none]])))
 
 export function hookSpecFor(name: string): HookSpec | undefined {
   const n = name.trim().toLowerCase()
@@ -40,17 +35,32 @@ function list(words: readonly string[], last: string): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')}${last}${words.at(-1)!}`
 }
 
-/** The names `cast hooks` takes: `claude-code, codex, gemini, cursor or copilot`. */
+/** The names `cast hooks` takes, as a list: `a, b or c`. */
 export function hookAgentNames(last = ' or '): string {
   return list(HOOK_SPECS.map((s) => s.name), last)
 }
 
-/** The agents whose hook protocol carries the nudge: `Claude Code and Codex`. */
+/** The agents whose hook protocol carries the nudge, by label: `A and B`. */
 export function nudgeAgentLabels(): string {
   return list(HOOK_SPECS.filter((s) => (s.nudgeEvents?.length ?? 0) > 0).map((s) => s.label), ' and ')
 }
 
-/** Where each agent's settings file is: `claude-code → …; codex → …`. */
+/** Where each agent's settings file is: `<name> → <where>; …`. */
 export function hookFilesText(): string {
   return HOOK_SPECS.map((s) => `${s.name} → ${s.where}`).join('; ')
+}
+
+/** A real name for a help example: the n-th agent with hooks (so examples run as written). */
+export function exampleHookAgent(n = 0): string {
+  return HOOK_SPECS[n % HOOK_SPECS.length]!.name
+}
+
+/** Files that hold only cast's hooks (deleted when emptied), as a list of where they are. */
+export function hooksOnlyFilesText(): string {
+  return list(HOOK_SPECS.filter((s) => s.hooksOnly).map((s) => s.where), ', ')
+}
+
+/** The agents cast also sets a TOML program for, by label, with the key: `Label's notify`. */
+export function tomlProgramsText(): string {
+  return list(HOOK_SPECS.flatMap((s) => (s.toml ? [`${s.label}'s ${s.toml.key}`] : [])), ' and ')
 }

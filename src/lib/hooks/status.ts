@@ -94,7 +94,7 @@ function stateOf(ins: Inspection): HookState {
   return 'installed'
 }
 
-/** The TOML side (Codex's notify): whose program is set, and cast's up to date; its notes go into `notes`. */
+/** The TOML side (a spec's `toml` program): whose program is set, and cast's up to date; its notes go into `notes`. */
 function tomlStatus(spec: HookSpec, ctx: AdapterEnv, cmd: HookCommand, notes: string[]): TomlStatus | null {
   if (!spec.toml) return null
   const tfile = spec.toml.path(ctx)

@@ -1,4 +1,4 @@
-/** `cast hooks uninstall`: take exactly cast's entries out of an agent's settings (and Codex's notify). */
+/** `cast hooks uninstall`: take exactly cast's entries out of an agent's settings (and a TOML `notify`, when the spec has one). */
 import fs from 'node:fs'
 
 import type {HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'

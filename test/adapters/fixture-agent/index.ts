@@ -95,7 +95,21 @@ const hooks: HookReducer<Record<string, {tool: string; at: number} | null>> = {
   sessionOf: (e) => (typeof e.payload['session'] === 'string' ? e.payload['session'] : null),
 }
 
-export const fixtureHookSpec: HookInstallSpec = {aliases: ['fixture'], agent: ID, label: 'Fixture Agent', name: 'fixture-agent'}
+export const fixtureHookSpec: HookInstallSpec = {
+  agent: ID,
+  aliases: ['fixture'],
+  commandKey: 'command',
+  events: [{event: 'Ask'}, {event: 'Answer'}],
+  handler: (command) => ({command}),
+  hooksOnly: true,
+  label: 'Fixture Agent',
+  layout: 'flat',
+  name: 'fixture-agent',
+  notes: [],
+  required: {version: 1},
+  settingsPath: (ctx) => path.join(ctx.env['FIXTURE_AGENT_HOME'] ?? path.join(ctx.home, '.fixture-agent'), 'hooks.json'),
+  where: '~/.fixture-agent/hooks.json',
+}
 
 export const fixtureAgent: AgentModule = {
   env: ['FIXTURE_AGENT_HOME'],
