@@ -5,7 +5,7 @@
  * state holds counters, the open tool calls, a few recent message ids and the title candidates:
  * its size does not grow with the file.
  */
-import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, JsonRecord, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {
   clip,
@@ -114,7 +114,6 @@ export interface TranscriptState {
   turnTools?: string[]
   /** A slash command waiting to show whether it reached the model. */
   cmd: {at: number | null; off: number} | null
-  parseErrors: number
   /** Byte offset of the line each fact came from. */
   src: Record<string, number>
 }
@@ -144,7 +143,6 @@ export function initTranscript(_path: string, match: FileMatch & {kind: 'jsonl'}
     lastOutputAt: null,
     model: null,
     open: {},
-    parseErrors: 0,
     prompt: null,
     prompts: 0,
     queued: 0,
@@ -478,20 +476,8 @@ function onAttachment(s: TranscriptState, rec: Json, off: number): void {
   }
 }
 
-export function feedLine(s: TranscriptState, text: string, offset: number): boolean {
-  if (text.trim() === '') return true
-  let rec: unknown
-  try {
-    rec = JSON.parse(text)
-  } catch {
-    s.parseErrors += 1
-    return false
-  }
-  if (!isObject(rec)) {
-    s.parseErrors += 1
-    return false
-  }
-
+/** Feed one line, parsed by the engine (a JSON object; malformed lines never reach here). */
+export function feedLine(s: TranscriptState, rec: JsonRecord, offset: number): boolean {
   const type = rec['type']
   switch (type) {
     case 'summary': {
@@ -620,7 +606,6 @@ export function transcriptContributions(
     messages: s.prompts + s.assistants,
     model: s.model,
     parentNativeId: parent,
-    parseErrors: s.parseErrors,
     question: openQuestion(s, source),
     queued: s.queued,
     settled: isSettled(s),

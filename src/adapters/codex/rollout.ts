@@ -10,7 +10,7 @@
  * The state is a handful of scalars plus two short capped arrays, so it stays small however long
  * the file grows; it is plain JSON so the engine can persist it between runs.
  */
-import type {FileMatch, Contribution, JsonlParser} from '../../core/ingest/adapter.js'
+import type {FileMatch, JsonRecord, Contribution, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {clip, contentText, firstLine, isInjected, isRecord, later, oneLine, str, toMs} from './text.js'
 import type {Json} from './text.js'
@@ -71,7 +71,6 @@ export interface RolloutState {
   lastAssistantText: string | null
   compactions: number
   rolledBackTurns: number
-  parseErrors: number
   /** Fact name -> byte offset of the line it came from. */
   src: Record<string, number>
 }
@@ -120,7 +119,6 @@ export function initRollout(nativeId: string): RolloutState {
     nativeId,
     openCalls: [],
     parentNativeId: null,
-    parseErrors: 0,
     progressAt: null,
     recent: [],
     rolledBackTurns: 0,
@@ -496,22 +494,8 @@ function itemText(content: unknown): string {
     .join('\n')
 }
 
-/** Feed one complete line. Returns false for a malformed line (counted, otherwise ignored). */
-export function feedRollout(s: RolloutState, text: string, offset: number): boolean {
-  if (text.trim().length === 0) return true
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    s.parseErrors += 1
-    return false
-  }
-
-  if (!isRecord(value)) {
-    s.parseErrors += 1
-    return false
-  }
-
+/** Feed one line, parsed by the engine (a JSON object; malformed lines never reach here). */
+export function feedRollout(s: RolloutState, value: JsonRecord, offset: number): boolean {
   if (typeof value.type === 'string' && 'payload' in value) {
     s.format ??= 'envelope'
     const at = toMs(value.timestamp)
@@ -592,7 +576,6 @@ export function rolloutContribution(s: RolloutState, path: string, match: FileMa
     messages: s.done + (s.curDropped ? 0 : tallyCount(s.cur)),
     model: s.model,
     parentNativeId: s.parentNativeId,
-    parseErrors: s.parseErrors,
     settled: isSettled(s),
     sources,
     title: s.title,

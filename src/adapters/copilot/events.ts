@@ -24,7 +24,7 @@
  * The state keeps counters and short capped lists only (open tools, open permission prompts,
  * subagents), so it stays small however long the log grows.
  */
-import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, JsonRecord, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {clip, firstLine, isObject, later, oneLine, str, toMs, type Json} from './text.js'
 
@@ -100,7 +100,6 @@ export interface CopilotState {
   compactions: number
   subagents: Subagent[]
   lastAssistantText: string | null
-  parseErrors: number
   src: Record<string, number>
 }
 
@@ -119,7 +118,6 @@ export function initCopilot(): CopilotState {
     marker: null,
     model: null,
     openTools: [],
-    parseErrors: 0,
     permissions: [],
     progressAt: null,
     prompts: 0,
@@ -543,21 +541,9 @@ function event(s: CopilotState, env: Json, type: string, data: Json, at: number 
   }
 }
 
-/** Feed one line. Returns false for a malformed line (counted, otherwise ignored). */
-export function feedEvents(s: CopilotState, text: string, offset: number): boolean {
-  if (text.trim() === '') return true
-  let env: unknown
-  try {
-    env = JSON.parse(text)
-  } catch {
-    s.parseErrors += 1
-    return false
-  }
-
-  if (!isObject(env) || typeof env['type'] !== 'string') {
-    s.parseErrors += 1
-    return false
-  }
+/** Feed one line, parsed by the engine. Returns false for an event with no type (counted as malformed). */
+export function feedEvents(s: CopilotState, env: JsonRecord, offset: number): boolean {
+  if (typeof env['type'] !== 'string') return false
 
   const type = env['type']
   const data = isObject(env['data']) ? env['data'] : {}
@@ -637,7 +623,6 @@ export function eventsContributions(s: CopilotState, path: string, match: FileMa
     messages: s.prompts + s.replies,
     model: s.model ?? s.selectedModel,
     parentNativeId: null,
-    parseErrors: s.parseErrors,
     question,
     settled: isSettled(s),
     sources,

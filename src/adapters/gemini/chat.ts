@@ -26,7 +26,7 @@
  */
 import {dirname} from 'node:path'
 
-import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, JsonRecord} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import type {GeminiMatch} from './paths.js'
 import {clip, firstLine, isObject, later, oneLine, partsText, str, toMs, type Json} from './text.js'
@@ -84,7 +84,6 @@ export interface ChatState {
   compactions: number
   checkpoints: number
   rewinds: number
-  parseErrors: number
   /** Fact name -> byte offset of the line it came from (log files only). */
   src: Record<string, number>
 }
@@ -101,7 +100,6 @@ export function initChat(): ChatState {
     lastUpdated: null,
     messageAt: null,
     model: null,
-    parseErrors: 0,
     progressAt: null,
     projectHash: null,
     prompt: null,
@@ -299,22 +297,8 @@ export function applyMeta(s: ChatState, patch: Json, offset: number | undefined)
   }
 }
 
-/** Feed one line of a `.jsonl` log. Returns false for a malformed line. */
-export function feedChatLine(s: ChatState, text: string, offset: number): boolean {
-  if (text.trim() === '') return true
-  let rec: unknown
-  try {
-    rec = JSON.parse(text)
-  } catch {
-    s.parseErrors += 1
-    return false
-  }
-
-  if (!isObject(rec)) {
-    s.parseErrors += 1
-    return false
-  }
-
+/** Feed one line of a `.jsonl` log, parsed by the engine (a JSON object). */
+export function feedChatLine(s: ChatState, rec: JsonRecord, offset: number): boolean {
   if (typeof rec['$rewindTo'] === 'string') {
     rewindTo(s, rec['$rewindTo'], offset)
   } else if (isObject(rec['$set'])) {
@@ -433,7 +417,6 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
     messages: messageCount(s),
     model: s.model,
     parentNativeId: parent,
-    parseErrors: s.parseErrors,
     settled: isSettled(s),
     sources,
     title,

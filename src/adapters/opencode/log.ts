@@ -18,7 +18,7 @@
  *
  * Pure: lines in, contributions out; the state is small (bounded runs, open asks only).
  */
-import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, TextLineParser} from '../../core/ingest/adapter.js'
 
 interface Ask {
   readonly id: string
@@ -85,7 +85,8 @@ function sessionNamed(f: Record<string, string>): string | null {
   return sid && sid.startsWith('ses_') ? sid : null
 }
 
-export const opencodeLogParser: JsonlParser<LogState> = {
+export const opencodeLogParser: TextLineParser<LogState> = {
+  lines: 'text',
   contributions(state, path) {
     const bySession = new Map<string, Ask[]>()
     for (const a of Object.values(state.asks)) bySession.set(a.session, [...(bySession.get(a.session) ?? []), a])

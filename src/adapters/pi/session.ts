@@ -34,7 +34,7 @@
  * banner `Retry failed after 3 attempts: …` (on screen only) is the hard block. A failed request
  * with no content is not a message.
  */
-import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, JsonRecord, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {sessionIdOf} from './paths.js'
 import {clip, contentText, firstLine, hasToolCall, isRecord, later, oneLine, readableError, str, toMs} from './text.js'
@@ -83,7 +83,6 @@ export interface PiState {
   error: {text: string; at: number | null; offset: number} | null
   /** Failed requests in a row at the end of the chain (pi's retry attempt); absent in older states. */
   failed?: number
-  parseErrors: number
   /** Fact name -> byte offset of the line it came from. */
   src: Record<string, number>
 }
@@ -107,7 +106,6 @@ export function initPi(nativeId: string): PiState {
     model: null,
     name: null,
     nativeId,
-    parseErrors: 0,
     prevId: null,
     provider: null,
     src: {},
@@ -324,21 +322,9 @@ function neutral(s: PiState, offset: number, linear: boolean): void {
   if (!linear && s.tail !== 'none') setTail(s, 'settled', 'navigated', offset)
 }
 
-/** Feed one complete line. Returns false for a malformed line (counted, otherwise ignored). */
-export function feedPi(s: PiState, text: string, offset: number): boolean {
-  if (text.trim().length === 0) return true
-  let e: unknown
-  try {
-    e = JSON.parse(text)
-  } catch {
-    s.parseErrors += 1
-    return false
-  }
-
-  if (!isRecord(e) || typeof e.type !== 'string') {
-    s.parseErrors += 1
-    return false
-  }
+/** Feed one line, parsed by the engine. Returns false for an entry with no type (counted as malformed). */
+export function feedPi(s: PiState, e: JsonRecord, offset: number): boolean {
+  if (typeof e.type !== 'string') return false
 
   const at = toMs(e.timestamp)
   if (e.type === 'session') {
@@ -446,7 +432,6 @@ export function piContribution(s: PiState, path: string, match: FileMatch & {kin
     // A fork is a conversation of its own that the user carries on: it stays a row of its own
     // (folding is for subagents). The link is kept in `extra.forkedFrom` and its source.
     parentNativeId: null,
-    parseErrors: s.parseErrors,
     settled: isSettled(s),
     sources,
     title: title.title,
