@@ -7,6 +7,7 @@
  */
 import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {TranscriptFacts} from './facts.js'
 import {feedLine} from './transcript-lines.js'
 import {initTranscript, type Mark, type OpenTool, SETTLED_KINDS, type TranscriptState} from './transcript-state.js'
 
@@ -93,21 +94,22 @@ export function transcriptContributions(
     turnIndex: s.turns,
     turnStartedAt: s.turnStartedAt,
   }
+  const extra: TranscriptFacts = {
+    backgroundAgents: s.agents?.length ?? 0,
+    backgroundTasks: [...s.bg],
+    endAt: s.last === 'end' ? (s.endAt ?? null) : null,
+    openTool: lastOpenTool(s),
+    pendingAgents: s.pendingAgents ?? 0,
+    lastConvAt: s.lastConvAt,
+    lastInputAt: s.lastInputAt,
+    last: s.last,
+    openTools: Object.keys(s.open).length,
+    role: 'transcript',
+    titleRank: title?.rank ?? null,
+  }
   return [
     {
-      extra: {
-        backgroundAgents: s.agents?.length ?? 0,
-        backgroundTasks: [...s.bg],
-        endAt: s.last === 'end' ? (s.endAt ?? null) : null,
-        openTool: lastOpenTool(s),
-        pendingAgents: s.pendingAgents ?? 0,
-        lastConvAt: s.lastConvAt,
-        lastInputAt: s.lastInputAt,
-        last: s.last,
-        openTools: Object.keys(s.open).length,
-        role: 'transcript',
-        titleRank: title?.rank ?? null,
-      },
+      extra,
       facts,
       nativeId,
       priority: 0,
