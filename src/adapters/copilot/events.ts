@@ -27,6 +27,7 @@
 import type {Contribution, FileMatch, JsonRecord, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import {HANDLERS} from './events-handlers.js'
+import type {EventsFacts, SubagentFacts} from './facts.js'
 import {type CopilotState, initCopilot, insideSubagent, isSettled, PROGRESS, type Subagent, subagentOf} from './events-state.js'
 import {isObject, later, toMs} from './text.js'
 
@@ -51,20 +52,8 @@ export function feedEvents(s: CopilotState, env: JsonRecord, offset: number): bo
   return true
 }
 
-/** The extra an events contribution carries for compose. */
-export interface EventsExtra {
-  readonly role: 'events'
-  readonly progressAt: number | null
-  readonly startedAt: number | null
-  readonly shutdownAt: number | null
-  readonly shutdownType: string | null
-  readonly firstPrompt: string | null
-  readonly openTools: number
-  readonly compactions: number
-  readonly aborts: number
-  readonly version: string | null
-  readonly flat: boolean
-}
+/** The extra an events contribution carries for compose (facts.ts). */
+export type EventsExtra = EventsFacts
 
 export function eventsContributions(s: CopilotState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[] {
   const nativeId = s.sessionId ?? match.nativeId
@@ -116,19 +105,21 @@ export function eventsContributions(s: CopilotState, path: string, match: FileMa
     startedAt: s.startedAt,
     version: s.version,
   }
-  const out: Contribution[] = [{extra: {...extra}, facts, nativeId, priority: 0}]
+  const out: Contribution[] = [{extra, facts, nativeId, priority: 0}]
 
   // Subagents: children folded under this session.
   for (const a of s.subagents) out.push(subagentContribution(s, a, nativeId, path))
   return out
 }
 
+const SUBAGENT: SubagentFacts = {role: 'subagent'}
+
 /** A subagent's contribution: a child of the session that ran it. */
 function subagentContribution(s: CopilotState, a: Subagent, nativeId: string, path: string): Contribution {
   const childSources: Record<string, FactSource> = {parentNativeId: {kind: 'transcript', ref: path}}
   const failed: HardBlock | null = a.failed === null ? null : {at: a.endedAt ?? a.lastAt ?? 0, source: {kind: 'transcript', ref: path}, text: a.failed}
   return {
-    extra: {role: 'subagent'},
+    extra: SUBAGENT,
     facts: {
       createdAt: a.startedAt,
       cwd: s.cwd,
