@@ -35,6 +35,58 @@ function definedOnly(facts: Partial<SessionFacts>): Record<string, unknown> {
   return out
 }
 
+/**
+ * The hooks: the turn, an error, activity and the prompt's time when newer than the store's
+ * evidence (`storeAt`, with SLACK_MS), the reply text, cwd and model where the files have none.
+ */
+function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, hooks: CheckedContribution, hasStore: boolean, storeAt: number | null): void {
+  const h = hooks.facts
+  const settledAt = extraNum(hooks, 'settledAt')
+  const promptAt = extraNum(hooks, 'promptAt')
+  const activityAt = extraNum(hooks, 'activityAt')
+  const event = extraStr(hooks, 'event') ?? 'hook'
+
+  if (h.settled !== undefined && settledAt !== null && (!hasStore || storeAt === null || settledAt + SLACK_MS >= storeAt)) {
+    f.settled = h.settled
+    if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
+  }
+
+  if (h.error != null && (storeAt === null || h.error.at + SLACK_MS >= storeAt) && (promptAt === null || promptAt <= h.error.at)) {
+    f.error = h.error
+    sources['error'] = h.error.source
+  }
+
+  if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
+    f.lastActivityAt = activityAt
+    sources['lastActivityAt'] = {kind: 'hook', ref: event}
+  }
+
+  if (promptAt !== null && (f.turnStartedAt === null || promptAt > f.turnStartedAt)) {
+    f.turnStartedAt = promptAt
+    sources['turnStartedAt'] = {kind: 'hook', ref: 'beforeSubmitPrompt'}
+  }
+
+  const textAt = extraNum(hooks, 'textAt')
+  if (h.lastAssistantText != null && textAt !== null && (storeAt === null || textAt + SLACK_MS >= storeAt)) {
+    f.lastAssistantText = h.lastAssistantText
+    sources['lastAssistantText'] = {kind: 'hook', ref: 'afterAgentResponse'}
+  }
+
+  const cwd = extraStr(hooks, 'cwd')
+  if (f.cwd === null && cwd !== null) {
+    f.cwd = cwd
+    sources['cwd'] = {kind: 'hook', ref: event}
+  }
+
+  const model = extraStr(hooks, 'model')
+  if (f.model === null && model !== null) {
+    f.model = model
+    sources['model'] = {kind: 'hook', ref: event}
+  }
+
+  if (extraNum(hooks, 'exitedAt') !== null) sources['exited'] = {kind: 'hook', ref: 'sessionEnd'}
+}
+
 export function composeCursor(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
   let store: CheckedContribution | null = null
   let meta: CheckedContribution | null = null
@@ -93,53 +145,7 @@ export function composeCursor(_nativeId: string, contributions: readonly Checked
   }
 
   const storeAt = updatedAt ?? f.createdAt
-  if (hooks !== null) {
-    const h = hooks.facts
-    const settledAt = extraNum(hooks, 'settledAt')
-    const promptAt = extraNum(hooks, 'promptAt')
-    const activityAt = extraNum(hooks, 'activityAt')
-    const event = extraStr(hooks, 'event') ?? 'hook'
-
-    if (h.settled !== undefined && settledAt !== null && (store === null || storeAt === null || settledAt + SLACK_MS >= storeAt)) {
-      f.settled = h.settled
-      if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
-    }
-
-    if (h.error != null && (storeAt === null || h.error.at + SLACK_MS >= storeAt) && (promptAt === null || promptAt <= h.error.at)) {
-      f.error = h.error
-      sources['error'] = h.error.source
-    }
-
-    if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
-      f.lastActivityAt = activityAt
-      sources['lastActivityAt'] = {kind: 'hook', ref: event}
-    }
-
-    if (promptAt !== null && (f.turnStartedAt === null || promptAt > f.turnStartedAt)) {
-      f.turnStartedAt = promptAt
-      sources['turnStartedAt'] = {kind: 'hook', ref: 'beforeSubmitPrompt'}
-    }
-
-    const textAt = extraNum(hooks, 'textAt')
-    if (h.lastAssistantText != null && textAt !== null && (storeAt === null || textAt + SLACK_MS >= storeAt)) {
-      f.lastAssistantText = h.lastAssistantText
-      sources['lastAssistantText'] = {kind: 'hook', ref: 'afterAgentResponse'}
-    }
-
-    const cwd = extraStr(hooks, 'cwd')
-    if (f.cwd === null && cwd !== null) {
-      f.cwd = cwd
-      sources['cwd'] = {kind: 'hook', ref: event}
-    }
-
-    const model = extraStr(hooks, 'model')
-    if (f.model === null && model !== null) {
-      f.model = model
-      sources['model'] = {kind: 'hook', ref: event}
-    }
-
-    if (extraNum(hooks, 'exitedAt') !== null) sources['exited'] = {kind: 'hook', ref: 'sessionEnd'}
-  }
+  if (hooks !== null) fromHooks(f, sources, hooks, store !== null, storeAt)
 
   if (meta?.extra?.['isSubagent'] === true) sources['subagent'] = metaSource
   f.sources = sources
