@@ -14,7 +14,7 @@ import {type FileMarkRow, loadFileMarks, loadFileRow} from '../store/file-marks.
 import {fileMark, sameMark} from '../store/files.js'
 import {sweepSnoozes} from '../store/triage.js'
 import type {FileRow, Store} from '../store/store.js'
-import type {Adapter, AdapterEnv, Contribution} from './adapter.js'
+import type {Adapter, AdapterEnv} from './adapter.js'
 import {type DeferRule, deferredFiles} from './defer.js'
 import {type Discovered, discoverFiles, discoverPaths} from './discover.js'
 import {quietTail, type ReadCounts, readJsonlFile} from './jsonl-read.js'
