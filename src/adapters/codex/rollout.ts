@@ -12,6 +12,7 @@
  */
 import type {FileMatch, Contribution, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {RolloutFacts} from './facts.js'
 import {feedRollout} from './rollout-lines.js'
 import {initRollout, repliedAndIdle, type RolloutState, tallyCount} from './rollout-state.js'
 
@@ -51,19 +52,20 @@ export function rolloutContribution(s: RolloutState, path: string, match: FileMa
     turnIndex: s.turnIndex,
     turnStartedAt: s.turnStartedAt,
   }
+  const extra: RolloutFacts = {
+    archived: match.role === 'archived',
+    codex: 'rollout',
+    compactions: s.compactions,
+    forkedFrom: s.forkedFrom,
+    format: s.format,
+    openCalls: s.openCalls.length,
+    progressAt: s.progressAt,
+    rolledBackTurns: s.rolledBackTurns,
+    subagent: s.subagent,
+    turnId: s.turnId,
+  }
   return {
-    extra: {
-      archived: match.role === 'archived',
-      codex: 'rollout',
-      compactions: s.compactions,
-      forkedFrom: s.forkedFrom,
-      format: s.format,
-      openCalls: s.openCalls.length,
-      progressAt: s.progressAt,
-      rolledBackTurns: s.rolledBackTurns,
-      subagent: s.subagent,
-      turnId: s.turnId,
-    },
+    extra,
     facts,
     nativeId: match.nativeId,
     priority: 0,
