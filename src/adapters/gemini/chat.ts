@@ -30,6 +30,7 @@ import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 import type {GeminiMatch} from './paths.js'
 import {type ChatState, counts, type Msg} from './chat-state.js'
+import type {ChatFacts} from './facts.js'
 import {later} from './text.js'
 
 export {applyMessage, applyMeta, type ChatState, feedChatLine, initChat, type Msg, readLegacy, rewindTo, WINDOW} from './chat-state.js'
@@ -66,21 +67,8 @@ export function turnCount(s: ChatState): number {
   return s.foldedTurns + s.win.filter((m) => m.k === 'u').length
 }
 
-/** The extra a chat contribution carries for compose. */
-export interface ChatExtra {
-  readonly role: 'chat'
-  readonly format: 'jsonl' | 'json'
-  readonly kind: string | null
-  /** Newest message or tool-call time. */
-  readonly progressAt: number | null
-  /** Newest time a prompt, reply or error was created. */
-  readonly messageAt: number | null
-  readonly compactions: number
-  readonly checkpoints: number
-  readonly rewinds: number
-  readonly summary: boolean
-  readonly project: string | null
-}
+/** The extra a chat contribution carries for compose (facts.ts). */
+export type ChatExtra = ChatFacts
 
 export function chatContribution(s: ChatState, path: string, match: FileMatch): Contribution[] {
   const m = match as GeminiMatch
@@ -147,5 +135,5 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
     role: 'chat',
     summary: s.summary !== null,
   }
-  return [{extra: {...extra}, facts, nativeId, priority: 0}]
+  return [{extra, facts, nativeId, priority: 0}]
 }

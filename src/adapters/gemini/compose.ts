@@ -12,20 +12,13 @@
  */
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {EMPTY_FACTS, type FactSource, type HardBlock, type SessionFacts} from '../../core/model/types.js'
-import {isObject, num, str} from './text.js'
+import {factsOf, geminiFacts} from './facts.js'
 
 type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 
 /** Clock skew allowed between a hook and a line in the file (same machine). */
 const SLACK_MS = 1000
 
-function role(c: CheckedContribution): string | null {
-  return isObject(c.extra) ? str(c.extra['role']) : null
-}
-
-function extraNum(c: CheckedContribution | null, key: string): number | null {
-  return c !== null && isObject(c.extra) ? num(c.extra[key]) : null
-}
 
 function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
   const out: Record<string, unknown> = {}
@@ -38,8 +31,9 @@ function newestChat(chats: readonly CheckedContribution[]): CheckedContribution 
   let best: CheckedContribution | null = null
   let bestAt = -1
   for (const c of chats) {
-    const at = extraNum(c, 'progressAt') ?? c.facts.lastActivityAt ?? 0
-    const jsonl = isObject(c.extra) && c.extra['format'] === 'jsonl'
+    const chat = factsOf(c, 'chat')
+    const at = chat?.progressAt ?? c.facts.lastActivityAt ?? 0
+    const jsonl = chat?.format === 'jsonl'
     if (best === null || at > bestAt || (at === bestAt && jsonl)) {
       best = c
       bestAt = at
@@ -59,10 +53,11 @@ function fromHooks(
   messageAt: number | null,
 ): void {
   const h = hooks.facts
-  const settledAt = extraNum(hooks, 'settledAt')
-  const exitedAt = extraNum(hooks, 'exitedAt')
-  const promptAt = extraNum(hooks, 'promptAt')
-  const activityAt = extraNum(hooks, 'activityAt')
+  const x = factsOf(hooks, 'hooks')
+  const settledAt = x?.settledAt ?? null
+  const exitedAt = x?.exitedAt ?? null
+  const promptAt = x?.promptAt ?? null
+  const activityAt = x?.activityAt ?? null
 
   // Did the turn end? The newer of the file's last message and the last turn hook. A session
   // that has no prompt yet has no turn to settle: SessionStart of a fresh TUI leaves it idle.
@@ -94,7 +89,7 @@ function fromHooks(
 
   if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
     f.lastActivityAt = activityAt
-    sources['lastActivityAt'] = {kind: 'hook', ref: str(hooks.extra?.['event']) ?? 'hook'}
+    sources['lastActivityAt'] = {kind: 'hook', ref: x?.event ?? 'hook'}
   }
 
   if (h.lastAssistantText != null && settledAt !== null && (chatAt === null || settledAt >= chatAt)) {
@@ -102,13 +97,13 @@ function fromHooks(
     sources['lastAssistantText'] = {kind: 'hook', ref: 'AfterAgent'}
   }
 
-  const cwd = str(hooks.extra?.['cwd'])
+  const cwd = x?.cwd ?? null
   if (f.cwd === null && cwd !== null) {
     f.cwd = cwd
-    sources['cwd'] = {kind: 'hook', ref: str(hooks.extra?.['event']) ?? 'hook'}
+    sources['cwd'] = {kind: 'hook', ref: x?.event ?? 'hook'}
   }
 
-  const compactAt = extraNum(hooks, 'compactAt')
+  const compactAt = x?.compactAt ?? null
   if (compactAt !== null) sources['compaction'] ??= {kind: 'hook', ref: 'PreCompress'}
   if (exitedAt !== null) sources['exited'] = {kind: 'hook', ref: 'SessionEnd'}
 }
@@ -118,7 +113,7 @@ export function composeGemini(_nativeId: string, contributions: readonly Checked
   const others: CheckedContribution[] = []
   let hooks: CheckedContribution | null = null
   for (const c of contributions) {
-    const r = role(c)
+    const r = geminiFacts(c)?.role ?? null
     if (r === 'chat') chats.push(c)
     else if (r === 'hooks') hooks = c
     else others.push(c)
@@ -136,8 +131,8 @@ export function composeGemini(_nativeId: string, contributions: readonly Checked
     f.parseErrors += c.facts.parseErrors ?? 0
   }
 
-  const chatAt = extraNum(chat, 'progressAt')
-  const messageAt = extraNum(chat, 'messageAt')
+  const chatAt = factsOf(chat, 'chat')?.progressAt ?? null
+  const messageAt = factsOf(chat, 'chat')?.messageAt ?? null
   if (hooks !== null) fromHooks(f, sources, hooks, chat !== null, chatAt, messageAt)
   f.sources = sources
   return f
