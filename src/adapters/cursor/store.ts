@@ -18,6 +18,7 @@
  * tool message, or a tool call, reads as the turn still running. Hooks sharpen it.
  */
 import type {Contribution, FileMatch, ReadonlyDb} from '../../core/ingest/adapter.js'
+import type {StoreFacts} from './facts.js'
 import type {FactSource, SessionFacts} from '../../core/model/types.js'
 import {clip, firstLine, isObject, str, toMs, type Json} from './text.js'
 
@@ -209,14 +210,7 @@ function blobJson(db: ReadonlyDb, id: string): Json | null {
 }
 
 /** What compose needs from the store beyond plain facts. */
-export interface StoreExtra {
-  readonly role: 'store'
-  readonly ref: string
-  readonly name: string | null
-  readonly mode: string | null
-  readonly lastRole: string | null
-  readonly messageBlobs: number
-}
+export type StoreExtra = StoreFacts
 
 /** Title candidate: the first prompt. */
 function firstPromptOf(db: ReadonlyDb, ordered: readonly Row[]): string | null {
@@ -303,5 +297,5 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
     ref: path,
     role: 'store',
   }
-  return [{extra: {...extra}, facts, nativeId, priority: 0}]
+  return [{extra, facts, nativeId, priority: 0}]
 }
