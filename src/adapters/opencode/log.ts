@@ -19,6 +19,7 @@
  * Pure: lines in, contributions out; the state is small (bounded runs, open asks only).
  */
 import type {Contribution, FileMatch, TextLineParser} from '../../core/ingest/adapter.js'
+import type {LogFacts} from './facts.js'
 
 interface Ask {
   readonly id: string
@@ -93,12 +94,13 @@ export const opencodeLogParser: TextLineParser<LogState> = {
     const out: Contribution[] = []
     for (const [session, asks] of bySession) {
       const first = asks.reduce((x, y) => (y.at < x.at ? y : x))
+      const extra: LogFacts = {
+        approval: {at: first.at, id: first.id, offset: first.offset, permission: first.permission, text: askText(first.permission, first.patterns)},
+        opencode: 'log',
+        ref: path,
+      }
       out.push({
-        extra: {
-          approval: {at: first.at, id: first.id, offset: first.offset, permission: first.permission, text: askText(first.permission, first.patterns)},
-          opencode: 'log',
-          ref: path,
-        },
+        extra,
         facts: {},
         nativeId: session,
         priority: 0,
