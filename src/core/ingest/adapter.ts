@@ -50,7 +50,11 @@ export interface Contribution {
   readonly processClaim?: ProcessClaim
   /** When two contributions set the same fact, the higher priority wins (transcript 0, registry 10, hooks 20). */
   readonly priority?: number
-  /** Free-form data for the adapter's own compose step (e.g. a registry's waitingFor). */
+  /**
+   * What this source knows for the adapter's own compose step beyond SessionFacts (e.g. a
+   * registry's waitingFor). Each adapter types its sources' facts as one discriminated union in
+   * its own `facts.ts` and reads them back through it; the engine only stores them.
+   */
   readonly extra?: Readonly<Record<string, unknown>>
 }
 
