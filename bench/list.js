@@ -24,6 +24,7 @@ const DEFAULTS = {sessions: 10_000, big: 100_000, small: 500, runs: 7, bigRuns: 
 export async function buildListStore(castHome, n, seed) {
   const {Store} = await importDist('core/store/store.js')
   const {claudeCode} = await importDist('adapters/claude-code/index.js')
+  const {feedLine} = await importDist('core/ingest/jsonl-line.js')
   const r = rng(seed)
   const pool = textPool(r, 1 << 20)
   const store = new Store(castHome)
@@ -53,7 +54,7 @@ export async function buildListStore(castHome, n, seed) {
     const state = parser.init(file, match)
     let off = 0
     for (const line of s.lines) {
-      parser.line(state, line, off)
+      feedLine(parser, state, line, off)
       off += Buffer.byteLength(line) + 1
     }
     const contribs = parser.contributions(state, file, match)

@@ -12,7 +12,7 @@
  */
 import {LiveIngester} from '../core/ingest/live.js'
 import {shortId} from '../core/model/ids.js'
-import type {SessionRow, Transition} from '../core/store/store.js'
+import type {SessionRow, Store, Transition} from '../core/store/store.js'
 import {castHome, clockFrom, type Env, whoAmI} from './env.js'
 import {INGESTER_LEASE, leaseIsLive, makeIngester} from './ingest.js'
 import {consumeSpool, spoolDir} from '../core/ingest/spool.js'
@@ -38,202 +38,241 @@ const TAIL_MS = 50
 /** While this process is the ingester: other writers' changes only. */
 const LIVE_TAIL_MS = 200
 
+type TeamHandle = {kick(): void; stop(): Promise<void>}
+
 export async function watchSessions(flags: WatchFlags, json: boolean, env: Env = process.env): Promise<void> {
   const {Store} = await import('../core/store/store.js')
-  const store = new Store(castHome(env))
-  const clock = clockFrom(env)
-  const me = whoAmI(env)
-  const filters: ListFilters = {
-    agent: flags.agent,
-    all: true,
-    cwd: flags.cwd,
-    label: flags.label,
-    quiet: flags.quiet,
-    states: flags.state,
-    team: flags.team,
-  }
-  let closed = false
-  let live: LiveIngester | null = null
+  const w = new SessionWatch(new Store(castHome(env)), flags, json, env)
+  w.listenForExit()
+  // The settle classifier (issue 14) runs beside the in-process ingester, when configured.
+  const {settleRunnerFor} = await import('./classifier.js')
+  return w.run(settleRunnerFor)
+}
+
+/** One `cast sessions -w`: the view's members, the log's position, the in-process ingester while it holds the lease. */
+class SessionWatch {
+  private readonly clock: () => number
+  private readonly me: string
+  private readonly home: string
+  private readonly filters: ListFilters
+  private closed = false
+  private live: LiveIngester | null = null
   // The team store (issue 17): while this watch is the ingester, it publishes and carries out
   // teammates' actions as cast daemon does (the same TeamSync); the lease holder does it otherwise.
-  let team: {kick(): void; stop(): Promise<void>} | null = null
-  let tail: NodeJS.Timeout | null = null
-  let done!: () => void
-  const finished = new Promise<void>((resolve) => {
-    done = resolve
+  private team: TeamHandle | null = null
+  private tail: NodeJS.Timeout | null = null
+  private lastSeq: number
+  private readonly members = new Map<string, boolean>()
+  private mark: ReturnType<typeof historyMark> | null = null
+  private done!: () => void
+  private readonly finished = new Promise<void>((resolve) => {
+    this.done = resolve
   })
 
-  const shutdown = async (): Promise<void> => {
-    if (closed) return
-    closed = true
+  private settleRunnerFor: typeof import('./classifier.js')['settleRunnerFor'] | null = null
+
+  constructor(
+    private readonly store: Store,
+    private readonly flags: WatchFlags,
+    private readonly json: boolean,
+    private readonly env: Env,
+  ) {
+    this.clock = clockFrom(env)
+    this.me = whoAmI(env)
+    this.home = castHome(env)
+    this.filters = {agent: flags.agent, all: true, cwd: flags.cwd, label: flags.label, quiet: flags.quiet, states: flags.state, team: flags.team}
+    this.lastSeq = flags.since ?? -1
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
     // Whatever happens below, the process leaves: a stuck watcher must not keep it alive.
     setTimeout(() => process.exit(0), 3000).unref()
-    if (tail) clearTimeout(tail)
-    await team?.stop().catch(() => {})
-    await live?.stop()
-    store.close()
-    done()
+    if (this.tail) clearTimeout(this.tail)
+    await this.team?.stop().catch(() => {})
+    await this.live?.stop()
+    this.store.close()
+    this.done()
     // Nothing is left to do: leave even if a watcher handle (chokidar, the pipe) lingers.
     setTimeout(() => process.exit(0), 100).unref()
   }
 
-  const write = (line: string): boolean => {
-    if (closed) return false
+  private write(line: string): boolean {
+    if (this.closed) return false
     try {
       process.stdout.write(line + '\n')
       return true
     } catch {
-      void shutdown()
+      void this.shutdown()
       return false
     }
   }
 
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    // The reader closed the pipe: exit 0 quietly.
-    if (e.code === 'EPIPE') void shutdown()
-  })
-  // The reader closed the pipe while there was nothing to write.
-  onReaderGone(1, () => void shutdown())
-  process.once('SIGINT', () => void shutdown())
-  process.once('SIGTERM', () => void shutdown())
+  /** Exit 0 quietly on SIGINT/SIGTERM and when the reader closes the pipe. */
+  listenForExit(): void {
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      // The reader closed the pipe: exit 0 quietly.
+      if (e.code === 'EPIPE') void this.shutdown()
+    })
+    // The reader closed the pipe while there was nothing to write.
+    onReaderGone(1, () => void this.shutdown())
+    process.once('SIGINT', () => void this.shutdown())
+    process.once('SIGTERM', () => void this.shutdown())
+  }
 
-  const home = castHome(env)
-  // The settle classifier (issue 14) runs beside the in-process ingester, when configured.
-  const {settleRunnerFor} = await import('./classifier.js')
-  const settleLog = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
-  const newIngester = async (): Promise<LiveIngester> => {
+  private async newIngester(): Promise<LiveIngester> {
+    const {clock, env, home, me, store} = this
     const ingester = makeIngester(store, env, clock, me)
-    const settle = await settleRunnerFor(store, env, clock, settleLog)
+    const settleLog = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
+    const settle = await this.settleRunnerFor!(store, env, clock, settleLog)
     return new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
       log: (m) => process.stderr.write(`cast: ${m}\n`),
       onChange: () => {
-        pump()
-        team?.kick()
+        this.pump()
+        this.team?.kick()
       },
       onExtra: () => consumeSpool(store, ingester, home, clock),
       settle,
       // Another ingester took the lease over: this one stopped writing; tail what the holder writes.
       onLost: () => {
-        live = null
-        const t = team
-        team = null
+        this.live = null
+        const t = this.team
+        this.team = null
         void t?.stop().catch(() => {})
       },
     })
   }
 
-  // Take the lease when it is free; otherwise tail what the holder writes.
-  const tryTakeOver = async (): Promise<boolean> => {
-    if (live || closed) return false
-    if (leaseIsLive(store.getLease(INGESTER_LEASE))) return false
-    const candidate = await newIngester()
+  /** Take the lease when it is free; otherwise tail what the holder writes. */
+  private async tryTakeOver(): Promise<boolean> {
+    if (this.live || this.closed) return false
+    if (leaseIsLive(this.store.getLease(INGESTER_LEASE))) return false
+    const candidate = await this.newIngester()
     if (!candidate.tryAcquire((l) => !leaseIsLive(l))) return false
-    live = candidate
+    this.live = candidate
     candidate.catchUp()
     // Without --since, the stream starts after what the catch-up found: nothing until a change.
-    if (lastSeq < 0 && flags.since === undefined) lastSeq = store.lastSeq()
+    if (this.lastSeq < 0 && this.flags.since === undefined) this.lastSeq = this.store.lastSeq()
     await candidate.watch()
-    if (!team && !closed) team = await startTeam().catch(() => null)
+    if (!this.team && !this.closed) this.team = await this.startTeam().catch(() => null)
     return true
   }
 
-  const startTeam = async (): Promise<{kick(): void; stop(): Promise<void>} | null> => {
+  private async startTeam(): Promise<TeamHandle | null> {
     const {loadConfig} = await import('./config.js')
     const {deviceName} = await import('./env.js')
     const {startTeamSync} = await import('../core/store/team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
-    return startTeamSync(store, env, await loadConfig(env), {clock, device: deviceName(env), log, me})
+    return startTeamSync(this.store, this.env, await loadConfig(this.env), {clock: this.clock, device: deviceName(this.env), log, me: this.me})
   }
 
-  const inView = (row: SessionRow | undefined): boolean => row !== undefined && viewHas(row, me, clock(), filters, flags.all === true)
-  const members = new Map<string, boolean>()
-  for (const row of store.loadSessions()) members.set(row.id, inView(row))
-  let mark = historyMark(store)
+  private inView(row: SessionRow | undefined): boolean {
+    return row !== undefined && viewHas(row, this.me, this.clock(), this.filters, this.flags.all === true)
+  }
 
-  const emit = (t: Transition, row: SessionRow | undefined): boolean => {
-    const now = inView(row)
+  private line(t: Transition, row: SessionRow | undefined): string {
+    return this.json ? JSON.stringify(watchLine(t, row, this.me)) : humanLine(t, row)
+  }
+
+  private emit(t: Transition, row: SessionRow | undefined): boolean {
+    const now = this.inView(row)
     // A session first met after the watch started (found by its catch-up) had no view to change.
-    const was = members.get(t.sessionId) ?? (t.event === 'new' ? false : now)
-    members.set(t.sessionId, now)
+    const was = this.members.get(t.sessionId) ?? (t.event === 'new' ? false : now)
+    this.members.set(t.sessionId, now)
     let line: Transition | null = null
     if (t.event === 'gone' || t.event === 'new') line = now || was ? t : null
     else if (was && !now) line = {...t, event: 'leave' as Transition['event']}
     else if (!was && now) line = {...t, event: 'enter' as Transition['event']}
-    else if (now && transitionMatches(t, row, me, clock(), filters)) line = t
+    else if (now && transitionMatches(t, row, this.me, this.clock(), this.filters)) line = t
     if (line === null) return true
-    return write(json ? JSON.stringify(watchLine(line, row, me)) : humanLine(line, row))
+    return this.write(this.line(line, row))
   }
 
   /** A person's action changed records without a transition (own, label, undo): re-check those sessions. */
-  const recheck = (): void => {
+  private recheck(): void {
+    const {store} = this
+    const mark = this.mark!
     const next = historyMark(store)
     if (next.lastId === mark.lastId && next.undone === mark.undone) return
-    const ids = next.undone === mark.undone ? historySessionsAfter(store, mark.lastId) : [...members.keys(), ...historySessionsAfter(store, mark.lastId)]
-    mark = next
-    const seq = Math.max(lastSeq, 0)
+    const ids = next.undone === mark.undone ? historySessionsAfter(store, mark.lastId) : [...this.members.keys(), ...historySessionsAfter(store, mark.lastId)]
+    this.mark = next
+    const seq = Math.max(this.lastSeq, 0)
     for (const row of store.loadSessions([...new Set(ids)])) {
-      const was = members.get(row.id) ?? false
-      const now = inView(row)
+      const was = this.members.get(row.id) ?? false
+      const now = this.inView(row)
       if (was === now) continue
-      members.set(row.id, now)
-      const t: Transition = {bucket: row.bucket, event: (now ? 'enter' : 'leave') as Transition['event'], from: row.state, fromBucket: row.bucket, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: clock()}
-      if (!write(json ? JSON.stringify(watchLine(t, row, me)) : humanLine(t, row))) return
+      this.members.set(row.id, now)
+      const t: Transition = {bucket: row.bucket, event: (now ? 'enter' : 'leave') as Transition['event'], from: row.state, fromBucket: row.bucket, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: this.clock()}
+      if (!this.write(this.line(t, row))) return
     }
   }
 
-  let lastSeq = flags.since ?? -1
-  const pump = (): void => {
-    if (closed || lastSeq < 0) return
+  private pump(): void {
+    if (this.closed || this.lastSeq < 0) return
     for (;;) {
-      const batch = store.transitionsSince(lastSeq, 500)
+      const batch = this.store.transitionsSince(this.lastSeq, 500)
       if (batch.length === 0) break
-      const rows = new Map(store.loadSessions([...new Set(batch.map((t) => t.sessionId))]).map((r) => [r.id, r]))
+      const rows = new Map(this.store.loadSessions([...new Set(batch.map((t) => t.sessionId))]).map((r) => [r.id, r]))
       for (const t of batch) {
-        lastSeq = t.seq
-        if (!emit(t, rows.get(t.sessionId))) return
+        this.lastSeq = t.seq
+        if (!this.emit(t, rows.get(t.sessionId))) return
       }
     }
 
-    recheck()
+    this.recheck()
   }
 
-  if (!json) {
-    const shown = [flags.team ? 'team' : 'your inbox', ...describeFilters(flags)].join(', ')
-    write(`cast sessions -w · ${oneLine(me)} · ${shown} — one line per change, Ctrl-C stops`)
-    write('time      event   id       change                         title')
-  }
-
-  await tryTakeOver()
-  if (closed) return finished
-  if (lastSeq < 0) lastSeq = store.lastSeq()
-  if (flags.snapshot) {
-    const now = clock()
-    const seq = store.lastSeq()
-    for (const row of store.loadSessions()) {
-      if (row.bucket === 'folded' || !matchesFilters(row, me, now, filters)) continue
-      const line = watchLine({event: 'snapshot', seq, ts: now}, row, me)
-      if (!write(json ? JSON.stringify(line) : humanLine({bucket: row.bucket, event: 'snapshot' as Transition['event'], from: null, fromBucket: null, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: now}, row))) break
+  /** --snapshot: one line per session in the view, now. */
+  private snapshot(): void {
+    const now = this.clock()
+    const seq = this.store.lastSeq()
+    for (const row of this.store.loadSessions()) {
+      if (row.bucket === 'folded' || !matchesFilters(row, this.me, now, this.filters)) continue
+      const line = watchLine({event: 'snapshot', seq, ts: now}, row, this.me)
+      const human = {bucket: row.bucket, event: 'snapshot' as Transition['event'], from: null, fromBucket: null, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: now}
+      if (!this.write(this.json ? JSON.stringify(line) : humanLine(human, row))) break
     }
   }
 
-  pump()
-  // Tailing another ingester: look at the log often. Holding the lease ourselves, our own passes
-  // pump at once; the poll only picks up other writers' changes (cast state, pin, …), so it can
-  // be slower, which keeps the idle watcher cheap.
-  const schedule = (): void => {
-    tail = setTimeout(() => {
-      if (closed) return
-      pump()
-      if (!live) void tryTakeOver()
-      schedule()
-    }, live ? LIVE_TAIL_MS : TAIL_MS)
+  /**
+   * Tailing another ingester: look at the log often. Holding the lease ourselves, our own passes
+   * pump at once; the poll only picks up other writers' changes (cast state, pin, …), so it can
+   * be slower, which keeps the idle watcher cheap.
+   */
+  private schedule(): void {
+    this.tail = setTimeout(
+      () => {
+        if (this.closed) return
+        this.pump()
+        if (!this.live) void this.tryTakeOver()
+        this.schedule()
+      },
+      this.live ? LIVE_TAIL_MS : TAIL_MS,
+    )
   }
 
-  schedule()
-  await finished
+  async run(settleRunnerFor: typeof import('./classifier.js')['settleRunnerFor']): Promise<void> {
+    this.settleRunnerFor = settleRunnerFor
+    for (const row of this.store.loadSessions()) this.members.set(row.id, this.inView(row))
+    this.mark = historyMark(this.store)
+    if (!this.json) {
+      const shown = [this.flags.team ? 'team' : 'your inbox', ...describeFilters(this.flags)].join(', ')
+      this.write(`cast sessions -w · ${oneLine(this.me)} · ${shown} — one line per change, Ctrl-C stops`)
+      this.write('time      event   id       change                         title')
+    }
+
+    await this.tryTakeOver()
+    if (this.closed) return this.finished
+    if (this.lastSeq < 0) this.lastSeq = this.store.lastSeq()
+    if (this.flags.snapshot) this.snapshot()
+    this.pump()
+    this.schedule()
+    await this.finished
+  }
 }
 
 function transitionMatches(t: Transition, row: SessionRow | undefined, me: string, now: number, f: ListFilters): boolean {

@@ -18,7 +18,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../src/adapters/index.js'
-import type {Adapter, AdapterEnv, FileMatch} from '../../src/core/ingest/adapter.js'
+import type {Adapter, AdapterEnv, FileMatch, JsonlParser, JsonRecord, LineParser, TextLineParser} from '../../src/core/ingest/adapter.js'
 import {Ingester} from '../../src/core/ingest/engine.js'
 import {consumeSpool} from '../../src/core/ingest/spool.js'
 import {Store} from '../../src/core/store/store.js'
@@ -304,6 +304,23 @@ function ingest(home: string, castHome: string, adapters: readonly Adapter[] = A
   return {ingester, store}
 }
 
+/** The parser as it is, except that `before` runs before each line is fed (a file changing under it). */
+function meddle(parser: LineParser<any>, before: () => void): LineParser<any> {
+  if (parser.lines === 'text') {
+    const text: TextLineParser<any> = {...parser, line: (state, line: string, offset) => {
+      before()
+      return parser.line(state, line, offset)
+    }}
+    return text
+  }
+
+  const json: JsonlParser<any> = {...parser, line: (state, rec: JsonRecord, offset) => {
+    before()
+    return parser.line(state, rec, offset)
+  }}
+  return json
+}
+
 function parseErrors(store: Store, file: string): number {
   return store.loadFiles().get(file)?.parseErrors ?? 0
 }
@@ -395,24 +412,19 @@ describe('fuzzed adapter input', () => {
         const parser = e.adapter.jsonl!
         const meddling: Adapter = {
           ...e.adapter,
-          jsonl: {
-            ...parser,
-            line(state: unknown, text: string, offset: number) {
-              if (++fed === 2) {
-                if (how === 'replaced') {
-                  fs.writeFileSync(`${file}.new`, final)
-                  fs.renameSync(`${file}.new`, file)
-                } else if (how === 'truncated') {
-                  fs.truncateSync(file, 0)
-                  fs.writeFileSync(file, final)
-                } else {
-                  fs.appendFileSync(file, after)
-                }
+          jsonl: meddle(parser, () => {
+            if (++fed === 2) {
+              if (how === 'replaced') {
+                fs.writeFileSync(`${file}.new`, final)
+                fs.renameSync(`${file}.new`, file)
+              } else if (how === 'truncated') {
+                fs.truncateSync(file, 0)
+                fs.writeFileSync(file, final)
+              } else {
+                fs.appendFileSync(file, after)
               }
-
-              return parser.line(state, text, offset)
-            },
-          },
+            }
+          }),
         }
         const what = `${e.adapter.agent} ${path.basename(e.rel)} ${how} mid-read`
         const a = ingest(home, castHome, ADAPTERS.map((x) => (x === e.adapter ? meddling : x)))

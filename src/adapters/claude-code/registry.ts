@@ -5,6 +5,7 @@
  */
 import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
 import type {FactSource, ProcessStatus} from '../../core/model/types.js'
+import type {RegistryFacts, SubagentMetaFacts} from './facts.js'
 import {isObject, num, oneLine, str, toMs} from './text.js'
 
 const STATUS: Readonly<Record<string, ProcessStatus>> = {
@@ -15,30 +16,8 @@ const STATUS: Readonly<Record<string, ProcessStatus>> = {
   waiting: 'waiting',
 }
 
-/** What compose needs from a registry file beyond the process claim. */
-export interface RegistryExtra {
-  readonly role: 'registry'
-  /** The raw status (`busy` | `idle` | `waiting` | …). */
-  readonly status: string | null
-  /**
-   * 2.1.328 writes `permission prompt` (a tool-permission dialog, also a subagent's) and
-   * `input needed` (an AskUserQuestion dialog); older builds `approve <Tool>`, `dialog open`,
-   * `worker request`, `sandbox request`.
-   */
-  readonly waitingFor: string | null
-  /** When the status last changed (epoch ms). */
-  readonly statusAt: number | null
-  /** A name the user gave (`nameSource` is not `derived`). */
-  readonly name: string | null
-  /**
-   * Kept here rather than in facts: the engine creates a session only from a file that describes
-   * the conversation, and a registry alone (a `claude` at its first prompt) does not.
-   */
-  readonly cwd: string | null
-  /** `interactive` (a TUI) or null; `entrypoint` is `cli` for a TUI, `sdk-cli` for `claude -p`. */
-  readonly kind: string | null
-  readonly entrypoint: string | null
-}
+/** What compose needs from a registry file beyond the process claim (facts.ts). */
+export type RegistryExtra = RegistryFacts
 
 export function parseRegistry(path: string, text: string): Contribution[] {
   // Not JSON: a file caught mid-rewrite. Throwing lets the engine count it and keep what the
@@ -68,7 +47,7 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   }
   return [
     {
-      extra: {...extra},
+      extra,
       // A TUI at its first prompt has a registry file and no transcript yet (2.1.328): its cwd
       // makes it a session of its own (new, idle) rather than nothing at all.
       facts: extra.kind === 'interactive' && extra.cwd !== null ? {cwd: extra.cwd} : {},
@@ -92,9 +71,10 @@ export function parseAgentMeta(path: string, text: string, match: FileMatch & {k
   if (!isObject(rec)) return []
   const description = str(rec['description'])
   const parent = match.nativeId.includes('/') ? match.nativeId.slice(0, match.nativeId.indexOf('/')) : null
+  const extra: SubagentMetaFacts = {agentType: str(rec['agentType']), description: description === null ? null : oneLine(description), path, role: 'subagent-meta'}
   return [
     {
-      extra: {agentType: str(rec['agentType']), description: description === null ? null : oneLine(description), path, role: 'subagent-meta'},
+      extra,
       facts: {parentNativeId: parent},
       nativeId: match.nativeId,
       priority: 1,

@@ -3,7 +3,7 @@
  * spool know about one Codex thread into SessionFacts.
  *
  * Plain facts merge by priority (transcript 0 < registry 10 < hooks 20); the /rename title from
- * session_index.jsonl (carried in `extra`, see session-index.ts) beats the first prompt. Hook facts
+ * session_index.jsonl (carried in `extra` as typed facts, facts.ts) beats the first prompt. Hook facts
  * about the turn (settled, approval, a new prompt) are different: a hook only reports what was
  * true when it fired, so it stands only while the transcript shows nothing newer. A turn that
  * completed in a hook and was followed by a new task_started in the file reads as working again.
@@ -12,6 +12,7 @@ import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {bestProcess} from '../../core/ingest/compose.js'
 import {EMPTY_FACTS} from '../../core/model/types.js'
 import type {FactSource, ProcessFacts, SessionFacts} from '../../core/model/types.js'
+import {factsOf} from './facts.js'
 import {later} from './text.js'
 
 type Draft = {-readonly [K in keyof SessionFacts]: SessionFacts[K]}
@@ -24,7 +25,7 @@ function num(value: unknown): number | null {
 }
 
 function isHook(c: CheckedContribution): boolean {
-  return c.extra?.codex === 'hook'
+  return factsOf(c, 'hook') !== null
 }
 
 function apply(
@@ -63,7 +64,7 @@ function apply(
  */
 function unheldRollout(rollouts: readonly CheckedContribution[]): ProcessFacts | null {
   const last = rollouts.at(-1)
-  if (!last || last.processClaim || last.extra?.archived === true) return null
+  if (!last || last.processClaim || factsOf(last, 'rollout')?.archived === true) return null
   if (last.facts.settled !== false || (last.facts.turnIndex ?? 0) === 0) return null
   const ref = last.facts.sources?.settled?.ref ?? last.facts.sources?.turnIndex?.ref ?? 'rollout'
   return {alive: false, exited: 'crash', heartbeatAt: null, pid: 0, source: {kind: 'process', ref: `no process holds ${ref}`}, status: null}
@@ -75,18 +76,19 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
   const plain = contributions
     .filter((c) => !isHook(c))
     .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || (a.facts.lastActivityAt ?? -1) - (b.facts.lastActivityAt ?? -1))
-  const hooks = contributions.filter(isHook).sort((a, b) => (num(a.extra?.at) ?? 0) - (num(b.extra?.at) ?? 0))
+  const hookAt = (c: CheckedContribution): number => num(factsOf(c, 'hook')?.at) ?? 0
+  const hooks = contributions.filter(isHook).sort((a, b) => hookAt(a) - hookAt(b))
 
   for (const c of plain) apply(draft, sources, c, null)
 
-  const rollouts = plain.filter((c) => c.extra?.codex === 'rollout')
+  const rollouts = plain.filter((c) => factsOf(c, 'rollout') !== null)
   let progressAt: number | null = null
-  for (const c of rollouts) progressAt = later(progressAt, num(c.extra?.progressAt))
-  const turnId = rollouts.at(-1)?.extra?.turnId ?? null
+  for (const c of rollouts) progressAt = later(progressAt, num(factsOf(c, 'rollout')?.progressAt))
+  const turnId = factsOf(rollouts.at(-1), 'rollout')?.turnId ?? null
 
   for (const h of hooks) {
-    const at = num(h.extra?.at) ?? 0
-    const sameTurnDone = h.facts.settled === true && turnId !== null && h.extra?.turnId === turnId
+    const at = hookAt(h)
+    const sameTurnDone = h.facts.settled === true && turnId !== null && factsOf(h, 'hook')?.turnId === turnId
     if (progressAt === null || at >= progressAt || sameTurnDone) {
       apply(draft, sources, h, Object.keys(h.facts))
     } else {
@@ -96,16 +98,18 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
   }
 
   for (const h of hooks) {
-    if (draft.cwd === null && typeof h.extra?.cwd === 'string') {
-      draft.cwd = h.extra.cwd
+    const cwd = factsOf(h, 'hook')?.cwd
+    if (draft.cwd === null && typeof cwd === 'string') {
+      draft.cwd = cwd
       sources.cwd = {kind: 'hook', ref: 'cwd'}
     }
   }
 
   for (const c of plain) {
-    if (c.extra?.codex !== 'index' || typeof c.extra.title !== 'string') continue
-    draft.title = c.extra.title
-    sources.title = {kind: 'index', offset: num(c.extra.offset) ?? 0, ref: String(c.extra.ref ?? '')}
+    const index = factsOf(c, 'index')
+    if (index === null || typeof index.title !== 'string') continue
+    draft.title = index.title
+    sources.title = {kind: 'index', offset: num(index.offset) ?? 0, ref: String(index.ref ?? '')}
   }
 
   const process = bestProcess(contributions) ?? unheldRollout(rollouts)

@@ -8,17 +8,13 @@
  * rollouts. composeCodex puts it above the transcript's first prompt.
  */
 import type {Contribution} from '../../core/ingest/adapter.js'
+import type {IndexFacts} from './facts.js'
 import {firstLine, isRecord, str, toMs, utf8Length} from './text.js'
 
 /** Above the transcript (0): a /rename beats the first prompt. It sets nothing but the title. */
 export const INDEX_PRIORITY = 5
 
-export interface IndexExtra {
-  readonly codex: 'index'
-  readonly title: string
-  readonly offset: number
-  readonly ref: string
-}
+export type IndexExtra = IndexFacts
 
 interface Entry {
   readonly title: string | null
@@ -55,7 +51,7 @@ export function parseSessionIndex(path: string, text: string): Contribution[] {
   for (const [nativeId, entry] of newest) {
     if (entry.title === null) continue
     const extra: IndexExtra = {codex: 'index', offset: entry.offset, ref: path, title: entry.title}
-    out.push({extra: {...extra}, facts: {}, nativeId, priority: INDEX_PRIORITY})
+    out.push({extra, facts: {}, nativeId, priority: INDEX_PRIORITY})
   }
 
   return out

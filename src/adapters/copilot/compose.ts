@@ -13,23 +13,12 @@
  */
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {EMPTY_FACTS, type FactSource, type HardBlock, type ProcessFacts, type SessionFacts} from '../../core/model/types.js'
-import {isObject, later, num, str} from './text.js'
+import {copilotFacts, factsOf} from './facts.js'
+import {later} from './text.js'
 
 type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 
 const SLACK_MS = 1000
-
-function role(c: CheckedContribution): string | null {
-  return isObject(c.extra) ? str(c.extra['role']) : null
-}
-
-function extraNum(c: CheckedContribution | null | undefined, key: string): number | null {
-  return c != null && isObject(c.extra) ? num(c.extra[key]) : null
-}
-
-function extraStr(c: CheckedContribution | null | undefined, key: string): string | null {
-  return c != null && isObject(c.extra) ? str(c.extra[key]) : null
-}
 
 function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
   const out: Record<string, unknown> = {}
@@ -48,7 +37,7 @@ function processOf(locks: readonly CheckedContribution[], events: CheckedContrib
   const claim = chosen?.processClaim
   if (chosen === undefined || claim === undefined) return null
   const alive = chosen.processAlive === true
-  const shutdown = extraStr(events, 'shutdownType')
+  const shutdown = factsOf(events, 'events')?.shutdownType ?? null
   return {
     alive,
     exited: alive ? null : shutdown !== null && shutdown !== 'error' ? 'clean' : 'crash',
@@ -59,14 +48,23 @@ function processOf(locks: readonly CheckedContribution[], events: CheckedContrib
   }
 }
 
-export function composeCopilot(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+/** One session's sources, sorted by role. */
+interface Sources {
+  readonly logs: CheckedContribution[]
+  readonly locks: CheckedContribution[]
+  readonly others: CheckedContribution[]
+  readonly workspace: CheckedContribution | null
+  readonly hooks: CheckedContribution | null
+}
+
+function sortSources(contributions: readonly CheckedContribution[]): Sources {
   const logs: CheckedContribution[] = []
   const locks: CheckedContribution[] = []
   const others: CheckedContribution[] = []
   let workspace: CheckedContribution | null = null
   let hooks: CheckedContribution | null = null
   for (const c of contributions) {
-    const r = role(c)
+    const r = copilotFacts(c)?.role ?? null
     if (r === 'events') logs.push(c)
     else if (r === 'lock') locks.push(c)
     else if (r === 'workspace') workspace = c
@@ -74,24 +72,20 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
     else others.push(c)
   }
 
-  // The folder's events.jsonl over an older flat file of the same session; else the newest.
-  const events = [...logs].sort((a, b) => Number(a.extra?.['flat'] === false) - Number(b.extra?.['flat'] === false) || (a.facts.lastActivityAt ?? 0) - (b.facts.lastActivityAt ?? 0)).at(-1) ?? null
-  const f: Mutable<SessionFacts> = {...EMPTY_FACTS}
-  const sources: Record<string, FactSource> = {}
-  if (events !== null) {
-    Object.assign(f, definedOnly(events.facts))
-    Object.assign(sources, events.facts.sources)
-  }
+  return {hooks, locks, logs, others, workspace}
+}
 
-  // workspace.yaml: the cwd and start time when the log has none.
-  const wsSource: FactSource | null = workspace === null ? null : {kind: 'workspace', ref: extraStr(workspace, 'ref') ?? ''}
-  const wsCwd = extraStr(workspace, 'cwd')
+/** workspace.yaml: the cwd and start time when the log has none; the title; a newer update. */
+function fromWorkspace(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, workspace: CheckedContribution | null, others: CheckedContribution[]): void {
+  const ws = factsOf(workspace, 'workspace')
+  const wsSource: FactSource | null = workspace === null ? null : {kind: 'workspace', ref: ws?.ref ?? ''}
+  const wsCwd = ws?.cwd ?? null
   if (f.cwd === null && wsCwd !== null && wsSource !== null) {
     f.cwd = wsCwd
     sources['cwd'] = wsSource
   }
 
-  const wsCreated = extraNum(workspace, 'createdAt')
+  const wsCreated = ws?.createdAt ?? null
   if (f.createdAt === null && wsCreated !== null && wsSource !== null) {
     f.createdAt = wsCreated
     sources['createdAt'] = wsSource
@@ -102,77 +96,90 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
     Object.assign(sources, c.facts.sources)
   }
 
-  f.parseErrors = contributions.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
-
   // Title.
-  const name = extraStr(workspace, 'name')
-  const summary = extraStr(workspace, 'summary')
-  const userNamed = workspace?.extra?.['userNamed'] === true
+  const name = ws?.name ?? null
+  const summary = ws?.summary ?? null
+  const userNamed = ws?.userNamed === true
   const title = (userNamed ? name : null) ?? summary ?? name
   if (title !== null && wsSource !== null) {
     f.title = title
     sources['title'] = wsSource
   }
 
-  const updatedAt = extraNum(workspace, 'updatedAt')
+  const updatedAt = ws?.updatedAt ?? null
   if (updatedAt !== null && (f.lastActivityAt === null || updatedAt > f.lastActivityAt) && wsSource !== null) {
     f.lastActivityAt = updatedAt
     sources['lastActivityAt'] = wsSource
   }
+}
 
+/** The hooks: the turn when newer than the log's progress, asks that stand, an error, activity, cwd. */
+function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, hooks: CheckedContribution, progressAt: number | null): void {
+  const h = hooks.facts
+  const x = factsOf(hooks, 'hooks')
+  const settledAt = x?.settledAt ?? null
+  const exitedAt = x?.exitedAt ?? null
+  const promptAt = x?.promptAt ?? null
+  const activityAt = x?.activityAt ?? null
+  const event = x?.event ?? 'hook'
+
+  if (h.settled !== undefined && settledAt !== null && (progressAt === null || settledAt + SLACK_MS >= progressAt)) {
+    f.settled = h.settled
+    if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
+  }
+
+  const stands = (b: HardBlock | null | undefined): b is HardBlock =>
+    b != null && (exitedAt === null || exitedAt < b.at) && (progressAt === null || progressAt <= b.at + SLACK_MS) && f.process?.alive !== false
+  if (f.approval === null && stands(h.approval)) {
+    f.approval = h.approval
+    sources['approval'] = h.approval.source
+  }
+
+  if (f.question === null && stands(h.question)) {
+    f.question = h.question
+    sources['question'] = h.question.source
+  }
+
+  if (f.error === null && h.error != null && (promptAt === null || promptAt <= h.error.at) && (progressAt === null || progressAt <= h.error.at + SLACK_MS)) {
+    f.error = h.error
+    sources['error'] = h.error.source
+  } else if (f.error !== null && promptAt !== null && promptAt > f.error.at) {
+    f.error = null
+    sources['error'] = {kind: 'hook', ref: 'UserPromptSubmit'}
+  }
+
+  if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
+    f.lastActivityAt = activityAt
+    sources['lastActivityAt'] = {kind: 'hook', ref: event}
+  }
+
+  const cwd = x?.cwd ?? null
+  if (f.cwd === null && cwd !== null) {
+    f.cwd = cwd
+    sources['cwd'] = {kind: 'hook', ref: event}
+  }
+
+  if (x?.compactAt != null) sources['compaction'] ??= {kind: 'hook', ref: 'PreCompact'}
+}
+
+export function composeCopilot(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
+  const {hooks, locks, logs, others, workspace} = sortSources(contributions)
+  // The folder's events.jsonl over an older flat file of the same session; else the newest.
+  const notFlat = (c: CheckedContribution): number => Number(factsOf(c, 'events')?.flat === false)
+  const events = [...logs].sort((a, b) => notFlat(a) - notFlat(b) || (a.facts.lastActivityAt ?? 0) - (b.facts.lastActivityAt ?? 0)).at(-1) ?? null
+  const f: Mutable<SessionFacts> = {...EMPTY_FACTS}
+  const sources: Record<string, FactSource> = {}
+  if (events !== null) {
+    Object.assign(f, definedOnly(events.facts))
+    Object.assign(sources, events.facts.sources)
+  }
+
+  fromWorkspace(f, sources, workspace, others)
+  f.parseErrors = contributions.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
   // The process.
   f.process = processOf(locks, events)
   if (f.process !== null) sources['process'] = f.process.source
-
-  // Hooks.
-  const progressAt = extraNum(events, 'progressAt')
-  if (hooks !== null) {
-    const h = hooks.facts
-    const settledAt = extraNum(hooks, 'settledAt')
-    const exitedAt = extraNum(hooks, 'exitedAt')
-    const promptAt = extraNum(hooks, 'promptAt')
-    const activityAt = extraNum(hooks, 'activityAt')
-    const event = extraStr(hooks, 'event') ?? 'hook'
-
-    if (h.settled !== undefined && settledAt !== null && (progressAt === null || settledAt + SLACK_MS >= progressAt)) {
-      f.settled = h.settled
-      if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
-    }
-
-    const stands = (b: HardBlock | null | undefined): b is HardBlock =>
-      b != null && (exitedAt === null || exitedAt < b.at) && (progressAt === null || progressAt <= b.at + SLACK_MS) && f.process?.alive !== false
-    if (f.approval === null && stands(h.approval)) {
-      f.approval = h.approval
-      sources['approval'] = h.approval.source
-    }
-
-    if (f.question === null && stands(h.question)) {
-      f.question = h.question
-      sources['question'] = h.question.source
-    }
-
-    if (f.error === null && h.error != null && (promptAt === null || promptAt <= h.error.at) && (progressAt === null || progressAt <= h.error.at + SLACK_MS)) {
-      f.error = h.error
-      sources['error'] = h.error.source
-    } else if (f.error !== null && promptAt !== null && promptAt > f.error.at) {
-      f.error = null
-      sources['error'] = {kind: 'hook', ref: 'UserPromptSubmit'}
-    }
-
-    if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
-      f.lastActivityAt = activityAt
-      sources['lastActivityAt'] = {kind: 'hook', ref: event}
-    }
-
-    const cwd = extraStr(hooks, 'cwd')
-    if (f.cwd === null && cwd !== null) {
-      f.cwd = cwd
-      sources['cwd'] = {kind: 'hook', ref: event}
-    }
-
-    if (extraNum(hooks, 'compactAt') !== null) sources['compaction'] ??= {kind: 'hook', ref: 'PreCompact'}
-  }
-
+  if (hooks !== null) fromHooks(f, sources, hooks, factsOf(events, 'events')?.progressAt ?? null)
   // A process gone without a clean shutdown leaves no open ask behind it: it reads dead.
   if (f.process !== null && !f.process.alive) {
     f.approval = null

@@ -9,7 +9,10 @@ import {basename} from 'node:path'
 
 import type {Contribution} from '../../core/ingest/adapter.js'
 import type {FactSource} from '../../core/model/types.js'
+import type {LegacyFacts} from './facts.js'
 import {clip, firstLine, isObject, str, toMs} from './text.js'
+
+const LEGACY: LegacyFacts = {role: 'legacy'}
 
 function text(content: unknown): string {
   if (typeof content === 'string') return content
@@ -50,7 +53,7 @@ export function parseLegacy(path: string, body: string): Contribution[] {
   const source: FactSource = {kind: 'transcript', ref: path}
   return [
     {
-      extra: {role: 'legacy'},
+      extra: LEGACY,
       facts: {
         createdAt,
         lastActivityAt: createdAt,

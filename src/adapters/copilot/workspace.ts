@@ -11,6 +11,7 @@ import {basename, dirname} from 'node:path'
 
 import type {Contribution} from '../../core/ingest/adapter.js'
 import type {FactSource} from '../../core/model/types.js'
+import type {LockFacts, WorkspaceFacts} from './facts.js'
 import {lockPid} from './paths.js'
 import {firstLine, isObject, num, str, toMs} from './text.js'
 
@@ -27,22 +28,8 @@ function parseYaml(text: string): unknown {
   return yamlParse(text)
 }
 
-/**
- * What compose needs from workspace.yaml. All of it rides in `extra`, none in facts: the engine
- * makes a session only from a file that describes the conversation, and a workspace.yaml alone
- * (a session folder with no event log yet) does not.
- */
-export interface WorkspaceExtra {
-  readonly role: 'workspace'
-  readonly ref: string
-  readonly cwd: string | null
-  readonly createdAt: number | null
-  /** The session's name and whether the user gave it (`/rename`). */
-  readonly name: string | null
-  readonly userNamed: boolean
-  readonly summary: string | null
-  readonly updatedAt: number | null
-}
+/** What compose needs from workspace.yaml (facts.ts). */
+export type WorkspaceExtra = WorkspaceFacts
 
 /** Throws on YAML that does not parse (a file caught mid-write): the engine counts it. */
 export function parseWorkspace(path: string, text: string, nativeId: string): Contribution[] {
@@ -59,7 +46,7 @@ export function parseWorkspace(path: string, text: string, nativeId: string): Co
     updatedAt: toMs(doc['updated_at']),
     userNamed: doc['user_named'] === true,
   }
-  return [{extra: {...extra}, facts: {}, nativeId: id, priority: 5}]
+  return [{extra, facts: {}, nativeId: id, priority: 5}]
 }
 
 /**
@@ -81,9 +68,10 @@ export function parseLock(path: string, text: string): Contribution[] {
   }
 
   const source: FactSource = {kind: 'registry', ref: path}
+  const extra: LockFacts = {pid, role: 'lock'}
   return [
     {
-      extra: {pid, role: 'lock'},
+      extra,
       // A folder someone has open is a session even before its first prompt: 1.0.102 writes
       // events.jsonl only then, so a fresh TUI's folder holds just workspace.yaml and this lock.
       // (`messages` is what tells the engine a file describes a session; compose takes the

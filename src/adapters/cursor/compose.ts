@@ -11,28 +11,71 @@
  */
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {EMPTY_FACTS, type FactSource, type SessionFacts} from '../../core/model/types.js'
-import {isObject, later, num, str} from './text.js'
+import {cursorFacts, factsOf} from './facts.js'
+import {later} from './text.js'
 
 type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 
 const SLACK_MS = 5000
 
-function role(c: CheckedContribution): string | null {
-  return isObject(c.extra) ? str(c.extra['role']) : null
-}
-
-function extraNum(c: CheckedContribution | null, key: string): number | null {
-  return c !== null && isObject(c.extra) ? num(c.extra[key]) : null
-}
-
-function extraStr(c: CheckedContribution | null, key: string): string | null {
-  return c !== null && isObject(c.extra) ? str(c.extra[key]) : null
-}
 
 function definedOnly(facts: Partial<SessionFacts>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
   return out
+}
+
+/**
+ * The hooks: the turn, an error, activity and the prompt's time when newer than the store's
+ * evidence (`storeAt`, with SLACK_MS), the reply text, cwd and model where the files have none.
+ */
+function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, hooks: CheckedContribution, hasStore: boolean, storeAt: number | null): void {
+  const h = hooks.facts
+  const x = factsOf(hooks, 'hooks')
+  const settledAt = x?.settledAt ?? null
+  const promptAt = x?.promptAt ?? null
+  const activityAt = x?.activityAt ?? null
+  const event = x?.event ?? 'hook'
+
+  if (h.settled !== undefined && settledAt !== null && (!hasStore || storeAt === null || settledAt + SLACK_MS >= storeAt)) {
+    f.settled = h.settled
+    if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
+  }
+
+  if (h.error != null && (storeAt === null || h.error.at + SLACK_MS >= storeAt) && (promptAt === null || promptAt <= h.error.at)) {
+    f.error = h.error
+    sources['error'] = h.error.source
+  }
+
+  if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
+    f.lastActivityAt = activityAt
+    sources['lastActivityAt'] = {kind: 'hook', ref: event}
+  }
+
+  if (promptAt !== null && (f.turnStartedAt === null || promptAt > f.turnStartedAt)) {
+    f.turnStartedAt = promptAt
+    sources['turnStartedAt'] = {kind: 'hook', ref: 'beforeSubmitPrompt'}
+  }
+
+  const textAt = x?.textAt ?? null
+  if (h.lastAssistantText != null && textAt !== null && (storeAt === null || textAt + SLACK_MS >= storeAt)) {
+    f.lastAssistantText = h.lastAssistantText
+    sources['lastAssistantText'] = {kind: 'hook', ref: 'afterAgentResponse'}
+  }
+
+  const cwd = x?.cwd ?? null
+  if (f.cwd === null && cwd !== null) {
+    f.cwd = cwd
+    sources['cwd'] = {kind: 'hook', ref: event}
+  }
+
+  const model = x?.model ?? null
+  if (f.model === null && model !== null) {
+    f.model = model
+    sources['model'] = {kind: 'hook', ref: event}
+  }
+
+  if (x?.exitedAt != null) sources['exited'] = {kind: 'hook', ref: 'sessionEnd'}
 }
 
 export function composeCursor(_nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
@@ -41,7 +84,7 @@ export function composeCursor(_nativeId: string, contributions: readonly Checked
   let hooks: CheckedContribution | null = null
   const others: CheckedContribution[] = []
   for (const c of contributions) {
-    const r = role(c)
+    const r = cursorFacts(c)?.role ?? null
     if (r === 'store') store = c
     else if (r === 'meta') meta = c
     else if (r === 'hooks') hooks = c
@@ -69,10 +112,12 @@ export function composeCursor(_nativeId: string, contributions: readonly Checked
   f.parseErrors = contributions.reduce((n, c) => n + (c.facts.parseErrors ?? 0), 0)
 
   // Title.
-  const metaTitle = extraStr(meta, 'title')
-  const storeName = extraStr(store, 'name')
-  const metaSource: FactSource = {kind: 'meta', ref: extraStr(meta, 'ref') ?? ''}
-  const storeSource: FactSource = {kind: 'sqlite', ref: extraStr(store, 'ref') ?? ''}
+  const m = factsOf(meta, 'meta')
+  const st = factsOf(store, 'store')
+  const metaTitle = m?.title ?? null
+  const storeName = st?.name ?? null
+  const metaSource: FactSource = {kind: 'meta', ref: m?.ref ?? ''}
+  const storeSource: FactSource = {kind: 'sqlite', ref: st?.ref ?? ''}
   if (metaTitle !== null) {
     f.title = metaTitle
     sources['title'] = metaSource
@@ -84,7 +129,7 @@ export function composeCursor(_nativeId: string, contributions: readonly Checked
   }
 
   // Last activity: the sidecar's update time, else the store's creation time.
-  const updatedAt = extraNum(meta, 'updatedAt')
+  const updatedAt = m?.updatedAt ?? null
   if (updatedAt !== null) {
     f.lastActivityAt = later(f.lastActivityAt, updatedAt)
     sources['lastActivityAt'] = metaSource
@@ -93,55 +138,9 @@ export function composeCursor(_nativeId: string, contributions: readonly Checked
   }
 
   const storeAt = updatedAt ?? f.createdAt
-  if (hooks !== null) {
-    const h = hooks.facts
-    const settledAt = extraNum(hooks, 'settledAt')
-    const promptAt = extraNum(hooks, 'promptAt')
-    const activityAt = extraNum(hooks, 'activityAt')
-    const event = extraStr(hooks, 'event') ?? 'hook'
+  if (hooks !== null) fromHooks(f, sources, hooks, store !== null, storeAt)
 
-    if (h.settled !== undefined && settledAt !== null && (store === null || storeAt === null || settledAt + SLACK_MS >= storeAt)) {
-      f.settled = h.settled
-      if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
-    }
-
-    if (h.error != null && (storeAt === null || h.error.at + SLACK_MS >= storeAt) && (promptAt === null || promptAt <= h.error.at)) {
-      f.error = h.error
-      sources['error'] = h.error.source
-    }
-
-    if (activityAt !== null && (f.lastActivityAt === null || activityAt > f.lastActivityAt)) {
-      f.lastActivityAt = activityAt
-      sources['lastActivityAt'] = {kind: 'hook', ref: event}
-    }
-
-    if (promptAt !== null && (f.turnStartedAt === null || promptAt > f.turnStartedAt)) {
-      f.turnStartedAt = promptAt
-      sources['turnStartedAt'] = {kind: 'hook', ref: 'beforeSubmitPrompt'}
-    }
-
-    const textAt = extraNum(hooks, 'textAt')
-    if (h.lastAssistantText != null && textAt !== null && (storeAt === null || textAt + SLACK_MS >= storeAt)) {
-      f.lastAssistantText = h.lastAssistantText
-      sources['lastAssistantText'] = {kind: 'hook', ref: 'afterAgentResponse'}
-    }
-
-    const cwd = extraStr(hooks, 'cwd')
-    if (f.cwd === null && cwd !== null) {
-      f.cwd = cwd
-      sources['cwd'] = {kind: 'hook', ref: event}
-    }
-
-    const model = extraStr(hooks, 'model')
-    if (f.model === null && model !== null) {
-      f.model = model
-      sources['model'] = {kind: 'hook', ref: event}
-    }
-
-    if (extraNum(hooks, 'exitedAt') !== null) sources['exited'] = {kind: 'hook', ref: 'sessionEnd'}
-  }
-
-  if (meta?.extra?.['isSubagent'] === true) sources['subagent'] = metaSource
+  if (m?.isSubagent === true) sources['subagent'] = metaSource
   f.sources = sources
   return f
 }

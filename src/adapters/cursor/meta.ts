@@ -4,17 +4,11 @@
  * the only activity time Cursor's files give (the store has none beyond createdAt).
  */
 import type {Contribution} from '../../core/ingest/adapter.js'
+import type {MetaFacts} from './facts.js'
 import type {FactSource, SessionFacts} from '../../core/model/types.js'
 import {firstLine, isObject, str, toMs} from './text.js'
 
-export interface MetaExtra {
-  readonly role: 'meta'
-  readonly ref: string
-  readonly title: string | null
-  readonly updatedAt: number | null
-  readonly isSubagent: boolean
-  readonly hasConversation: boolean | null
-}
+export type MetaExtra = MetaFacts
 
 /** Throws on a file caught mid-write (the engine counts it and reads it again on the next change). */
 export function parseCursorMeta(path: string, text: string, nativeId: string): Contribution[] {
@@ -45,5 +39,5 @@ export function parseCursorMeta(path: string, text: string, nativeId: string): C
     title,
     updatedAt,
   }
-  return [{extra: {...extra}, facts, nativeId: str(doc['agentId']) ?? nativeId, priority: 5}]
+  return [{extra, facts, nativeId: str(doc['agentId']) ?? nativeId, priority: 5}]
 }

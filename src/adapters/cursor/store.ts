@@ -18,6 +18,7 @@
  * tool message, or a tool call, reads as the turn still running. Hooks sharpen it.
  */
 import type {Contribution, FileMatch, ReadonlyDb} from '../../core/ingest/adapter.js'
+import type {StoreFacts} from './facts.js'
 import type {FactSource, SessionFacts} from '../../core/model/types.js'
 import {clip, firstLine, isObject, str, toMs, type Json} from './text.js'
 
@@ -209,13 +210,34 @@ function blobJson(db: ReadonlyDb, id: string): Json | null {
 }
 
 /** What compose needs from the store beyond plain facts. */
-export interface StoreExtra {
-  readonly role: 'store'
-  readonly ref: string
-  readonly name: string | null
-  readonly mode: string | null
-  readonly lastRole: string | null
-  readonly messageBlobs: number
+export type StoreExtra = StoreFacts
+
+/** Title candidate: the first prompt. */
+function firstPromptOf(db: ReadonlyDb, ordered: readonly Row[]): string | null {
+  const first = ordered.find((r) => r.prompt)
+  if (first === undefined) return null
+  const doc = blobJson(db, first.id)
+  const text = doc === null ? null : promptText(doc['content'])
+  return text === null ? null : firstLine(text)
+}
+
+/** The state of the turn, from the last few messages: settled, and the newest reply text. */
+function turnOf(db: ReadonlyDb, ordered: readonly Row[]): {settled: boolean; lastAssistantText: string | null} {
+  let settled = false
+  const last = ordered.at(-1) ?? null
+  for (const r of ordered.slice(-TAIL).reverse()) {
+    if (r.role !== 'assistant') continue
+    const doc = blobJson(db, r.id)
+    const parts = doc === null ? [] : partsOf(doc['content'])
+    const text = parts
+      .map((p) => p.text)
+      .join('\n')
+      .trim()
+    if (r === last) settled = !parts.some((p) => p.toolCall)
+    if (text !== '') return {lastAssistantText: clip(text, MAX_TEXT), settled}
+  }
+
+  return {lastAssistantText: null, settled}
 }
 
 export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[] {
@@ -242,33 +264,9 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
   const prompts = ordered.filter((r) => r.prompt).length
   const replies = ordered.filter((r) => r.role === 'assistant').length
 
-  // Title candidate: the first prompt.
-  let firstPrompt: string | null = null
-  const first = ordered.find((r) => r.prompt)
-  if (first !== undefined) {
-    const doc = blobJson(db, first.id)
-    const text = doc === null ? null : promptText(doc['content'])
-    firstPrompt = text === null ? null : firstLine(text)
-  }
-
-  // The state of the turn, from the last few messages.
-  let settled = false
-  let lastAssistantText: string | null = null
+  const firstPrompt = firstPromptOf(db, ordered)
   const last = ordered.at(-1) ?? null
-  for (const r of ordered.slice(-TAIL).reverse()) {
-    if (r.role !== 'assistant') continue
-    const doc = blobJson(db, r.id)
-    const parts = doc === null ? [] : partsOf(doc['content'])
-    const text = parts
-      .map((p) => p.text)
-      .join('\n')
-      .trim()
-    if (r === last) settled = !parts.some((p) => p.toolCall)
-    if (text !== '') {
-      lastAssistantText = clip(text, MAX_TEXT)
-      break
-    }
-  }
+  const {lastAssistantText, settled} = turnOf(db, ordered)
 
   const name = str(meta['name'])
   const createdAt = toMs(meta['createdAt'])
@@ -299,5 +297,5 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
     ref: path,
     role: 'store',
   }
-  return [{extra: {...extra}, facts, nativeId, priority: 0}]
+  return [{extra, facts, nativeId, priority: 0}]
 }

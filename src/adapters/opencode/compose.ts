@@ -10,12 +10,9 @@
 import type {CheckedContribution} from '../../core/ingest/adapter.js'
 import {EMPTY_FACTS} from '../../core/model/types.js'
 import type {FactSource, SessionFacts} from '../../core/model/types.js'
+import {factsOf, storageRecord} from './facts.js'
 import {summarize} from './model.js'
 import type {OcMessage, OcPart, OcSession} from './model.js'
-
-function record(c: CheckedContribution): string | null {
-  return typeof c.extra?.record === 'string' ? c.extra.record : null
-}
 
 export function composeOpencode(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
   return withLogApproval(composeFiles(nativeId, contributions), contributions)
@@ -27,23 +24,23 @@ export function composeOpencode(nativeId: string, contributions: readonly Checke
  */
 function withLogApproval(facts: SessionFacts, contributions: readonly CheckedContribution[]): SessionFacts {
   if (facts.settled || facts.approval !== null) return facts
-  const log = contributions.find((c) => c.extra?.opencode === 'log' && c.extra.approval)
+  const log = contributions.map((c) => factsOf(c, 'log')).find((l) => l !== null && l.approval)
   if (!log) return facts
-  const a = log.extra!.approval as {at: number; offset: number; text: string}
-  const source: FactSource = {kind: 'log', offset: a.offset, ref: typeof log.extra!.ref === 'string' ? log.extra!.ref : 'log/opencode.log'}
+  const a = log.approval
+  const source: FactSource = {kind: 'log', offset: a.offset, ref: typeof log.ref === 'string' ? log.ref : 'log/opencode.log'}
   return {...facts, approval: {at: a.at, source, text: a.text}, sources: {...facts.sources, approval: source}}
 }
 
 function composeFiles(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts {
-  const fromDb = contributions.filter((c) => c.extra?.opencode === 'db')
+  const fromDb = contributions.filter((c) => factsOf(c, 'db') !== null)
   if (fromDb.length > 0) {
     let best = fromDb[0]!
     for (const c of fromDb) if ((c.facts.lastActivityAt ?? 0) > (best.facts.lastActivityAt ?? 0)) best = c
     return {...EMPTY_FACTS, ...best.facts}
   }
 
-  const sessionC = contributions.find((c) => record(c) === 'session')
-  const session: OcSession = (sessionC?.extra?.session as OcSession | undefined) ?? {
+  const sessionC = contributions.map((c) => storageRecord(c, 'session')).find((r) => r !== null) ?? null
+  const session: OcSession = sessionC?.session ?? {
     archived: null,
     compacting: null,
     created: null,
@@ -59,19 +56,20 @@ function composeFiles(nativeId: string, contributions: readonly CheckedContribut
   const messages: OcMessage[] = []
   const parts: OcPart[] = []
   for (const c of contributions) {
-    const ref = typeof c.extra?.ref === 'string' ? c.extra.ref : null
-    if (record(c) === 'message' && c.extra?.message) {
-      const m = c.extra.message as OcMessage
+    const message = storageRecord(c, 'message')
+    const part = storageRecord(c, 'part')
+    if (message?.message) {
+      const m = message.message
       messages.push(m)
-      if (ref) paths.set(`message:${m.id}`, ref)
-    } else if (record(c) === 'part' && c.extra?.part) {
-      const p = c.extra.part as OcPart
+      if (typeof message.ref === 'string' && message.ref) paths.set(`message:${m.id}`, message.ref)
+    } else if (part?.part) {
+      const p = part.part
       parts.push(p)
-      if (ref) paths.set(`part:${p.id}`, ref)
+      if (typeof part.ref === 'string' && part.ref) paths.set(`part:${p.id}`, part.ref)
     }
   }
 
-  const sessionRef = typeof sessionC?.extra?.ref === 'string' ? sessionC.extra.ref : ''
+  const sessionRef = typeof sessionC?.ref === 'string' ? sessionC.ref : ''
   const at = (key: string): FactSource => ({kind: 'storage', ref: paths.get(key) ?? sessionRef})
   const summary = summarize({
     firstPrompt: null,

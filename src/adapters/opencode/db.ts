@@ -19,6 +19,7 @@
  * replaced on every read, and gives the same answer a cold read would.
  */
 import type {Contribution, ReadonlyDb} from '../../core/ingest/adapter.js'
+import type {DbFacts} from './facts.js'
 import type {FactSource} from '../../core/model/types.js'
 import {MAX_ASSISTANT_TEXT, byTime, firstLine, isPlaceholderTitle, messageRecord, summarize} from './model.js'
 import type {OcMessage, OcPart, OcRefs, OcSession} from './model.js'
@@ -251,16 +252,17 @@ function readSessions(db: ReadonlyDb, s: Schema, path: string, sessions: readonl
       refs,
       session,
     })
+    const extra: DbFacts = {
+      archived: session.archived !== null && session.archived > 0,
+      compactions: summary.compactions,
+      finish: summary.finish,
+      opencode: 'db',
+      providerID: summary.providerID,
+      tail: summary.tail,
+      version: session.version,
+    }
     return {
-      extra: {
-        archived: session.archived !== null && session.archived > 0,
-        compactions: summary.compactions,
-        finish: summary.finish,
-        opencode: 'db',
-        providerID: summary.providerID,
-        tail: summary.tail,
-        version: session.version,
-      },
+      extra,
       facts: summary.facts,
       nativeId: session.id,
       priority: 0,

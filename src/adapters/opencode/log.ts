@@ -18,7 +18,8 @@
  *
  * Pure: lines in, contributions out; the state is small (bounded runs, open asks only).
  */
-import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import type {Contribution, FileMatch, TextLineParser} from '../../core/ingest/adapter.js'
+import type {LogFacts} from './facts.js'
 
 interface Ask {
   readonly id: string
@@ -85,19 +86,21 @@ function sessionNamed(f: Record<string, string>): string | null {
   return sid && sid.startsWith('ses_') ? sid : null
 }
 
-export const opencodeLogParser: JsonlParser<LogState> = {
+export const opencodeLogParser: TextLineParser<LogState> = {
+  lines: 'text',
   contributions(state, path) {
     const bySession = new Map<string, Ask[]>()
     for (const a of Object.values(state.asks)) bySession.set(a.session, [...(bySession.get(a.session) ?? []), a])
     const out: Contribution[] = []
     for (const [session, asks] of bySession) {
       const first = asks.reduce((x, y) => (y.at < x.at ? y : x))
+      const extra: LogFacts = {
+        approval: {at: first.at, id: first.id, offset: first.offset, permission: first.permission, text: askText(first.permission, first.patterns)},
+        opencode: 'log',
+        ref: path,
+      }
       out.push({
-        extra: {
-          approval: {at: first.at, id: first.id, offset: first.offset, permission: first.permission, text: askText(first.permission, first.patterns)},
-          opencode: 'log',
-          ref: path,
-        },
+        extra,
         facts: {},
         nativeId: session,
         priority: 0,

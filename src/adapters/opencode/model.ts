@@ -184,35 +184,16 @@ const ACTIVE_TOOL = new Set(['pending', 'running'])
 /** The tool error OpenCode writes when the user rejects a permission (1.18.33). */
 const REJECTED = /^The user rejected permission to use this/
 
-export function summarize(input: OcInput): OcSummary {
+/** The turn: settled or not and how it ended (the tail), the error and the open question. */
+function turnOf(
+  input: OcInput,
+  last: OcMessage | null,
+  lastAssistant: OcMessage | null,
+  parts: readonly OcPart[],
+  sources: Record<string, FactSource>,
+): {settled: boolean; tail: string; error: HardBlock | null; question: HardBlock | null} {
   const {refs, session} = input
-  const messages = [...input.messages].filter((m) => m.role === 'user' || m.role === 'assistant').sort(byTime)
-  const sources: Record<string, FactSource> = {}
   const sessionRef = refs.session(session.id)
-  let users = 0
-  let assistants = 0
-  let compactions = 0
-  let lastUser: OcMessage | null = null
-  let lastAssistant: OcMessage | null = null
-  let lastActivityAt = session.updated
-  for (const m of messages) {
-    if (m.role === 'user') {
-      users += 1
-      lastUser = m
-    } else {
-      assistants += 1
-      lastAssistant = m
-      if (m.summary) compactions += 1
-    }
-
-    lastActivityAt = later(lastActivityAt, later(m.created, m.updated))
-  }
-
-  const last = messages.at(-1) ?? null
-  const parts = lastAssistant ? input.parts.filter((p) => p.messageId === lastAssistant!.id) : []
-  for (const p of parts) lastActivityAt = later(lastActivityAt, p.at)
-
-  // The turn.
   let settled = false
   let tail = 'empty'
   let error: HardBlock | null = null
@@ -257,10 +238,13 @@ export function summarize(input: OcInput): OcSummary {
       tail = last.finish ?? 'completed'
     }
   }
+  return {error, question, settled, tail}
+}
 
-  if (question) sources.question = question.source
-
-  // Title: OpenCode's own (generated or renamed), else the first prompt while it is a placeholder.
+/** Title: OpenCode's own (generated or renamed), else the first prompt while it is a placeholder. */
+function titleOf(input: OcInput, messages: readonly OcMessage[], sources: Record<string, FactSource>): string | null {
+  const {refs, session} = input
+  const sessionRef = refs.session(session.id)
   let title = session.title?.trim() || null
   if (title !== null && isPlaceholderTitle(title)) title = null
   if (title !== null) sources.title = sessionRef
@@ -269,7 +253,17 @@ export function summarize(input: OcInput): OcSummary {
     const firstUser = messages.find((m) => m.role === 'user')
     if (firstUser) sources.title = refs.message(firstUser.id)
   }
+  return title
+}
 
+/** The model: the last reply's, else the last prompt's, else the session's. */
+function modelOf(
+  input: OcInput,
+  lastUser: OcMessage | null,
+  lastAssistant: OcMessage | null,
+  sources: Record<string, FactSource>,
+): {model: string | null; providerID: string | null} {
+  const {refs, session} = input
   let model: string | null = null
   let providerID: string | null = null
   if (lastAssistant?.modelID) {
@@ -282,9 +276,18 @@ export function summarize(input: OcInput): OcSummary {
     sources.model = refs.message(lastUser.id)
   } else if (session.model !== null) {
     model = session.model
-    sources.model = sessionRef
+    sources.model = refs.session(session.id)
   }
+  return {model, providerID}
+}
 
+/** The newest reply's text and when it last wrote output. */
+function replyOf(
+  parts: readonly OcPart[],
+  lastAssistant: OcMessage | null,
+  refs: OcRefs,
+  sources: Record<string, FactSource>,
+): {lastAssistantText: string | null; lastOutputAt: number | null} {
   const text = parts
     .filter((p) => p.type === 'text' && !p.synthetic && p.text !== null)
     .map((p) => p.text!.trim())
@@ -299,6 +302,44 @@ export function summarize(input: OcInput): OcSummary {
     for (const p of parts) lastOutputAt = later(lastOutputAt, p.at)
     sources.lastOutputAt = refs.message(lastAssistant.id)
   }
+  return {lastAssistantText, lastOutputAt}
+}
+
+export function summarize(input: OcInput): OcSummary {
+  const {refs, session} = input
+  const messages = [...input.messages].filter((m) => m.role === 'user' || m.role === 'assistant').sort(byTime)
+  const sources: Record<string, FactSource> = {}
+  const sessionRef = refs.session(session.id)
+  let users = 0
+  let assistants = 0
+  let compactions = 0
+  let lastUser: OcMessage | null = null
+  let lastAssistant: OcMessage | null = null
+  let lastActivityAt = session.updated
+  for (const m of messages) {
+    if (m.role === 'user') {
+      users += 1
+      lastUser = m
+    } else {
+      assistants += 1
+      lastAssistant = m
+      if (m.summary) compactions += 1
+    }
+
+    lastActivityAt = later(lastActivityAt, later(m.created, m.updated))
+  }
+
+  const last = messages.at(-1) ?? null
+  const parts = lastAssistant ? input.parts.filter((p) => p.messageId === lastAssistant!.id) : []
+  for (const p of parts) lastActivityAt = later(lastActivityAt, p.at)
+
+  const {error, question, settled, tail} = turnOf(input, last, lastAssistant, parts, sources)
+  if (question) sources.question = question.source
+
+  const title = titleOf(input, messages, sources)
+  const {model, providerID} = modelOf(input, lastUser, lastAssistant, sources)
+
+  const {lastAssistantText, lastOutputAt} = replyOf(parts, lastAssistant, input.refs, sources)
 
   if (session.directory !== null) sources.cwd = sessionRef
   if (session.created !== null) sources.createdAt = sessionRef

@@ -14,6 +14,7 @@
  * not known.
  */
 import type {Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import type {StorageFacts} from './facts.js'
 import type {SessionFacts} from '../../core/model/types.js'
 import {basename, dirname} from 'node:path'
 import {firstLine, isPlaceholderTitle, messageRecord} from './model.js'
@@ -87,21 +88,24 @@ export function parseStorageFile(path: string, text: string, match: FileMatch & 
         sources: {cwd: source},
         title,
       }
-      return [{extra: {opencode: 'storage', record: 'session', ref: path, session}, facts, nativeId: id, priority: 0}]
+      const extra: StorageFacts = {opencode: 'storage', record: 'session', ref: path, session}
+      return [{extra, facts, nativeId: id, priority: 0}]
     }
 
     case 'message': {
       const message = messageRecord(id, j)
       if (message === null) return []
       const sessionId = basename(dirname(path))
-      return [{extra: {message, opencode: 'storage', record: 'message', ref: path}, facts: {}, nativeId: sessionId, priority: 0}]
+      const extra: StorageFacts = {message, opencode: 'storage', record: 'message', ref: path}
+      return [{extra, facts: {}, nativeId: sessionId, priority: 0}]
     }
 
     case 'part': {
       const sessionId = str(j.sessionID)
       const part = activePart(id, basename(dirname(path)), j)
       if (part === null || sessionId === null) return []
-      return [{extra: {opencode: 'storage', part, record: 'part', ref: path}, facts: {}, nativeId: sessionId, priority: 0}]
+      const extra: StorageFacts = {opencode: 'storage', part, record: 'part', ref: path}
+      return [{extra, facts: {}, nativeId: sessionId, priority: 0}]
     }
 
     default:

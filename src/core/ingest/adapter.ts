@@ -50,7 +50,11 @@ export interface Contribution {
   readonly processClaim?: ProcessClaim
   /** When two contributions set the same fact, the higher priority wins (transcript 0, registry 10, hooks 20). */
   readonly priority?: number
-  /** Free-form data for the adapter's own compose step (e.g. a registry's waitingFor). */
+  /**
+   * What this source knows for the adapter's own compose step beyond SessionFacts (e.g. a
+   * registry's waitingFor). Each adapter types its sources' facts as one discriminated union in
+   * its own `facts.ts` and reads them back through it; the engine only stores them.
+   */
   readonly extra?: Readonly<Record<string, unknown>>
 }
 
@@ -60,17 +64,39 @@ export interface CheckedContribution extends Contribution {
   readonly processAlive?: boolean
 }
 
-/** Resumable parser for an append-only JSONL file. State must be small and JSON-serializable. */
+/** One JSONL line as the engine parsed it: a JSON object (any other value is a malformed line). */
+export type JsonRecord = Record<string, unknown>
+
+/**
+ * Resumable parser for an append-only JSONL file. State must be small and JSON-serializable.
+ * The engine reads and parses each line once (src/core/ingest/jsonl-line.ts): a blank line is
+ * skipped, a line that is not a JSON object is counted as malformed and skipped, and the count
+ * of malformed lines is the engine's alone (it sets `facts.parseErrors` on the file's first
+ * contribution). The parser sees objects only.
+ */
 export interface JsonlParser<S = unknown> {
+  /** Lines are JSON objects (the default). */
+  readonly lines?: 'json'
   init(path: string, match: FileMatch & {kind: 'jsonl'}): S
   /**
-   * Feed one complete line (without its newline) that starts at byte `offset`.
-   * Returns false when the line is malformed: the engine counts it and moves on.
+   * Feed one parsed line that starts at byte `offset`. Returns false when the record is not one
+   * the format has (e.g. no `type`): the engine counts it as malformed and moves on.
    */
-  line(state: S, text: string, offset: number): boolean
+  line(state: S, rec: JsonRecord, offset: number): boolean
   /** What the file knows so far, per session (a transcript may also describe subagents). */
   contributions(state: S, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[]
 }
+
+/** Resumable parser for an append-only log of free-text lines (OpenCode's log): each line's text, unparsed. */
+export interface TextLineParser<S = unknown> {
+  readonly lines: 'text'
+  init(path: string, match: FileMatch & {kind: 'jsonl'}): S
+  /** Feed one complete line (without its newline). Returns false when it is malformed (counted). */
+  line(state: S, text: string, offset: number): boolean
+  contributions(state: S, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[]
+}
+
+export type LineParser<S = unknown> = JsonlParser<S> | TextLineParser<S>
 
 /** A read-only handle to an agent's SQLite database, opened by the engine. */
 export interface ReadonlyDb {
@@ -104,7 +130,7 @@ export interface Adapter {
   match(path: string, ctx: AdapterEnv): FileMatch | null
   /** Directories under a root not worth walking (large blobs). */
   skipDir?(path: string): boolean
-  readonly jsonl?: JsonlParser<any>
+  readonly jsonl?: LineParser<any>
   parseWhole?(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[]
   readSqlite?(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[]
   readonly hooks?: HookReducer<any>

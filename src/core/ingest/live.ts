@@ -10,6 +10,7 @@ import path from 'node:path'
 
 import type {Store} from '../store/store.js'
 import type {Ingester} from './engine.js'
+import {openWatcher, signature} from './live-watch.js'
 import {SCREEN_SWEEP_MS, screenSweepOf} from './screen.js'
 
 export interface LiveOptions {
@@ -176,21 +177,13 @@ export class LiveIngester {
   /** Watch the roots and the spool; resolves once the watcher is ready (and caught up again). */
   async watch(): Promise<void> {
     if (this.stopped) return
-    const {watch} = await import('chokidar')
     const roots = this.ingester.roots().map((r) => r.root)
     const existing = roots.filter((r) => fs.existsSync(r))
     const missing = new Set(roots.filter((r) => !fs.existsSync(r)))
     const extra = new Set((this.opts.extraDirs ?? []).map((d) => path.resolve(d)))
     // The spool must exist to be watched; the hook command also creates it on first use.
     for (const d of extra) fs.mkdirSync(d, {mode: 0o700, recursive: true})
-    const w = watch([...existing, ...extra], {
-      awaitWriteFinish: false,
-      // A symlink under a root is not followed: a loop cannot grow the watcher (nor the daemon).
-      followSymlinks: false,
-      ignoreInitial: true,
-      ignored: (p: string) => /[\\/](tool-results|file-history|node_modules|\.git)([\\/]|$)/.test(p),
-      persistent: true,
-    })
+    const w = await openWatcher([...existing, ...extra])
     const onEvent = (p: string): void => {
       if (this.stopped) return
       // A SQLite source changes through its -wal file: the database is what to read.
@@ -235,6 +228,13 @@ export class LiveIngester {
     this.ready = true
     this.guard('heartbeat', () => this.beat())
     if (this.stopped) return
+    this.startTimers(w, missing)
+    for (const t of this.intervals) t.unref()
+    this.armTimeTimer()
+  }
+
+  /** The periodic steps: the pid re-check (and roots that appeared), the heartbeat, the stat sweep, the screen sweep. */
+  private startTimers(w: {add(p: string): void}, missing: Set<string>): void {
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
@@ -246,7 +246,7 @@ export class LiveIngester {
         for (const m of missing) {
           if (!fs.existsSync(m)) continue
           missing.delete(m)
-          ;(w as unknown as {add(p: string): void}).add(m)
+          w.add(m)
           this.flush(true)
         }
       }, PID_RECHECK_MS),
@@ -268,8 +268,6 @@ export class LiveIngester {
         })
       }, SCREEN_SWEEP_MS),
     )
-    for (const t of this.intervals) t.unref()
-    this.armTimeTimer()
   }
 
   private flush(full = false): void {
@@ -387,18 +385,4 @@ export class LiveIngester {
       // the store may already be closed
     }
   }
-}
-
-/** What a stat says about a file (and a SQLite source's -wal): changes with any write. */
-function signature(p: string): string {
-  const one = (f: string): string => {
-    try {
-      const st = fs.lstatSync(f)
-      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`
-    } catch {
-      return '-'
-    }
-  }
-
-  return `${one(p)}|${one(p + '-wal')}`
 }

@@ -4,82 +4,13 @@
  * a process in that tree, else the one session of that agent in the process's folder that was
  * active during its life. Never a guess between several.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-
 import type {Agent} from '../model/types.js'
 import {contributionsAtPath, contributionsNamingPid, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
-import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
+import {childrenOf, filesOpenBy, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
 import type {PaneInfo} from './tmux.js'
 
-const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3'])
-
-/** The names a process goes by: its comm, argv[0]'s basename, and argv[1]'s when argv[0] is an interpreter. */
-export function processNames(pid: number): string[] {
-  const names: string[] = []
-  const comm = processName(pid)
-  if (comm) names.push(comm)
-  const argv = processArgv(pid)
-  const a0 = argv[0] ? path.basename(argv[0]) : null
-  if (a0) names.push(a0)
-  if (a0 && INTERPRETERS.has(a0.replace(/[\d.]+$/, '')) && argv[1] && !argv[1].startsWith('-')) names.push(path.basename(argv[1]))
-  return names
-}
-
-let childrenFiles: boolean | undefined
-let ppidMap: Map<number, number[]> | null = null
-
-/** Drop the /proc scan childrenOf may have cached: each sweep sees the process tree afresh. */
-export function forgetProcessTree(): void {
-  ppidMap = null
-}
-
-/** Children of a process: /proc/<pid>/task/<tid>/children, else one scan of /proc per sweep. */
-function childrenOf(pid: number): number[] {
-  childrenFiles ??= fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
-  if (childrenFiles) {
-    const out: number[] = []
-    let tasks: string[]
-    try {
-      tasks = fs.readdirSync(`/proc/${pid}/task`)
-    } catch {
-      return out
-    }
-
-    for (const t of tasks) {
-      try {
-        for (const c of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ')) if (c.trim()) out.push(Number(c))
-      } catch {
-        // gone
-      }
-    }
-
-    return out
-  }
-
-  if (ppidMap === null) {
-    ppidMap = new Map()
-    let pids: string[] = []
-    try {
-      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
-    } catch {
-      pids = []
-    }
-
-    for (const p of pids) {
-      try {
-        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8')
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-        ppidMap.set(ppid, [...(ppidMap.get(ppid) ?? []), Number(p)])
-      } catch {
-        // gone
-      }
-    }
-  }
-
-  return ppidMap.get(pid) ?? []
-}
+export {forgetProcessTree, processNames} from './process-table.js'
 
 export interface AgentPane {
   readonly pane: PaneInfo
@@ -121,14 +52,7 @@ export function agentOfPane(pane: PaneInfo, processes: ReadonlyMap<string, Agent
   }
 
   if (hit === null) return null
-  let cwd: string | null = null
-  try {
-    cwd = fs.readlinkSync(`/proc/${hit.pid}/cwd`)
-  } catch {
-    cwd = null
-  }
-
-  return {agent: hit.agent, cwd, pane, pid: hit.pid, pids, startedAt: processStartTime(hit.pid)}
+  return {agent: hit.agent, cwd: processCwd(hit.pid), pane, pid: hit.pid, pids, startedAt: processStartTime(hit.pid)}
 }
 
 /** A session started before its process only if it was resumed; allow this much clock slack. */
@@ -143,28 +67,6 @@ export interface PaneTie {
 
 export interface Mapped extends PaneTie {
   readonly ap: AgentPane
-}
-
-/** Regular files a process holds open, from /proc/<pid>/fd. */
-function openFiles(pid: number): string[] {
-  let fds: string[]
-  try {
-    fds = fs.readdirSync(`/proc/${pid}/fd`)
-  } catch {
-    return []
-  }
-
-  const out: string[] = []
-  for (const fd of fds) {
-    try {
-      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
-      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) out.push(target)
-    } catch {
-      // closed in the meantime
-    }
-  }
-
-  return out
 }
 
 /**
@@ -193,7 +95,7 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
       hits.set(row.nativeId, row.parentId)
     }
 
-    for (const file of openFiles(pid)) {
+    for (const file of filesOpenBy(pid)) {
       for (const row of contributionsAtPath(store, file)) if (row.agent === ap.agent && row.known) hits.set(row.nativeId, row.parentId)
     }
   }

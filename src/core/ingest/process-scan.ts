@@ -163,6 +163,34 @@ export interface ScanStats {
   transitions: number
 }
 
+/** A planned claim: a session, its scan contribution's path and previous data, the claim. */
+interface Planned {
+  readonly s: {readonly agent: string; readonly nativeId: string}
+  readonly path: string
+  readonly prev: string | undefined
+  readonly claim: ProcessClaim
+  readonly atRest: boolean
+  readonly fresh: boolean
+}
+
+/** The contributions to write (changed ones only) and the paths to keep, from the planned claims. */
+function writesOf(planned: readonly Planned[]): {keep: Set<string>; writes: {path: string; agent: string; nativeId: string; data: string}[]} {
+  // One process found by folder for several sessions runs at most one of them: none gets it.
+  const wanted = new Map<number, number>()
+  for (const p of planned) if (p.fresh && p.claim.pid > 0) wanted.set(p.claim.pid, (wanted.get(p.claim.pid) ?? 0) + 1)
+  const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
+  const keep = new Set<string>()
+  for (const p of planned) {
+    if (p.fresh && p.claim.pid > 0 && (wanted.get(p.claim.pid) ?? 0) > 1) continue
+    keep.add(p.path)
+    const c: Contribution = {facts: {}, nativeId: p.s.nativeId, priority: SCAN_PRIORITY, processClaim: p.claim, ...(p.atRest ? {extra: {scan: 'at_rest'}} : {})}
+    const data = JSON.stringify(c)
+    if (p.prev === data) continue
+    writes.push({agent: p.s.agent, data, nativeId: p.s.nativeId, path: p.path})
+  }
+  return {keep, writes}
+}
+
 /**
  * One scan: store, for every unsettled top-level session of a scanned agent active in the last
  * day, the process that runs it (or that none does); remove the claims of the others. One
@@ -197,7 +225,7 @@ export function scanSessions(
       // unreadable: no claim
     }
   }
-  const planned: {s: (typeof sessions)[number]; path: string; prev: string | undefined; claim: ProcessClaim; atRest: boolean; fresh: boolean}[] = []
+  const planned: Planned[] = []
   for (const s of sessions) {
     const path = scanPath(s.agent, s.nativeId)
     const prev = existing.get(path)
@@ -220,20 +248,7 @@ export function scanSessions(
     planned.push({atRest, claim, fresh, path, prev: prev?.data, s})
   }
 
-  // One process found by folder for several sessions runs at most one of them: none gets it.
-  const wanted = new Map<number, number>()
-  for (const p of planned) if (p.fresh && p.claim.pid > 0) wanted.set(p.claim.pid, (wanted.get(p.claim.pid) ?? 0) + 1)
-  const writes: {path: string; agent: string; nativeId: string; data: string}[] = []
-  const keep = new Set<string>()
-  for (const p of planned) {
-    if (p.fresh && p.claim.pid > 0 && (wanted.get(p.claim.pid) ?? 0) > 1) continue
-    keep.add(p.path)
-    const c: Contribution = {facts: {}, nativeId: p.s.nativeId, priority: SCAN_PRIORITY, processClaim: p.claim, ...(p.atRest ? {extra: {scan: 'at_rest'}} : {})}
-    const data = JSON.stringify(c)
-    if (p.prev === data) continue
-    writes.push({agent: p.s.agent, data, nativeId: p.s.nativeId, path: p.path})
-  }
-
+  const {keep, writes} = writesOf(planned)
   const removals = [...existing.values()].filter((e) => !keep.has(e.path))
   if (writes.length === 0 && removals.length === 0) return stats
   const r = store.tx(() => {

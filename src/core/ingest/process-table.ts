@@ -143,3 +143,102 @@ export function openFilesOf(names: readonly string[]): Map<string, number> {
 
   return out
 }
+
+const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3'])
+
+/** The names a process goes by: its comm, argv[0]'s basename, and argv[1]'s when argv[0] is an interpreter. */
+export function processNames(pid: number): string[] {
+  const names: string[] = []
+  const comm = processName(pid)
+  if (comm) names.push(comm)
+  const argv = processArgv(pid)
+  const a0 = argv[0] ? path.basename(argv[0]) : null
+  if (a0) names.push(a0)
+  if (a0 && INTERPRETERS.has(a0.replace(/[\d.]+$/, '')) && argv[1] && !argv[1].startsWith('-')) names.push(path.basename(argv[1]))
+  return names
+}
+
+let childrenFiles: boolean | undefined
+let ppidMap: Map<number, number[]> | null = null
+
+/** Drop the /proc scan childrenOf may have cached: each sweep sees the process tree afresh. */
+export function forgetProcessTree(): void {
+  ppidMap = null
+}
+
+/** Children of a process: /proc/<pid>/task/<tid>/children, else one scan of /proc per sweep. */
+export function childrenOf(pid: number): number[] {
+  childrenFiles ??= fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
+  if (childrenFiles) {
+    const out: number[] = []
+    let tasks: string[]
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`)
+    } catch {
+      return out
+    }
+
+    for (const t of tasks) {
+      try {
+        for (const c of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ')) if (c.trim()) out.push(Number(c))
+      } catch {
+        // gone
+      }
+    }
+
+    return out
+  }
+
+  if (ppidMap === null) {
+    ppidMap = new Map()
+    let pids: string[] = []
+    try {
+      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+    } catch {
+      pids = []
+    }
+
+    for (const p of pids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8')
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+        ppidMap.set(ppid, [...(ppidMap.get(ppid) ?? []), Number(p)])
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  return ppidMap.get(pid) ?? []
+}
+
+/** Regular files a process holds open, from /proc/<pid>/fd. */
+export function filesOpenBy(pid: number): string[] {
+  let fds: string[]
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+
+  const out: string[] = []
+  for (const fd of fds) {
+    try {
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) out.push(target)
+    } catch {
+      // closed in the meantime
+    }
+  }
+
+  return out
+}
+
+/** A process's working directory (null: gone, or not ours to read). */
+export function processCwd(pid: number): string | null {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/cwd`)
+  } catch {
+    return null
+  }
+}

@@ -93,6 +93,94 @@ export interface SweepOptions {
   readonly scanAgents?: ReadonlySet<Agent>
 }
 
+/** List every server's panes: the agent panes, the servers that answered, and the readings this sweep answers for. */
+function listServers(
+  servers: readonly TmuxServer[],
+  existing: ReturnType<typeof screenContributions>,
+  env: SweepOptions['env'],
+  matcher: ScreenMatcher,
+  stats: ScreenSweepStats,
+): {agentPanes: AgentPane[]; answered: ReturnType<typeof screenContributions>; ok: number; serverOf: Map<string, TmuxServer>; swept: string[]} {
+  // The readings this sweep answers for: kept when a pane still shows them, removed otherwise.
+  const answered: typeof existing = []
+  const swept: string[] = []
+  const agentPanes: AgentPane[] = []
+  const serverOf = new Map<string, TmuxServer>()
+  let ok = 0
+  for (const server of servers) {
+    const prefix = `${PATH_PREFIX}${server.socket}/`
+    const mine = existing.filter((e) => e.path.startsWith(prefix))
+    stats.calls++
+    const listed = listPanes(server, env)
+    if (!listed.ok) {
+      const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
+      // No server answers on this socket: its panes are gone, and what they showed with them.
+      if (gone) {
+        swept.push(prefix)
+        answered.push(...mine)
+      } else stats.error = listed.stderr.trim()
+      continue
+    }
+
+    ok++
+    swept.push(prefix)
+    answered.push(...mine)
+    serverOf.set(server.socket, server)
+    const panes = parsePaneList(listed.stdout).filter((p) => !p.dead)
+    stats.panes += panes.length
+    for (const p of panes) {
+      const ap = agentOfPane(p, matcher.processes)
+      if (ap) agentPanes.push({...ap, socket: server.socket})
+    }
+  }
+  return {agentPanes, answered, ok, serverOf, swept}
+}
+
+/** Capture the tied panes of each server at once and read them: the observations to store. */
+function readPanes(
+  serverOf: ReadonlyMap<string, TmuxServer>,
+  mapped: ReturnType<typeof mapPanes>,
+  matcher: ScreenMatcher,
+  env: SweepOptions['env'],
+  stats: ScreenSweepStats,
+  tied: TiedProcess[],
+): Desired[] {
+  const desired: Desired[] = []
+  for (const [socket, server] of serverOf) {
+    const here = mapped.filter((m) => m.ap.socket === socket)
+    if (here.length === 0) continue
+    const cap = capturePanes(
+      server,
+      here.map((m) => m.ap.pane.id),
+      env,
+    )
+    stats.calls += cap.calls
+    for (const m of here) {
+      tied.push({agent: m.ap.agent, nativeId: m.nativeId, pane: m.ap.pane.id, pid: m.ap.pid, startedAt: m.ap.startedAt})
+      const screen = cap.screens.get(m.ap.pane.id)
+      if (screen === undefined) continue
+      const reading = matcher.match(m.ap.agent, screen)
+      if (reading === null) continue
+      desired.push({
+        agent: m.ap.agent,
+        nativeId: m.nativeId,
+        obs: {
+          address: m.ap.pane.address,
+          kind: reading.kind,
+          pane: m.ap.pane.id,
+          pid: m.ap.pid,
+          sig: signature(reading, screen),
+          startedAt: m.ap.startedAt,
+          text: reading.text,
+          via: m.via,
+        },
+        path: `${PATH_PREFIX}${socket}/${m.ap.pane.id}`,
+      })
+    }
+  }
+  return desired
+}
+
 /**
  * One sweep: list panes, find the agent panes, tie them to sessions, capture them at once, read
  * them, and store what changed (one transaction, recomposing the sessions touched). Never throws:
@@ -105,39 +193,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
   try {
     const existing = screenContributions(store)
     const {servers, why} = tmuxServers(options.env)
-    // The readings this sweep answers for: kept when a pane still shows them, removed otherwise.
-    const answered: typeof existing = []
-    const swept: string[] = []
-    const agentPanes: AgentPane[] = []
-    const serverOf = new Map<string, TmuxServer>()
-    let ok = 0
-    for (const server of servers) {
-      const prefix = `${PATH_PREFIX}${server.socket}/`
-      const mine = existing.filter((e) => e.path.startsWith(prefix))
-      stats.calls++
-      const listed = listPanes(server, options.env)
-      if (!listed.ok) {
-        const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
-        // No server answers on this socket: its panes are gone, and what they showed with them.
-        if (gone) {
-          swept.push(prefix)
-          answered.push(...mine)
-        } else stats.error = listed.stderr.trim()
-        continue
-      }
-
-      ok++
-      swept.push(prefix)
-      answered.push(...mine)
-      serverOf.set(server.socket, server)
-      const panes = parsePaneList(listed.stdout).filter((p) => !p.dead)
-      stats.panes += panes.length
-      for (const p of panes) {
-        const ap = agentOfPane(p, matcher.processes)
-        if (ap) agentPanes.push({...ap, socket: server.socket})
-      }
-    }
-
+    const {agentPanes, answered, ok, serverOf, swept} = listServers(servers, existing, options.env, matcher, stats)
     stats.servers = ok
     if (servers.length === 0) stats.tmux = why ?? 'no_server'
     else if (ok === 0) stats.tmux = stats.error ? 'error' : 'no_server'
@@ -146,40 +202,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     stats.agentPanes = agentPanes.length
     const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
     stats.mapped = mapped.length
-    const desired: Desired[] = []
-    for (const [socket, server] of serverOf) {
-      const here = mapped.filter((m) => m.ap.socket === socket)
-      if (here.length === 0) continue
-      const cap = capturePanes(
-        server,
-        here.map((m) => m.ap.pane.id),
-        options.env,
-      )
-      stats.calls += cap.calls
-      for (const m of here) {
-        tied.push({agent: m.ap.agent, nativeId: m.nativeId, pane: m.ap.pane.id, pid: m.ap.pid, startedAt: m.ap.startedAt})
-        const screen = cap.screens.get(m.ap.pane.id)
-        if (screen === undefined) continue
-        const reading = matcher.match(m.ap.agent, screen)
-        if (reading === null) continue
-        desired.push({
-          agent: m.ap.agent,
-          nativeId: m.nativeId,
-          obs: {
-            address: m.ap.pane.address,
-            kind: reading.kind,
-            pane: m.ap.pane.id,
-            pid: m.ap.pid,
-            sig: signature(reading, screen),
-            startedAt: m.ap.startedAt,
-            text: reading.text,
-            via: m.via,
-          },
-          path: `${PATH_PREFIX}${socket}/${m.ap.pane.id}`,
-        })
-      }
-    }
-
+    const desired = readPanes(serverOf, mapped, matcher, options.env, stats, tied)
     write(store, ingester, answered, desired, options.clock(), stats)
   } catch (error) {
     stats.tmux = 'error'

@@ -51,20 +51,8 @@ export interface SpoolStats {
   transitions: number
 }
 
-export function consumeSpool(store: Store, ingester: Ingester, home: string, clock: () => number): SpoolStats {
-  const dir = spoolDir(home)
-  const stats: SpoolStats = {bad: 0, consumed: 0, transitions: 0}
-  // A spool someone else owns, or others may write to, is not read: its events could be anyone's.
-  if (untrustedSpool(dir) !== null) return stats
-  let names: string[]
-  try {
-    names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'))
-  } catch {
-    return stats
-  }
-
-  if (names.length === 0) return stats
-  names.sort(order)
+/** Each listed entry's hook event, in order (null: a bad entry; an entry another consumer took is left out). */
+function readEvents(dir: string, names: readonly string[], clock: () => number): {name: string; event: HookEvent | null}[] {
   const events: {name: string; event: HookEvent | null}[] = []
   for (const name of names) {
     const meta = parseSpoolName(name)
@@ -87,7 +75,40 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
 
     events.push({event, name})
   }
+  return events
+}
 
+/** Reduce one event into its session's hook state (null: no adapter, reducer or session takes it). */
+function applyEvent(store: Store, ingester: Ingester, event: HookEvent, clock: () => number): {agent: Agent; nativeId: string} | null {
+  const adapter = ingester.adapters.find((a) => a.agent === event.agent)
+  const reducer = adapter?.hooks
+  if (!adapter || !reducer) return null
+  const nativeId = reducer.sessionOf(event)
+  if (!nativeId) return null
+  const source = `hooks://${adapter.agent}`
+  const prev = store.getContribution(source, nativeId)
+  const prevState = prev ? (JSON.parse(prev) as {hookState?: unknown}).hookState : undefined
+  const state = reducer.reduce(prevState ?? reducer.init(), event)
+  const contribution: Contribution | null = reducer.contribution(state, nativeId)
+  store.upsertContribution(source, adapter.agent, 'hook', nativeId, JSON.stringify({...(contribution ?? {facts: {}, nativeId}), hookState: state}), clock())
+  return {agent: adapter.agent, nativeId}
+}
+
+export function consumeSpool(store: Store, ingester: Ingester, home: string, clock: () => number): SpoolStats {
+  const dir = spoolDir(home)
+  const stats: SpoolStats = {bad: 0, consumed: 0, transitions: 0}
+  // A spool someone else owns, or others may write to, is not read: its events could be anyone's.
+  if (untrustedSpool(dir) !== null) return stats
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'))
+  } catch {
+    return stats
+  }
+
+  if (names.length === 0) return stats
+  names.sort(order)
+  const events = readEvents(dir, names, clock)
   if (events.length === 0) return stats
   const result = store.tx(() => {
     // Decided inside the transaction: what another process (or this one before a crash)
@@ -98,32 +119,12 @@ export function consumeSpool(store: Store, ingester: Ingester, home: string, clo
     if (fresh.length === 0) return {sessions: 0, transitions: 0}
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
     for (const {event} of fresh) {
-      if (!event) {
-        stats.bad++
-        continue
+      const key = event ? applyEvent(store, ingester, event, clock) : null
+      if (key === null) stats.bad++
+      else {
+        touched.set(`${key.agent}\0${key.nativeId}`, key)
+        stats.consumed++
       }
-
-      const adapter = ingester.adapters.find((a) => a.agent === event.agent)
-      const reducer = adapter?.hooks
-      if (!adapter || !reducer) {
-        stats.bad++
-        continue
-      }
-
-      const nativeId = reducer.sessionOf(event)
-      if (!nativeId) {
-        stats.bad++
-        continue
-      }
-
-      const source = `hooks://${adapter.agent}`
-      const prev = store.getContribution(source, nativeId)
-      const prevState = prev ? (JSON.parse(prev) as {hookState?: unknown}).hookState : undefined
-      const state = reducer.reduce(prevState ?? reducer.init(), event)
-      const contribution: Contribution | null = reducer.contribution(state, nativeId)
-      store.upsertContribution(source, adapter.agent, 'hook', nativeId, JSON.stringify({...(contribution ?? {facts: {}, nativeId}), hookState: state}), clock())
-      touched.set(`${adapter.agent}\0${nativeId}`, {agent: adapter.agent, nativeId})
-      stats.consumed++
     }
 
     // Names applied earlier stay listed while their file is still there (its consumer may not have

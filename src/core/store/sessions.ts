@@ -115,56 +115,58 @@ export function countSessions(store: Store): number {
   return Number((store.q('SELECT COUNT(*) AS n FROM sessions').get() as Row).n)
 }
 
-/** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
-export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[] {
-  let rows: Row[]
-  // A set of ids is read with one statement per table (ids passed as a JSON array), not one per id.
-  const list = ids ? JSON.stringify(ids) : null
-  if (ids) {
-    if (ids.length === 0) return []
-    const byId = new Map<string, Row>()
-    for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[]) byId.set(String(r.id), r)
-    rows = []
-    for (const id of ids) {
-      const r = byId.get(id)
-      if (r) rows.push(r)
-    }
-  } else {
-    rows = store.q('SELECT * FROM sessions').all() as Row[]
+/** The session rows themselves: all, or those of `ids` in that order (ids passed as one JSON array). */
+function sessionRows(store: Store, ids: readonly string[] | undefined, list: string | null): Row[] {
+  if (!ids) return store.q('SELECT * FROM sessions').all() as Row[]
+  const byId = new Map<string, Row>()
+  for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[]) byId.set(String(r.id), r)
+  const rows: Row[] = []
+  for (const id of ids) {
+    const r = byId.get(id)
+    if (r) rows.push(r)
   }
 
-  const recs = new Map<string, Row>()
-  const owners = new Map<string, string[]>()
-  const labels = new Map<string, Record<string, string>>()
-  const decisions = new Map<string, DecisionCard>()
-  const triggers = new Map<string, {oneShot: number; recurring: number}>()
-  const children = new Map<string, {id: string; state: string | null; facts: string}[]>()
+  return rows
+}
+
+/** What loadSessions joins to each row, read with one statement per table. */
+interface Joined {
+  readonly recs: Map<string, Row>
+  readonly owners: Map<string, string[]>
+  readonly labels: Map<string, Record<string, string>>
+  readonly decisions: Map<string, DecisionCard>
+  readonly triggers: Map<string, {oneShot: number; recurring: number}>
+  readonly children: Map<string, {id: string; state: string | null; facts: string}[]>
+}
+
+function joined(store: Store, list: string | null): Joined {
+  const j: Joined = {children: new Map(), decisions: new Map(), labels: new Map(), owners: new Map(), recs: new Map(), triggers: new Map()}
   const pull = (sql: string): Row[] =>
     list === null ? (store.q(sql).all() as Row[]) : (store.q(`${sql} AND session_id IN (SELECT value FROM json_each(?))`).all(list) as Row[])
 
-  for (const r of pull('SELECT * FROM records WHERE 1')) recs.set(String(r.session_id), r)
+  for (const r of pull('SELECT * FROM records WHERE 1')) j.recs.set(String(r.session_id), r)
   for (const r of pull('SELECT session_id, who FROM owners WHERE 1')) {
     const k = String(r.session_id)
-    owners.set(k, [...(owners.get(k) ?? []), String(r.who)])
+    j.owners.set(k, [...(j.owners.get(k) ?? []), String(r.who)])
   }
 
   for (const r of pull('SELECT session_id, who, label FROM labels WHERE 1')) {
     const k = String(r.session_id)
-    labels.set(k, {...labels.get(k), [String(r.who)]: String(r.label)})
+    j.labels.set(k, {...j.labels.get(k), [String(r.who)]: String(r.label)})
   }
 
   for (const r of pull('SELECT * FROM decisions WHERE answered_at IS NULL')) {
     const card = decisionFromRow(r)
-    const prev = decisions.get(card.sessionId)
-    if (!prev || prev.askedAt > card.askedAt) decisions.set(card.sessionId, card)
+    const prev = j.decisions.get(card.sessionId)
+    if (!prev || prev.askedAt > card.askedAt) j.decisions.set(card.sessionId, card)
   }
 
   for (const r of pull(`SELECT session_id, every_ms FROM schedules WHERE status = 'armed'`)) {
     const k = String(r.session_id)
-    const t = triggers.get(k) ?? {oneShot: 0, recurring: 0}
+    const t = j.triggers.get(k) ?? {oneShot: 0, recurring: 0}
     if (r.every_ms === null) t.oneShot++
     else t.recurring++
-    triggers.set(k, t)
+    j.triggers.set(k, t)
   }
 
   const childRows =
@@ -173,9 +175,18 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
       : (store.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IN (SELECT value FROM json_each(?))').all(list) as Row[])
   for (const r of childRows) {
     const k = String(r.parent_id)
-    children.set(k, [...(children.get(k) ?? []), {facts: String(r.facts), id: String(r.id), state: str(r.state)}])
+    j.children.set(k, [...(j.children.get(k) ?? []), {facts: String(r.facts), id: String(r.id), state: str(r.state)}])
   }
 
+  return j
+}
+
+/** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
+export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[] {
+  if (ids && ids.length === 0) return []
+  const list = ids ? JSON.stringify(ids) : null
+  const rows = sessionRows(store, ids, list)
+  const {children, decisions, labels, owners, recs, triggers} = joined(store, list)
   return rows.map((r) => {
     const id = String(r.id)
     const facts = {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})}

@@ -40,96 +40,119 @@ async function makeStyle(env: Env): Promise<Style> {
 }
 
 export async function runInbox(o: InboxOptions): Promise<void> {
-  const out = process.stdout
-  const style = await makeStyle(o.env)
-  let listing: Listing
-  let all: SessionRow[] = []
-  let rows: SessionRow[] = []
-  let cursor = 0
-  let selectedId: string | null = null
-  let filter = ''
-  let mode: Mode = {kind: 'list'}
-  let message = ''
-  let busy = false
-  let doingNow = ''
-  let suspended = false
+  const inbox = new Inbox(o, await makeStyle(o.env))
+  return inbox.run()
+}
 
-  const reload = (): void => {
-    const now = o.clock()
-    const built = buildListing(o.store.loadSessions(), o.me, now, {recencyMs: o.recencyMs})
-    listing = built.listing
-    all = built.rows
-    rows = filterRows(all, filter)
-    const keep = selectedId === null ? -1 : rows.findIndex((r) => r.id === selectedId)
-    cursor = keep >= 0 ? keep : Math.min(cursor, Math.max(0, rows.length - 1))
-    selectedId = rows[cursor]?.id ?? null
+type Purpose = 'filter' | 'reply' | 'snooze'
+
+/** The inbox's state and its steps: listing, drawing, the verbs, and one handler per kind of key. */
+class Inbox {
+  private readonly out = process.stdout
+  private listing!: Listing
+  private all: SessionRow[] = []
+  private rows: SessionRow[] = []
+  private cursor = 0
+  private selectedId: string | null = null
+  private filter = ''
+  private mode: Mode = {kind: 'list'}
+  private message = ''
+  private busy = false
+  private doingNow = ''
+  private suspended = false
+  private quitting = false
+  private finish!: () => void
+  private readonly finished = new Promise<void>((resolve) => {
+    this.finish = resolve
+  })
+
+  constructor(
+    private readonly o: InboxOptions,
+    private readonly style: Style,
+  ) {}
+
+  private reload(): void {
+    const now = this.o.clock()
+    const built = buildListing(this.o.store.loadSessions(), this.o.me, now, {recencyMs: this.o.recencyMs})
+    this.listing = built.listing
+    this.all = built.rows
+    this.rows = filterRows(this.all, this.filter)
+    const keep = this.selectedId === null ? -1 : this.rows.findIndex((r) => r.id === this.selectedId)
+    this.cursor = keep >= 0 ? keep : Math.min(this.cursor, Math.max(0, this.rows.length - 1))
+    this.selectedId = this.rows[this.cursor]?.id ?? null
   }
 
-  const render = (): void => {
-    if (suspended) return
-    const width = out.columns || 80
-    const height = out.rows || 24
-    const state: InboxState = {cursor, filter, home: o.home, listing, message, mode, now: o.clock(), rows}
-    const lines = renderInbox(state, width, height, style)
-    out.write('\u001B[H' + lines.map((l) => l + '\u001B[K').join('\r\n') + '\u001B[J')
+  private readonly render = (): void => {
+    if (this.suspended) return
+    const width = this.out.columns || 80
+    const height = this.out.rows || 24
+    const {cursor, filter, listing, message, mode, rows} = this
+    const state: InboxState = {cursor, filter, home: this.o.home, listing, message, mode, now: this.o.clock(), rows}
+    const lines = renderInbox(state, width, height, this.style)
+    this.out.write('\u001B[H' + lines.map((l) => l + '\u001B[K').join('\r\n') + '\u001B[J')
   }
 
-  const refresh = (): void => {
-    reload()
-    render()
+  private readonly refresh = (): void => {
+    this.reload()
+    this.render()
   }
 
-  const enter = (): void => {
-    out.write('\u001B[?1049h\u001B[?25l')
+  private enter(): void {
+    this.out.write('\u001B[?1049h\u001B[?25l')
     if (process.stdin.isTTY) process.stdin.setRawMode(true)
     process.stdin.resume()
   }
 
-  const leave = (): void => {
+  private leave(): void {
     if (process.stdin.isTTY) process.stdin.setRawMode(false)
-    out.write('\u001B[?25h\u001B[?1049l')
+    this.out.write('\u001B[?25h\u001B[?1049l')
   }
 
-  const say = (m: string): void => {
-    message = oneLine(m)
-    render()
+  private say(m: string): void {
+    this.message = oneLine(m)
+    this.render()
   }
 
   /** Run cast itself with these arguments; the first line of what it said becomes the message. */
-  const cast = async (args: readonly string[], doing: string): Promise<boolean> => {
-    if (busy) return false
-    busy = true
-    doingNow = doing
-    say(`${doing}…`)
+  private async cast(args: readonly string[], doing: string): Promise<boolean> {
+    if (this.busy) return false
+    this.busy = true
+    this.doingNow = doing
+    this.say(`${doing}…`)
+    const o = this.o
     try {
       const {execa} = await import('execa')
       const r = await execa(o.self[0]!, [...o.self.slice(1), ...args], {env: {...(o.env as Record<string, string>), NO_COLOR: '1'}, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000})
       const first = (t: string): string => t.split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('›')) ?? ''
       const text = r.exitCode === 0 ? first(r.stdout) || `${doing}: done` : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
-      busy = false
-      reload()
-      say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
+      this.busy = false
+      this.reload()
+      this.say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
       return r.exitCode === 0
     } catch (error) {
-      busy = false
-      say(`${doing} failed: ${(error as Error).message}`)
+      this.busy = false
+      this.say(`${doing} failed: ${(error as Error).message}`)
       return false
     }
   }
 
-  const selected = (): SessionRow | null => rows[cursor] ?? null
-  const move = (to: number): void => {
-    if (rows.length === 0) return
-    cursor = Math.max(0, Math.min(rows.length - 1, to))
-    selectedId = rows[cursor]!.id
-    message = ''
-    render()
+  private selected(): SessionRow | null {
+    return this.rows[this.cursor] ?? null
   }
 
-  const jump = async (row: SessionRow): Promise<void> => {
+  private move(to: number): void {
+    if (this.rows.length === 0) return
+    this.cursor = Math.max(0, Math.min(this.rows.length - 1, to))
+    this.selectedId = this.rows[this.cursor]!.id
+    this.message = ''
+    this.render()
+  }
+
+  private async jump(row: SessionRow): Promise<void> {
+    const o = this.o
     const {checkClaims, findPane, paneName} = await import('../dialog.js')
     const found = await findPane(o.store, row, o.env, checkClaims(o.store, row))
-    if (!found.pane) return say(`cannot jump: ${found.why}`)
+    if (!found.pane) return this.say(`cannot jump: ${found.why}`)
     const {execa} = await import('execa')
     const pane = found.pane
     const base = pane.socket ? ['-S', pane.socket] : []
@@ -140,184 +163,201 @@ export async function runInbox(o: InboxOptions): Promise<void> {
     if (ours && (pane.socket === undefined || pane.socket === ours)) {
       const r = await tmux(['switch-client', '-t', pane.id])
       // No client to switch (a detached server): the window and pane are selected all the same.
-      return say(r.exitCode === 0 || /no current client/.test(r.stderr) ? `jumped to ${paneName(pane)}` : `tmux: ${r.stderr.trim()}`)
+      return this.say(r.exitCode === 0 || /no current client/.test(r.stderr) ? `jumped to ${paneName(pane)}` : `tmux: ${r.stderr.trim()}`)
     }
 
-    if (ours) return say(`${paneName(pane)} is on another tmux server: tmux -S ${pane.socket} attach -t ${pane.id}`)
+    if (ours) return this.say(`${paneName(pane)} is on another tmux server: tmux -S ${pane.socket} attach -t ${pane.id}`)
     // Outside tmux (a plain SSH login): attach until the person detaches, then come back.
-    suspended = true
-    leave()
+    this.suspended = true
+    this.leave()
     const {spawnSync} = await import('node:child_process')
     spawnSync('tmux', [...base, 'attach-session', '-t', pane.id], {env: o.env as NodeJS.ProcessEnv, stdio: 'inherit'})
-    suspended = false
-    enter()
-    refresh()
+    this.suspended = false
+    this.enter()
+    this.refresh()
   }
 
-  const startInput = (purpose: 'filter' | 'reply' | 'snooze', label: string, text = ''): void => {
-    mode = {kind: 'input', label, purpose, text}
-    render()
+  private startInput(purpose: Purpose, label: string, text = ''): void {
+    this.mode = {kind: 'input', label, purpose, text}
+    this.render()
   }
 
-  const submit = async (purpose: 'filter' | 'reply' | 'snooze', text: string): Promise<void> => {
-    mode = {kind: 'list'}
-    const row = selected()
+  private async submit(purpose: Purpose, text: string): Promise<void> {
+    this.mode = {kind: 'list'}
+    const row = this.selected()
     if (purpose === 'filter') {
-      filter = text
-      reload()
-      message = ''
-      return render()
+      this.filter = text
+      this.reload()
+      this.message = ''
+      return this.render()
     }
 
-    if (!row || text.trim() === '') return render()
+    if (!row || text.trim() === '') return this.render()
     if (purpose === 'reply') {
-      await cast(['send', row.id, '--', text], 'sending')
+      await this.cast(['send', row.id, '--', text], 'sending')
       return
     }
 
     const when = text.trim()
-    await cast(['snooze', row.id, parseDuration(when) === null ? '--until' : '--for', when], 'snoozing')
+    await this.cast(['snooze', row.id, parseDuration(when) === null ? '--until' : '--for', when], 'snoozing')
   }
 
-  const onKey = async (str: string | undefined, key: Key = {}): Promise<void> => {
-    if (key.ctrl && key.name === 'c') return quit()
+  private readonly quit = (): void => {
+    if (this.quitting) return
+    this.quitting = true
+    this.finish()
+  }
+
+  async onKey(str: string | undefined, key: Key = {}): Promise<void> {
+    if (key.ctrl && key.name === 'c') return this.quit()
     // One verb at a time: say so rather than drop the key silently.
-    if (busy) return say(`${doingNow}… (wait for it to finish; key ignored)`)
-    const m = mode
+    if (this.busy) return this.say(`${this.doingNow}… (wait for it to finish; key ignored)`)
+    const m = this.mode
     if (m.kind === 'help') {
-      mode = {kind: 'list'}
-      return render()
+      this.mode = {kind: 'list'}
+      return this.render()
     }
 
-    if (m.kind === 'input') {
-      if (key.name === 'escape') {
-        mode = {kind: 'list'}
-        if (m.purpose === 'filter') {
-          filter = ''
-          reload()
-        }
-
-        return render()
-      }
-
-      if (key.name === 'return' || key.name === 'enter') return submit(m.purpose, m.text)
-      if (key.name === 'backspace') mode = {...m, text: [...m.text].slice(0, -1).join('')}
-      else if (key.ctrl && key.name === 'u') mode = {...m, text: ''}
-      else if (str && !key.ctrl && !key.meta && str >= ' ' && !str.startsWith('\u001B')) mode = {...m, text: m.text + str}
-      if (m.purpose === 'filter' && mode.kind === 'input') {
-        filter = mode.text
-        reload()
-      }
-
-      return render()
-    }
-
-    const row = selected()
+    if (m.kind === 'input') return this.inputKey(m, str, key)
+    const row = this.selected()
     if (m.kind === 'confirm') {
-      mode = {kind: 'list'}
+      this.mode = {kind: 'list'}
       if (str === 'y' || str === 'Y') {
-        if (row) await cast(['kill', row.id], 'killing')
-      } else say('kill cancelled')
-      return render()
+        if (row) await this.cast(['kill', row.id], 'killing')
+      } else this.say('kill cancelled')
+      return this.render()
     }
 
     if (m.kind === 'choose') {
-      mode = {kind: 'list'}
+      this.mode = {kind: 'list'}
       const as = {d: 'done', n: 'needs-input', o: 'dormant', u: 'unread'}[str ?? '']
-      if (as && row) await cast(['mark', as, row.id], `marking ${as}`)
-      else render()
+      if (as && row) await this.cast(['mark', as, row.id], `marking ${as}`)
+      else this.render()
       return
     }
 
     const k = key.name === 'return' || key.name === 'enter' ? 'enter' : key.name === 'down' ? 'j' : key.name === 'up' ? 'k' : str
+    if (await this.listKey(k, str)) return
+    if (row) await this.rowKey(k, row)
+  }
+
+  /** A key while typing a filter, a reply or a snooze time. */
+  private async inputKey(m: Extract<Mode, {kind: 'input'}>, str: string | undefined, key: Key): Promise<void> {
+    if (key.name === 'escape') {
+      this.mode = {kind: 'list'}
+      if (m.purpose === 'filter') {
+        this.filter = ''
+        this.reload()
+      }
+
+      return this.render()
+    }
+
+    if (key.name === 'return' || key.name === 'enter') return this.submit(m.purpose, m.text)
+    if (key.name === 'backspace') this.mode = {...m, text: [...m.text].slice(0, -1).join('')}
+    else if (key.ctrl && key.name === 'u') this.mode = {...m, text: ''}
+    else if (str && !key.ctrl && !key.meta && str >= ' ' && !str.startsWith('\u001B')) this.mode = {...m, text: m.text + str}
+    if (m.purpose === 'filter' && this.mode.kind === 'input') {
+      this.filter = this.mode.text
+      this.reload()
+    }
+
+    return this.render()
+  }
+
+  /** A key that needs no selected row (moving, help, filter, undo, quit); false when `k` is not one. */
+  private async listKey(k: string | undefined, str: string | undefined): Promise<boolean> {
     switch (k) {
       case 'q':
-        return quit()
+        this.quit()
+        return true
       case 'j':
-        return move(cursor + 1)
+        this.move(this.cursor + 1)
+        return true
       case 'k':
-        return move(cursor - 1)
+        this.move(this.cursor - 1)
+        return true
       case 'g':
-        return move(0)
+        this.move(0)
+        return true
       case 'G':
-        return move(rows.length - 1)
+        this.move(this.rows.length - 1)
+        return true
       case 'n':
       case 'N': {
-        const i = nextWaiting(rows, cursor, str === 'n')
-        if (i === null) return say(str === 'n' ? 'nothing else waits in this project' : 'nothing else waits')
-        return move(i)
+        const i = nextWaiting(this.rows, this.cursor, str === 'n')
+        if (i === null) this.say(str === 'n' ? 'nothing else waits in this project' : 'nothing else waits')
+        else this.move(i)
+        return true
       }
 
       case '?':
-        mode = {kind: 'help'}
-        return render()
+        this.mode = {kind: 'help'}
+        this.render()
+        return true
       case '/':
-        return startInput('filter', 'filter: ', filter)
+        this.startInput('filter', 'filter: ', this.filter)
+        return true
       case 'u':
-        return void (await cast(['undo'], 'undoing'))
+        await this.cast(['undo'], 'undoing')
+        return true
       default:
-        break
+        return false
     }
+  }
 
-    if (!row) return
+  /** A verb on the selected row. */
+  private async rowKey(k: string | undefined, row: SessionRow): Promise<void> {
     const title = oneLine(titleOf(row) ?? '(untitled)')
     switch (k) {
       case 'enter':
-        return jump(row)
+        return this.jump(row)
       case 'a':
-        return void (await cast(['approve', row.id], 'approving'))
+        return void (await this.cast(['approve', row.id], 'approving'))
       case 'd':
-        return void (await cast(['deny', row.id], 'denying'))
+        return void (await this.cast(['deny', row.id], 'denying'))
       case 'r':
-        return startInput('reply', `reply to ${title}: `)
+        return this.startInput('reply', `reply to ${title}: `)
       case 's':
-        return startInput('snooze', `snooze ${title} for (30m, 2h) or until (tomorrow 9am): `)
+        return this.startInput('snooze', `snooze ${title} for (30m, 2h) or until (tomorrow 9am): `)
       case 'x':
-        return void (await cast(['stash', row.id], 'stashing'))
+        return void (await this.cast(['stash', row.id], 'stashing'))
       case 'p':
-        return void (await cast([row.records.pinned ? 'unpin' : 'pin', row.id], row.records.pinned ? 'unpinning' : 'pinning'))
+        return void (await this.cast([row.records.pinned ? 'unpin' : 'pin', row.id], row.records.pinned ? 'unpinning' : 'pinning'))
       case 'm':
-        mode = {kind: 'choose', label: `mark ${title} as: d done · o dormant · n needs input · u unread (other key cancels)`, purpose: 'mark'}
-        return render()
+        this.mode = {kind: 'choose', label: `mark ${title} as: d done · o dormant · n needs input · u unread (other key cancels)`, purpose: 'mark'}
+        return this.render()
       case 'K':
-        mode = {kind: 'confirm', label: `kill ${title}? It stops the agent process.`, purpose: 'kill'}
-        return render()
+        this.mode = {kind: 'confirm', label: `kill ${title}? It stops the agent process.`, purpose: 'kill'}
+        return this.render()
       default:
         break
     }
   }
 
-  let finish!: () => void
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve
-  })
-  let quitting = false
-  const quit = (): void => {
-    if (quitting) return
-    quitting = true
-    finish()
+  async run(): Promise<void> {
+    const o = this.o
+    this.reload()
+    // Keys first: nothing typed while the follower starts is lost.
+    emitKeypressEvents(process.stdin)
+    process.stdin.on('keypress', (str: string | undefined, key: Key) => {
+      void this.onKey(str, key).catch((error: Error) => this.say(`error: ${error.message}`))
+    })
+    this.enter()
+    this.render()
+    const {followLog} = await import('../notify/follow.js')
+    const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: this.refresh, store: o.store})
+    this.refresh()
+    // The clock in the header, ages and the quiet band move with time: redraw once a minute.
+    const minute = setInterval(() => this.render(), 60_000)
+    this.out.on('resize', this.render)
+    process.once('SIGTERM', this.quit)
+    process.once('SIGHUP', this.quit)
+    await this.finished
+    clearInterval(minute)
+    this.out.off('resize', this.render)
+    this.leave()
+    process.stdin.pause()
+    await follower.stop()
   }
-
-  reload()
-  // Keys first: nothing typed while the follower starts is lost.
-  emitKeypressEvents(process.stdin)
-  process.stdin.on('keypress', (str: string | undefined, key: Key) => {
-    void onKey(str, key).catch((error: Error) => say(`error: ${error.message}`))
-  })
-  enter()
-  render()
-  const {followLog} = await import('../notify/follow.js')
-  const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: refresh, store: o.store})
-  refresh()
-  // The clock in the header, ages and the quiet band move with time: redraw once a minute.
-  const minute = setInterval(() => render(), 60_000)
-  out.on('resize', render)
-  process.once('SIGTERM', quit)
-  process.once('SIGHUP', quit)
-  await finished
-  clearInterval(minute)
-  out.off('resize', render)
-  leave()
-  process.stdin.pause()
-  await follower.stop()
 }

@@ -12,6 +12,7 @@ import {fileURLToPath} from 'node:url'
 import {claudeCode} from '../../../src/adapters/claude-code/index.js'
 import type {AdapterEnv, CheckedContribution, Contribution, FileMatch, HookEvent} from '../../../src/core/ingest/adapter.js'
 import type {SessionFacts} from '../../../src/core/model/types.js'
+import {feedLine, withParseErrors} from '../../../src/core/ingest/jsonl-line.js'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url))
 export const REAL = join(FIXTURES, 'real', 'claude')
@@ -68,9 +69,9 @@ export function feedFile(file: string, opts: FeedOptions = {}): Fed {
   const lines = splitLines(readFileSync(file))
   for (const line of lines.slice(0, opts.limit ?? lines.length)) {
     if (opts.roundTrip === true) state = JSON.parse(JSON.stringify(state))
-    if (!parser.line(state, line.text, line.offset)) rejected += 1
+    if (!feedLine(parser, state, line.text, line.offset)) rejected += 1
   }
-  return {contributions: parser.contributions(state, path, match), rejected, state}
+  return {contributions: withParseErrors(parser.contributions(state, path, match), rejected), rejected, state}
 }
 
 /** A real-fixture file seen at `projects/-tmp-proj/<name>.jsonl` under our config dir. */
@@ -184,8 +185,8 @@ export function feedRecords(records: readonly (Record<string, unknown> | string)
   let rejected = 0
   for (const record of records) {
     const text = typeof record === 'string' ? record : JSON.stringify(record)
-    if (!parser.line(state, text, offset)) rejected += 1
+    if (!feedLine(parser, state, text, offset)) rejected += 1
     offset += Buffer.byteLength(text) + 1
   }
-  return {facts: compose(nativeId, parser.contributions(state, path, match)), rejected}
+  return {facts: compose(nativeId, withParseErrors(parser.contributions(state, path, match), rejected)), rejected}
 }

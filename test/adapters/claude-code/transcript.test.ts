@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {claudeCode} from '../../../src/adapters/claude-code/index.js'
+import {feedLine} from '../../../src/core/ingest/jsonl-line.js'
 import {base, compose, ctx, feedFile, PROJ, parseWhole, REAL, sid, transcriptPath} from './engine.js'
 
 const at = (seconds: number): number => base + seconds * 1000
@@ -197,7 +198,7 @@ describe('incremental feeding', () => {
       ]
       for (const line of lines) {
         const text = JSON.stringify(line)
-        parser.line(state, text, offset)
+        feedLine(parser, state, text, offset)
         offset += Buffer.byteLength(text) + 1
       }
     }

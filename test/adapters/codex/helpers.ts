@@ -10,6 +10,7 @@ import {fileURLToPath} from 'node:url'
 import {codex} from '../../../src/adapters/codex/index.js'
 import type {RolloutState} from '../../../src/adapters/codex/index.js'
 import type {AdapterEnv, CheckedContribution, Contribution, FileMatch} from '../../../src/core/ingest/adapter.js'
+import {feedLine, withParseErrors} from '../../../src/core/ingest/jsonl-line.js'
 import type {SessionFacts} from '../../../src/core/model/types.js'
 
 export const HOME = fileURLToPath(new URL('../../fixtures/codex', import.meta.url))
@@ -112,10 +113,10 @@ export function feed(path: string, opts: FeedOptions = {}): Fed {
   let malformed = 0
   for (const {offset, text} of [...lines, ...extra]) {
     if (opts.roundTrip) state = JSON.parse(JSON.stringify(state)) as RolloutState
-    if (!parser.line(state, text, offset)) malformed++
+    if (!feedLine(parser, state, text, offset)) malformed++
   }
 
-  return {contributions: parser.contributions(state, path, match), malformed, match, state}
+  return {contributions: withParseErrors(parser.contributions(state, path, match), malformed), malformed, match, state}
 }
 
 /** Every contribution the fixture tree makes, grouped by session. */

@@ -1,4 +1,5 @@
 import {readFileSync} from 'node:fs'
+import {feedLine} from '../../../src/core/ingest/jsonl-line.js'
 import {describe, expect, it} from 'vitest'
 
 import {codex} from '../../../src/adapters/codex/index.js'
@@ -240,11 +241,12 @@ describe('codex rollout: incremental feeding', () => {
     const parser = codex.jsonl!
     const state = parser.init('/x', {kind: 'jsonl', nativeId: 'x'}) as RolloutState
 
-    expect(parser.line(state, '{"type":"event_msg","payload":', 0)).toBe(false)
-    expect(parser.line(state, '[1,2]', 10)).toBe(false)
-    expect(parser.line(state, '   ', 20)).toBe(true)
-    expect(parser.line(state, '{"type":"brand_new_type","payload":{"x":1}}', 30)).toBe(true)
-    expect(state.parseErrors).toBe(2)
+    // The engine parses each line once (jsonl-line.ts) and counts the malformed ones; the parser sees objects.
+    expect(feedLine(parser, state, '{"type":"event_msg","payload":', 0)).toBe(false)
+    expect(feedLine(parser, state, '[1,2]', 10)).toBe(false)
+    expect(feedLine(parser, state, '   ', 20)).toBe(true)
+    expect(feedLine(parser, state, '{"type":"brand_new_type","payload":{"x":1}}', 30)).toBe(true)
+    expect(JSON.stringify(state)).not.toContain('parseErrors')
   })
 })
 

@@ -11,6 +11,7 @@ import {join} from 'node:path'
 
 import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, HookEvent, ReadonlyDb} from '../../../src/core/ingest/adapter.js'
 import {composeFacts} from '../../../src/core/ingest/compose.js'
+import {feedLine, withParseErrors} from '../../../src/core/ingest/jsonl-line.js'
 import type {SessionFacts} from '../../../src/core/model/types.js'
 import {check, splitLines} from '../claude-code/engine.js'
 
@@ -77,17 +78,10 @@ export function feedJsonl(adapter: Adapter, path: string, match: FileMatch, opts
   let rejected = 0
   for (const line of all) {
     if (opts.roundTrip === true) state = JSON.parse(JSON.stringify(state)) as unknown
-    let ok: boolean
-    try {
-      ok = parser.line(state, line.text, line.offset)
-    } catch {
-      ok = false
-    }
-
-    if (!ok) rejected += 1
+    if (!feedLine(parser, state, line.text, line.offset)) rejected += 1
   }
 
-  return {contributions: parser.contributions(state, path, match), lines: all.length, rejected, state}
+  return {contributions: withParseErrors(parser.contributions(state, path, match), rejected), lines: all.length, rejected, state}
 }
 
 /** The engine's read-only handle over a SQLite file. */

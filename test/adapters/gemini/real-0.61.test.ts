@@ -8,6 +8,7 @@ import {describe, expect, it} from 'vitest'
 
 import {chatLogParser} from '../../../src/adapters/gemini/index.js'
 import type {GeminiMatch} from '../../../src/adapters/gemini/paths.js'
+import {feedLine} from '../../../src/core/ingest/jsonl-line.js'
 
 const DIR = fileURLToPath(new URL('../../fixtures/gemini/real-0.61.0/', import.meta.url))
 const match = {cwd: '/work', kind: 'jsonl', nativeId: 'x', parentNativeId: null, project: 'work', role: 'chat'} as const satisfies GeminiMatch
@@ -18,7 +19,7 @@ function facts(name: string, n?: number) {
   const state = chatLogParser.init(DIR + name, match)
   let offset = 0
   for (const line of lines.slice(0, n ?? lines.length)) {
-    expect(chatLogParser.line(state, line, offset)).toBe(true)
+    expect(feedLine(chatLogParser, state, line, offset)).toBe(true)
     offset += Buffer.byteLength(line) + 1
   }
 

@@ -11,6 +11,7 @@ import {pi} from '../../../src/adapters/pi/index.js'
 import type {PiState} from '../../../src/adapters/pi/index.js'
 import type {AdapterEnv, Contribution, FileMatch} from '../../../src/core/ingest/adapter.js'
 import {composeFacts} from '../../../src/core/ingest/compose.js'
+import {feedLine, withParseErrors} from '../../../src/core/ingest/jsonl-line.js'
 import type {SessionFacts} from '../../../src/core/model/types.js'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url))
@@ -103,10 +104,10 @@ export function feed(path: string, opts: FeedOptions = {}): Fed {
   let rejected = 0
   for (const {offset, text} of all) {
     if (opts.roundTrip) state = JSON.parse(JSON.stringify(state)) as PiState
-    if (!parser.line(state, text, offset)) rejected++
+    if (!feedLine(parser, state, text, offset)) rejected++
   }
 
-  const contributions = parser.contributions(state, path, match)
+  const contributions = withParseErrors(parser.contributions(state, path, match), rejected)
   return {contributions, facts: composeFacts(contributions), lines: all, rejected, state}
 }
 

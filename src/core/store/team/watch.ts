@@ -19,6 +19,26 @@ export interface TeamWatchOptions {
   readonly log: (msg: string) => void
 }
 
+/** Print one event as the options ask (true: printed or filtered out; false: the output is gone). */
+function printEvent(o: TeamWatchOptions, e: TeamEvent): boolean {
+  const line = watchLine(e)
+  if (!line) return true
+  if (o.states && o.states.length > 0 && !o.states.includes(String(line.to))) return true
+  if (o.agent && line.agent !== o.agent) return true
+  if (o.json) return o.write(JSON.stringify(line) + '\n')
+  return o.write(`${line.ts}  #${line.seq}  ${String(line.id).slice(0, 7)}  ${line.device}  ${line.from ?? '-'} → ${line.to}:${line.reason}  ${line.title ?? ''}\n`)
+}
+
+/** A client LISTENing on cast_team: `dropped` on its error or end, `notified` on each notification. */
+async function listen(url: string, dropped: () => void, notified: () => void): Promise<Client> {
+  const c = await openClient(url)
+  c.on('error', dropped)
+  c.on('end', dropped)
+  c.on('notification', notified)
+  await c.query('LISTEN cast_team')
+  return c
+}
+
 export async function watchTeam(o: TeamWatchOptions): Promise<void> {
   let pool: Pool | null = null
   let listener: Client | null = null
@@ -37,30 +57,17 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
     if (e.code === 'EPIPE') stop()
   })
 
-  const print = (e: TeamEvent): boolean => {
-    const line = watchLine(e)
-    if (!line) return true
-    if (o.states && o.states.length > 0 && !o.states.includes(String(line.to))) return true
-    if (o.agent && line.agent !== o.agent) return true
-    if (o.json) return o.write(JSON.stringify(line) + '\n')
-    return o.write(`${line.ts}  #${line.seq}  ${String(line.id).slice(0, 7)}  ${line.device}  ${line.from ?? '-'} → ${line.to}:${line.reason}  ${line.title ?? ''}\n`)
-  }
-
   while (!closed) {
     try {
       pool ??= await openPool(o.url, {max: 1})
       if (!listener) {
-        const c = await openClient(o.url)
-        c.on('error', () => {
-          if (listener === c) listener = null
+        // Set once LISTEN is issued: a drop before that leaves `listener` null as it is.
+        let c: Client | null = null
+        const dropped = (): void => {
+          if (c !== null && listener === c) listener = null
           wake?.()
-        })
-        c.on('end', () => {
-          if (listener === c) listener = null
-          wake?.()
-        })
-        c.on('notification', () => wake?.())
-        await c.query('LISTEN cast_team')
+        }
+        c = await listen(o.url, dropped, () => wake?.())
         listener = c
       }
 
@@ -69,7 +76,7 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
       for (;;) {
         const batch = await eventsSince(pool, last, 500)
         for (const e of batch) {
-          if (!print(e)) return
+          if (!printEvent(o, e)) return
           last = e.seq
         }
 

@@ -1,0 +1,57 @@
+/**
+ * Typed per-source facts (issue 12 point 2): what each Cursor source carries for compose beside
+ * its SessionFacts, one discriminated union on `role`. The store reader (store.ts), meta.json
+ * (meta.ts) and the hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the
+ * one place a stored contribution's `extra` is trusted as this shape.
+ */
+import type {Contribution} from '../../core/ingest/adapter.js'
+
+/** A chat's store.db beyond the facts. */
+export type StoreFacts = {
+  readonly role: 'store'
+  readonly ref: string
+  readonly name: string | null
+  readonly mode: string | null
+  readonly lastRole: string | null
+  readonly messageBlobs: number
+}
+
+/** A chat's meta.json sidecar. */
+export type MetaFacts = {
+  readonly role: 'meta'
+  readonly ref: string
+  readonly title: string | null
+  readonly updatedAt: number | null
+  readonly isSubagent: boolean
+  readonly hasConversation: boolean | null
+}
+
+/** The hook reducer's moments (hooks.ts). Not facts: hooks alone (no chat store) do not make a session. */
+export type HookFacts = {
+  readonly role: 'hooks'
+  readonly activityAt: number | null
+  readonly at: number | null
+  readonly cwd: string | null
+  readonly event: string | null
+  readonly exitedAt: number | null
+  readonly model: string | null
+  readonly promptAt: number | null
+  readonly settledAt: number | null
+  readonly textAt: number | null
+}
+
+export type CursorFacts = StoreFacts | MetaFacts | HookFacts
+
+const ROLES: ReadonlySet<string> = new Set(['store', 'meta', 'hooks'])
+
+/** A contribution's Cursor facts, by role (null: another source's, e.g. the screen's). */
+export function cursorFacts(c: Pick<Contribution, 'extra'>): CursorFacts | null {
+  const role = c.extra?.['role']
+  return typeof role === 'string' && ROLES.has(role) ? (c.extra as CursorFacts) : null
+}
+
+/** Narrowed to one role (null: the contribution is not that source's). */
+export function factsOf<R extends CursorFacts['role']>(c: Pick<Contribution, 'extra'> | null | undefined, role: R): Extract<CursorFacts, {role: R}> | null {
+  const f = c == null ? null : cursorFacts(c)
+  return f?.role === role ? (f as Extract<CursorFacts, {role: R}>) : null
+}

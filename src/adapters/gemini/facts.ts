@@ -1,0 +1,54 @@
+/**
+ * Typed per-source facts (issue 12 point 2): what each Gemini CLI source carries for compose
+ * beside its SessionFacts, one discriminated union on `role`. The chat reader (chat.ts) and the
+ * hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the one place a
+ * stored contribution's `extra` is trusted as this shape.
+ */
+import type {Contribution} from '../../core/ingest/adapter.js'
+
+/** A chat file's state beyond the facts. */
+export type ChatFacts = {
+  readonly role: 'chat'
+  readonly format: 'jsonl' | 'json'
+  readonly kind: string | null
+  /** Newest message or tool-call time. */
+  readonly progressAt: number | null
+  /** Newest time a prompt, reply or error was created. */
+  readonly messageAt: number | null
+  readonly compactions: number
+  readonly checkpoints: number
+  readonly rewinds: number
+  readonly summary: boolean
+  readonly project: string | null
+}
+
+/** The hook reducer's moments (hooks.ts). */
+export type HookFacts = {
+  readonly role: 'hooks'
+  readonly activityAt: number | null
+  readonly at: number | null
+  readonly compactAt: number | null
+  /** Not a fact: hooks alone (no chat file) do not make a session. */
+  readonly cwd: string | null
+  readonly event: string | null
+  readonly exitedAt: number | null
+  readonly promptAt: number | null
+  readonly sessionStartAt: number | null
+  readonly settledAt: number | null
+}
+
+export type GeminiFacts = ChatFacts | HookFacts
+
+const ROLES: ReadonlySet<string> = new Set(['chat', 'hooks'])
+
+/** A contribution's Gemini facts, by role (null: another source's, e.g. the screen's). */
+export function geminiFacts(c: Pick<Contribution, 'extra'>): GeminiFacts | null {
+  const role = c.extra?.['role']
+  return typeof role === 'string' && ROLES.has(role) ? (c.extra as GeminiFacts) : null
+}
+
+/** Narrowed to one role (null: the contribution is not that source's). */
+export function factsOf<R extends GeminiFacts['role']>(c: Pick<Contribution, 'extra'> | null | undefined, role: R): Extract<GeminiFacts, {role: R}> | null {
+  const f = c == null ? null : geminiFacts(c)
+  return f?.role === role ? (f as Extract<GeminiFacts, {role: R}>) : null
+}

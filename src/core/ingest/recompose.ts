@@ -1,0 +1,110 @@
+/**
+ * Composing a session's facts from its stored contributions (the adapter's compose, then the
+ * process scan's and the screen's overlays), upserting them and reconciling the changed rows; and
+ * re-checking the stored process claims against the process table.
+ */
+import type {Agent, SessionFacts} from '../model/types.js'
+import type {Store} from '../store/store.js'
+import type {Adapter, CheckedContribution, Contribution} from './adapter.js'
+import {composeFacts} from './compose.js'
+import {applyScan, isScanContribution} from './process-scan.js'
+import {isSameProcessAlive} from './process-table.js'
+import {applyScreen, isScreenContribution} from './screen-overlay.js'
+
+export interface SessionKey {
+  readonly agent: Agent
+  readonly nativeId: string
+}
+
+export interface ComposeEnv {
+  readonly store: Store
+  readonly byAgent: ReadonlyMap<string, Adapter>
+  readonly now: number
+  readonly device: string
+  readonly me: string
+}
+
+/** A claim is a live process only with a start time that matches (DESIGN §5: no start time, no proof of life). */
+export function claimAlive(pid: number, startedAt: number | null | undefined): boolean {
+  if (typeof startedAt !== 'number') return false
+  return isSameProcessAlive(pid, startedAt)
+}
+
+/** A session's stored contributions, each process claim checked (once per pid and start time). */
+function checkedContributions(store: Store, s: SessionKey, alive: Map<string, boolean>): CheckedContribution[] {
+  return store.contributionsFor(s.agent, s.nativeId).map((c) => {
+    const parsed = JSON.parse(c.data) as Contribution
+    if (!parsed.processClaim) return parsed
+    const key = `${parsed.processClaim.pid}:${parsed.processClaim.startedAt}`
+    let ok = alive.get(key)
+    if (ok === undefined) {
+      ok = claimAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
+      alive.set(key, ok)
+    }
+
+    return {...parsed, processAlive: ok}
+  })
+}
+
+/** The adapter's composition of its own sources, then the terminal fallbacks (null: it threw). */
+function composeSession(adapter: Adapter, nativeId: string, contribs: readonly CheckedContribution[]): SessionFacts | null {
+  try {
+    // Terminal fallback (screen.ts): the adapter composes its own sources, then the screen
+    // fills in a wait only where they cannot show one.
+    const own = contribs.filter((c) => !isScreenContribution(c) && !isScanContribution(c))
+    let facts = adapter.compose ? adapter.compose(nativeId, own) : composeFacts(own)
+    facts = applyScan(facts, contribs) // process-scan.ts: a claim where the files name no process
+    return applyScreen(facts, contribs)
+  } catch {
+    return null
+  }
+}
+
+/** Compose facts for sessions from their stored contributions and reconcile the changed ones. */
+export function recomposeSessions(env: ComposeEnv, sessions: readonly SessionKey[]): {sessions: number; transitions: number} {
+  const changedIds: string[] = []
+  const alive = new Map<string, boolean>()
+  for (const s of sessions) {
+    const adapter = env.byAgent.get(s.agent)
+    if (!adapter) continue
+    const contribs = checkedContributions(env.store, s, alive)
+    if (contribs.length === 0) continue
+    // Only files that describe the conversation create a session; a registry alone does not.
+    if (!contribs.some((c) => c.facts.messages !== undefined || c.facts.title !== undefined || c.facts.cwd !== undefined)) continue
+    const facts = composeSession(adapter, s.nativeId, contribs)
+    if (facts === null) continue
+    const r = env.store.upsertFacts(s.agent, s.nativeId, facts, facts.parentNativeId, {device: env.device, now: env.now, runner: env.me})
+    if (r.changed) changedIds.push(r.id)
+  }
+
+  const rec = env.store.reconcile(env.now, changedIds)
+  return {sessions: changedIds.length, transitions: rec.transitions}
+}
+
+/** The sessions whose stored process claim the process table now answers differently. */
+export function claimsChanged(store: Store, claims: readonly {agent: string; nativeId: string; data: string}[]): SessionKey[] {
+  const changed: SessionKey[] = []
+  const seen = new Set<string>()
+  const rows = new Map<string, SessionFacts>()
+  for (const c of claims) {
+    const key = `${c.agent}\0${c.nativeId}`
+    if (seen.has(key)) continue
+    const parsed = JSON.parse(c.data) as Contribution
+    if (!parsed.processClaim) continue
+    const nowAlive = claimAlive(parsed.processClaim.pid, parsed.processClaim.startedAt)
+    let facts = rows.get(key)
+    if (!facts) {
+      const s = store.loadFactsByNative(c.agent, c.nativeId)
+      if (!s) continue
+      facts = s
+      rows.set(key, s)
+    }
+
+    if (facts.process?.pid === parsed.processClaim.pid && facts.process.alive === nowAlive) continue
+    if (facts.process && facts.process.pid !== parsed.processClaim.pid && facts.process.alive && !nowAlive) continue
+    seen.add(key)
+    changed.push({agent: c.agent as Agent, nativeId: c.nativeId})
+  }
+
+  return changed
+}
