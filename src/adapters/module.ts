@@ -54,6 +54,11 @@ export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {
     /** What its own session ids look like; an id that does not match is never passed on. */
     readonly idSyntax?: RegExp
   }
+  /**
+   * A process of this agent that serves several sessions at once (a shared daemon), told by its
+   * argv: never evidence that one session runs there (the verbs refuse to act on it).
+   */
+  readonly sharedDaemon?: (argv: readonly string[]) => boolean
   /** The project file it reads instructions from (`cast agent-instructions`). */
   readonly instructionsFile: string
 }

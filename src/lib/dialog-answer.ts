@@ -86,7 +86,7 @@ async function promptOnScreen(env: Env, row: SessionRow, pane: Pane, stored: Ope
     throw new CastError(`No permission prompt is open on session ${id}'s screen, tmux ${paneName(pane)}${state}. Nothing sent.${extra}`, EXIT.REFUSED)
   }
 
-  // A dialog that has only just opened drops or misroutes keys (Claude Code 2.1.328: a `1` in
+  // A dialog that has only just opened drops or misroutes keys (one agent's TUI, observed: a `1` in
   // its first second did nothing, a `2` moved the cursor): wait until it has been open for
   // DIALOG_SETTLE_MS, then check that it is still there.
   const openedAt = row.facts.approval?.at ?? null

@@ -5,8 +5,8 @@
  * - **Which process is the session's.** A claim (a registry, lock or open handle's
  *   `processClaim`, or the pid the screen sweep found in the session's pane) counts only when it
  *   is verified: pid > 1, alive, and its start time equals the claim's. A claim without a start
- *   time is not verified. A pid that other sessions claim too (Codex's one app-server daemon
- *   serves every TUI on a CODEX_HOME), or a process known to be such a shared daemon, is never
+ *   time is not verified. A pid that other sessions claim too (an agent's one daemon serving
+ *   every TUI, its module's `sharedDaemon`), or a process known to be such a shared daemon, is never
  *   evidence for one session.
  * - **Which pane is the session's.** The pane (on any tmux server the user owns) whose process
  *   tree contains one of those verified pids. Never found by walking up from a process (a
@@ -15,7 +15,8 @@
  *   screen captured at that moment, read with the agent's screen patterns.
  * - **How to answer it.** The keys the agent's screen patterns declare (`DialogKeys`).
  */
-import {screenMatcher, SCREEN_PATTERNS, type DialogKeys, type ScreenMatch} from '../adapters/screen.js'
+import {registry} from '../adapters/index.js'
+import {screenMatcher, type DialogKeys, type ScreenMatch} from '../adapters/screen.js'
 import {processArgv} from '../core/ingest/process-table.js'
 import {readScreenOverrides} from '../core/ingest/screen.js'
 import type {Agent} from '../core/model/types.js'
@@ -79,9 +80,8 @@ function claimsIn(data: string, path: string): Claim[] {
 
 /** Processes known to serve several sessions at once, whatever the store says. */
 function isSharedDaemon(agent: string, pid: number): boolean {
-  // Codex 0.169: `codex app-server --listen unix://… --managed-daemon` (real-clis.md).
-  if (agent === 'codex') return processArgv(pid).some((a) => a === 'app-server')
-  return false
+  const daemon = registry().byId(agent)?.sharedDaemon
+  return daemon ? daemon(processArgv(pid)) : false
 }
 
 /**
@@ -251,8 +251,7 @@ export function dialogRefusal(row: SessionRow, d: OpenDialog): CastError {
 
 /** The keys that answer this agent's permission dialog, from its screen patterns; null when none are declared. */
 export function dialogKeys(agent: Agent): DialogKeys | null {
-  const p = SCREEN_PATTERNS.find((x) => x.agent === agent)
-  return p?.keys ?? null
+  return registry().byId(agent)?.screen.keys ?? null
 }
 
 export {answerDialog, checkMessageText, CLOSE_TIMEOUT_MS, DIALOG_SETTLE_MS, type DialogAction, type DialogAnswer, MAX_MESSAGE_BYTES, runDialogVerb} from './dialog-answer.js'

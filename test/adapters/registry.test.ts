@@ -24,7 +24,6 @@ const files = (dir: string): string[] =>
 const SHARED_FOLDERS = new Set(['kit'])
 
 const PENDING_MERGE: Readonly<Record<string, string>> = {
-  'lib/dialog.ts': 'another engineer is splitting it (it reads SCREEN_PATTERNS and names agents in comments)',
 }
 
 /** Names that are also ordinary words in code and prose: they count only as a quoted literal. */

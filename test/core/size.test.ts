@@ -24,9 +24,6 @@ const GENERATED: ReadonlySet<string> = new Set(['core/store/migrations.ts'])
  * the first.
  */
 const PENDING_MERGE: ReadonlySet<string> = new Set([
-  'lib/hooks-install.ts', // 885 lines; hooksStatus 87
-  'adapters/claude-code/hooks.ts', // reduceHook 112
-  'adapters/copilot/hooks.ts', // reduceCopilotHook 83
   'commands/demo.ts', // run 163
   'commands/doctor.ts', // run 252
   'commands/explain.ts', // run 90

@@ -46,6 +46,8 @@ export const codexAgent: AgentModule = {
   reading: codex,
   screen: codexScreenPatterns,
   sessionVariable: 'CODEX_THREAD_ID',
+  // 0.169: `codex app-server --listen unix://… --managed-daemon` serves every TUI on a CODEX_HOME (real-clis.md).
+  sharedDaemon: (argv) => argv.includes('app-server'),
 }
 
 export {composeCodex} from './compose.js'

@@ -87,7 +87,7 @@ export interface JsonlParser<S = unknown> {
   contributions(state: S, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[]
 }
 
-/** Resumable parser for an append-only log of free-text lines (OpenCode's log): each line's text, unparsed. */
+/** Resumable parser for an append-only log of free-text lines (a plain-text log): each line's text, unparsed. */
 export interface TextLineParser<S = unknown> {
   readonly lines: 'text'
   init(path: string, match: FileMatch & {kind: 'jsonl'}): S
