@@ -6,6 +6,17 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
+/** `cast team join --json`: the machine that joined, and what it published first. */
+export interface TeamJoinJson {
+  device: string
+  name: string | null
+  published: number
+  schema_version: number
+  server: string
+  url_from: string
+  who: string
+}
+
 export default class TeamJoin extends BaseCommand {
   static override args = {
     url: Args.string({description: 'postgres://USER:PASSWORD@HOST:PORT/DB of the team store (default: $CAST_TEAM_URL, or the config).'}),
@@ -28,7 +39,7 @@ policy (each machine its own credentials) and the admin's setup.`
   }
   static override summary = "Join the team's PostgreSQL store."
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<TeamJoinJson> {
     const {args, flags} = await this.parse(TeamJoin)
     const {loadConfig, configPath} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
@@ -86,7 +97,7 @@ policy (each machine its own credentials) and the admin's setup.`
       await pool.end().catch(() => {})
     }
 
-    const result = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
+    const result: TeamJoinJson = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
     if (!this.jsonEnabled()) {
       this.log(`Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`)
       this.log('cast daemon keeps publishing and carries out teammates\' actions on this machine\'s sessions.')

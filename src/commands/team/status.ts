@@ -1,6 +1,34 @@
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
+/** What `cast team status --json` says of this machine whether or not the server answers. */
+export interface TeamStatusBase {
+  device: string
+  joined: true
+  last_sync: string | null
+  lag_ms: number
+  name: string | null
+  pending: number
+  server: string
+  url_from: string
+  who: string
+}
+
+export interface TeamMachineJson {
+  device: string
+  last_seen: string
+  last_sync: string | null
+  pending: number
+  sessions: number
+  who: string
+}
+
+/** `cast team status --json`: not joined; joined and reachable; or joined and unreachable (exit 1). */
+export type TeamStatusJson =
+  | {joined: false}
+  | (TeamStatusBase & {actions_queued: number; machines: TeamMachineJson[]; reachable: true; schema_version: number})
+  | (TeamStatusBase & {error: string; reachable: false})
+
 export default class TeamStatus extends BaseCommand {
   static override description = `The team store this machine publishes to (password hidden), whether it is reachable, the
 outbox (changes not yet on the server, and how old the oldest is: the lag), the last sync, the
@@ -9,7 +37,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override summary = 'The team store: server, lag, last sync, outbox, machines.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<TeamStatusJson> {
     await this.parse(TeamStatus)
     const {loadConfig} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
@@ -29,7 +57,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const oldest = pendingOutbox(store, 1)[0]
     const lastSync = Number(store.getMeta('team.last_sync') ?? 0) || null
     const now = Date.now()
-    const base = {
+    const base: TeamStatusBase = {
       device,
       joined: true,
       last_sync: lastSync ? new Date(lastSync).toISOString() : null,
@@ -55,7 +83,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       const list = await machines(pool)
       const {pendingActions} = await import('../../core/store/team/machines.js')
       const queued = await pendingActions(pool, device)
-      const result = {
+      const result: TeamStatusJson = {
         ...base,
         actions_queued: queued,
         machines: list.map((m) => ({
