@@ -69,3 +69,8 @@ export const durationFlag = Flags.custom<number, DurationOptions>({
 export const timeFlag = Flags.custom<number, TimeOptions>({
   parse: async (input, _ctx, opts) => parseTimeFlag(opts.name, input, parseClock(), opts),
 })
+
+/** The text a flag was given, as typed (`--every 1h30m`), for a human line; from oclif's raw tokens. */
+export function flagInput(raw: readonly {type: string; input: string; flag?: string}[], name: string): string | undefined {
+  return raw.findLast((t) => t.type === 'flag' && t.flag === name)?.input
+}

@@ -1,6 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import fs from 'node:fs'
-import path from 'node:path'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {writeTeamConfig} from '../../lib/team-config.js'
