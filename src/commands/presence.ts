@@ -109,11 +109,10 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
   /** --notify-agents: send the notice to each live session resting at its prompt, with cast send's safety rules. */
   private async notifyAgents(store: Awaited<ReturnType<BaseCommand['openStore']>>, id: string, text: string): Promise<void> {
     const {sendMessage} = await import('../lib/deliver.js')
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {setPresenceMark} = await import('../lib/turn-marks.js')
     const {shortId} = await import('../core/model/ids.js')
     const clock = this.clock()
-    syncBeforeRead(store, this.env, clock, this.me)
+    await this.sync(store, clock)
     const at = [
       {reason: null, state: 'needs_input' as const},
       {reason: null, state: 'done' as const},

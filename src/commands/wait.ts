@@ -41,7 +41,6 @@ syncs the agents' files itself.`
     }
 
     const {clock, store} = await this.syncedStore()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {resolveSessions} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
     const ids = resolveSessions(store, argv as string[])
@@ -65,7 +64,7 @@ syncs the agents' files itself.`
       }
 
       await new Promise((r) => setTimeout(r, 250))
-      syncBeforeRead(store, this.env, clock, this.me)
+      await this.sync(store, clock)
     }
   }
 }

@@ -101,8 +101,13 @@ export abstract class BaseCommand extends Command {
   protected async syncedStore(options: SyncBeforeReadOptions = {}): Promise<SyncedStore> {
     const store = await this.openStore()
     const clock = this.clock()
+    return {clock, store, synced: await this.sync(store, clock, options)}
+  }
+
+  /** One more sync of an open store (a command that polls, or one that opened it for something else first). */
+  protected async sync(store: Store, clock: () => number, options: SyncBeforeReadOptions = {}): Promise<SyncStats | null> {
     const {syncBeforeRead} = await import('./ingest.js')
-    return {clock, store, synced: syncBeforeRead(store, this.env, clock, this.me, options)}
+    return syncBeforeRead(store, this.env, clock, this.me, options)
   }
 
   /**

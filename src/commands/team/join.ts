@@ -46,7 +46,6 @@ policy (each machine its own credentials) and the admin's setup.`
     const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
     const {publishAll} = await import('../../core/store/team/publisher.js')
     const {deviceName} = await import('../../lib/env.js')
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
     const target = args.url ? {from: 'argument', name: flags.name ?? config.teamStore?.name ?? null, url: args.url} : teamTarget(this.env, config)
@@ -83,7 +82,7 @@ policy (each machine its own credentials) and the admin's setup.`
     }
 
     const clock = this.clock()
-    syncBeforeRead(store, this.env, clock, this.me)
+    await this.sync(store, clock)
     const before = teamJoin(store)
     markJoined(store, {epoch: before?.epoch ?? randomUUID(), joinedAt: clock(), name: name ?? null})
     let published = 0
