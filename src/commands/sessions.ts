@@ -4,6 +4,7 @@ import type {SyncStats} from '../core/ingest/engine.js'
 import type {SessionRow, Store} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
 import type {Env} from '../lib/env.js'
+import {EXIT} from '../lib/exit-codes.js'
 import {filterFlags} from '../lib/flags.js'
 import type {SyncBeforeReadOptions} from '../lib/ingest.js'
 import type {Listing} from '../lib/views.js'
@@ -43,7 +44,7 @@ prints each matching session once.`
       return
     }
 
-    if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', 2)
+    if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
     const store = await this.openStore()
     const clock = this.clock()
     const {loadConfig} = await import('../lib/config.js')
