@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../lib/base-command.js'
+import type {MachineRow} from '../../core/store/team/reader.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 /** What `cast team status --json` says of this machine whether or not the server answers. */
@@ -70,19 +71,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     }
     const pool = await openPool(target.url, {connectTimeoutMs: 3000, max: 1})
     try {
-      const {machines} = await import('../../core/store/team/reader.js')
-      const {serverVersion} = await import('../../core/store/team/schema.js')
-      const c = await pool.connect()
-      let version = 0
-      try {
-        version = await serverVersion(c)
-      } finally {
-        c.release()
-      }
-
-      const list = await machines(pool)
-      const {pendingActions} = await import('../../core/store/team/machines.js')
-      const queued = await pendingActions(pool, device)
+      const {list, queued, version} = await serverStatus(pool, device)
       const result: TeamStatusJson = {
         ...base,
         actions_queued: queued,
@@ -114,4 +103,20 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       await pool.end().catch(() => {})
     }
   }
+}
+
+/** What the team server says: its schema version, every machine it has seen, the actions queued for this one. */
+async function serverStatus(pool: import('pg').Pool, device: string): Promise<{list: MachineRow[]; queued: number; version: number}> {
+  const {machines} = await import('../../core/store/team/reader.js')
+  const {serverVersion} = await import('../../core/store/team/schema.js')
+  const {pendingActions} = await import('../../core/store/team/machines.js')
+  const c = await pool.connect()
+  let version = 0
+  try {
+    version = await serverVersion(c)
+  } finally {
+    c.release()
+  }
+
+  return {list: await machines(pool), queued: await pendingActions(pool, device), version}
 }
