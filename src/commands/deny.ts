@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
 import type {DialogAnswer} from '../lib/dialog.js'
 import {teamFlags} from '../lib/flags.js'
 
@@ -28,10 +28,10 @@ still open afterwards.`
   }
   static override summary = 'Deny the open permission prompt of a session.'
 
-  async run(): Promise<DialogAnswer> {
+  async run(): Promise<DialogAnswer | RemoteVerbJson> {
     const {args, flags} = await this.parse(Deny)
     const remote = await this.remoteVerb('deny', args.session, {note: flags.note ?? null}, flags)
-    if (remote) return remote as unknown as DialogAnswer
+    if (remote) return remote
     const store = await this.openStore()
     const {runDialogVerb} = await import('../lib/dialog.js')
     const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, 'deny', flags.note ?? null)

@@ -1,6 +1,34 @@
 import {Args} from '@oclif/core'
 
+import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, WorkState} from '../core/model/types.js'
+import type {FileRow} from '../core/store/contributions.js'
+import type {SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
+import type {RestExplanation} from '../lib/classifier.js'
+import type {SessionJson} from '../lib/views.js'
+
+/** One fact and where it came from (a file and byte offset, a hook event, a process; `derived` for a default). */
+export interface ExplainFact {
+  fact: string
+  value: unknown
+  source: FactSource | null
+}
+
+/** `cast explain --json`: every fact with its source, the rule chain, the answer and the files read. */
+export interface ExplainJson {
+  bucket: Bucket
+  /** Rule 7's rest verdict: which of declaration / classifier / fallback decided it. */
+  rest: RestExplanation | null
+  chain: {matched: boolean; note: string; rule: Rule}[]
+  facts: ExplainFact[]
+  files: {kind: string; offset: number; parse_errors: number; path: string; size: number}[]
+  next_check_at: string | null
+  reason: Reason
+  records: SessionRecords
+  rule: Rule
+  session: SessionJson
+  state: WorkState
+}
 
 export default class Explain extends BaseCommand {
   static override args = {session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true})}
@@ -11,57 +39,25 @@ files read for it with their parse errors.`
   static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 --json']
   static override summary = 'Explain why a session is in its state.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<ExplainJson> {
     const {args} = await this.parse(Explain)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {resolveSession} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
-    syncBeforeRead(store, this.env, clock, this.me)
+    const {restOf} = await import('../lib/classifier.js')
     const id = resolveSession(store, args.session)
     const now = clock()
     const row = store.loadSessions([id])[0]!
     const c = classifyWorkState({children: row.children, facts: row.facts, records: row.records}, now)
-    const f = row.facts
     const files = store.filesFor(row.agent, row.nativeId)
-    const fact = (name: string, value: unknown, sourceKey = name): {fact: string; value: unknown; source: unknown} => ({
-      fact: name,
-      source: f.sources[sourceKey] ?? null,
-      value,
-    })
-    const facts = [
-      fact('cwd', f.cwd),
-      fact('title', row.renamed ?? f.title, row.renamed ? 'renamed' : 'title'),
-      fact('model', f.model),
-      fact('messages', f.messages),
-      fact('turn_index', f.turnIndex, 'turnIndex'),
-      fact('settled', f.settled),
-      fact('last_activity_at', f.lastActivityAt === null ? null : new Date(f.lastActivityAt).toISOString(), 'lastActivityAt'),
-      fact('question', f.question?.text ?? null),
-      fact('approval', f.approval?.text ?? null),
-      fact('error', f.error?.text ?? null),
-      fact('background_work', f.backgroundWork, 'backgroundWork'),
-      fact('queued', f.queued),
-      {
-        fact: 'process',
-        source: f.process?.source ?? null,
-        value: f.process ? {alive: f.process.alive, pid: f.process.pid, status: f.process.status} : null,
-      },
-      fact('parent', f.parentNativeId, 'parentNativeId'),
-    ].map((x) => ({
-      ...x,
-      source: x.source ?? (x.value === null || x.value === 0 || x.value === false ? null : {kind: 'derived', ref: 'default'}),
-    }))
     // Rule 7's rest verdict: which of declaration / classifier / fallback decided it (issue 14).
-    const {restOf} = await import('../lib/classifier.js')
     const rest = await restOf(store, row, c.reason, this.env)
-    const result = {
+    const result: ExplainJson = {
       bucket: row.bucket,
       rest,
       chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),
-      facts,
+      facts: factsOf(row),
       files: files.map((x) => ({kind: x.kind, offset: x.offset, parse_errors: x.parseErrors, path: x.path, size: x.size})),
       next_check_at: c.nextCheckAt === null ? null : new Date(c.nextCheckAt).toISOString(),
       reason: c.reason,
@@ -70,35 +66,66 @@ files read for it with their parse errors.`
       session: sessionJson(row, this.me, now),
       state: c.state,
     }
-    if (!this.jsonEnabled()) {
-      const s = result.session
-      this.log(`${s.short_id}  ${s.title ?? '(untitled)'}  [${row.agent} ${row.nativeId}]`)
-      this.log(`state ${c.state} · reason ${c.reason} · rule ${c.rule} · bucket ${row.bucket}`)
-      this.log(`next check: ${result.next_check_at ?? 'none (changes only on new input)'}`)
-      this.log('')
-      this.log('Facts:')
-      for (const x of facts) {
-        const v = typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
-        const src = x.source as {kind: string; ref: string; offset?: number} | null
-        const where = src ? `${src.kind}: ${src.ref}${src.offset === undefined ? '' : ` @${src.offset}`}` : '-'
-        this.log(`  ${x.fact.padEnd(17)} ${v.length > 70 ? v.slice(0, 67) + '...' : v}`)
-        this.log(`  ${''.padEnd(17)} ↳ ${where}`)
-      }
-
-      this.log('')
-      this.log('Rules:')
-      for (const e of c.chain) this.log(`  ${e.matched ? '→' : ' '} ${e.rule}. ${e.note}`)
-      if (rest !== null) {
-        this.log('')
-        this.log(`Rest verdict: decided by ${rest.decided_by} — ${rest.note}`)
-      }
-
-      this.log('')
-      this.log('Files:')
-      if (files.length === 0) this.log('  (none)')
-      for (const x of files) this.log(`  ${x.path}  ${x.kind}, ${x.offset}/${x.size} bytes read, ${x.parseErrors} malformed line(s) skipped`)
-    }
-
+    if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files)) this.log(line)
     return result
   }
+}
+
+/** Every fact cast holds for the session, with the source that said it. */
+function factsOf(row: SessionRow): ExplainFact[] {
+  const f = row.facts
+  const fact = (name: string, value: unknown, sourceKey = name): ExplainFact => ({
+    fact: name,
+    source: f.sources[sourceKey] ?? null,
+    value,
+  })
+  return [
+    fact('cwd', f.cwd),
+    fact('title', row.renamed ?? f.title, row.renamed ? 'renamed' : 'title'),
+    fact('model', f.model),
+    fact('messages', f.messages),
+    fact('turn_index', f.turnIndex, 'turnIndex'),
+    fact('settled', f.settled),
+    fact('last_activity_at', f.lastActivityAt === null ? null : new Date(f.lastActivityAt).toISOString(), 'lastActivityAt'),
+    fact('question', f.question?.text ?? null),
+    fact('approval', f.approval?.text ?? null),
+    fact('error', f.error?.text ?? null),
+    fact('background_work', f.backgroundWork, 'backgroundWork'),
+    fact('queued', f.queued),
+    {
+      fact: 'process',
+      source: f.process?.source ?? null,
+      value: f.process ? {alive: f.process.alive, pid: f.process.pid, status: f.process.status} : null,
+    },
+    fact('parent', f.parentNativeId, 'parentNativeId'),
+  ].map((x) => ({
+    ...x,
+    source: x.source ?? (x.value === null || x.value === 0 || x.value === false ? null : {kind: 'derived', ref: 'default'}),
+  }))
+}
+
+/** The human explanation: the answer, each fact and its source, the rules in order, the files read. */
+function explainLines(result: ExplainJson, row: SessionRow, c: Classification, files: readonly FileRow[]): string[] {
+  const s = result.session
+  const lines = [
+    `${s.short_id}  ${s.title ?? '(untitled)'}  [${row.agent} ${row.nativeId}]`,
+    `state ${c.state} · reason ${c.reason} · rule ${c.rule} · bucket ${row.bucket}`,
+    `next check: ${result.next_check_at ?? 'none (changes only on new input)'}`,
+    '',
+    'Facts:',
+  ]
+  for (const x of result.facts) {
+    const v = typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
+    const src = x.source
+    const where = src ? `${src.kind}: ${src.ref}${src.offset === undefined ? '' : ` @${src.offset}`}` : '-'
+    lines.push(`  ${x.fact.padEnd(17)} ${v.length > 70 ? v.slice(0, 67) + '...' : v}`, `  ${''.padEnd(17)} ↳ ${where}`)
+  }
+
+  lines.push('', 'Rules:')
+  for (const e of c.chain) lines.push(`  ${e.matched ? '→' : ' '} ${e.rule}. ${e.note}`)
+  if (result.rest !== null) lines.push('', `Rest verdict: decided by ${result.rest.decided_by} — ${result.rest.note}`)
+  lines.push('', 'Files:')
+  if (files.length === 0) lines.push('  (none)')
+  for (const x of files) lines.push(`  ${x.path}  ${x.kind}, ${x.offset}/${x.size} bytes read, ${x.parseErrors} malformed line(s) skipped`)
+  return lines
 }

@@ -3,15 +3,9 @@ import path from 'node:path'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {filterFlags} from '../lib/flags.js'
-import type {SessionJson} from '../lib/views.js'
+import type {FeedJson} from '../lib/feed.js'
 
-export interface FeedJson {
-  me: string
-  generated_at: string
-  /** The directory the feed covers; null with -g. */
-  cwd: string | null
-  sessions: (SessionJson & {who: string[]})[]
-}
+export type {FeedJson} from '../lib/feed.js'
 
 export default class Feed extends BaseCommand {
   static override description = `The team's recent sessions, everyone's, for the current directory and the
@@ -42,93 +36,20 @@ it. --label filters by your own label.`
 
   async run(): Promise<FeedJson> {
     const {flags} = await this.parse(Feed)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
-    const {sessionJson, titleOf, tildify} = await import('../lib/views.js')
-    const {formatAge} = await import('../core/model/durations.js')
-    const {isOwnedBy, sameIdentity} = await import('../core/model/ownership.js')
-    const {shortId} = await import('../core/model/ids.js')
-    const {homeDir} = await import('../lib/env.js')
+    const {feedJson, feedRows, renderFeed} = await import('../lib/feed.js')
+    const {deviceName, homeDir} = await import('../lib/env.js')
+    const {teamRows} = await import('../core/store/team/index.js')
     const config = await loadConfig(this.env)
     const member = flags.mine ? this.me : flags.member === undefined ? null : resolveIdentity(config, flags.member)
-    syncBeforeRead(store, this.env, clock, this.me)
+    const {clock, store} = await this.syncedStore()
     const now = clock()
     const cwd = flags.global ? null : path.resolve(process.cwd())
-    const under = (dir: string | null): boolean => cwd === null || (dir !== null && (dir === cwd || dir.startsWith(cwd.endsWith('/') ? cwd : cwd + '/')))
-    const who = (owners: readonly string[], runner: string | null): string[] => (owners.length > 0 ? [...owners] : runner ? [runner] : [])
     // Joined to a team store: every machine's sessions (issue 17).
-    const {teamRows} = await import('../core/store/team/index.js')
-    const {deviceName} = await import('../lib/env.js')
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
-    const keep = (r: (typeof remote)[number]): boolean => {
-      if (r.parentId !== null) return false
-      const at = r.facts.lastActivityAt ?? r.firstSeenAt
-      if (now - at > config.inbox.recencyMs) return false
-      if (!under(r.facts.cwd)) return false
-      if (flags.agent && r.agent !== flags.agent) return false
-      if (flags.state && flags.state.length > 0 && !flags.state.includes(r.state)) return false
-      if (flags.label && r.labels[this.me] !== flags.label) return false
-      if (member !== null && !isOwnedBy(r.records.owners, member) && !(r.runner !== null && sameIdentity(r.runner, member))) return false
-      return true
-    }
-
-    // Only rows inside the recency window are loaded, a chunk at a time, newest first, until
-    // --limit of them pass the filters (issue 16: the store's size does not grow the read).
-    const {recentTopLevelIds} = await import('../core/store/listing.js')
-    const local: typeof remote = []
-    let chunk: string[] = []
-    const take = (): void => {
-      for (const r of store.loadSessions(chunk)) if (local.length < flags.limit && keep(r)) local.push(r)
-      chunk = []
-    }
-
-    for (const id of recentTopLevelIds(store, now - config.inbox.recencyMs)) {
-      chunk.push(id)
-      if (chunk.length >= 200) take()
-      if (local.length >= flags.limit) break
-    }
-
-    if (local.length < flags.limit) take()
-    const rows = [...local, ...remote.filter((r) => keep(r))]
-      .sort((a, b) => (b.facts.lastActivityAt ?? b.firstSeenAt) - (a.facts.lastActivityAt ?? a.firstSeenAt))
-      .slice(0, flags.limit)
-    const result: FeedJson = {
-      cwd,
-      generated_at: new Date(now).toISOString(),
-      me: this.me,
-      sessions: rows.map((r) => ({...sessionJson(r, this.me, now), who: who(r.records.owners, r.runner)})),
-    }
-    if (!this.jsonEnabled()) {
-      const scope = cwd === null ? 'every directory' : tildify(cwd, homeDir(this.env))
-      if (rows.length === 0) {
-        this.log(`No recent sessions in ${scope}${flags.global ? '' : ' (-g: every directory)'}.`)
-        return result
-      }
-
-      const {default: Table} = await import('cli-table3')
-      const head = ['ID', 'STATE', 'TITLE', 'WHO', 'ACTIVE', 'AGENT']
-      if (cwd === null) head.push('CWD')
-      const table = new Table({chars: {'left-mid': '', mid: '', 'mid-mid': '', 'right-mid': ''}, head, style: {border: [], head: []}, wordWrap: false})
-      for (const r of rows) {
-        const title = titleOf(r) ?? '(untitled)'
-        const line = [
-          shortId(r.id),
-          `${r.state}:${r.reason}`,
-          title.length > 48 ? `${title.slice(0, 47)}…` : title,
-          who(r.records.owners, r.runner).join(', ') || '?',
-          r.facts.lastActivityAt === null ? 'never' : formatAge(now - r.facts.lastActivityAt),
-          r.agent,
-        ]
-        if (cwd === null) line.push(tildify(r.facts.cwd, homeDir(this.env)))
-        table.push(line)
-      }
-
-      this.log(`cast feed · ${scope} · ${rows.length} session${rows.length === 1 ? '' : 's'}`)
-      this.log(table.toString())
-    }
-
-    return result
+    const filters = {agent: flags.agent, cwd, label: flags.label, limit: flags.limit, member, recencyMs: config.inbox.recencyMs, states: flags.state}
+    const rows = feedRows(store, this.me, now, filters, remote)
+    if (!this.jsonEnabled()) for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global)) this.log(line)
+    return feedJson(rows, this.me, now, cwd)
   }
 }

@@ -1,8 +1,11 @@
 import {Flags} from '@oclif/core'
 
+import type {SessionRow, Store} from '../core/store/store.js'
+import type {RemoteVerbJson} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {teamFlags} from '../lib/flags.js'
-import type {Termination} from '../lib/terminate.js'
+import type {Plan, Termination} from '../lib/terminate.js'
+import {durationFlag} from '../lib/time-flags.js'
 import {TriageCommand} from '../lib/triage.js'
 import type {SessionJson} from '../lib/views.js'
 
@@ -10,25 +13,40 @@ export interface KillJson {
   verb: 'kill'
   action: number | null
   dry_run: boolean
-  killed: {
-    id: string
-    /** It was killed before this command: only a process that came back was stopped. */
-    already: boolean
-    short_id: string
-    /** The verified process signalled first (null: none). */
-    pid: number | null
-    pgid: null
-    signal: 'SIGTERM' | 'SIGKILL' | null
-    processes: number
-    /** Every pid signalled (with --dry-run: every pid that would be). */
-    signalled: number[]
-    /** Claims on a process that were not signalled, and why (no start time, pid reuse, pid ≤ 1, shared). */
-    refused: {pid: number; why: string}[]
-    survivors: number[]
-    error: string | null
-    cancelled_schedules: number
-  }[]
+  killed: KilledJson[]
   sessions: SessionJson[]
+}
+
+/** One session of `cast kill --json`: what was signalled, refused, and cancelled. */
+export interface KilledJson {
+  id: string
+  /** It was killed before this command: only a process that came back was stopped. */
+  already: boolean
+  short_id: string
+  /** The verified process signalled first (null: none). */
+  pid: number | null
+  pgid: null
+  signal: 'SIGTERM' | 'SIGKILL' | null
+  processes: number
+  /** Every pid signalled (with --dry-run: every pid that would be). */
+  signalled: number[]
+  /** Claims on a process that were not signalled, and why (no start time, pid reuse, pid ≤ 1, shared). */
+  refused: {pid: number; why: string}[]
+  survivors: number[]
+  error: string | null
+  cancelled_schedules: number
+}
+
+interface Planned {
+  readonly pid: number
+  readonly plan: Plan
+}
+
+/** What may be signalled per session, what may not and why, and which run on another machine. */
+interface KillPlan {
+  readonly plans: ReadonlyMap<string, readonly Planned[]>
+  readonly refusedBy: ReadonlyMap<string, {pid: number; why: string}[]>
+  readonly elsewhere: ReadonlyMap<string, string>
 }
 
 const DEFAULT_GRACE_MS = 5000
@@ -56,75 +74,36 @@ every pid signalled; --dry-run prints them and changes nothing.`
   static override flags = {
     ...teamFlags,
     'dry-run': Flags.boolean({summary: 'Print which processes would be signalled; signal nothing, file nothing.'}),
-    grace: Flags.string({helpValue: 'D', summary: 'How long to wait after SIGTERM before SIGKILL (default 5s; 0 = at once).'}),
+    grace: durationFlag({helpValue: 'D', summary: 'How long to wait after SIGTERM before SIGKILL (default 5s; 0 = at once).'}),
   }
   static override strict = false
   static override summary = 'Kill sessions: stop the agent, file them under Killed.'
   static override usage = ['<%= command.id %> SESSION... [--grace D] [--dry-run]']
 
-  async run(): Promise<KillJson> {
+  async run(): Promise<KillJson | RemoteVerbJson> {
     const {argv, flags} = await this.parse(Kill)
     const queries = this.sessionArgs(argv)
     // One session on another machine of the team: its machine kills it (issue 17).
     if (queries.length === 1 && !flags['dry-run']) {
       const remote = await this.remoteVerb('kill', queries[0]!, {}, flags)
-      if (remote) return remote as unknown as KillJson
+      if (remote) return remote
     }
 
-    let graceMs = DEFAULT_GRACE_MS
-    if (flags.grace !== undefined) {
-      const {parseDuration} = await import('../core/model/durations.js')
-      const ms = flags.grace.trim() === '0' ? 0 : parseDuration(flags.grace)
-      if (ms === null) this.fail(`--grace "${flags.grace}" is not a duration: try 0, 500ms, 5s or 1m.`, EXIT.USAGE)
-      graceMs = ms
-    }
-
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead, makeIngester} = await import('../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('../lib/resolve.js')
+    const ids = resolveSessions(store, queries)
+    const plan = await planKills(store, store.loadSessions(ids))
+    if (flags['dry-run']) return this.dryRun(store, ids, plan)
+    return this.kill(store, clock, ids, plan, flags.grace ?? DEFAULT_GRACE_MS)
+  }
+
+  /** File the sessions under Killed, signal what the plan verified, and report each. */
+  private async kill(store: Store, clock: () => number, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan, graceMs: number): Promise<KillJson> {
+    const {makeIngester} = await import('../lib/ingest.js')
     const {applyTriage} = await import('../core/store/triage.js')
     const {terminate} = await import('../lib/terminate.js')
     const {shortId} = await import('../core/model/ids.js')
     const {isKilled} = await import('../core/model/work-state.js')
-    syncBeforeRead(store, this.env, clock, this.me)
-    const ids = resolveSessions(store, queries)
-    const {deviceName} = await import('../lib/env.js')
-    const {checkClaims} = await import('../lib/dialog.js')
-    const {planTermination} = await import('../lib/terminate.js')
-    type Planned = {pid: number; plan: import('../lib/terminate.js').Plan}
-    const plans = new Map<string, Planned[]>()
-    const refusedBy = new Map<string, {pid: number; why: string}[]>()
-    const elsewhere = new Map<string, string>()
-    for (const row of store.loadSessions(ids)) {
-      // A pid means something only on the machine that saw it.
-      if (row.device !== null && row.device !== deviceName()) {
-        if (row.facts.process?.alive) elsewhere.set(row.id, row.device)
-        continue
-      }
-
-      const claims = checkClaims(store, row)
-      const refused = claims.refused.map((r) => ({pid: r.claim.pid, why: r.why}))
-      const planned: Planned[] = []
-      for (const claim of claims.verified) {
-        if (planned.some((p) => p.plan.targets.includes(claim.pid))) continue
-        const {plan, refusal} = planTermination(claim.pid, claim.startedAt)
-        if (plan === null) refused.push({pid: claim.pid, why: refusal!})
-        else planned.push({pid: claim.pid, plan})
-      }
-
-      // A process the store reads as live that no verified claim backs is named too.
-      const proc = row.facts.process
-      if (proc?.alive && !planned.some((p) => p.plan.targets.includes(proc.pid)) && !refused.some((r) => r.pid === proc.pid)) {
-        refused.push({pid: proc.pid, why: `no claim with a start time names pid ${proc.pid}, so its identity cannot be verified`})
-      }
-
-      plans.set(row.id, planned)
-      refusedBy.set(row.id, refused)
-    }
-
-    if (flags['dry-run']) return this.dryRun(store, ids, plans, refusedBy, elsewhere, shortId)
-
     // Mark killed first: the process dying afterwards then changes nothing (rule 1 holds), so the
     // stream gets one "gone" line, not a "dead" transition followed by it.
     const now = clock()
@@ -149,9 +128,7 @@ every pid signalled; --dry-run prints them and changes nothing.`
     // Let the store see the processes gone (live: false) now rather than at the next sync.
     if ([...plans.values()].some((l) => l.length > 0)) makeIngester(store, this.env, clock, this.me).recheckProcesses()
 
-    const strongest = (ts: readonly Termination[]): Termination['signal'] =>
-      ts.some((t) => t.signal === 'SIGKILL') ? 'SIGKILL' : ts.some((t) => t.signal === 'SIGTERM') ? 'SIGTERM' : null
-    const killed = ids.map((id) => {
+    const killed = ids.map((id): KilledJson => {
       const ts = ended.get(id) ?? []
       const signalled = [...new Set(ts.flatMap((t) => t.signalled))]
       return {
@@ -169,18 +146,7 @@ every pid signalled; --dry-run prints them and changes nothing.`
         survivors: ts.flatMap((t) => [...t.survivors]),
       }
     })
-    const report = await this.report('kill', applied.action, ids, now, (row) => {
-      const k = killed.find((x) => x.id === row.id)!
-      const bits: string[] = []
-      if (already.has(row.id)) bits.push('killed before')
-      if (elsewhere.has(row.id)) bits.push(`its process runs on ${elsewhere.get(row.id)}: not signalled from here`)
-      else if (k.pid === null && k.refused.length === 0) bits.push('no live process')
-      else if (k.pid !== null && k.signal === null) bits.push(`pid ${k.pid} already gone`)
-      else if (k.signal !== null) bits.push(`${k.signal} to ${pidList(k.signalled)}`)
-      for (const r of k.refused) bits.push(`pid ${r.pid} not signalled: ${r.why}`)
-      if (k.cancelled_schedules > 0) bits.push(`${k.cancelled_schedules} scheduled message${k.cancelled_schedules === 1 ? '' : 's'} cancelled`)
-      return `killed (${bits.join('; ')})`
-    }, new Set(ids))
+    const report = await this.report('kill', applied.action, ids, now, (row) => killedLine(killed.find((x) => x.id === row.id)!, elsewhere.get(row.id)), new Set(ids))
     for (const k of killed) {
       if (k.survivors.length > 0) {
         process.stderr.write(`cast: ${k.short_id}: still running after SIGKILL: ${k.survivors.join(', ')}${k.error ? ` (${k.error})` : ''}\n`)
@@ -194,18 +160,12 @@ every pid signalled; --dry-run prints them and changes nothing.`
   }
 
   /** --dry-run: what would be signalled, nothing changed. */
-  private async dryRun(
-    store: import('../core/store/store.js').Store,
-    ids: readonly string[],
-    plans: ReadonlyMap<string, readonly {pid: number; plan: import('../lib/terminate.js').Plan}[]>,
-    refusedBy: ReadonlyMap<string, {pid: number; why: string}[]>,
-    elsewhere: ReadonlyMap<string, string>,
-    shortId: (id: string) => string,
-  ): Promise<KillJson> {
+  private async dryRun(store: Store, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan): Promise<KillJson> {
     const {sessionJson, titleOf} = await import('../lib/views.js')
+    const {shortId} = await import('../core/model/ids.js')
     const now = this.now()
     const rows = store.loadSessions(ids)
-    const killed = ids.map((id) => {
+    const killed = ids.map((id): KilledJson => {
       const list = plans.get(id) ?? []
       const signalled = [...new Set(list.flatMap((p) => p.plan.targets))]
       return {
@@ -237,6 +197,64 @@ every pid signalled; --dry-run prints them and changes nothing.`
 
     return {action: null, dry_run: true, killed, sessions: rows.map((r) => sessionJson(r, this.me, now)), verb: 'kill'}
   }
+}
+
+/**
+ * For each session, the processes that may be signalled (verified claims: pid and start time)
+ * and the claims that may not, with why; a session whose process runs on another machine of the
+ * team is only named (a pid means something only on the machine that saw it).
+ */
+async function planKills(store: Store, rows: readonly SessionRow[]): Promise<KillPlan> {
+  const {deviceName} = await import('../lib/env.js')
+  const {checkClaims} = await import('../lib/dialog.js')
+  const {planTermination} = await import('../lib/terminate.js')
+  const plans = new Map<string, Planned[]>()
+  const refusedBy = new Map<string, {pid: number; why: string}[]>()
+  const elsewhere = new Map<string, string>()
+  for (const row of rows) {
+    if (row.device !== null && row.device !== deviceName()) {
+      if (row.facts.process?.alive) elsewhere.set(row.id, row.device)
+      continue
+    }
+
+    const claims = checkClaims(store, row)
+    const refused = claims.refused.map((r) => ({pid: r.claim.pid, why: r.why}))
+    const planned: Planned[] = []
+    for (const claim of claims.verified) {
+      if (planned.some((p) => p.plan.targets.includes(claim.pid))) continue
+      const {plan, refusal} = planTermination(claim.pid, claim.startedAt)
+      if (plan === null) refused.push({pid: claim.pid, why: refusal!})
+      else planned.push({pid: claim.pid, plan})
+    }
+
+    // A process the store reads as live that no verified claim backs is named too.
+    const proc = row.facts.process
+    if (proc?.alive && !planned.some((p) => p.plan.targets.includes(proc.pid)) && !refused.some((r) => r.pid === proc.pid)) {
+      refused.push({pid: proc.pid, why: `no claim with a start time names pid ${proc.pid}, so its identity cannot be verified`})
+    }
+
+    plans.set(row.id, planned)
+    refusedBy.set(row.id, refused)
+  }
+
+  return {elsewhere, plans, refusedBy}
+}
+
+function strongest(ts: readonly Termination[]): Termination['signal'] {
+  return ts.some((t) => t.signal === 'SIGKILL') ? 'SIGKILL' : ts.some((t) => t.signal === 'SIGTERM') ? 'SIGTERM' : null
+}
+
+/** The human line's "killed (…)" for one session. */
+function killedLine(k: KilledJson, elsewhere: string | undefined): string {
+  const bits: string[] = []
+  if (k.already) bits.push('killed before')
+  if (elsewhere !== undefined) bits.push(`its process runs on ${elsewhere}: not signalled from here`)
+  else if (k.pid === null && k.refused.length === 0) bits.push('no live process')
+  else if (k.pid !== null && k.signal === null) bits.push(`pid ${k.pid} already gone`)
+  else if (k.signal !== null) bits.push(`${k.signal} to ${pidList(k.signalled)}`)
+  for (const r of k.refused) bits.push(`pid ${r.pid} not signalled: ${r.why}`)
+  if (k.cancelled_schedules > 0) bits.push(`${k.cancelled_schedules} scheduled message${k.cancelled_schedules === 1 ? '' : 's'} cancelled`)
+  return `killed (${bits.join('; ')})`
 }
 
 function pidList(pids: readonly number[]): string {

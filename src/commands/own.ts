@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import type {RemoteVerbJson} from '../lib/base-command.js'
 import {teamFlags} from '../lib/flags.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
@@ -23,7 +24,7 @@ WHO is checked against the team list when the config names one (key "team").`
   static override flags = {...teamFlags}
   static override summary = 'Add an owner to a session (hand it off, or claim it).'
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<TriageResult | RemoteVerbJson> {
     const {args, flags} = await this.parse(Own)
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const {isOwnedBy} = await import('../core/model/ownership.js')
@@ -31,7 +32,7 @@ WHO is checked against the team list when the config names one (key "team").`
     const config = await loadConfig(this.env)
     const who = resolveIdentity(config, args.who ?? this.me)
     const remote = await this.remoteVerb('own', args.session, {who}, flags)
-    if (remote) return remote as unknown as TriageResult
+    if (remote) return remote
     return this.triage(
       'own',
       [args.session],

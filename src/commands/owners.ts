@@ -24,16 +24,13 @@ on which device, and whether it is in your inbox.`
 
   async run(): Promise<OwnersJson> {
     const {args} = await this.parse(Owners)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {resolveSession} = await import('../lib/resolve.js')
     const {ownersOf} = await import('../core/store/ownership.js')
     const {matchesFilters, titleOf} = await import('../lib/views.js')
     const {loadConfig} = await import('../lib/config.js')
     const {shortId} = await import('../core/model/ids.js')
     const config = await loadConfig(this.env)
-    syncBeforeRead(store, this.env, clock, this.me)
+    const {clock, store} = await this.syncedStore()
     const id = resolveSession(store, args.session)
     const row = store.loadSessions([id])[0]!
     const owners = ownersOf(store, id)

@@ -3,6 +3,20 @@ import {Args, Flags} from '@oclif/core'
 import {nudgeHookNames} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
+import {durationFlag} from '../lib/time-flags.js'
+
+/** `cast presence --json`: the presence in force, the ones defined, and who heard the notice. */
+export interface PresenceJson {
+  instructions: string
+  notice: string | null
+  told: {agent: string; id: string; native_id: string}[]
+  presence: string
+  presences: {instructions: string; name: string; wait_budget_ms: number | null}[]
+  since: string | null
+  until: string | null
+  wait_budget_ms: number | null
+  who: string
+}
 
 export default class Presence extends BaseCommand {
   static override args = {
@@ -26,15 +40,14 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
     {command: '<%= config.bin %> <%= command.id %> --json', description: 'What an agent reads: presence, wait budget, instructions.'},
   ]
   static override flags = {
-    for: Flags.string({helpValue: 'D', summary: 'Lapse back to online after D (e.g. 2h, 90m).'}),
+    for: durationFlag({helpValue: 'D', min: 1, summary: 'Lapse back to online after D (e.g. 2h, 90m).'}),
     'notify-agents': Flags.boolean({summary: 'Also send the notice now to every live session resting at its prompt (cast send).'}),
   }
   static override summary = 'Set or read your presence: online, away, or a custom one.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<PresenceJson> {
     const {args, flags} = await this.parse(Presence)
     const {loadConfig} = await import('../lib/config.js')
-    const {parseDuration} = await import('../core/model/durations.js')
     const config = await loadConfig(this.env)
     const store = await this.openStore()
     const now = this.now()
@@ -49,9 +62,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       let until: number | null = null
       if (flags.for !== undefined) {
         if (name === 'online') this.fail('online has no end: --for applies to the other presences.', EXIT.USAGE)
-        const ms = parseDuration(flags.for)
-        if (ms === null || ms <= 0) this.fail(`--for "${flags.for}" is not a duration (try 2h, 90m).`, EXIT.USAGE)
-        until = now + ms
+        until = now + flags.for
       }
 
       const {setPresence} = await import('../core/store/presence.js')
@@ -99,11 +110,10 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
   /** --notify-agents: send the notice to each live session resting at its prompt, with cast send's safety rules. */
   private async notifyAgents(store: Awaited<ReturnType<BaseCommand['openStore']>>, id: string, text: string): Promise<void> {
     const {sendMessage} = await import('../lib/deliver.js')
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {setPresenceMark} = await import('../lib/turn-marks.js')
     const {shortId} = await import('../core/model/ids.js')
     const clock = this.clock()
-    syncBeforeRead(store, this.env, clock, this.me)
+    await this.sync(store, clock)
     const at = [
       {reason: null, state: 'needs_input' as const},
       {reason: null, state: 'done' as const},

@@ -2,9 +2,22 @@ import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES, type WorkState} from '../core/model/types.js'
 import {resumeExamples} from '../lib/agent-commands.js'
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {teamFlags} from '../lib/flags.js'
+import type {SendResult} from '../lib/deliver.js'
+import type {SessionJson} from '../lib/views.js'
+
+/** `cast send --json`: how the message went in, and the session after it. */
+export interface SendJson {
+  at: string
+  log: SendResult['log']
+  pane: SendResult['pane']
+  pid: SendResult['pid']
+  route: SendResult['route']
+  session: SessionJson
+  via: string
+}
 
 export default class Send extends BaseCommand {
   static override args = {
@@ -28,7 +41,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
   }
   static override summary = 'Send a message into a session as its next turn.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<SendJson | RemoteVerbJson> {
     const {args, flags} = await this.parse(Send)
     const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if, (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
@@ -42,13 +55,10 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     message = checkMessageText(message)
     const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
     if (remote) return remote
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {resolveSession} = await import('../lib/resolve.js')
     const {sendMessage} = await import('../lib/deliver.js')
     const {sessionJson} = await import('../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const id = resolveSession(store, args.session)
     const r = await sendMessage(store, this.env, clock, this.me, id, message, {ifMatch, synced: true})
     const json = sessionJson(r.row, this.me, clock())

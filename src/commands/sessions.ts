@@ -1,7 +1,12 @@
 import {Flags} from '@oclif/core'
 
+import type {SyncStats} from '../core/ingest/engine.js'
+import type {SessionRow, Store} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
+import type {Env} from '../lib/env.js'
+import {EXIT} from '../lib/exit-codes.js'
 import {AGENT_SPELLING, filterFlags} from '../lib/flags.js'
+import type {SyncBeforeReadOptions} from '../lib/ingest.js'
 import type {Listing} from '../lib/views.js'
 
 export default class Sessions extends BaseCommand {
@@ -39,20 +44,13 @@ prints each matching session once.`
       return
     }
 
-    if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', 2)
+    if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
     const store = await this.openStore()
     const clock = this.clock()
-    const {syncBeforeRead, makeIngester, INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest.js')
     const {loadConfig} = await import('../lib/config.js')
-    const {buildListing, renderListing} = await import('../lib/views.js')
+    const {buildListing} = await import('../lib/views.js')
     const config = await loadConfig(this.env)
-    // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
-    // Recent first (issue 16): the inbox reads the files inside its window and leaves the older
-    // ones to a background pass; --all waits for every file, with a progress line past a second.
-    const syncOptions = flags.all
-      ? {progress: (line: string, final: boolean) => process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`)}
-      : {recentFirst: {recencyMs: config.inbox.recencyMs}}
-    const synced = this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, this.env, clock, this.me, syncOptions)
+    const synced = await syncForListing(store, this.env, clock, this.me, flags.all ? {progress: progressLine} : {recentFirst: {recencyMs: config.inbox.recencyMs}})
     const now = clock()
     // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
     const {teamRows} = await import('../core/store/team/index.js')
@@ -79,23 +77,13 @@ prints each matching session once.`
     const {inboxListing} = await import('../lib/stream-listing.js')
     const {listing, rows} = inboxListing(store, this.me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], this.me, now, filters)
     if (!this.jsonEnabled()) {
-      const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
-      const {homeDir} = await import('../lib/env.js')
-      const style = await terminalStyle()
-      this.logStyled(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
-      if (synced && synced.deferred > 0) {
-        this.log('')
-        this.log(`Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`)
-      } else if (store.countSessions() === 0) {
-        const roots = makeIngester(store, this.env, clock, this.me).roots()
-        this.log('')
-        this.log('No agent sessions found. cast looked in:')
-        for (const r of roots) this.log(`  ${r.root}  (${r.agent})`)
-        this.log('Try "cast demo" to see the inbox over a bundled example.')
-      } else if (rows.length === 0) {
-        this.log('')
-        this.log('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
+      this.logStyled(await renderSessions(listing, rows, now, this.env, flags.team))
+      const roots = async (): Promise<{agent: string; root: string}[]> => {
+        const {makeIngester} = await import('../lib/ingest.js')
+        return makeIngester(store, this.env, clock, this.me).roots()
       }
+
+      for (const line of await sessionsFooter(synced, () => store.countSessions(), rows.length, roots)) this.log(line)
     }
 
     return listing
@@ -120,4 +108,45 @@ prints each matching session once.`
     })
     return true
   }
+}
+
+/** `--all` waits for every file: a progress line on stderr past a second (rewritten in place on a TTY). */
+function progressLine(line: string, final: boolean): void {
+  process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`)
+}
+
+/**
+ * Bring the store up to date for a listing. CAST_NOW is a test clock: with a live ingester on
+ * real time, read only (no sweep at a fake time). Recent first (issue 16): the inbox reads the
+ * files inside its window and leaves the older ones to a background pass.
+ */
+export async function syncForListing(store: Store, env: Env, clock: () => number, me: string, options: SyncBeforeReadOptions): Promise<SyncStats | null> {
+  const {INGESTER_LEASE, leaseIsLive, syncBeforeRead} = await import('../lib/ingest.js')
+  if (env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE))) return null
+  return syncBeforeRead(store, env, clock, me, options)
+}
+
+/** The human listing `cast sessions` prints: the tally and its sections, styled and fitted to the terminal. */
+export async function renderSessions(listing: Listing, rows: SessionRow[], now: number, env: Env, team: boolean): Promise<string> {
+  const {renderListing} = await import('../lib/views.js')
+  const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
+  const {homeDir} = await import('../lib/env.js')
+  const style = await terminalStyle()
+  return fitLines(renderListing(listing, rows, now, homeDir(env), style, team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(env))
+}
+
+/**
+ * The lines under the listing: older files still being read in the background; or, with no
+ * session at all, where cast looked; or that the filters left nothing.
+ */
+export async function sessionsFooter(synced: SyncStats | null, sessions: () => number, shown: number, roots: () => Promise<{agent: string; root: string}[]>): Promise<string[]> {
+  if (synced && synced.deferred > 0) {
+    return ['', `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`]
+  }
+
+  if (sessions() === 0) {
+    return ['', 'No agent sessions found. cast looked in:', ...(await roots()).map((r) => `  ${r.root}  (${r.agent})`), 'Try "cast demo" to see the inbox over a bundled example.']
+  }
+
+  return shown === 0 ? ['', 'Nothing in your inbox under these filters. "cast sessions --all" lists everything.'] : []
 }

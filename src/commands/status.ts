@@ -1,6 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import type {StatusCounts} from '../lib/notify/status.js'
+
+/** `cast status --json`: the counts and the line they fill in. */
+export type StatusJson = StatusCounts & {line: string}
 
 export default class Status extends BaseCommand {
   static override description = `One short line for tmux status-right or a shell prompt: how many sessions need you
@@ -23,7 +27,7 @@ In ~/.tmux.conf:
   }
   static override summary = 'One line for a status bar: "3 need you · 1 quiet".'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<StatusJson> {
     const {flags} = await this.parse(Status)
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')

@@ -68,9 +68,8 @@ identity).`
       return {history}
     }
 
-    const {syncBeforeRead} = await import('../lib/ingest.js')
     const {sessionJson, titleOf} = await import('../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
+    await this.sync(store, clock)
     const now = clock()
     const undone = undoLast(store, this.me, now)
     if (undone === null) this.fail(`Nothing to undo: ${this.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])

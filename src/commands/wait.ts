@@ -3,6 +3,14 @@ import {Args, Flags} from '@oclif/core'
 import {WORK_STATES} from '../core/model/types.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
+import {durationFlag} from '../lib/time-flags.js'
+import type {SessionJson} from '../lib/views.js'
+
+/** `cast wait --json`: whether the wanted states were met, and the sessions as they are. */
+export interface WaitJson {
+  met: boolean
+  sessions: SessionJson[]
+}
 
 export default class Wait extends BaseCommand {
   static override args = {session: Args.string({description: 'Session ids or prefixes (several allowed).', required: true})}
@@ -16,13 +24,13 @@ syncs the agents' files itself.`
   ]
   static override flags = {
     any: Flags.boolean({summary: 'Return as soon as one of the sessions is in a wanted state.'}),
-    timeout: Flags.string({summary: 'Give up after this long (e.g. 90s, 30m, 2h): exit 124.'}),
+    timeout: durationFlag({summary: 'Give up after this long (e.g. 90s, 30m, 2h): exit 124.'}),
     until: Flags.string({multiple: true, required: true, summary: 'Wanted states, comma-separated or repeated: working, needs_input (or needs-input), done, dormant, idle.'}),
   }
   static override strict = false
   static override summary = 'Wait until sessions reach a state.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<WaitJson> {
     const {argv, flags} = await this.parse(Wait)
     const {normaliseState, splitList} = await import('../lib/flags.js')
     const wanted: string[] = []
@@ -32,21 +40,11 @@ syncs the agents' files itself.`
       wanted.push(state)
     }
 
-    const {parseDuration} = await import('../core/model/durations.js')
-    let timeoutMs: number | null = null
-    if (flags.timeout !== undefined) {
-      timeoutMs = parseDuration(flags.timeout)
-      if (timeoutMs === null) this.fail(`--timeout: "${flags.timeout}" is not a duration (try 90s, 30m, 2h).`, EXIT.USAGE)
-    }
-
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const ids = resolveSessions(store, argv as string[])
-    const deadline = timeoutMs === null ? null : Date.now() + timeoutMs
+    const deadline = flags.timeout === undefined ? null : Date.now() + flags.timeout
     for (;;) {
       const rows = store.loadSessions(ids)
       const met = rows.filter((r) => wanted.includes(r.state))
@@ -66,7 +64,7 @@ syncs the agents' files itself.`
       }
 
       await new Promise((r) => setTimeout(r, 250))
-      syncBeforeRead(store, this.env, clock, this.me)
+      await this.sync(store, clock)
     }
   }
 }

@@ -1,13 +1,18 @@
-import {Command} from '@oclif/core'
+import {Command, type Interfaces} from '@oclif/core'
 import fs from 'node:fs'
 import os from 'node:os'
 import {format} from 'node:util'
 
-import {diskFull, noSpaceMessage} from '../core/store/disk.js'
+import type {SyncStats} from '../core/ingest/engine.js'
+import type {RemoteOutcome} from '../core/store/team/index.js'
 import type {Store} from '../core/store/store.js'
-import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
+import {CastError, classifyError, errorEnvelope, humanError, parseFailure, readOnlyHome, writable} from './errors.js'
+import {castHome, clockFrom, type Env, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
+import type {SyncBeforeReadOptions} from './ingest.js'
 import * as sanitizeModule from './sanitize.js'
+
+export {CastError, storeFault} from './errors.js'
 
 /** Commands that never write cast's store: CAST_NOW only sets the clock they read with. */
 export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
@@ -18,19 +23,22 @@ export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
 /** The longest text any argument or flag may carry (a message for send/schedule is at most this too). */
 export const MAX_TEXT_ARG = 65_536
 
-type OclifError = Error & {code?: string; exitCode?: number; oclif?: {exit?: false | number}}
+// oclif's parser output shapes (not exported by @oclif/core's index).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type FlagOutput = {[name: string]: any}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ArgOutput = {[name: string]: any}
 
-/** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
-export class CastError extends Error {
-  override name = 'CastError'
-  constructor(
-    message: string,
-    readonly exit: number,
-    readonly suggestions: string[] = [],
-  ) {
-    super(message)
-  }
+/** What `syncedStore` hands a command: the store brought up to date, and the clock it was synced with. */
+export interface SyncedStore {
+  readonly store: Store
+  readonly clock: () => number
+  /** What the sync read; null when a live ingester keeps the store current. */
+  readonly synced: SyncStats | null
 }
+
+/** The JSON of a verb carried out on another machine of the team (issue 17). */
+export type RemoteVerbJson = RemoteOutcome
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
@@ -72,6 +80,37 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
+   * oclif's parse, with whatever it throws made one usage error (exit 2) by its class: the
+   * parser's errors, a builtin flag's, and a flag value cast refused (src/lib/time-flags.ts).
+   */
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv)
+    } catch (error) {
+      throw parseFailure(error, this.id)
+    }
+  }
+
+  /**
+   * The store at CAST_HOME brought up to date for a read: one incremental sync when no live
+   * ingester holds the lease (lib/ingest.ts syncBeforeRead), with the command's clock.
+   */
+  protected async syncedStore(options: SyncBeforeReadOptions = {}): Promise<SyncedStore> {
+    const store = await this.openStore()
+    const clock = this.clock()
+    return {clock, store, synced: await this.sync(store, clock, options)}
+  }
+
+  /** One more sync of an open store (a command that polls, or one that opened it for something else first). */
+  protected async sync(store: Store, clock: () => number, options: SyncBeforeReadOptions = {}): Promise<SyncStats | null> {
+    const {syncBeforeRead} = await import('./ingest.js')
+    return syncBeforeRead(store, this.env, clock, this.me, options)
+  }
+
+  /**
    * The team branch of a verb (issue 17): when QUERY names a session (or, for "answer", a card)
    * that runs on another machine of the team, queue the action there, wait for its result (or
    * not, with --no-wait), print it and return the JSON; null when it is this machine's (or no
@@ -80,22 +119,16 @@ export abstract class BaseCommand extends Command {
   protected async remoteVerb(
     verb: import('../core/store/team/actions.js').ActionVerb,
     query: string,
-    args: Record<string, unknown>,
-    flags: {'no-wait'?: boolean; timeout?: string},
-  ): Promise<Record<string, unknown> | null> {
+    args: Readonly<Record<string, unknown>>,
+    flags: {'no-wait'?: boolean; timeout?: number},
+  ): Promise<RemoteVerbJson | null> {
     const store = await this.openStore()
     const {teamContext} = await import('../core/store/team/index.js')
     if (this.env.CAST_TEAM_LOCAL === '1') return null
     const {loadConfig} = await import('./config.js')
     const config = await loadConfig(this.env)
     if (!teamContext(store, this.env, config)) return null
-    let timeoutMs = 30_000
-    if (flags.timeout !== undefined) {
-      const {parseDuration} = await import('../core/model/durations.js')
-      const ms = parseDuration(flags.timeout)
-      if (ms === null) throw new CastError(`--timeout "${flags.timeout}" is not a duration: try 10s or 2m.`, EXIT.USAGE)
-      timeoutMs = ms
-    }
+    const timeoutMs = flags.timeout ?? 30_000
 
     const {describeRemote, remoteRequest, RemoteError} = await import('../core/store/team/index.js')
     const {hasLocalCard} = await import('../core/store/outbox.js')
@@ -202,38 +235,17 @@ export abstract class BaseCommand extends Command {
   // Command.catch() reads err.exitCode and ignores err.oclif.exit when --json is set,
   // so this.error(msg, {exit: 3}) would exit 1 under --json. Carry the code across, and under
   // --json print the one documented envelope for every error (oclif's own would dump its config).
-  protected override async catch(err: OclifError): Promise<unknown> {
-    const {errorEnvelope, humanError, isParseError, parseErrorMessage} = await import('./errors.js')
-    const fault = storeFault(err, castHome(this.env))
-    if (fault) err = fault
-    let exit: number
-    let message: string
-    let suggestions: string[] = []
-    if (err instanceof CastError || err instanceof UsageError) {
-      exit = err instanceof CastError ? err.exit : EXIT.USAGE
-      message = err.message
-      suggestions = err instanceof CastError ? err.suggestions : []
-    } else if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError') {
-      exit = EXIT.FAILURE
-      message = err.message
-    } else if (err.code === 'EEXIT' || err.name === 'ExitError') {
-      // this.exit(n): not an error to report.
-      process.exitCode = err.oclif?.exit === undefined || err.oclif.exit === false ? 0 : err.oclif.exit
+  protected override async catch(err: Interfaces.CommandError): Promise<unknown> {
+    const c = classifyError(err, castHome(this.env))
+    if (c.kind === 'exit') {
+      process.exitCode = c.exit
       return
-    } else if (isParseError(err)) {
-      // oclif's parse errors (bad flag, bad value, missing argument) are usage errors.
-      exit = EXIT.USAGE
-      message = parseErrorMessage(err)
-      suggestions = [`See: cast ${this.id?.replaceAll(':', ' ') ?? ''} --help`.replace(/\s+--help$/, ' --help')]
-    } else {
-      exit = err.exitCode ?? (typeof err.oclif?.exit === 'number' ? err.oclif.exit : EXIT.FAILURE)
-      message = parseErrorMessage(err)
-      if (!this.jsonEnabled() && exit === EXIT.FAILURE && process.env.CAST_DEBUG) return super.catch(err)
     }
 
-    if (this.jsonEnabled()) process.stdout.write(JSON.stringify(errorEnvelope(message, exit, suggestions)) + '\n')
-    else process.stderr.write(humanError(message, suggestions))
-    process.exitCode = exit
+    if (c.unexpected && !this.jsonEnabled() && c.exit === EXIT.FAILURE && process.env.CAST_DEBUG) return super.catch(err)
+    if (this.jsonEnabled()) process.stdout.write(JSON.stringify(errorEnvelope(c.message, c.exit, c.suggestions)) + '\n')
+    else process.stderr.write(humanError(c.message, c.suggestions))
+    process.exitCode = c.exit
   }
 }
 
@@ -251,56 +263,4 @@ function holderOnTestClock(lease: {pid: number; host: string}): boolean {
   } catch {
     return false
   }
-}
-
-function readOnlyHome(home: string, why: string): CastError {
-  return new CastError(`CAST_HOME ${home} is read-only (${why}): nothing was changed.`, EXIT.FAILURE, [
-    'Make it writable again, or set CAST_HOME to a writable folder.',
-  ])
-}
-
-function writable(dir: string): boolean {
-  try {
-    fs.accessSync(dir, fs.constants.W_OK)
-    return true
-  } catch (error) {
-    return !['EROFS', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')
-  }
-}
-
-/**
- * A store that cannot be written (read-only, full, failing disk, damaged, locked too long)
- * becomes one line naming CAST_HOME and what to do, not a SqliteError with its stack. SQLite
- * rolled the transaction back: nothing half-written is left behind.
- */
-export function storeFault(err: Error & {code?: unknown}, home: string): CastError | null {
-  const code = typeof err.code === 'string' ? err.code : ''
-  // File-system errors count only for files under CAST_HOME (a hook settings file is not ours to explain).
-  const file = (err as {path?: unknown}).path
-  const inHome = typeof file === 'string' && (file === home || file.startsWith(home + '/'))
-  if (err.name !== 'SqliteError' && !(inHome && ['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'].includes(code))) return null
-  const why = err.message.replace(/\s+/g, ' ').trim()
-  if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return readOnlyHome(home, why)
-
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_IOERR/.test(code) && diskFull(home))) {
-    return new CastError(noSpaceMessage(home, why), EXIT.FAILURE, [
-      'Free some space and run the command again.',
-    ])
-  }
-
-  if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
-    return new CastError(`The cast store in ${home} stayed locked by another process (${why}): nothing was changed.`, EXIT.FAILURE, ['Run the command again.'])
-  }
-
-  if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) {
-    return new CastError(`The cast store ${home}/cast.db is damaged (${why}).`, EXIT.FAILURE, [
-      "Run: cast doctor --repair (copies what can be read, keeping cast's own records, into a new store and re-reads the agents' files).",
-    ])
-  }
-
-  if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) {
-    return new CastError(`The cast store in ${home} could not be read or written (${code}: ${why}).`, EXIT.FAILURE)
-  }
-
-  return null
 }

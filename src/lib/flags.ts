@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {registry} from '../adapters/index.js'
 import {type Agent, WORK_STATES, type WorkState} from '../core/model/types.js'
+import {durationFlag} from './time-flags.js'
 
 /**
  * Agent names in any spelling people type (issue 13 point 7): the id, the CLI's binary and each
@@ -71,5 +72,5 @@ export const sessionFlag = Flags.string({
 /** For a session on another machine of the team (issue 17): wait for its machine, or only queue. */
 export const teamFlags = {
   'no-wait': Flags.boolean({summary: 'On a session that runs on another machine of the team: queue the action and return at once.'}),
-  timeout: Flags.string({helpValue: 'D', summary: 'On a session that runs on another machine: how long to wait for its result (default 30s; then exit 124).'}),
+  timeout: durationFlag({helpValue: 'D', summary: 'On a session that runs on another machine: how long to wait for its result (default 30s; then exit 124).'}),
 }

@@ -34,12 +34,9 @@ export abstract class TriageCommand extends BaseCommand {
 
   /** Resolve every query, then apply `plan` to each session in one transaction and report. */
   protected async triage(verb: string, queries: readonly string[], plan: (row: SessionRow, now: number) => TriageChange | null, options: TriageOptions): Promise<TriageResult> {
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('./ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('./resolve.js')
     const {applyTriage} = await import('../core/store/triage.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const ids = resolveSessions(store, queries)
     const now = clock()
     if (options.refuse) {

@@ -1,7 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {SyncStats} from '../../core/ingest/engine.js'
 import {EXIT} from '../../lib/exit-codes.js'
+
+/** `cast daemon --once --json`: what the one pass read, consumed and delivered. */
+export type DaemonOnceJson = SyncStats & {delivered: number; hook_events: number; sessions: number; timed_transitions: number}
 
 export default class Daemon extends BaseCommand {
   static override description = `Holds the ingester lease and keeps the store current: watches every adapter's files
@@ -23,7 +27,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   }
   static override summary = 'Run the ingester in the foreground.'
 
-  async run(): Promise<Record<string, unknown> | void> {
+  async run(): Promise<DaemonOnceJson | void> {
     const {flags} = await this.parse(Daemon)
     const store = await this.openStore()
     const clock = this.clock()
@@ -63,7 +67,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         const spool = consumeSpool(store, ingester, home, clock)
         const ticked = ingester.tick()
         const delivered = await deliverDue(store, this.env, clock, this.me)
-        const result = {...stats, delivered, hook_events: spool.consumed, sessions: store.countSessions(), timed_transitions: ticked}
+        const result: DaemonOnceJson = {...stats, delivered, hook_events: spool.consumed, sessions: store.countSessions(), timed_transitions: ticked}
         if (!this.jsonEnabled()) {
           this.log(
             `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +

@@ -1,8 +1,19 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand, type RemoteVerbJson} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {teamFlags} from '../../lib/flags.js'
+import type {DecisionJson} from '../../lib/views.js'
+
+/** `cast decide answer --json`: the answered card, and how the answer reached the agent. */
+export interface AnswerJson {
+  card: DecisionJson
+  /** Sent into the session as its next turn (null: not sent). */
+  delivered: {via: string} | null
+  delivery_error: string | null
+  /** A `cast decide --wait` was waiting and reads the answer itself. */
+  waiting: boolean
+}
 
 export default class DecideAnswer extends BaseCommand {
   static override args = {
@@ -22,7 +33,7 @@ Answering a card the agent auto-decided while you were away confirms it (same op
   }
   static override summary = 'Answer a decision card.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<AnswerJson | RemoteVerbJson> {
     const {args, flags} = await this.parse(DecideAnswer)
     const remote = await this.remoteVerb('answer', args.card, {choice: args.choice, note: flags.note ?? null}, flags)
     if (remote) return remote

@@ -3,6 +3,8 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {sessionFlag} from '../../lib/flags.js'
+import {durationFlag, flagInput} from '../../lib/time-flags.js'
+import type {DecisionJson} from '../../lib/views.js'
 
 export const MAX_QUESTION = 2000
 export const MAX_OPTION = 500
@@ -30,16 +32,15 @@ Without --wait, the answer is delivered to your session as its next turn when it
     option: Flags.string({char: 'o', helpValue: '"LABEL :: effect"', multiple: true, multipleNonGreedy: true, required: true, summary: 'An option (2 to 9, in order; repeat the flag for each).'}),
     recommend: Flags.integer({helpValue: 'N', min: 1, summary: 'The option you recommend (1-based).'}),
     session: sessionFlag,
-    timeout: Flags.string({dependsOn: ['wait'], helpValue: 'D', summary: 'With --wait: give up after D (exit 124); the card stays open.'}),
+    timeout: durationFlag({dependsOn: ['wait'], helpValue: 'D', summary: 'With --wait: give up after D (exit 124); the card stays open.'}),
     wait: Flags.boolean({summary: 'Block until answered; print the chosen label.'}),
     why: Flags.string({helpValue: 'TEXT|-', summary: 'Your reasoning; "-" reads it from stdin.'}),
   }
   static override summary = 'Ask the person a decision with priced options.'
 
-  async run(): Promise<Record<string, unknown>> {
-    const {args, flags} = await this.parse(Decide)
+  async run(): Promise<DecisionJson> {
+    const {args, flags, raw} = await this.parse(Decide)
     const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/decide.js')
-    const {parseDuration} = await import('../../core/model/durations.js')
     const question = args.question.trim()
     if (question === '') this.fail('The question is empty.', EXIT.USAGE)
     if (question.length > MAX_QUESTION) this.fail(`The question is ${question.length} characters; keep it under ${MAX_QUESTION}.`, EXIT.USAGE)
@@ -64,25 +65,16 @@ Without --wait, the answer is delivered to your session as its next turn when it
       this.fail(`--recommend ${flags.recommend}: there are only ${options.length} options.`, EXIT.USAGE)
     }
 
-    let timeoutMs: number | null = null
-    if (flags.timeout !== undefined) {
-      timeoutMs = parseDuration(flags.timeout)
-      if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 15m, 2h).`, EXIT.USAGE)
-    }
-
     let why = flags.why ?? null
     if (why === '-') {
       const {readStdin} = await import('../../lib/stdin.js')
       why = (await readStdin()).replace(/\s+$/, '')
     }
 
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/self-session.js')
     const {postDecision} = await import('../../core/store/decisions.js')
     const {decisionJson} = await import('../../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const self = findOwnSession(store, flags.session, this.env)
     const card = postDecision(store, {
       askedAt: clock(),
@@ -101,17 +93,17 @@ Without --wait, the answer is delivered to your session as its next turn when it
         this.log(`Posted. The answer comes to this session as its next turn; or read it with: cast decide show ${card.id}`)
       }
 
-      return decisionJson(card) as unknown as Record<string, unknown>
+      return decisionJson(card)
     }
 
-    const answered = await this.waitForAnswer(store, clock, card.id, timeoutMs === null ? null : {ms: timeoutMs, text: flags.timeout!})
+    const answered = await this.waitForAnswer(store, clock, card.id, flags.timeout === undefined ? null : {ms: flags.timeout, text: flagInput(raw, 'timeout') ?? `${flags.timeout} ms`})
     const json = decisionJson(answered)
     if (!this.jsonEnabled()) {
       if (answered.auto && answered.answerNote) process.stderr.write(`cast: auto-decided: ${answered.answerNote}\n`)
       this.log(json.answer_label ?? '')
     }
 
-    return json as unknown as Record<string, unknown>
+    return json
   }
 
   /**

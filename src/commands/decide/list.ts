@@ -1,6 +1,12 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {DecisionJson} from '../../lib/views.js'
+
+/** `cast decide list --json`: the open cards (yours, or every one with --all). */
+export interface DecideListJson {
+  cards: DecisionJson[]
+}
 
 export default class DecideList extends BaseCommand {
   static override description = `Lists the decision cards waiting on you, oldest first: the card id, the session, how long it has waited, the question and the options (* marks the recommended one). A card an agent auto-decided while you were away stays here, marked "auto", until you confirm or change it with "cast decide answer". Cards of sessions owned by others are left out unless --all.`
@@ -10,17 +16,14 @@ export default class DecideList extends BaseCommand {
   }
   static override summary = 'List open decision cards, oldest first.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<DecideListJson> {
     const {flags} = await this.parse(DecideList)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {openDecisions} = await import('../../core/store/decisions.js')
     const {isAssignedAwayFromOwnerSet} = await import('../../core/model/ownership.js')
     const {decisionJson} = await import('../../lib/views.js')
     const {formatAge} = await import('../../core/model/durations.js')
     const {shortId} = await import('../../core/model/ids.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const now = clock()
     const cards = openDecisions(store)
     const rows = new Map(store.loadSessions([...new Set(cards.map((c) => c.sessionId))]).map((r) => [r.id, r]))

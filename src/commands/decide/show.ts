@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {DecisionJson} from '../../lib/views.js'
 
 export default class DecideShow extends BaseCommand {
   static override args = {card: Args.string({description: 'Card id or a unique prefix (4+ characters).', required: true})}
@@ -8,7 +9,7 @@ export default class DecideShow extends BaseCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> d7k2xq4', '<%= config.bin %> <%= command.id %> d7k2 --json']
   static override summary = 'Show a decision card.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<DecisionJson> {
     const {args} = await this.parse(DecideShow)
     const store = await this.openStore()
     const {findCard, renderCard} = await import('../../lib/decide.js')
@@ -18,6 +19,6 @@ export default class DecideShow extends BaseCommand {
       this.log(renderCard(card, this.now()))
     }
 
-    return decisionJson(card) as unknown as Record<string, unknown>
+    return decisionJson(card)
   }
 }

@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {ScheduleJson} from '../../lib/deliver.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 export default class ScheduleCancel extends BaseCommand {
@@ -9,7 +10,7 @@ export default class ScheduleCancel extends BaseCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> s4k2x9q']
   static override summary = 'Cancel a scheduled message.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<ScheduleJson> {
     const {args} = await this.parse(ScheduleCancel)
     const store = await this.openStore()
     const now = this.now()
@@ -25,6 +26,6 @@ export default class ScheduleCancel extends BaseCommand {
     if (!r.cancelled) this.fail(`Schedule ${r.schedule.id} is ${r.schedule.status}, not armed: nothing to cancel.`, EXIT.REFUSED)
     const row = store.loadSessions([r.schedule.sessionId])[0]
     if (!this.jsonEnabled()) this.log(`${r.schedule.id}: cancelled${row ? `; session ${row.id.slice(0, 7)} now ${row.state}:${row.reason}` : ''}`)
-    return scheduleJson(r.schedule) as unknown as Record<string, unknown>
+    return scheduleJson(r.schedule)
   }
 }

@@ -1,8 +1,10 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import type {ScheduleJson} from '../../lib/deliver.js'
 import {sessionFlag} from '../../lib/flags.js'
+import {durationFlag, flagInput, timeFlag} from '../../lib/time-flags.js'
 
 /** Shorter recurring intervals would make a session a busy loop. */
 const MIN_EVERY_MS = 60_000
@@ -23,9 +25,9 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     {command: '<%= config.bin %> <%= command.id %> --in 30m "Re-check the deploy"', description: 'From inside an agent: into its own session.'},
   ]
   static override flags = {
-    at: Flags.string({exclusive: ['in'], helpValue: 'T', summary: 'When: a time ("tomorrow 9am", ISO 8601, epoch ms).'}),
-    every: Flags.string({helpValue: 'D', summary: 'Repeat every D (at least 1m).'}),
-    in: Flags.string({exclusive: ['at'], helpValue: 'D', summary: 'When: after a duration (90s, 15m, 2h, 1d).'}),
+    at: timeFlag({exclusive: ['in'], future: true, helpValue: 'T', summary: 'When: a time ("tomorrow 9am", ISO 8601, epoch ms).'}),
+    every: durationFlag({helpValue: 'D', min: MIN_EVERY_MS, minText: '1m', summary: 'Repeat every D (at least 1m).'}),
+    in: durationFlag({exclusive: ['at'], helpValue: 'D', min: 1, summary: 'When: after a duration (90s, 15m, 2h, 1d).'}),
     session: sessionFlag,
   }
   static override summary = 'Schedule a message into a session, once or recurring.'
@@ -36,9 +38,8 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     return resolvePrefix(word, store.sessionIds()).kind !== 'none'
   }
 
-  async run(): Promise<Record<string, unknown>> {
-    const {args, flags} = await this.parse(Schedule)
-    const {parseDuration, parseTime} = await import('../../core/model/durations.js')
+  async run(): Promise<ScheduleJson> {
+    const {args, flags, raw} = await this.parse(Schedule)
     // One positional: the message, into my own session.
     const target = args.message === undefined ? undefined : args.session
     let message = args.message ?? args.session
@@ -57,45 +58,24 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
       this.fail('Say when: --at T, --in D, or --every D.', EXIT.USAGE, ['cast schedule 3f9a2c1 --in 2h "Check CI"'])
     }
 
-    const clock = this.clock()
+    const {clock, store} = await this.syncedStore()
     const now = clock()
-    let everyMs: number | null = null
-    if (flags.every !== undefined) {
-      everyMs = parseDuration(flags.every)
-      if (everyMs === null) this.fail(`--every "${flags.every}" is not a duration (try 15m, 1h, 1d).`, EXIT.USAGE)
-      if (everyMs < MIN_EVERY_MS) this.fail(`--every ${flags.every} is too often; the shortest interval is 1m.`, EXIT.USAGE)
-    }
-
-    let dueAt: number
-    if (flags.at !== undefined) {
-      const t = parseTime(flags.at, now)
-      if (t === null) this.fail(`--at "${flags.at}" is not a time (try "tomorrow 9am", "15:30", or ISO 8601).`, EXIT.USAGE)
-      if (t <= now) this.fail(`--at "${flags.at}" is ${new Date(t).toISOString()}, which has passed.`, EXIT.USAGE)
-      dueAt = t
-    } else if (flags.in !== undefined) {
-      const ms = parseDuration(flags.in)
-      if (ms === null || ms <= 0) this.fail(`--in "${flags.in}" is not a duration (try 90s, 15m, 2h).`, EXIT.USAGE)
-      dueAt = now + ms
-    } else {
-      dueAt = now + everyMs!
-    }
-
-    const store = await this.openStore()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const everyMs = flags.every ?? null
+    // One of the three is set (checked above); --at and --in are exclusive.
+    const dueAt = flags.at ?? now + (flags.in ?? everyMs!)
     const {resolveSession} = await import('../../lib/resolve.js')
     const {findOwnSession} = await import('../../lib/self-session.js')
     const {createSchedule} = await import('../../core/store/schedules.js')
     const {scheduleJson} = await import('../../lib/deliver.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const sessionId = target === undefined ? findOwnSession(store, flags.session, this.env).id : resolveSession(store, target)
     const s = createSchedule(store, {createdAt: now, createdBy: this.me, dueAt, everyMs, message, sessionId})
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
       const {formatIn} = await import('../../core/model/age.js')
       const row = store.loadSessions([sessionId])[0]!
-      this.log(`${s.id}: into ${json.short_id} at ${json.due_at} (${formatIn(dueAt - now)})${everyMs ? `, every ${flags.every}` : ''}; session now ${row.state}:${row.reason}`)
+      this.log(`${s.id}: into ${json.short_id} at ${json.due_at} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`)
     }
 
-    return json as unknown as Record<string, unknown>
+    return json
   }
 }

@@ -1,6 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {ScheduleJson} from '../../lib/deliver.js'
+
+/** `cast schedule list --json`: the schedules by due time. */
+export interface ScheduleListJson {
+  schedules: ScheduleJson[]
+}
 
 export default class ScheduleList extends BaseCommand {
   static override args = {session: Args.string({description: 'Only this session\'s schedules (id or prefix).'})}
@@ -9,7 +15,7 @@ export default class ScheduleList extends BaseCommand {
   static override flags = {all: Flags.boolean({summary: 'Include delivered, cancelled and failed schedules.'})}
   static override summary = 'List scheduled messages.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<ScheduleListJson> {
     const {args, flags} = await this.parse(ScheduleList)
     const store = await this.openStore()
     const now = this.now()

@@ -1,11 +1,17 @@
 import {BaseCommand} from '../../lib/base-command.js'
+import type {DeliveryReport} from '../../lib/deliver.js'
+
+/** `cast schedule sweep --json`: what this sweep delivered. */
+export interface ScheduleSweepJson {
+  delivered: DeliveryReport[]
+}
 
 export default class ScheduleSweep extends BaseCommand {
   static override description = `Delivers every scheduled message that is due, now, through "cast send", and exits. This is the schedules part of "cast snooze sweep" and of what "cast daemon" does on its own: safe to run from cron and at the same moment as either of them, every occurrence goes out exactly once. A delivery that fails is recorded on the schedule (status failed, or the error on a recurring one).`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override summary = 'Deliver the scheduled messages that are due.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<ScheduleSweepJson> {
     await this.parse(ScheduleSweep)
     const store = await this.openStore()
     const {deliverDueSchedules} = await import('../../lib/deliver.js')

@@ -1,6 +1,4 @@
-import {Flags} from '@oclif/core'
-
-import {EXIT} from '../../lib/exit-codes.js'
+import {durationFlag, timeFlag} from '../../lib/time-flags.js'
 import {TriageCommand, type TriageResult} from '../../lib/triage.js'
 
 export default class Snooze extends TriageCommand {
@@ -19,8 +17,8 @@ use this machine's time zone.`
     {command: '<%= config.bin %> <%= command.id %> sweep', description: 'For cron: wake what came due.'},
   ]
   static override flags = {
-    for: Flags.string({exactlyOne: ['for', 'until'], helpValue: 'D', summary: 'Snooze for this long (2h, 30m, 1d).'}),
-    until: Flags.string({exactlyOne: ['for', 'until'], helpValue: 'T', summary: 'Snooze until this time (tomorrow 9am, ISO 8601).'}),
+    for: durationFlag({exactlyOne: ['for', 'until'], helpValue: 'D', min: 1, summary: 'Snooze for this long (2h, 30m, 1d).'}),
+    until: timeFlag({exactlyOne: ['for', 'until'], future: true, helpValue: 'T', summary: 'Snooze until this time (tomorrow 9am, ISO 8601).'}),
   }
   static override strict = false
   static override summary = 'Snooze sessions until a time; they come back as needs input.'
@@ -29,20 +27,8 @@ use this machine's time zone.`
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Snooze)
     const sessions = this.sessionArgs(argv)
-    const {parseDuration, parseTime} = await import('../../core/model/durations.js')
-    const now = this.now()
-    let until: number
-    if (flags.for !== undefined) {
-      const ms = parseDuration(flags.for)
-      if (ms === null || ms <= 0) this.fail(`--for "${flags.for}" is not a duration: try 90s, 15m, 2h, 1h30m or 2d.`, EXIT.USAGE)
-      until = now + ms
-    } else {
-      const t = parseTime(flags.until ?? '', now)
-      if (t === null) this.fail(`--until "${flags.until}" is not a time: try "tomorrow 9am", "friday 3pm", "in 2 hours" or ISO 8601.`, EXIT.USAGE)
-      if (t <= now) this.fail(`--until "${flags.until}" is ${new Date(t).toISOString()}, already past.`, EXIT.USAGE)
-      until = t
-    }
-
+    // exactlyOne: one of the two is set.
+    const until = flags.for === undefined ? flags.until! : this.now() + flags.for
     const when = new Date(until).toISOString()
     return this.triage('snooze', sessions, (_row, at) => ({records: {filedAt: at, filing: 'snoozed', snoozedUntil: until}}), {
       done: () => `snoozed until ${when}`,

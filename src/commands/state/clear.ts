@@ -1,5 +1,11 @@
 import {BaseCommand} from '../../lib/base-command.js'
 import {sessionFlag} from '../../lib/flags.js'
+import type {SessionJson} from '../../lib/views.js'
+
+/** `cast state clear --json`: the session after its state line was cleared. */
+export interface StateClearJson {
+  session: SessionJson
+}
 
 export default class StateClear extends BaseCommand {
   static override description = 'Removes the state line your session declared; the session falls back to what its files show.'
@@ -7,14 +13,11 @@ export default class StateClear extends BaseCommand {
   static override flags = {session: sessionFlag}
   static override summary = 'Clear your session\'s declared state.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<StateClearJson> {
     const {flags} = await this.parse(StateClear)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/self-session.js')
     const {sessionJson} = await import('../../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const self = findOwnSession(store, flags.session, this.env)
     const now = clock()
     store.tx(() => {

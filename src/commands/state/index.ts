@@ -4,6 +4,14 @@ import {DECLARED_STATUSES} from '../../core/model/types.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {sessionFlag} from '../../lib/flags.js'
+import type {SelfSession} from '../../lib/self-session.js'
+import type {SessionJson} from '../../lib/views.js'
+
+/** `cast state --json`: the session after the declaration, and how it was found. */
+export interface StateJson {
+  session: SessionJson
+  via: SelfSession['via']
+}
 
 /** A state line is a short block: a sane limit keeps the inbox readable. */
 export const MAX_STATE_TEXT = 4000
@@ -36,7 +44,7 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
   }
   static override summary = "Declare your session's state: working, blocked, done or dormant."
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<StateJson> {
     const {args, flags} = await this.parse(State)
     if (args.text === undefined && flags.status === undefined) {
       this.fail('Say what the session is doing: cast state "TEXT" [--status working|blocked|done|dormant].', EXIT.USAGE, [
@@ -55,12 +63,9 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
       ])
     }
 
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/self-session.js')
     const {sessionJson} = await import('../../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const self = findOwnSession(store, flags.session, this.env)
     const now = clock()
     store.tx(() => {

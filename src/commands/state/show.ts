@@ -1,7 +1,18 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {WorkState} from '../../core/model/types.js'
 import {sessionFlag} from '../../lib/flags.js'
+import type {SessionJson} from '../../lib/views.js'
+
+/** `cast state show --json`: a session's state line with its current state and reason. */
+export interface StateShowJson {
+  session: string
+  short_id: string
+  state: WorkState
+  reason: string
+  state_line: SessionJson['state_line']
+}
 
 export default class StateShow extends BaseCommand {
   static override args = {session: Args.string({description: 'Another session to read (default: your own).'})}
@@ -11,15 +22,12 @@ passed since it was written — with the session's current state and reason.`
   static override flags = {session: sessionFlag}
   static override summary = "Read a session's declared state line."
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<StateShowJson> {
     const {args, flags} = await this.parse(StateShow)
-    const store = await this.openStore()
-    const clock = this.clock()
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
+    const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/self-session.js')
     const {resolveSession} = await import('../../lib/resolve.js')
     const {sessionJson} = await import('../../lib/views.js')
-    syncBeforeRead(store, this.env, clock, this.me)
     const id = args.session ? resolveSession(store, args.session) : findOwnSession(store, flags.session, this.env).id
     const now = clock()
     const row = store.loadSessions([id])[0]!

@@ -1,10 +1,19 @@
 import {Args, Flags} from '@oclif/core'
-import fs from 'node:fs'
-import path from 'node:path'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
+
+/** `cast team join --json`: the machine that joined, and what it published first. */
+export interface TeamJoinJson {
+  device: string
+  name: string | null
+  published: number
+  schema_version: number
+  server: string
+  url_from: string
+  who: string
+}
 
 export default class TeamJoin extends BaseCommand {
   static override args = {
@@ -28,7 +37,7 @@ policy (each machine its own credentials) and the admin's setup.`
   }
   static override summary = "Join the team's PostgreSQL store."
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<TeamJoinJson> {
     const {args, flags} = await this.parse(TeamJoin)
     const {loadConfig, configPath} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
@@ -37,7 +46,6 @@ policy (each machine its own credentials) and the admin's setup.`
     const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
     const {publishAll} = await import('../../core/store/team/publisher.js')
     const {deviceName} = await import('../../lib/env.js')
-    const {syncBeforeRead} = await import('../../lib/ingest.js')
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
     const target = args.url ? {from: 'argument', name: flags.name ?? config.teamStore?.name ?? null, url: args.url} : teamTarget(this.env, config)
@@ -74,7 +82,7 @@ policy (each machine its own credentials) and the admin's setup.`
     }
 
     const clock = this.clock()
-    syncBeforeRead(store, this.env, clock, this.me)
+    await this.sync(store, clock)
     const before = teamJoin(store)
     markJoined(store, {epoch: before?.epoch ?? randomUUID(), joinedAt: clock(), name: name ?? null})
     let published = 0
@@ -86,7 +94,7 @@ policy (each machine its own credentials) and the admin's setup.`
       await pool.end().catch(() => {})
     }
 
-    const result = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
+    const result: TeamJoinJson = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
     if (!this.jsonEnabled()) {
       this.log(`Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`)
       this.log('cast daemon keeps publishing and carries out teammates\' actions on this machine\'s sessions.')

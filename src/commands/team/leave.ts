@@ -1,5 +1,16 @@
 import {BaseCommand} from '../../lib/base-command.js'
 
+/** `cast team leave --json`: what leaving dropped here and removed from the server. */
+export interface TeamLeaveJson {
+  device: string
+  /** Unsent changes dropped from the outbox. */
+  dropped: number
+  error: string | null
+  /** This machine's session rows removed from the server (null: the server was not reached). */
+  removed: number | null
+  was_joined: boolean
+}
+
 export default class TeamLeave extends BaseCommand {
   static override description = `Stops publishing: the outbox is dropped and no more changes are queued, this machine's
 session rows are removed from the team store (when it is reachable: else they stay until an
@@ -7,7 +18,7 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
   static override examples = ['<%= config.bin %> <%= command.id %>']
   static override summary = 'Leave the team store.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<TeamLeaveJson> {
     await this.parse(TeamLeave)
     const {loadConfig, configPath} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')

@@ -1,5 +1,34 @@
 import {BaseCommand} from '../../lib/base-command.js'
+import type {MachineRow} from '../../core/store/team/reader.js'
 import {EXIT} from '../../lib/exit-codes.js'
+
+/** What `cast team status --json` says of this machine whether or not the server answers. */
+export interface TeamStatusBase {
+  device: string
+  joined: true
+  last_sync: string | null
+  lag_ms: number
+  name: string | null
+  pending: number
+  server: string
+  url_from: string
+  who: string
+}
+
+export interface TeamMachineJson {
+  device: string
+  last_seen: string
+  last_sync: string | null
+  pending: number
+  sessions: number
+  who: string
+}
+
+/** `cast team status --json`: not joined; joined and reachable; or joined and unreachable (exit 1). */
+export type TeamStatusJson =
+  | {joined: false}
+  | (TeamStatusBase & {actions_queued: number; machines: TeamMachineJson[]; reachable: true; schema_version: number})
+  | (TeamStatusBase & {error: string; reachable: false})
 
 export default class TeamStatus extends BaseCommand {
   static override description = `The team store this machine publishes to (password hidden), whether it is reachable, the
@@ -9,7 +38,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override summary = 'The team store: server, lag, last sync, outbox, machines.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<TeamStatusJson> {
     await this.parse(TeamStatus)
     const {loadConfig} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
@@ -29,7 +58,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const oldest = pendingOutbox(store, 1)[0]
     const lastSync = Number(store.getMeta('team.last_sync') ?? 0) || null
     const now = Date.now()
-    const base = {
+    const base: TeamStatusBase = {
       device,
       joined: true,
       last_sync: lastSync ? new Date(lastSync).toISOString() : null,
@@ -42,20 +71,8 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     }
     const pool = await openPool(target.url, {connectTimeoutMs: 3000, max: 1})
     try {
-      const {machines} = await import('../../core/store/team/reader.js')
-      const {serverVersion} = await import('../../core/store/team/schema.js')
-      const c = await pool.connect()
-      let version = 0
-      try {
-        version = await serverVersion(c)
-      } finally {
-        c.release()
-      }
-
-      const list = await machines(pool)
-      const {pendingActions} = await import('../../core/store/team/machines.js')
-      const queued = await pendingActions(pool, device)
-      const result = {
+      const {list, queued, version} = await serverStatus(pool, device)
+      const result: TeamStatusJson = {
         ...base,
         actions_queued: queued,
         machines: list.map((m) => ({
@@ -86,4 +103,20 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       await pool.end().catch(() => {})
     }
   }
+}
+
+/** What the team server says: its schema version, every machine it has seen, the actions queued for this one. */
+async function serverStatus(pool: import('pg').Pool, device: string): Promise<{list: MachineRow[]; queued: number; version: number}> {
+  const {machines} = await import('../../core/store/team/reader.js')
+  const {serverVersion} = await import('../../core/store/team/schema.js')
+  const {pendingActions} = await import('../../core/store/team/machines.js')
+  const c = await pool.connect()
+  let version = 0
+  try {
+    version = await serverVersion(c)
+  } finally {
+    c.release()
+  }
+
+  return {list: await machines(pool), queued: await pendingActions(pool, device), version}
 }

@@ -1,0 +1,115 @@
+/**
+ * `cast feed` (issue 12 point 4: the command is wiring): the team's recent top-level sessions
+ * for a directory (or every one), newest activity first, read-only. Local rows are read a chunk
+ * at a time from the recency window (src/core/store/listing.ts), so the store's size does not
+ * grow the read; a joined team store adds every machine's rows.
+ */
+import {formatAge} from '../core/model/durations.js'
+import {shortId} from '../core/model/ids.js'
+import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
+import type {WorkState} from '../core/model/types.js'
+import {recentTopLevelIds} from '../core/store/listing.js'
+import type {SessionRow, Store} from '../core/store/store.js'
+import {type SessionJson, sessionJson, tildify, titleOf} from './views.js'
+
+export interface FeedJson {
+  me: string
+  generated_at: string
+  /** The directory the feed covers; null with -g. */
+  cwd: string | null
+  sessions: (SessionJson & {who: string[]})[]
+}
+
+export interface FeedFilters {
+  /** The directory (and the folders under it) the feed covers; null: every directory. */
+  readonly cwd: string | null
+  readonly agent?: string
+  readonly states?: readonly WorkState[]
+  /** Only sessions carrying my label L. */
+  readonly label?: string
+  /** Only sessions this identity runs or owns; null: everyone's. */
+  readonly member: string | null
+  readonly limit: number
+  readonly recencyMs: number
+}
+
+/** How many rows are loaded at a time while looking for `limit` that pass the filters. */
+const CHUNK = 200
+
+/** A session's people: its owners, else who runs it. */
+export function whoOf(row: Pick<SessionRow, 'records' | 'runner'>): string[] {
+  return row.records.owners.length > 0 ? [...row.records.owners] : row.runner ? [row.runner] : []
+}
+
+function under(cwd: string | null, dir: string | null): boolean {
+  return cwd === null || (dir !== null && (dir === cwd || dir.startsWith(cwd.endsWith('/') ? cwd : cwd + '/')))
+}
+
+/** Does a row belong in the feed? Top level, inside the recency window, and past every filter. */
+export function inFeed(r: SessionRow, me: string, now: number, f: FeedFilters): boolean {
+  if (r.parentId !== null) return false
+  const at = r.facts.lastActivityAt ?? r.firstSeenAt
+  if (now - at > f.recencyMs) return false
+  if (!under(f.cwd, r.facts.cwd)) return false
+  if (f.agent && r.agent !== f.agent) return false
+  if (f.states && f.states.length > 0 && !f.states.includes(r.state)) return false
+  if (f.label && r.labels[me] !== f.label) return false
+  if (f.member !== null && !isOwnedBy(r.records.owners, f.member) && !(r.runner !== null && sameIdentity(r.runner, f.member))) return false
+  return true
+}
+
+/** The feed's rows, newest activity first: this store's (read a chunk at a time) and the team's. */
+export function feedRows(store: Store, me: string, now: number, f: FeedFilters, remote: readonly SessionRow[]): SessionRow[] {
+  const keep = (r: SessionRow): boolean => inFeed(r, me, now, f)
+  const local: SessionRow[] = []
+  let chunk: string[] = []
+  const take = (): void => {
+    for (const r of store.loadSessions(chunk)) if (local.length < f.limit && keep(r)) local.push(r)
+    chunk = []
+  }
+
+  for (const id of recentTopLevelIds(store, now - f.recencyMs)) {
+    chunk.push(id)
+    if (chunk.length >= CHUNK) take()
+    if (local.length >= f.limit) break
+  }
+
+  if (local.length < f.limit) take()
+  return [...local, ...remote.filter((r) => keep(r))]
+    .sort((a, b) => (b.facts.lastActivityAt ?? b.firstSeenAt) - (a.facts.lastActivityAt ?? a.firstSeenAt))
+    .slice(0, f.limit)
+}
+
+export function feedJson(rows: readonly SessionRow[], me: string, now: number, cwd: string | null): FeedJson {
+  return {
+    cwd,
+    generated_at: new Date(now).toISOString(),
+    me,
+    sessions: rows.map((r) => ({...sessionJson(r, me, now), who: whoOf(r)})),
+  }
+}
+
+/** The human feed: a header line and a table (with a CWD column for every directory), or one line when empty. */
+export async function renderFeed(rows: readonly SessionRow[], now: number, cwd: string | null, home: string, global: boolean): Promise<string[]> {
+  const scope = cwd === null ? 'every directory' : tildify(cwd, home)
+  if (rows.length === 0) return [`No recent sessions in ${scope}${global ? '' : ' (-g: every directory)'}.`]
+  const {default: Table} = await import('cli-table3')
+  const head = ['ID', 'STATE', 'TITLE', 'WHO', 'ACTIVE', 'AGENT']
+  if (cwd === null) head.push('CWD')
+  const table = new Table({chars: {'left-mid': '', mid: '', 'mid-mid': '', 'right-mid': ''}, head, style: {border: [], head: []}, wordWrap: false})
+  for (const r of rows) {
+    const title = titleOf(r) ?? '(untitled)'
+    const line = [
+      shortId(r.id),
+      `${r.state}:${r.reason}`,
+      title.length > 48 ? `${title.slice(0, 47)}…` : title,
+      whoOf(r).join(', ') || '?',
+      r.facts.lastActivityAt === null ? 'never' : formatAge(now - r.facts.lastActivityAt),
+      r.agent,
+    ]
+    if (cwd === null) line.push(tildify(r.facts.cwd, home))
+    table.push(line)
+  }
+
+  return [`cast feed · ${scope} · ${rows.length} session${rows.length === 1 ? '' : 's'}`, table.toString()]
+}
