@@ -25,10 +25,6 @@ const GENERATED: ReadonlySet<string> = new Set(['core/store/migrations.ts'])
  */
 const PENDING_MERGE: ReadonlySet<string> = new Set([
   'commands/demo.ts', // run 163
-  'commands/doctor.ts', // run 252
-  'commands/explain.ts', // run 90
-  'commands/feed.ts', // run 91
-  'commands/kill.ts', // run 130
   'commands/spawn.ts', // run 124
 ])
 
