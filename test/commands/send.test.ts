@@ -7,7 +7,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startFake, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
-import {json, makeHome, type TempHome} from '../helpers/cli.js'
+import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000b001'
@@ -118,9 +118,10 @@ describe('cast send', () => {
     await runCommand(['send', SID, 'One more step'], {env})
     await until('needs_input', 'settled')
 
-    expect((await runCommand(['kill', SID, '--grace', '0'], {env})).code).toBe(0)
+    // Spawned, as a user runs them: the headless resume after a kill is a child of `cast send`.
+    expect((await runCast(['kill', SID, '--grace', '0'], {env})).code).toBe(0)
     expect(await state()).toMatchObject({reason: 'killed', state: 'idle'})
-    const r = await runCommand(['send', SID, 'Come back', '--json'], {env})
+    const r = await runCast(['send', SID, 'Come back', '--json'], {env})
 
     expect(r.code).toBe(0)
     expect(json(r).route).toBe('headless')
