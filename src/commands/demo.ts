@@ -38,6 +38,7 @@ cast sessions -w, …).`
     const {terminalStyle} = await import('../lib/style.js')
     const {castId} = await import('../core/model/ids.js')
     const {consumeSpool} = await import('../core/ingest/spool.js')
+    const {addOwner} = await import('../core/store/ownership.js')
     const {default: Database} = await import('better-sqlite3')
 
     const source = fileURLToPath(new URL('../../demo', import.meta.url))
@@ -155,6 +156,9 @@ cast sessions -w, …).`
         store.patchRecords(dormant, {declaration: {at: now - 18 * 60_000, messages: facts(dormant).messages, status: 'dormant', text: 'Waiting on the nightly load test (bash_7); I report when it exits.', turnIndex: facts(dormant).turnIndex}})
         const blocked = id('0003')
         store.patchRecords(blocked, {declaration: {at: now - 40 * 60_000, messages: facts(blocked).messages, status: 'blocked', text: 'Need a decision: keep raw-header call sites or migrate them too?', turnIndex: facts(blocked).turnIndex}})
+        // Shared with a teammate (cast own, cast owners, cast disown have someone to show).
+        addOwner(store, blocked, me, me, now - 40 * 60_000)
+        addOwner(store, blocked, 'ana@example.com', me, now - 39 * 60_000)
         // A Cursor agent that ran `cast done` at the end of its turn.
         const cursor = castId('cursor', 'e3b1d0c2-6a4f-4d19-8c27-1f0e9d8c7b01')
         store.patchRecords(cursor, {declaration: {at: now - 46 * 60_000, messages: facts(cursor).messages, status: 'done', text: 'Dark mode toggle shipped; checked both themes.', turnIndex: facts(cursor).turnIndex}})

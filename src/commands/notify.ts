@@ -26,10 +26,10 @@ Each notification is also printed (NDJSON with --json). It resumes where it stop
 cursor and the dedupe keys are kept in the store per identity (--since SEQ replays from there).
 cast daemon --notify does the same inside the daemon.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    {command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell', description: 'Page inside tmux, and ring the terminal.'},
-    {command: '<%= config.bin %> <%= command.id %> --json --backend stdout', description: 'One JSON line per notification, nothing on the desktop.'},
-    {command: '<%= config.bin %> daemon --notify', description: 'The daemon pages you too.'},
+    {command: '<%= config.bin %> <%= command.id %>', description: 'Desktop notifications until stopped (Ctrl-C).'},
+    {command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell', description: 'Page inside tmux, and ring the terminal, until stopped.'},
+    {command: '<%= config.bin %> <%= command.id %> --json --backend stdout', description: 'One JSON line per notification, nothing on the desktop, until stopped.'},
+    {command: '<%= config.bin %> daemon --notify', description: 'The daemon pages you too, until stopped.'},
   ]
   static override flags = {
     backend: Flags.string({

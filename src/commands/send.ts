@@ -16,10 +16,10 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 
 --if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 "Run the tests again and fix what fails"',
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
-    {command: 'git diff | <%= config.bin %> <%= command.id %> 3f9a2c1 -', description: 'The message from stdin.'},
+    '<%= config.bin %> <%= command.id %> kdsmarj "Run the tests again and fix what fails"',
+    {command: '<%= config.bin %> <%= command.id %> kdsmarj "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
+    {command: '<%= config.bin %> <%= command.id %> ziabnwy "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
+    {command: 'echo "Fix what the linter reports" | <%= config.bin %> <%= command.id %> kdsmarj -', description: 'The message from stdin.'},
   ]
   static override flags = {
     ...teamFlags,

@@ -18,8 +18,8 @@ Where the agent lets cast choose its session id (claude --session-id), the id is
   static override examples = [
     '<%= config.bin %> <%= command.id %> --agent claude --label fleet "Fix the flaky auth test"',
     {command: 'id=$(<%= config.bin %> <%= command.id %> --agent claude --label fleet --json "Write the migration" | jq -r .id)', description: 'Keep the id for send and wait.'},
-    {command: '<%= config.bin %> <%= command.id %> --agent codex --cwd ~/src/api --headless "Summarise the open TODOs"', description: 'No terminal: a background run.'},
-    {command: '<%= config.bin %> <%= command.id %> --agent claude --parent 3f9a2c1 "Check the docs build"', description: 'A subagent of session 3f9a2c1.'},
+    {command: '<%= config.bin %> <%= command.id %> --agent claude --headless "Summarise the open TODOs"', description: 'No terminal: a background run.'},
+    {command: '<%= config.bin %> <%= command.id %> --agent claude --parent kdsmarj "Check the docs build"', description: 'A subagent of session kdsmarj.'},
   ]
   static override flags = {
     agent: Flags.option({options: ['claude', 'codex'] as const, required: true, summary: 'Which agent CLI to start.'})(),

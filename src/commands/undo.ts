@@ -26,7 +26,7 @@ stopped, and scheduled messages the kill cancelled are armed again.
 --list shows the history, newest first (yours; --everyone for every
 identity).`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> dismiss 6emibs5 && <%= config.bin %> <%= command.id %>', description: 'Take back your last triage action (here the dismiss).'},
     '<%= config.bin %> <%= command.id %> --list',
     '<%= config.bin %> <%= command.id %> --list --everyone --limit 50 --json',
   ]

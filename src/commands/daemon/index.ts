@@ -12,9 +12,9 @@ every second so a crash reads dead within 2 s, wakes once at the earliest time-b
 Only one ingester runs at a time. While it runs, cast sessions and cast sessions -w read
 what it writes instead of syncing themselves. Logs go to stderr.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %>', description: 'Keep the store current, in the foreground, until stopped (Ctrl-C).'},
     {command: '<%= config.bin %> <%= command.id %> --once', description: 'Sync once and exit (for cron or a login script).'},
-    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you.'},
+    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you, until stopped.'},
     '<%= config.bin %> daemon status',
   ]
   static override flags = {

@@ -5,7 +5,10 @@ import {BaseCommand} from '../../lib/base-command.js'
 export default class ScheduleList extends BaseCommand {
   static override args = {session: Args.string({description: 'Only this session\'s schedules (id or prefix).'})}
   static override description = `Lists scheduled messages by due time: the armed ones (and any being delivered right now), or with --all also the delivered, cancelled and failed ones, with their delivery count and last error.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> 3f9a2c1 --all --json']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> kdsmarj --all --json',
+  ]
   static override flags = {all: Flags.boolean({summary: 'Include delivered, cancelled and failed schedules.'})}
   static override summary = 'List scheduled messages.'
 

@@ -14,8 +14,8 @@ it; cast wake ends a snooze early.
 9am, friday 3pm, in 2 hours, 2026-12-01T09:00:00Z, epoch ms). Local times
 use this machine's time zone.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --for 2h',
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --until "tomorrow 9am"',
+    '<%= config.bin %> <%= command.id %> grjaguv --for 2h',
+    '<%= config.bin %> <%= command.id %> grjaguv kdsmarj --until "tomorrow 9am"',
     {command: '<%= config.bin %> <%= command.id %> sweep', description: 'For cron: wake what came due.'},
   ]
   static override flags = {

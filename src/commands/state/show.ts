@@ -7,7 +7,10 @@ export default class StateShow extends BaseCommand {
   static override args = {session: Args.string({description: 'Another session to read (default: your own).'})}
   static override description = `Prints the state line a session declared, its status, when, and how many messages have
 passed since it was written — with the session's current state and reason.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> 3f9a2c1 --json']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> kdsmarj --json',
+  ]
   static override flags = {session: sessionFlag}
   static override summary = "Read a session's declared state line."
 
