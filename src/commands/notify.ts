@@ -35,7 +35,8 @@ cast daemon --notify does the same inside the daemon.`
     backend: Flags.string({
       multiple: true,
       options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'],
-      summary: 'Where notifications go (repeatable); overrides notify.backends.',
+      helpValue: 'BACKEND',
+      summary: 'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it for several); overrides notify.backends.',
     }),
     since: Flags.integer({helpValue: 'SEQ', min: 0, summary: 'Replay the log after this seq (what is still pending pages), then follow it.'}),
   }

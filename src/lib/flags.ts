@@ -49,12 +49,12 @@ export function splitList(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
 }
 
-export const agentFlag = Flags.custom<Agent>({helpValue: AGENT_HELP, parse: async (input) => parseAgent(input)})
+export const agentFlag = Flags.custom<Agent>({helpValue: 'AGENT', parse: async (input) => parseAgent(input)})
 export const stateFlag = Flags.custom<WorkState>({delimiter: ',', helpValue: STATE_HELP, multiple: true, parse: async (input) => parseState(input)})
 
 /** The filters `cast sessions`, `cast sessions -w` and `cast feed` share. */
 export const filterFlags = {
-  agent: agentFlag({summary: 'Only sessions of this agent (any spelling: claude-code, claude_code, claude).'}),
+  agent: agentFlag({summary: `Only sessions of this agent: ${AGENTS.join(', ')} (any spelling: claude-code, claude_code, claude).`}),
   all: Flags.boolean({summary: 'Ignore the recency window and list dismissed and hidden rows too.'}),
   cwd: Flags.string({summary: 'Only sessions whose working directory is DIR or below it.', helpValue: 'DIR'}),
   label: Flags.string({summary: 'Only sessions carrying your label L.', helpValue: 'L'}),
