@@ -77,11 +77,12 @@ files read for it with their parse errors.`
       const s = result.session
       this.log(`${s.short_id}  ${s.title ?? '(untitled)'}  [${row.agent} ${row.nativeId}]`)
       this.log(`state ${c.state} · reason ${c.reason} · rule ${c.rule} · bucket ${row.bucket}`)
-      this.log(`next check: ${result.next_check_at ?? 'none (changes only on new input)'}`)
+      const {humanTime} = await import('../lib/time-format.js')
+      this.log(`next check: ${humanTime(c.nextCheckAt, now, 'none (changes only on new input)')}`)
       this.log('')
       this.log('Facts:')
       for (const x of facts) {
-        const v = typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
+        const v = x.fact === 'last_activity_at' && typeof x.value === 'string' ? humanTime(x.value, now) : typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
         const src = x.source as {kind: string; ref: string; offset?: number} | null
         const where = src ? `${src.kind}: ${src.ref}${src.offset === undefined ? '' : ` @${src.offset}`}` : '-'
         this.log(`  ${x.fact.padEnd(17)} ${v.length > 70 ? v.slice(0, 67) + '...' : v}`)

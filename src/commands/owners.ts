@@ -53,7 +53,8 @@ on which device, and whether it is in your inbox.`
       this.log(`${result.short_id}  ${result.title ?? '(untitled)'}`)
       this.log(`run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`)
       if (owners.length === 0) this.log('no owners: it stays with whoever runs it')
-      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${o.added_at})`)
+      const {humanTime} = await import('../lib/time-format.js')
+      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${humanTime(o.added_at, clock())})`)
       this.log(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
     }
 

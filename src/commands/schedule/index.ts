@@ -70,7 +70,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     if (flags.at !== undefined) {
       const t = parseTime(flags.at, now)
       if (t === null) this.fail(`--at "${flags.at}" is not a time (try "tomorrow 9am", "15:30", or ISO 8601).`, EXIT.USAGE)
-      if (t <= now) this.fail(`--at "${flags.at}" is ${new Date(t).toISOString()}, which has passed.`, EXIT.USAGE)
+      if (t <= now) this.fail(`--at "${flags.at}" is ${(await import('../../lib/time-format.js')).humanTime(t, now)}, which has passed.`, EXIT.USAGE)
       dueAt = t
     } else if (flags.in !== undefined) {
       const ms = parseDuration(flags.in)
@@ -92,8 +92,9 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
       const {formatIn} = await import('../../core/model/age.js')
+      const {humanTime} = await import('../../lib/time-format.js')
       const row = store.loadSessions([sessionId])[0]!
-      this.log(`${s.id}: into ${json.short_id} at ${json.due_at} (${formatIn(dueAt - now)})${everyMs ? `, every ${flags.every}` : ''}; session now ${row.state}:${row.reason}`)
+      this.log(`${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flags.every}` : ''}; session now ${row.state}:${row.reason}`)
     }
 
     return json as unknown as Record<string, unknown>

@@ -28,10 +28,11 @@ export default class ScheduleList extends BaseCommand {
         const {default: Table} = await import('cli-table3')
         const {shortId} = await import('../../core/model/ids.js')
         const {formatIn} = await import('../../core/model/age.js')
+        const {humanTime} = await import('../../lib/time-format.js')
         const table = new Table({colWidths: [10, 9, 24, 7, 13, 40], head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'], style: {border: [], head: []}, wordWrap: true})
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''
-          const due = `${new Date(s.dueAt).toISOString().replace(/\.\d{3}Z$/, 'Z')}${pending}`
+          const due = `${humanTime(s.dueAt, now)}${pending}`
           const status = s.status + (s.deliveries > 0 ? ` ×${s.deliveries}` : '') + (s.lastError ? '\n(error)' : '')
           table.push([s.id, shortId(s.sessionId), due, s.everyMs === null ? '-' : formatEvery(s.everyMs), status, s.message + (s.lastError ? `\nerror: ${s.lastError}` : '')])
         }

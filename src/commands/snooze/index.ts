@@ -39,11 +39,12 @@ use this machine's time zone.`
     } else {
       const t = parseTime(flags.until ?? '', now)
       if (t === null) this.fail(`--until "${flags.until}" is not a time: try "tomorrow 9am", "friday 3pm", "in 2 hours" or ISO 8601.`, EXIT.USAGE)
-      if (t <= now) this.fail(`--until "${flags.until}" is ${new Date(t).toISOString()}, already past.`, EXIT.USAGE)
+      if (t <= now) this.fail(`--until "${flags.until}" is ${(await import('../../lib/time-format.js')).humanTime(t, now)}, already past.`, EXIT.USAGE)
       until = t
     }
 
-    const when = new Date(until).toISOString()
+    const {humanTime} = await import('../../lib/time-format.js')
+    const when = humanTime(until, now)
     return this.triage('snooze', sessions, (_row, at) => ({records: {filedAt: at, filing: 'snoozed', snoozedUntil: until}}), {
       done: () => `snoozed until ${when}`,
     })

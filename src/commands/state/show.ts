@@ -30,7 +30,7 @@ passed since it was written — with the session's current state and reason.`
     if (!this.jsonEnabled()) {
       this.log(`${json.short_id}  ${json.title ?? '(untitled)'}  — ${row.state}:${row.reason}`)
       if (json.state_line) {
-        this.log(`${json.state_line.status} at ${json.state_line.at} (${json.state_line.messages_since} messages since)`)
+        this.log(`${json.state_line.status} at ${(await import('../../lib/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`)
         this.log(json.state_line.text)
       } else {
         this.log('No state declared.')
