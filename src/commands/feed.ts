@@ -32,7 +32,7 @@ it. --label filters by your own label.`
   static override flags = {
     agent: filterFlags.agent,
     global: Flags.boolean({char: 'g', summary: 'Every directory, not only this one.'}),
-    label: Flags.string({helpValue: 'L', summary: 'Only sessions carrying your label L.'}),
+    label: filterFlags.label,
     limit: Flags.integer({default: 50, min: 1, summary: 'At most this many rows.'}),
     member: Flags.string({char: 'm', exclusive: ['mine'], helpValue: 'WHO', summary: 'Only sessions WHO runs or owns.'}),
     mine: Flags.boolean({summary: 'Only sessions you run or own.'}),
@@ -67,9 +67,9 @@ it. --label filters by your own label.`
       const at = r.facts.lastActivityAt ?? r.firstSeenAt
       if (now - at > config.inbox.recencyMs) return false
       if (!under(r.facts.cwd)) return false
-      if (flags.agent && r.agent !== flags.agent) return false
+      if (flags.agent && !flags.agent.includes(r.agent)) return false
       if (flags.state && flags.state.length > 0 && !flags.state.includes(r.state)) return false
-      if (flags.label && r.labels[this.me] !== flags.label) return false
+      if (flags.label && !flags.label.includes(r.labels[this.me] ?? '')) return false
       if (member !== null && !isOwnedBy(r.records.owners, member) && !(r.runner !== null && sameIdentity(r.runner, member))) return false
       return true
     }

@@ -35,8 +35,9 @@ cast daemon --notify does the same inside the daemon.`
     backend: Flags.string({
       multiple: true,
       options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'],
+      delimiter: ',',
       helpValue: 'BACKEND',
-      summary: 'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it for several); overrides notify.backends.',
+      summary: 'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it or use commas); overrides notify.backends.',
     }),
     since: Flags.integer({helpValue: 'SEQ', min: 0, summary: 'Replay the log after this seq (what is still pending pages), then follow it.'}),
   }

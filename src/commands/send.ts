@@ -23,13 +23,13 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
   ]
   static override flags = {
     ...teamFlags,
-    if: Flags.string({helpValue: 'STATE[:REASON][,…]', summary: `Send only if the session is in this state (and reason) now (${WORK_STATES.join(', ')}); else exit 5.`}),
+    if: Flags.string({helpValue: 'STATE[:REASON][,…]', multiple: true, multipleNonGreedy: true, summary: `Send only if the session is in one of these states (and reasons) now (${WORK_STATES.join(', ')}; repeat it or use commas); else exit 5.`}),
   }
   static override summary = 'Send a message into a session as its next turn.'
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Send)
-    const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if, (m) => this.fail(m, EXIT.USAGE))
+    const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if.join(','), (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
     if (message === '-') {
       const {readStdin} = await import('../lib/stdin.js')

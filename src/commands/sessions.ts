@@ -102,7 +102,7 @@ prints each matching session once.`
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */
-  private async watchTeam(flags: {since?: number; state?: string[]; agent?: string}): Promise<boolean> {
+  private async watchTeam(flags: {since?: number; state?: string[]; agent?: string[]}): Promise<boolean> {
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {teamContext} = await import('../core/store/team/index.js')

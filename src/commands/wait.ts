@@ -46,7 +46,7 @@ syncs the agents' files itself.`
     const {resolveSessions} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
     syncBeforeRead(store, this.env, clock, this.me)
-    const ids = resolveSessions(store, argv as string[])
+    const ids = resolveSessions(store, splitList(argv))
     const deadline = timeoutMs === null ? null : Date.now() + timeoutMs
     for (;;) {
       const rows = store.loadSessions(ids)
