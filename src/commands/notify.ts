@@ -56,6 +56,11 @@ cast daemon --notify does the same inside the daemon.`
     const backends = resolveBackends(nc, this.env)
     const json = this.jsonEnabled()
     if (!json) process.stderr.write(`cast notify: paging ${this.me} via ${backends.join(', ')}; Ctrl-C stops\n`)
+    // Listen before starting: a Ctrl-C while the notifier starts stops it cleanly (not exit 130).
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
     const running = await startNotifying({
       backends,
       clock,
@@ -69,10 +74,7 @@ cast daemon --notify does the same inside the daemon.`
       since: flags.since,
       store,
     })
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
     setTimeout(() => process.exit(0), 5000).unref()
     await running.stop()
   }

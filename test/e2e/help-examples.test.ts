@@ -239,6 +239,8 @@ function runExample(ex: Example, env: Record<string, string>, cwd: string): Prom
       resolve({code: code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null), stderr, stdout})
     })
     if (/until stopped/i.test(d)) {
+      // Ready: it holds the ingester lease with its watcher up (it listens for SIGINT before it
+      // takes the lease).
       waitForWatcher(env.CAST_HOME!, 60_000).then(
         () => process.kill(-child.pid!, 'SIGINT'),
         (error: Error) => {

@@ -77,6 +77,12 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       }
     }
 
+    // Listen before starting: a Ctrl-C while the watcher, the notifier or the team sync starts
+    // stops it cleanly (it used to kill the process with the default action, exit 130).
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
     await live.start()
     if (live.leaseLost) this.fail('Another ingester took the lease over; this daemon stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
     process.stderr.write(`cast daemon: watching ${live.watched} files under ${ingester.roots().map((r) => r.root).join(', ')} (pid ${process.pid})\n`)
@@ -85,10 +91,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
     clearInterval(schedules)
     await team?.stop()
     await paging?.stop()
