@@ -12,6 +12,8 @@ interface DemoFilings {
     readonly native: string
     readonly declaration?: {readonly minutesAgo: number; readonly status: 'blocked' | 'done' | 'dormant'; readonly text: string}
     readonly pinned?: boolean
+    /** A teammate who owns it with you. */
+    readonly sharedWith?: string
     readonly filing?: 'dismissed' | 'killed' | 'snoozed' | 'stashed'
     readonly snoozeMinutes?: number
   }[]
@@ -55,6 +57,7 @@ cast sessions -w, …).`
     const {terminalStyle} = await import('../lib/style.js')
     const {castId} = await import('../core/model/ids.js')
     const {consumeSpool} = await import('../core/ingest/spool.js')
+    const {addOwner} = await import('../core/store/ownership.js')
     const {default: Database} = await import('better-sqlite3')
 
     const source = fileURLToPath(new URL('../../demo', import.meta.url))
@@ -166,6 +169,12 @@ cast sessions -w, …).`
           if (r.declaration) {
             const d = r.declaration
             store.patchRecords(sid, {declaration: {at: now - d.minutesAgo * 60_000, messages: facts(sid).messages, status: d.status, text: d.text, turnIndex: facts(sid).turnIndex}})
+          }
+
+          // Shared with a teammate (cast own, cast owners, cast disown have someone to show).
+          if (r.sharedWith) {
+            addOwner(store, sid, me, me, now - 40 * 60_000)
+            addOwner(store, sid, r.sharedWith, me, now - 39 * 60_000)
           }
 
           if (r.pinned) store.patchRecords(sid, {pinned: true})

@@ -7,7 +7,10 @@ brings a dismissed session back by itself; cast restore (or cast undo) does,
 and a handoff with cast own clears it.
 
 The watch stream prints one "gone" line per dismissed session.`
-  static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --json']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 6emibs5',
+    '<%= config.bin %> <%= command.id %> 6emibs5 k3qmfqy --json',
+  ]
   static override strict = false
   static override summary = 'Dismiss sessions from the inbox.'
   static override usage = ['<%= command.id %> SESSION...']

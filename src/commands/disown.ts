@@ -12,9 +12,9 @@ export default class Disown extends TriageCommand {
 --all. A session with no owner left goes back to whoever runs it, within the
 inbox's recency window.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> jx7c6zk',
-    '<%= config.bin %> <%= command.id %> jx7c6zk ana@example.com',
-    '<%= config.bin %> <%= command.id %> jx7c6zk --all',
+    {command: '<%= config.bin %> <%= command.id %> kdsmarj', description: 'Drop yourself from its owners.'},
+    '<%= config.bin %> <%= command.id %> kdsmarj ana@example.com',
+    '<%= config.bin %> <%= command.id %> kdsmarj --all',
   ]
   static override flags = {
     all: Flags.boolean({summary: 'Remove every owner.'}),

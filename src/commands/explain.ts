@@ -4,6 +4,7 @@ import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, W
 import type {FileRow} from '../core/store/contributions.js'
 import type {SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
+import {humanTime} from '../lib/time-format.js'
 import type {RestExplanation} from '../lib/classifier.js'
 import type {SessionJson} from '../lib/views.js'
 
@@ -66,7 +67,7 @@ files read for it with their parse errors.`
       session: sessionJson(row, this.me, now),
       state: c.state,
     }
-    if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files)) this.log(line)
+    if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files, now)) this.log(line)
     return result
   }
 }
@@ -105,17 +106,17 @@ function factsOf(row: SessionRow): ExplainFact[] {
 }
 
 /** The human explanation: the answer, each fact and its source, the rules in order, the files read. */
-function explainLines(result: ExplainJson, row: SessionRow, c: Classification, files: readonly FileRow[]): string[] {
+function explainLines(result: ExplainJson, row: SessionRow, c: Classification, files: readonly FileRow[], now: number): string[] {
   const s = result.session
   const lines = [
     `${s.short_id}  ${s.title ?? '(untitled)'}  [${row.agent} ${row.nativeId}]`,
     `state ${c.state} · reason ${c.reason} · rule ${c.rule} · bucket ${row.bucket}`,
-    `next check: ${result.next_check_at ?? 'none (changes only on new input)'}`,
+    `next check: ${humanTime(c.nextCheckAt, now, 'none (changes only on new input)')}`,
     '',
     'Facts:',
   ]
   for (const x of result.facts) {
-    const v = typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
+    const v = x.fact === 'last_activity_at' && typeof x.value === 'string' ? humanTime(x.value, now) : typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
     const src = x.source
     const where = src ? `${src.kind}: ${src.ref}${src.offset === undefined ? '' : ` @${src.offset}`}` : '-'
     lines.push(`  ${x.fact.padEnd(17)} ${v.length > 70 ? v.slice(0, 67) + '...' : v}`, `  ${''.padEnd(17)} ↳ ${where}`)

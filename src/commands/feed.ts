@@ -26,7 +26,7 @@ it. --label filters by your own label.`
   static override flags = {
     agent: filterFlags.agent,
     global: Flags.boolean({char: 'g', summary: 'Every directory, not only this one.'}),
-    label: Flags.string({helpValue: 'L', summary: 'Only sessions carrying your label L.'}),
+    label: filterFlags.label,
     limit: Flags.integer({default: 50, min: 1, summary: 'At most this many rows.'}),
     member: Flags.string({char: 'm', exclusive: ['mine'], helpValue: 'WHO', summary: 'Only sessions WHO runs or owns.'}),
     mine: Flags.boolean({summary: 'Only sessions you run or own.'}),

@@ -14,7 +14,10 @@ into the agent as its next turn, never into an open dialog) · s snooze (30m, 2h
 9am") · x stash · p pin/unpin · m mark (done, dormant, needs input, unread) · K kill (asks
 first) · u undo · n / N next waiting session in this project / anywhere · / filter · ? help ·
 q quit. Each verb is the cast command of the same name, with the same rules and undo history.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', {command: 'NO_COLOR=1 <%= config.bin %> <%= command.id %>', description: 'Without colour.'}]
+  static override examples = [
+    {command: '<%= config.bin %> <%= command.id %>', description: 'The interactive inbox: j/k move, a approves, r replies, q quits.'},
+    {command: 'NO_COLOR=1 <%= config.bin %> <%= command.id %>', description: 'Without colour (interactive, q quits).'},
+  ]
   static override summary = 'A live keyboard inbox: triage sessions without leaving the terminal.'
 
   async run(): Promise<void> {

@@ -67,9 +67,9 @@ or one of its ancestors, never a process other sessions claim too (a shared
 daemon). The walk covers that process's descendants only. The output names
 every pid signalled; --dry-run prints them and changes nothing.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1',
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --grace 0', description: 'Kill two sessions, SIGKILL at once.'},
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 --dry-run', description: 'Print which pids would be signalled; change nothing.'},
+    '<%= config.bin %> <%= command.id %> jhgmszz',
+    {command: '<%= config.bin %> <%= command.id %> jhgmszz ou4gdp4 --grace 0', description: 'Kill two sessions, SIGKILL at once.'},
+    {command: '<%= config.bin %> <%= command.id %> 6ovolyp --dry-run', description: 'Print which pids would be signalled; change nothing.'},
   ]
   static override flags = {
     ...teamFlags,

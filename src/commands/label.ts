@@ -14,8 +14,8 @@ cast sessions -w --label NAME and cast feed --label NAME.
 The first argument is the label, the rest are sessions; with --clear every
 argument is a session.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> fleet 3f9a2c1 7be01d4',
-    '<%= config.bin %> <%= command.id %> --clear 3f9a2c1',
+    '<%= config.bin %> <%= command.id %> fleet kdsmarj grjaguv',
+    '<%= config.bin %> <%= command.id %> --clear kdsmarj',
   ]
   static override flags = {
     clear: Flags.boolean({summary: 'Remove your label from the sessions.'}),

@@ -20,9 +20,9 @@ snoozed session takes it out of that filing; a kill stands.
 unread flags a session you want to read again; read clears the flag. Working
 is not a verdict: nobody can declare that an agent is producing.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> done 3f9a2c1',
-    {command: '<%= config.bin %> <%= command.id %> needs-input 3f9a2c1 7be01d4', description: 'Two sessions back into Needs Input.'},
-    '<%= config.bin %> <%= command.id %> unread 3f9a2c1',
+    '<%= config.bin %> <%= command.id %> done grjaguv',
+    {command: '<%= config.bin %> <%= command.id %> needs-input ckq7fgv yjnhkpc', description: 'Two sessions back into Needs Input.'},
+    '<%= config.bin %> <%= command.id %> unread ckq7fgv',
   ]
   static override strict = false
   static override summary = 'Mark sessions done, dormant, needs-input, unread or read.'

@@ -26,16 +26,18 @@ Each notification is also printed (NDJSON with --json). It resumes where it stop
 cursor and the dedupe keys are kept in the store per identity (--since SEQ replays from there).
 cast daemon --notify does the same inside the daemon.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    {command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell', description: 'Page inside tmux, and ring the terminal.'},
-    {command: '<%= config.bin %> <%= command.id %> --json --backend stdout', description: 'One JSON line per notification, nothing on the desktop.'},
-    {command: '<%= config.bin %> daemon --notify', description: 'The daemon pages you too.'},
+    {command: '<%= config.bin %> <%= command.id %>', description: 'Desktop notifications until stopped (Ctrl-C).'},
+    {command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell', description: 'Page inside tmux, and ring the terminal, until stopped.'},
+    {command: '<%= config.bin %> <%= command.id %> --json --backend stdout', description: 'One JSON line per notification, nothing on the desktop, until stopped.'},
+    {command: '<%= config.bin %> daemon --notify', description: 'The daemon pages you too, until stopped.'},
   ]
   static override flags = {
     backend: Flags.string({
       multiple: true,
       options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'],
-      summary: 'Where notifications go (repeatable); overrides notify.backends.',
+      delimiter: ',',
+      helpValue: 'BACKEND',
+      summary: 'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it or use commas); overrides notify.backends.',
     }),
     since: Flags.integer({helpValue: 'SEQ', min: 0, summary: 'Replay the log after this seq (what is still pending pages), then follow it.'}),
   }
@@ -54,6 +56,11 @@ cast daemon --notify does the same inside the daemon.`
     const backends = resolveBackends(nc, this.env)
     const json = this.jsonEnabled()
     if (!json) process.stderr.write(`cast notify: paging ${this.me} via ${backends.join(', ')}; Ctrl-C stops\n`)
+    // Listen before starting: a Ctrl-C while the notifier starts stops it cleanly (not exit 130).
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
     const running = await startNotifying({
       backends,
       clock,
@@ -67,10 +74,7 @@ cast daemon --notify does the same inside the daemon.`
       since: flags.since,
       store,
     })
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
     setTimeout(() => process.exit(0), 5000).unref()
     await running.stop()
   }

@@ -17,9 +17,9 @@ lands where they can see it. A kill is left alone.
 
 WHO is checked against the team list when the config names one (key "team").`
   static override examples = [
-    {command: '<%= config.bin %> <%= command.id %> jx7c6zk ana@example.com', description: 'Hand off to a teammate.'},
-    {command: '<%= config.bin %> <%= command.id %> jx7c6zk', description: 'Claim it yourself.'},
-    {command: '<%= config.bin %> disown jx7c6zk --all', description: 'Clear every owner.'},
+    {command: '<%= config.bin %> <%= command.id %> grjaguv ana@example.com', description: 'Hand off to a teammate.'},
+    {command: '<%= config.bin %> <%= command.id %> grjaguv', description: 'Claim it yourself.'},
+    {command: '<%= config.bin %> disown kdsmarj --all', description: 'Clear every owner.'},
   ]
   static override flags = {...teamFlags}
   static override summary = 'Add an owner to a session (hand it off, or claim it).'

@@ -19,7 +19,10 @@ export default class Owners extends BaseCommand {
   }
   static override description = `Lists who owns a session (who added each owner, and when), who runs it and
 on which device, and whether it is in your inbox.`
-  static override examples = ['<%= config.bin %> <%= command.id %> jx7c6zk', '<%= config.bin %> <%= command.id %> jx7c6zk --json']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> kdsmarj',
+    '<%= config.bin %> <%= command.id %> kdsmarj --json',
+  ]
   static override summary = "List a session's owners."
 
   async run(): Promise<OwnersJson> {
@@ -47,7 +50,8 @@ on which device, and whether it is in your inbox.`
       this.log(`${result.short_id}  ${result.title ?? '(untitled)'}`)
       this.log(`run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`)
       if (owners.length === 0) this.log('no owners: it stays with whoever runs it')
-      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${o.added_at})`)
+      const {humanTime} = await import('../lib/time-format.js')
+      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${humanTime(o.added_at, clock())})`)
       this.log(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
     }
 

@@ -4,7 +4,10 @@ export default class Pin extends TriageCommand {
   static override description = `Pins sessions to the top of the inbox (the Pinned section), whatever their
 state. A pinned session keeps its state underneath, so the counts stay
 honest; an open question still files it under Questions.`
-  static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> ckq7fgv',
+    '<%= config.bin %> <%= command.id %> ckq7fgv yjnhkpc',
+  ]
   static override strict = false
   static override summary = 'Pin sessions to the top of the inbox.'
   static override usage = ['<%= command.id %> SESSION...']

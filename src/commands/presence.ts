@@ -81,7 +81,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
     const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString())
     if (!this.jsonEnabled()) {
       const budget = p.waitBudgetMs === null ? 'questions may wait indefinitely' : p.waitBudgetMs === 0 ? 'questions never block' : `questions block at most ${formatMs(p.waitBudgetMs)}`
-      this.log(`${p.who}: ${p.name}${p.until === null ? '' : ` until ${iso(p.until)}`} (${budget})`)
+      this.log(`${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/time-format.js')).humanTime(p.until, now)}`} (${budget})`)
       if (p.instructions) this.log(`instructions: ${p.instructions}`)
     }
 

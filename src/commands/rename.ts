@@ -13,8 +13,8 @@ export default class Rename extends TriageCommand {
 feed) in place of the one the agent's files give it. The agent's own files
 are not touched. --clear goes back to the agent's title.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 "Checkout: 4242 card rate limit"',
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --clear',
+    '<%= config.bin %> <%= command.id %> ckq7fgv "Agent badge: tooltip on hover"',
+    '<%= config.bin %> <%= command.id %> ckq7fgv --clear',
   ]
   static override flags = {
     clear: Flags.boolean({summary: "Go back to the agent's own title."}),

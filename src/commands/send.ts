@@ -30,20 +30,20 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 
 --if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 "Run the tests again and fix what fails"',
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
-    {command: 'git diff | <%= config.bin %> <%= command.id %> 3f9a2c1 -', description: 'The message from stdin.'},
+    '<%= config.bin %> <%= command.id %> kdsmarj "Run the tests again and fix what fails"',
+    {command: '<%= config.bin %> <%= command.id %> kdsmarj "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
+    {command: '<%= config.bin %> <%= command.id %> ziabnwy "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
+    {command: 'echo "Fix what the linter reports" | <%= config.bin %> <%= command.id %> kdsmarj -', description: 'The message from stdin.'},
   ]
   static override flags = {
     ...teamFlags,
-    if: Flags.string({helpValue: 'STATE[:REASON][,…]', summary: `Send only if the session is in this state (and reason) now (${WORK_STATES.join(', ')}); else exit 5.`}),
+    if: Flags.string({helpValue: 'STATE[:REASON][,…]', multiple: true, multipleNonGreedy: true, summary: `Send only if the session is in one of these states (and reasons) now (${WORK_STATES.join(', ')}; repeat it or use commas); else exit 5.`}),
   }
   static override summary = 'Send a message into a session as its next turn.'
 
   async run(): Promise<SendJson | RemoteVerbJson> {
     const {args, flags} = await this.parse(Send)
-    const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if, (m) => this.fail(m, EXIT.USAGE))
+    const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if.join(','), (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
     if (message === '-') {
       const {readStdin} = await import('../lib/stdin.js')

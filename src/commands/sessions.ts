@@ -23,8 +23,8 @@ prints each matching session once.`
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
     {command: `<%= config.bin %> <%= command.id %> --state done,idle --agent ${AGENT_SPELLING}`, description: 'A comma list and any spelling of the agent.'},
-    {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet.'},
-    {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42: nothing lost, nothing twice.'},
+    {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet, until stopped.'},
+    {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42 (nothing lost, nothing twice), until stopped.'},
   ]
   static override flags = {
     ...filterFlags,
@@ -90,7 +90,7 @@ prints each matching session once.`
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */
-  private async watchTeam(flags: {since?: number; state?: string[]; agent?: string}): Promise<boolean> {
+  private async watchTeam(flags: {since?: number; state?: string[]; agent?: string[]}): Promise<boolean> {
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {teamContext} = await import('../core/store/team/index.js')

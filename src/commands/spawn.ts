@@ -25,8 +25,8 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
   static override examples = [
     `<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet "Fix the flaky auth test"`,
     {command: `id=$(<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet --json "Write the migration" | jq -r .id)`, description: 'Keep the id for send and wait.'},
-    {command: `<%= config.bin %> <%= command.id %> --agent ${SECOND} --cwd ~/src/api --headless "Summarise the open TODOs"`, description: 'No terminal: a background run.'},
-    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --parent 3f9a2c1 "Check the docs build"`, description: 'A subagent of session 3f9a2c1.'},
+    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --headless "Summarise the open TODOs"`, description: 'No terminal: a background run.'},
+    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --parent kdsmarj "Check the docs build"`, description: 'A subagent of session kdsmarj.'},
   ]
   static override flags = {
     agent: Flags.option({options: SPAWNABLE, required: true, summary: 'Which agent CLI to start.'})(),

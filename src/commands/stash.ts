@@ -15,8 +15,8 @@ Hidden stashes are counted, and listed with --all.
 
 Takes several sessions at once; cast undo puts them all back.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1',
-    {command: '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --hide', description: 'Stash two loops until one of them asks.'},
+    '<%= config.bin %> <%= command.id %> ckq7fgv',
+    {command: '<%= config.bin %> <%= command.id %> ckq7fgv yjnhkpc --hide', description: 'Stash two loops until one of them asks.'},
   ]
   static override flags = {
     hide: Flags.boolean({summary: 'Stay stashed through trigger wakes and stalls: only an ask brings it back.'}),

@@ -26,7 +26,7 @@ stopped, and scheduled messages the kill cancelled are armed again.
 --list shows the history, newest first (yours; --everyone for every
 identity).`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> dismiss 6emibs5 && <%= config.bin %> <%= command.id %>', description: 'Take back your last triage action (here the dismiss).'},
     '<%= config.bin %> <%= command.id %> --list',
     '<%= config.bin %> <%= command.id %> --list --everyone --limit 50 --json',
   ]
@@ -57,11 +57,13 @@ identity).`
       if (!this.jsonEnabled()) {
         if (history.length === 0) this.log(flags.everyone ? 'No triage actions yet.' : `No triage actions by ${this.me} yet.`)
         const width = Math.max(0, ...history.map((h) => `#${h.action}`.length))
+        const {humanTime} = await import('../lib/time-format.js')
+        const now = this.now()
         for (const h of history) {
           const ids = h.sessions.map(shortId)
           const list = ids.length > 4 ? `${ids.slice(0, 4).join(' ')} +${ids.length - 4}` : ids.join(' ')
           const who = flags.everyone ? `  ${h.who}` : ''
-          this.log(`${`#${h.action}`.padEnd(width)}  ${h.at}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${h.undone_at})` : ''}`)
+          this.log(`${`#${h.action}`.padEnd(width)}  ${humanTime(h.at, now).padEnd(16)}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${humanTime(h.undone_at, now)})` : ''}`)
         }
       }
 
@@ -75,7 +77,7 @@ identity).`
     if (undone === null) this.fail(`Nothing to undo: ${this.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])
     const rows = store.loadSessions(undone.sessions)
     if (!this.jsonEnabled()) {
-      this.log(`undid #${undone.action} ${undone.verb} (${new Date(undone.at).toISOString()})`)
+      this.log(`undid #${undone.action} ${undone.verb} (${(await import('../lib/time-format.js')).humanTime(undone.at, now)})`)
       for (const row of rows) this.log(`${shortId(row.id)}  ${titleOf(row) ?? '(untitled)'}  → ${row.bucket} (${row.state}:${row.reason})`)
       if (undone.verb === 'kill') this.log('The card is back; the agent stays stopped (cast send restarts it).')
     }

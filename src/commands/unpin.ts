@@ -2,7 +2,9 @@ import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 export default class Unpin extends TriageCommand {
   static override description = 'Unpins sessions: each returns to the section its state puts it in.'
-  static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> ziabnwy',
+  ]
   static override strict = false
   static override summary = 'Unpin sessions.'
   static override usage = ['<%= command.id %> SESSION...']

@@ -19,8 +19,9 @@ exits 0; with --json it prints the sessions' lines. Exits 124 when --timeout pas
 It reads the store, so it keeps waiting across an ingester restart; with no ingester running it
 syncs the agents' files itself.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --until needs_input,done',
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 8be01d2 --until done --any --timeout 30m --json',
+    '<%= config.bin %> <%= command.id %> ckq7fgv --until needs_input,done',
+    {command: '<%= config.bin %> <%= command.id %> jhgmszz ckq7fgv --until done --any --timeout 30m --json', description: 'The first of two to finish.'},
+    {command: '<%= config.bin %> <%= command.id %> jhgmszz --until done --timeout 2s', description: 'Give up after 2s when it is still working (exit 124).'},
   ]
   static override flags = {
     any: Flags.boolean({summary: 'Return as soon as one of the sessions is in a wanted state.'}),
@@ -43,7 +44,7 @@ syncs the agents' files itself.`
     const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
-    const ids = resolveSessions(store, argv as string[])
+    const ids = resolveSessions(store, splitList(argv))
     const deadline = flags.timeout === undefined ? null : Date.now() + flags.timeout
     for (;;) {
       const rows = store.loadSessions(ids)

@@ -23,10 +23,10 @@ export interface FeedJson {
 export interface FeedFilters {
   /** The directory (and the folders under it) the feed covers; null: every directory. */
   readonly cwd: string | null
-  readonly agent?: string
+  readonly agent?: readonly string[]
   readonly states?: readonly WorkState[]
-  /** Only sessions carrying my label L. */
-  readonly label?: string
+  /** Only sessions carrying one of my labels L. */
+  readonly label?: readonly string[]
   /** Only sessions this identity runs or owns; null: everyone's. */
   readonly member: string | null
   readonly limit: number
@@ -51,9 +51,9 @@ export function inFeed(r: SessionRow, me: string, now: number, f: FeedFilters): 
   const at = r.facts.lastActivityAt ?? r.firstSeenAt
   if (now - at > f.recencyMs) return false
   if (!under(f.cwd, r.facts.cwd)) return false
-  if (f.agent && r.agent !== f.agent) return false
+  if (f.agent && !f.agent.includes(r.agent)) return false
   if (f.states && f.states.length > 0 && !f.states.includes(r.state)) return false
-  if (f.label && r.labels[me] !== f.label) return false
+  if (f.label && !f.label.includes(r.labels[me] ?? '')) return false
   if (f.member !== null && !isOwnedBy(r.records.owners, f.member) && !(r.runner !== null && sameIdentity(r.runner, f.member))) return false
   return true
 }

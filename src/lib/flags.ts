@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {registry} from '../adapters/index.js'
 import {type Agent, WORK_STATES, type WorkState} from '../core/model/types.js'
+import {listFlag, listOf, nonEmpty} from './lists.js'
 import {durationFlag} from './time-flags.js'
 
 /**
@@ -45,19 +46,18 @@ export function parseState(input: string): WorkState {
 }
 
 /** A comma list and repeats alike: `--state done,idle` = `--state done --state idle`. */
-export function splitList(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
-}
+export const splitList = listOf
 
-export const agentFlag = Flags.custom<Agent>({helpValue: AGENT_HELP, parse: async (input) => parseAgent(input)})
-export const stateFlag = Flags.custom<WorkState>({delimiter: ',', helpValue: STATE_HELP, multiple: true, parse: async (input) => parseState(input)})
+export const agentFlag = listFlag<Agent>({helpValue: 'AGENT', parse: parseAgent})
+export const stateFlag = listFlag<WorkState>({helpValue: STATE_HELP, parse: parseState})
+export const labelFlag = listFlag<string>({helpValue: 'L', parse: nonEmpty})
 
 /** The filters `cast sessions`, `cast sessions -w` and `cast feed` share. */
 export const filterFlags = {
-  agent: agentFlag({summary: `Only sessions of this agent (any spelling: ${spellings()}).`}),
+  agent: agentFlag({summary: `Only sessions of these agents (repeat it or use commas): ${registry().ids.join(', ')}, in any spelling (${spellings()}).`}),
   all: Flags.boolean({summary: 'Ignore the recency window and list dismissed and hidden rows too.'}),
   cwd: Flags.string({summary: 'Only sessions whose working directory is DIR or below it.', helpValue: 'DIR'}),
-  label: Flags.string({summary: 'Only sessions carrying your label L.', helpValue: 'L'}),
+  label: labelFlag({summary: 'Only sessions carrying one of your labels L (repeat it or use commas).'}),
   quiet: Flags.boolean({summary: 'Only working sessions that have been silent for 10 minutes or more.'}),
   state: stateFlag({summary: 'Only sessions in these work states (repeat it or use commas; needs-input or needs_input).'}),
   team: Flags.boolean({summary: "Every team member's sessions, not only your inbox."}),

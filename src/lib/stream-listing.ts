@@ -68,7 +68,7 @@ export function streamListing(store: Store, me: string, now: number, f: ListFilt
  * Null when filters are set (the full read then).
  */
 export function inboxListing(store: Store, me: string, now: number, f: ListFilters, remote: readonly SessionRow[]): ReturnType<typeof buildListing> | null {
-  if (f.all || f.team || f.agent || f.cwd || f.label || f.quiet || (f.states && f.states.length > 0)) return null
+  if (f.all || f.team || (f.agent && f.agent.length > 0) || f.cwd || (f.label && f.label.length > 0) || f.quiet || (f.states && f.states.length > 0)) return null
   const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
   const {ids, olderByRunner} = inboxCandidates(store, since)
   const out = buildListing([...store.loadSessions(ids), ...remote], me, now, f)

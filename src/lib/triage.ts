@@ -6,6 +6,7 @@ import type {SessionRow} from '../core/store/store.js'
 import type {TriageChange} from '../core/store/triage.js'
 import {BaseCommand} from './base-command.js'
 import {EXIT} from './exit-codes.js'
+import {listOf} from './lists.js'
 import type {SessionJson} from './views.js'
 
 export interface TriageResult {
@@ -27,7 +28,7 @@ export interface TriageOptions {
 export abstract class TriageCommand extends BaseCommand {
   /** The session arguments: every positional argument is a session. */
   protected sessionArgs(argv: readonly unknown[], what = 'SESSION'): string[] {
-    const list = argv.map(String).filter((a) => a.trim() !== '')
+    const list = listOf(argv)
     if (list.length === 0) this.fail(`Name at least one ${what} (an id, a native id or a unique prefix of 4+ characters).`, EXIT.USAGE)
     return list
   }

@@ -202,9 +202,9 @@ export function watchLine(t: Transition | {event: 'snapshot'; seq: number; ts: n
 
 export interface ListFilters {
   readonly states?: readonly string[]
-  readonly agent?: string
+  readonly agent?: readonly string[]
   readonly cwd?: string
-  readonly label?: string
+  readonly label?: readonly string[]
   readonly all?: boolean
   readonly quiet?: boolean
   readonly team?: boolean
@@ -229,9 +229,9 @@ export function matchesFilters(row: SessionRow, me: string, now: number, f: List
   }
 
   if (f.states && f.states.length > 0 && !f.states.includes(row.state)) return false
-  if (f.agent && row.agent !== f.agent) return false
+  if (f.agent && f.agent.length > 0 && !f.agent.includes(row.agent)) return false
   if (f.cwd && row.facts.cwd !== f.cwd && !(row.facts.cwd ?? '').startsWith(f.cwd.endsWith('/') ? f.cwd : f.cwd + '/')) return false
-  if (f.label && row.labels[me] !== f.label) return false
+  if (f.label && f.label.length > 0 && !f.label.includes(row.labels[me] ?? '')) return false
   if (f.quiet && !isRowQuiet(row, now)) return false
   return true
 }

@@ -22,10 +22,10 @@ import {oneLine} from './sanitize.js'
 import {type ListFilters, localTime, matchesFilters, titleOf, watchLine} from './views.js'
 
 export interface WatchFlags {
-  agent?: string
+  agent?: string[]
   all?: boolean
   cwd?: string
-  label?: string
+  label?: string[]
   quiet?: boolean
   state?: string[]
   team?: boolean
@@ -294,8 +294,8 @@ function viewHas(row: SessionRow, me: string, now: number, f: ListFilters, all: 
 function describeFilters(flags: WatchFlags): string[] {
   const out: string[] = []
   if (flags.state?.length) out.push(`state ${flags.state.join(',')}`)
-  if (flags.agent) out.push(`agent ${flags.agent}`)
-  if (flags.label) out.push(`label ${oneLine(flags.label)}`)
+  if (flags.agent && flags.agent.length > 0) out.push(`agent ${flags.agent.join(',')}`)
+  if (flags.label && flags.label.length > 0) out.push(`label ${oneLine(flags.label.join(','))}`)
   if (flags.cwd) out.push(`under ${oneLine(flags.cwd)}`)
   if (flags.quiet) out.push('quiet')
   if (flags.all) out.push('all')

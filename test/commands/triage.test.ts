@@ -8,6 +8,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
+import {localTime} from '../../src/lib/views.js'
 import {json, makeHome, type TempHome} from '../helpers/cli.js'
 import {ANA, appendQuestion, cast, HOUR, MIN, row, rows, sid, T0, where, writeSession} from './triage-helpers.js'
 
@@ -45,7 +46,8 @@ describe('triage verbs', () => {
       const r = await cast(h, ['snooze', sid(1), '--for', '1h'], {now: at})
 
       expect(r.code).toBe(0)
-      expect(r.stdout).toMatch(/snoozed until 2026-11-29T22:01:00.000Z → snoozed \(dormant:snoozed\)/)
+      // People read local time (issue 13 point 7); the JSON below keeps ISO UTC.
+      expect(r.stdout).toContain(`snoozed until ${localTime(Date.parse('2026-11-29T22:01:00.000Z'), at)} → snoozed (dormant:snoozed)`)
       const snoozed = await row(h, 1, {now: at})
       expect(where(snoozed)).toBe('dormant:snoozed [snoozed]')
       expect(snoozed?.filing).toBe('snoozed')

@@ -92,12 +92,12 @@ describe('cast sessions --json --all, streamed', () => {
 
   it('the same under filters, and for an empty listing', () => {
     index(3)
-    for (const f of [{agent: 'codex'}, {states: ['needs_input']}, {cwd: '/nowhere'}, {label: 'none'}]) {
+    for (const f of [{agent: ['codex']}, {states: ['needs_input']}, {cwd: '/nowhere'}, {label: ['none']}]) {
       const {streamed, whole} = both({all: true, ...f})
       expect(streamed).toBe(whole)
     }
 
-    expect(both({agent: 'codex', all: true}).streamed).toContain('"agent": "codex"')
+    expect(both({agent: ['codex'], all: true}).streamed).toContain('"agent": "codex"')
     expect(JSON.parse(both({all: true, cwd: '/nowhere'}).streamed).sessions).toEqual([])
   })
 })
@@ -133,7 +133,7 @@ describe('cast sessions (the inbox), from the rows that can be in it', () => {
     const lean = inboxListing(store, ME, now, {}, [])
     const whole = buildListing(store.loadSessions(), ME, now, {})
     expect(JSON.stringify(lean?.listing)).toBe(JSON.stringify(whole.listing))
-    expect(inboxListing(store, ME, now, {agent: 'codex'}, [])).toBeNull()
+    expect(inboxListing(store, ME, now, {agent: ['codex']}, [])).toBeNull()
     expect(inboxListing(store, ME, now, {all: true}, [])).toBeNull()
   })
 })

@@ -16,9 +16,9 @@ every second so a crash reads dead within 2 s, wakes once at the earliest time-b
 Only one ingester runs at a time. While it runs, cast sessions and cast sessions -w read
 what it writes instead of syncing themselves. Logs go to stderr.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %>', description: 'Keep the store current, in the foreground, until stopped (Ctrl-C).'},
     {command: '<%= config.bin %> <%= command.id %> --once', description: 'Sync once and exit (for cron or a login script).'},
-    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you.'},
+    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you, until stopped.'},
     '<%= config.bin %> daemon status',
   ]
   static override flags = {
@@ -81,6 +81,12 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       }
     }
 
+    // Listen before starting: a Ctrl-C while the watcher, the notifier or the team sync starts
+    // stops it cleanly (it used to kill the process with the default action, exit 130).
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
     await live.start()
     if (live.leaseLost) this.fail('Another ingester took the lease over; this daemon stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
     process.stderr.write(`cast daemon: watching ${live.watched} files under ${ingester.roots().map((r) => r.root).join(', ')} (pid ${process.pid})\n`)
@@ -89,10 +95,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
     clearInterval(schedules)
     await team?.stop()
     await paging?.stop()

@@ -23,9 +23,9 @@ With --wait the command blocks until the answer comes and prints the chosen labe
 
 Without --wait, the answer is delivered to your session as its next turn when it comes.`
   static override examples = [
-    `<%= config.bin %> <%= command.id %> "Which schema for the events table?" --option "Wide table :: one migration, fast reads" --option "EAV :: flexible, slower reports" --recommend 1 --why "Reports are the hot path"`,
-    {command: `<%= config.bin %> <%= command.id %> --option "Ship :: today" --option "Wait :: a day" "Ship the fix now?"`, description: 'Options may come before the question.'},
-    {command: `choice=$(<%= config.bin %> <%= command.id %> "Deploy now?" --option "Yes :: 10 min downtime" --option "Tonight :: no downtime" --recommend 2 --wait --timeout 2h)`, description: 'Block until answered (or the presence budget runs out).'},
+    '<%= config.bin %> <%= command.id %> "Which schema for the events table?" --option "Wide table :: one migration, fast reads" --option "EAV :: flexible, slower reports" --recommend 1 --why "Reports are the hot path"',
+    {command: '<%= config.bin %> <%= command.id %> --option "Ship :: today" --option "Wait :: a day" "Ship the fix now?"', description: 'Options may come before the question.'},
+    {command: 'choice=$(<%= config.bin %> <%= command.id %> "Deploy now?" --option "Yes :: 10 min downtime" --option "Tonight :: no downtime" --recommend 2 --wait --timeout 2s)', description: 'Block until answered or the presence budget runs out; here nobody answers within 2s (exit 124).'},
   ]
   static override flags = {
     // Non-greedy: `cast decide --option A --option B "Question?"` leaves the question an argument.

@@ -7,7 +7,9 @@ import {EXIT} from '../../lib/exit-codes.js'
 export default class ScheduleCancel extends BaseCommand {
   static override args = {id: Args.string({description: 'Schedule id or a unique prefix (4+ characters).', required: true})}
   static override description = 'Disarms a scheduled message (a recurring one stops for good). The session is re-placed at once: without the trigger, a settled session reads needs_input again.'
-  static override examples = ['<%= config.bin %> <%= command.id %> s4k2x9q']
+  static override examples = [
+    {command: 'id=$(<%= config.bin %> schedule kdsmarj --in 2h "Check whether CI passed" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$id"', description: 'Schedule a message, keep its id, cancel it.'},
+  ]
   static override summary = 'Cancel a scheduled message.'
 
   async run(): Promise<ScheduleJson> {

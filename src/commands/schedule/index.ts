@@ -20,8 +20,8 @@ An armed schedule is a wake cast can verify: a settled session with a recurring 
 
 Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours"). Durations: 90s, 15m, 2h, 1d, 1h30m.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --in 2h "Check whether CI run 8841 passed"',
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --at "tomorrow 9am" --every 1d "Triage the new issues"',
+    '<%= config.bin %> <%= command.id %> kdsmarj --in 2h "Check whether CI run 8841 passed"',
+    '<%= config.bin %> <%= command.id %> kdsmarj --at "tomorrow 9am" --every 1d "Triage the new issues"',
     {command: '<%= config.bin %> <%= command.id %> --in 30m "Re-check the deploy"', description: 'From inside an agent: into its own session.'},
   ]
   static override flags = {
@@ -72,8 +72,9 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
       const {formatIn} = await import('../../core/model/age.js')
+      const {humanTime} = await import('../../lib/time-format.js')
       const row = store.loadSessions([sessionId])[0]!
-      this.log(`${s.id}: into ${json.short_id} at ${json.due_at} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`)
+      this.log(`${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`)
     }
 
     return json

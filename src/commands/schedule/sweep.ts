@@ -18,8 +18,10 @@ export default class ScheduleSweep extends BaseCommand {
     const delivered = await deliverDueSchedules(store, this.env, this.clock(), this.me)
     if (!this.jsonEnabled()) {
       if (delivered.length === 0) this.log('Nothing due.')
+      const {humanTime} = await import('../../lib/time-format.js')
+      const now = this.now()
       for (const d of delivered) {
-        this.log(`${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${d.next_due_at})` : ''}`)
+        this.log(`${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${humanTime(d.next_due_at, now)})` : ''}`)
       }
     }
 

@@ -12,8 +12,8 @@ it; cast wake ends a snooze early.
 9am, friday 3pm, in 2 hours, 2026-12-01T09:00:00Z, epoch ms). Local times
 use this machine's time zone.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 --for 2h',
-    '<%= config.bin %> <%= command.id %> 3f9a2c1 7be01d4 --until "tomorrow 9am"',
+    '<%= config.bin %> <%= command.id %> grjaguv --for 2h',
+    '<%= config.bin %> <%= command.id %> grjaguv kdsmarj --until "tomorrow 9am"',
     {command: '<%= config.bin %> <%= command.id %> sweep', description: 'For cron: wake what came due.'},
   ]
   static override flags = {
@@ -28,8 +28,10 @@ use this machine's time zone.`
     const {argv, flags} = await this.parse(Snooze)
     const sessions = this.sessionArgs(argv)
     // exactlyOne: one of the two is set.
-    const until = flags.for === undefined ? flags.until! : this.now() + flags.for
-    const when = new Date(until).toISOString()
+    const now = this.now()
+    const until = flags.for === undefined ? flags.until! : now + flags.for
+    const {humanTime} = await import('../../lib/time-format.js')
+    const when = humanTime(until, now)
     return this.triage('snooze', sessions, (_row, at) => ({records: {filedAt: at, filing: 'snoozed', snoozedUntil: until}}), {
       done: () => `snoozed until ${when}`,
     })

@@ -9,7 +9,10 @@ export interface StateClearJson {
 
 export default class StateClear extends BaseCommand {
   static override description = 'Removes the state line your session declared; the session falls back to what its files show.'
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --session 3f9a2c1']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --session kdsmarj',
+  ]
   static override flags = {session: sessionFlag}
   static override summary = 'Clear your session\'s declared state.'
 

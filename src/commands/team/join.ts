@@ -30,7 +30,7 @@ or the variable team.url_env names; the password is never printed. See docs/team
 policy (each machine its own credentials) and the admin's setup.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> postgres://laptop:secret@db.example.com/cast --name platform',
-    {command: 'CAST_TEAM_URL=postgres://… <%= config.bin %> <%= command.id %>', description: 'The URL from the environment (not written anywhere).'},
+    {command: 'CAST_TEAM_URL=postgres://me:pw@db.example.com/cast <%= config.bin %> <%= command.id %>', description: 'The URL from the environment (not written anywhere).'},
   ]
   static override flags = {
     name: Flags.string({helpValue: 'NAME', summary: "The team's name (shown by cast team status)."}),

@@ -14,7 +14,7 @@ export interface TeamWatchOptions {
   readonly since: number | undefined
   readonly json: boolean
   readonly states?: readonly string[]
-  readonly agent?: string
+  readonly agent?: readonly string[]
   readonly write: (line: string) => boolean
   readonly log: (msg: string) => void
 }
@@ -24,7 +24,7 @@ function printEvent(o: TeamWatchOptions, e: TeamEvent): boolean {
   const line = watchLine(e)
   if (!line) return true
   if (o.states && o.states.length > 0 && !o.states.includes(String(line.to))) return true
-  if (o.agent && line.agent !== o.agent) return true
+  if (o.agent && o.agent.length > 0 && !o.agent.includes(String(line.agent))) return true
   if (o.json) return o.write(JSON.stringify(line) + '\n')
   return o.write(`${line.ts}  #${line.seq}  ${String(line.id).slice(0, 7)}  ${line.device}  ${line.from ?? '-'} → ${line.to}:${line.reason}  ${line.title ?? ''}\n`)
 }
