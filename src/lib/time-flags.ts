@@ -5,11 +5,12 @@
  *
  *   --for "15" is not a duration: try 90s, 15m, 2h, 1h30m or 2d.
  *   --until "whenever" is not a time: try "tomorrow 9am", "friday 3pm", "in 2 hours" or ISO 8601.
- *   --until "yesterday 9am" is 2026-11-30T09:00:00.000Z, already past.
+ *   --until "yesterday 9am" is 2026-11-30 09:00, already past.
  *
  * A duration flag's value is milliseconds; a time flag's is epoch milliseconds, read against the
  * command's clock (CAST_NOW, else the real one).
  */
+import {humanTime} from './time-format.js'
 import {Flags} from '@oclif/core'
 
 import {parseDuration, parseTime} from '../core/model/durations.js'
@@ -47,7 +48,7 @@ export type TimeOptions = {
 export function parseTimeFlag(name: string, input: string, now: number, options: TimeOptions = {}): number {
   const t = parseTime(input, now)
   if (t === null) throw new FlagValueError(`--${name} "${input}" is not a time: try ${TIME_EXAMPLES}.`)
-  if (options.future && t <= now) throw new FlagValueError(`--${name} "${input}" is ${new Date(t).toISOString()}, already past.`)
+  if (options.future && t <= now) throw new FlagValueError(`--${name} "${input}" is ${humanTime(t, now)}, already past.`)
   return t
 }
 
