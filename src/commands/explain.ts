@@ -37,7 +37,7 @@ export default class Explain extends BaseCommand {
 hook event or process it came from; each rule of the classifier in order and whether it
 decided; the state, reason and bucket; when the answer could next change on its own; and the
 files read for it with their parse errors.`
-  static override examples = ['<%= config.bin %> <%= command.id %> 3f9a2c1', '<%= config.bin %> <%= command.id %> 3f9a2c1 --json']
+  static override examples = ['<%= config.bin %> <%= command.id %> grjaguv', '<%= config.bin %> <%= command.id %> grjaguv --json']
   static override summary = 'Explain why a session is in its state.'
 
   async run(): Promise<ExplainJson> {
