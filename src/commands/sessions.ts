@@ -42,63 +42,14 @@ prints each matching session once.`
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', 2)
     const store = await this.openStore()
     const clock = this.clock()
-    const {syncBeforeRead, makeIngester, INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest.js')
-    const {loadConfig} = await import('../lib/config.js')
-    const {buildListing, renderListing} = await import('../lib/views.js')
-    const config = await loadConfig(this.env)
-    // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
-    // Recent first (issue 16): the inbox reads the files inside its window and leaves the older
-    // ones to a background pass; --all waits for every file, with a progress line past a second.
-    const syncOptions = flags.all
-      ? {progress: (line: string, final: boolean) => process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`)}
-      : {recentFirst: {recencyMs: config.inbox.recencyMs}}
-    const synced = this.env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, this.env, clock, this.me, syncOptions)
-    const now = clock()
-    // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
-    const {teamRows} = await import('../core/store/team/index.js')
-    const {deviceName} = await import('../lib/env.js')
-    const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
-    const filters = {
-      agent: flags.agent,
-      all: flags.all,
-      cwd: flags.cwd,
-      label: flags.label,
-      quiet: flags.quiet,
-      recencyMs: config.inbox.recencyMs,
-      states: flags.state,
-      team: flags.team,
-    }
-    if (flags.all && this.jsonEnabled() && !flags.team && remote.length === 0) {
-      // The big list streams (issue 16 point 4): the same bytes, a chunk of rows at a time.
-      const {streamListing} = await import('../lib/stream-listing.js')
-      streamListing(store, this.me, now, filters, (chunk) => process.stdout.write(chunk))
-      return
-    }
-
-    // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
-    const {inboxListing} = await import('../lib/stream-listing.js')
-    const {listing, rows} = inboxListing(store, this.me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], this.me, now, filters)
-    if (!this.jsonEnabled()) {
-      const {fitLines, terminalStyle, terminalWidth} = await import('../lib/style.js')
-      const {homeDir} = await import('../lib/env.js')
-      const style = await terminalStyle()
-      this.logStyled(fitLines(renderListing(listing, rows, now, homeDir(this.env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(this.env)))
-      if (synced && synced.deferred > 0) {
-        this.log('')
-        this.log(`Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`)
-      } else if (store.countSessions() === 0) {
-        const roots = makeIngester(store, this.env, clock, this.me).roots()
-        this.log('')
-        this.log('No agent sessions found. cast looked in:')
-        for (const r of roots) this.log(`  ${r.root}  (${r.agent})`)
-        this.log('Try "cast demo" to see the inbox over a bundled example.')
-      } else if (rows.length === 0) {
-        this.log('')
-        this.log('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
-      }
-    }
-
-    return listing
+    // The listing is shared with bin/run.js's fast path (src/lib/sessions-fast.ts): same bytes.
+    const {listSessions} = await import('../lib/sessions-list.js')
+    return listSessions(store, this.env, clock, this.me, flags, {
+      json: this.jsonEnabled(),
+      line: (text) => this.log(text),
+      styled: (text) => this.logStyled(text),
+      write: (chunk) => process.stdout.write(chunk),
+    })
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */

@@ -5,6 +5,7 @@ import {format} from 'node:util'
 
 import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import type {Store} from '../core/store/store.js'
+import {CastError} from './cast-error.js'
 import {castHome, clockFrom, type Env, UsageError, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
 import * as sanitizeModule from './sanitize.js'
@@ -20,17 +21,8 @@ export const MAX_TEXT_ARG = 65_536
 
 type OclifError = Error & {code?: string; exitCode?: number; oclif?: {exit?: false | number}}
 
-/** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
-export class CastError extends Error {
-  override name = 'CastError'
-  constructor(
-    message: string,
-    readonly exit: number,
-    readonly suggestions: string[] = [],
-  ) {
-    super(message)
-  }
-}
+// CastError lives in its own module (no oclif), so code that runs without oclif can throw it.
+export {CastError} from './cast-error.js'
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
