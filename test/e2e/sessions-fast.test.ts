@@ -5,9 +5,11 @@
  * on test stores, and check that what it does not take (an unknown flag, help, -w's flags) still
  * gets oclif's answer.
  */
+import Database from 'better-sqlite3'
 import {execFile, execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import {createRequire} from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
@@ -197,6 +199,28 @@ describe('cast sessions before oclif: test stores', () => {
     const badClock = await runCast(['sessions'], {env: {...env, CAST_NOW: 'yesterday-ish'}})
     expect(badClock.code).toBe(2)
   }, 120_000)
+
+  it('a live ingester holding the lease with a fresh heartbeat: no sync at all; a stale one: the sync runs', async () => {
+    h = makeHome()
+    script = oclifScript(h.dir)
+    const at = (sid: string): void => writeFile(claudeTranscriptPath(h.home, '/src/app', sid), claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: `Task ${sid.slice(0, 4)}`, sessionId: sid}))
+    at('aaaaaaaa-1111-4222-8333-444444444444')
+    expect(json(await runCast(['sessions', '--json'], {env: h.env})).sessions).toHaveLength(1)
+    // The lease of a live ingester: this test's own pid, this host, a heartbeat just now.
+    const db = new Database(path.join(h.castHome, 'cast.db'))
+    const lease = db.prepare(`INSERT INTO leases (name, pid, host, started_at, heartbeat_at, info) VALUES ('ingester', ?, ?, ?, ?, '{}')
+      ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`)
+    lease.run(process.pid, os.hostname(), Date.now(), Date.now())
+    at('bbbbbbbb-1111-4222-8333-444444444444')
+    const {fast, oclif} = await both(script, ['--json'], h.env)
+    // Nobody read the new file: the ingester would.
+    expect(json(fast).sessions.map((s: any) => s.native_id)).toEqual(['aaaaaaaa-1111-4222-8333-444444444444'])
+    expect(json(oclif).sessions.map((s: any) => s.native_id)).toEqual(['aaaaaaaa-1111-4222-8333-444444444444'])
+    lease.run(process.pid, os.hostname(), Date.now() - 60_000, Date.now() - 60_000)
+    db.close()
+    const stale = json(await runCast(['sessions', '--json'], {env: h.env}))
+    expect(stale.sessions.map((s: any) => s.native_id).sort()).toEqual(['aaaaaaaa-1111-4222-8333-444444444444', 'bbbbbbbb-1111-4222-8333-444444444444'])
+  }, 60_000)
 
   it('the fast path answers by itself, without loading oclif', async () => {
     h = makeHome()
