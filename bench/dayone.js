@@ -8,7 +8,11 @@
  * with the peak RSS of each. Before anything is timed it checks that the first answer shows every
  * recent session exactly as the full index does (id, state, reason, title, messages).
  *
- *   node bench/dayone.js [--mb 1900] [--files 10000] [--codex 0.2] [--ageDays 140] [--runs 3] [--noopRuns 7]
+ * With --baseline DIR (a build from scripts/build-to, e.g. of the commit before a change), day
+ * two also times that build over its own store of the same history, side by side in the same
+ * rounds: a before/after measured in one run.
+ *
+ *   node bench/dayone.js [--mb 1900] [--files 10000] [--codex 0.2] [--ageDays 140] [--runs 3] [--noopRuns 7] [--baseline DIR]
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -16,7 +20,7 @@ import path from 'node:path'
 import {BARE, NOW, cachedCorpus, cpuRatioOf, dirBytes, fmtInt, fmtMs, fmtRss, main, median, parseArgs, requireFromRoot, row, runCast, sideBySide, sleep, tempDir, timeRun, baseEnv} from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
 
-const DEFAULTS = {mb: 1900, files: 10_000, codex: 0.2, ageDays: 140, runs: 3, noopRuns: 7, seed: 13}
+const DEFAULTS = {mb: 1900, files: 10_000, codex: 0.2, ageDays: 140, runs: 3, noopRuns: 7, seed: 13, baseline: ''}
 const WINDOW_MS = 7 * 86_400_000
 
 export function historyCorpus(o, log) {
@@ -122,25 +126,41 @@ export async function run(argv = [], log = console.error) {
     )
 
     // Day two: the store is full (the background pass is done), nothing changed on disk.
-    const dayTwo = sideBySide(
-      {
-        cast: () => runCast(['sessions', '--json'], env, {rss: true}),
-        floor: () => timeRun(process.execPath, [path.join(BARE, 'stat.js'), ...roots], {env, rss: true}),
-      },
-      {runs: o.noopRuns, warmup: 1},
-    )
+    const contenders = {
+      cast: () => runCast(['sessions', '--json'], env, {rss: true}),
+      floor: () => timeRun(process.execPath, [path.join(BARE, 'stat.js'), ...roots], {env, rss: true}),
+    }
+    let baseline = null
+    if (o.baseline) {
+      // The baseline build over a store of its own (an older schema may not open a newer store).
+      const bin = path.join(path.resolve(String(o.baseline)), 'bin', 'run.js')
+      const baseEnvOf = {...env, CAST_HOME: path.join(work, 'cast-baseline')}
+      JSON.parse(timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, capture: true}).stdout)
+      waitBackfill(baseEnvOf.CAST_HOME)
+      const got = JSON.parse(timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, capture: true}).stdout)
+      if (got.sessions.length !== full.sessions.length) throw new Error(`the baseline lists ${got.sessions.length} sessions, this build ${full.sessions.length}`)
+      contenders.baseline = () => timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, rss: true})
+      baseline = {root: path.resolve(String(o.baseline))}
+    }
+    const dayTwo = sideBySide(contenders, {runs: o.noopRuns, warmup: 1})
+    if (baseline) {
+      baseline.ms = median(dayTwo.baseline)
+      baseline.ratio = baseline.ms / median(dayTwo.floor)
+      baseline.cpuRatio = cpuRatioOf(dayTwo, 'baseline', 'floor')
+      log(`dayone: no-op baseline (${baseline.root}) ${dayTwo.baseline.map((t) => t.toFixed(0)).join(' ')} ms: ${baseline.ratio.toFixed(2)}× the bare stat (cpu ${baseline.cpuRatio?.toFixed(2)}×)`)
+    }
     log(`dayone: no-op cast ${dayTwo.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare stat ${dayTwo.floor.map((t) => t.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(dayTwo.cpu.cast))} vs ${fmtMs(median(dayTwo.cpu.floor))}`)
     const c2 = median(dayTwo.cast)
     const f2 = median(dayTwo.floor)
     rows.push(
       row(`day two: no-op sessions --json, ${fmtInt(recent.files)} unchanged files`, {
         cast: `${fmtMs(c2)} · ${fmtRss(dayTwo.rss.cast)}`,
-        floor: `bare stat of every file ${fmtMs(f2)} · ${fmtRss(dayTwo.rss.floor)}`,
+        floor: `bare stat of every file ${fmtMs(f2)} · ${fmtRss(dayTwo.rss.floor)}${baseline ? `; baseline build ${fmtMs(baseline.ms)} (${baseline.ratio.toFixed(2)}×, cpu ${baseline.cpuRatio?.toFixed(2)}×)` : ''}`,
         ratio: c2 / f2,
         cpuRatio: cpuRatioOf(dayTwo, 'cast', 'floor'),
         budget: '≤ 2.00×',
         met: c2 / f2 <= 2,
-        detail: {times: dayTwo, cpu: dayTwo.cpu, rssKb: dayTwo.rss},
+        detail: {times: dayTwo, cpu: dayTwo.cpu, rssKb: dayTwo.rss, baseline},
       }),
     )
     return rows

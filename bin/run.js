@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `cast status` runs in a status bar every few seconds: answer it without loading oclif
-// (src/lib/notify/status.ts). Anything it does not handle (help, a bad flag, an error) goes to oclif.
+// `cast status` runs in a status bar every few seconds, and `cast sessions` is the command people
+// and scripts run most: answer both without loading oclif (src/lib/notify/status.ts,
+// src/lib/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
+let answered = false
 if (process.argv[2] === 'status') {
   try {
     const {fastStatus} = await import('../dist/lib/notify/status.js')
@@ -8,7 +10,16 @@ if (process.argv[2] === 'status') {
   } catch {
     // oclif reports it properly
   }
+} else if (process.argv[2] === 'sessions') {
+  try {
+    const {fastSessions} = await import('../dist/lib/sessions-fast.js')
+    answered = await fastSessions(process.argv.slice(3))
+  } catch {
+    // oclif reports it properly
+  }
 }
 
-const {execute} = await import('@oclif/core')
-await execute({dir: import.meta.url})
+if (!answered) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+}

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 
-import {CastError} from './base-command.js'
+import {CastError} from './cast-error.js'
 import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config.js'
 import {EXIT} from './exit-codes.js'
 import {parseDuration} from '../core/model/durations.js'

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {CastError} from './base-command.js'
+import {CastError} from './cast-error.js'
 import {type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 

@@ -11,6 +11,7 @@ import fs from 'node:fs'
 
 import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import {UsageError} from './env.js'
+import {CastError} from './cast-error.js'
 import {EXIT} from './exit-codes.js'
 import {visible} from './sanitize.js'
 
@@ -48,16 +49,8 @@ export function errorKind(exit: number): ErrorKind {
 }
 
 /** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
-export class CastError extends Error {
-  override name = 'CastError'
-  constructor(
-    message: string,
-    readonly exit: number,
-    readonly suggestions: string[] = [],
-  ) {
-    super(message)
-  }
-}
+// CastError lives in its own module (no oclif), so code that runs without oclif can throw it.
+export {CastError} from './cast-error.js'
 
 /**
  * A flag value that does not parse (src/lib/time-flags.ts): exit 2 with its own one line.

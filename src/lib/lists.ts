@@ -6,17 +6,8 @@
  */
 import {Flags} from '@oclif/core'
 
-/** Every value of `values` split at its commas, trimmed, without empties and repeats. */
-export function listOf(values: string | readonly unknown[] | undefined | null): string[] {
-  const raw = values === undefined || values === null ? [] : typeof values === 'string' ? [values] : values.map(String)
-  const out: string[] = []
-  for (const v of raw.flatMap((x) => x.split(','))) {
-    const t = v.trim()
-    if (t !== '' && !out.includes(t)) out.push(t)
-  }
-
-  return out
-}
+// listOf is oclif-free (the sessions fast path uses it): it lives with the other value parsers.
+export {listOf} from './flag-values.js'
 
 /**
  * A flag that takes a list: repeat it or use commas (oclif splits at unescaped commas and trims);

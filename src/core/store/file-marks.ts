@@ -27,28 +27,34 @@ const toRow = (r: Record<string, unknown>, state: string | null, stateLoaded: bo
 /**
  * Every files row, the state left out (null) except where a sync may need it without reading the
  * file: a last line without its newline (offset < size), whose state records the tail tried.
+ *
+ * The marks come from the covering index files_marks (migration 6), whose last column says whether
+ * a state names a holder process, so a no-op sync never reads the parsers' states (kilobytes per
+ * file): the SELECT's columns and expression are the index's, word for word. Only the agents whose
+ * files a process holds open (Codex) record a holder; for the others the flag is ignored.
  */
 export function loadFileMarks(store: Store, heldAgents: readonly string[] = []): Map<string, FileMarkRow> {
   const out = new Map<string, FileMarkRow>()
-  // Only the agents whose files a process holds open (openFileProcesses) record a holder in the state: the
-  // others' states are not even scanned. Raw rows: a no-op sync reads thousands of them.
-  const held = heldAgents.length > 0 ? `CASE WHEN agent IN (SELECT value FROM json_each(@held)) THEN coalesce(instr(state, '"__holder":'), 0) ELSE 0 END` : '0'
+  // Only the agents whose files a process holds open (openFileProcesses) record a holder in the
+  // state. Raw rows through the covering index: a no-op sync reads thousands of them.
+  const holding = new Set(heldAgents)
   const rows = store
     .q(
-      `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, ${held},
-         CASE WHEN offset < size THEN state END
-       FROM files`,
+      `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, instr(coalesce(state, ''), '"__holder":')
+       FROM files INDEXED BY files_marks`,
     )
     .raw(true)
-    .all(heldAgents.length > 0 ? {held: JSON.stringify(heldAgents)} : {}) as unknown[][]
+    .all() as unknown[][]
+  const stateOf = store.q('SELECT state FROM files WHERE path = ?')
   for (const r of rows) {
     const offset = Number(r[7])
     const size = Number(r[5])
     const tail = offset < size
+    const agent = String(r[1])
     out.set(String(r[0]), {
-      agent: String(r[1]),
+      agent,
       dev: Number(r[3]),
-      held: Number(r[10]) > 0,
+      held: holding.has(agent) && Number(r[10]) > 0,
       ino: Number(r[4]),
       kind: String(r[2]),
       mtimeMs: Number(r[6]),
@@ -57,7 +63,7 @@ export function loadFileMarks(store: Store, heldAgents: readonly string[] = []):
       path: String(r[0]),
       readAt: Number(r[9]),
       size,
-      state: tail ? ((r[11] as string | null) ?? null) : null,
+      state: tail ? ((stateOf.get(r[0]) as {state: string | null} | undefined)?.state ?? null) : null,
       stateLoaded: tail,
     })
   }

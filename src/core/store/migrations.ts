@@ -312,6 +312,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 6,
+    up(db) {
+      // A no-op sync reads what it compares, not the big columns beside it (issue 16 point 2).
+      // Each index matches its query's expressions exactly: the planner uses an expression only
+      // when it is written the same way.
+      db.exec(`
+        -- The contributions that carry a process claim (the liveness re-check every sync does,
+        -- contributions.ts sessionsWithProcessClaims): the few rows themselves, not a LIKE scan
+        -- over every contribution's data. The flag is computed by SQLite on every write.
+        CREATE INDEX contributions_claims ON contributions (agent, native_id) WHERE instr(data, '"processClaim"') > 0;
+
+        -- Every file's mark (what a no-op sync compares with a stat, file-marks.ts loadFileMarks)
+        -- and whether its parser state names a holder process, without the states: a covering index.
+        CREATE INDEX files_marks ON files (path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, instr(coalesce(state, ''), '"__holder":'));
+
+        -- What decides whether a row can be in the inbox (listing.ts inboxCandidates), without
+        -- the facts: a covering index.
+        CREATE INDEX sessions_inbox ON sessions (id, last_activity_at, first_seen_at, bucket, state, runner, facts -> '$.approval' != 'null', facts -> '$.question' != 'null');
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
