@@ -121,7 +121,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         const started = await startDetached(argv, {cwd, env: {...this.env, ...vars}, home: castHome(this.env), logName: `spawn-${childId ? shortId(childId) : spawn.id}`})
         target = started.log
         pid = started.pid
-        stillRunning = async () => pidAlive(started.pid)
+        stillRunning = () => Promise.resolve(pidAlive(started.pid))
       } else {
         const {openWindow, paneAlive} = await import('../lib/tmux.js')
         const pane = await openWindow({argv, cwd, name: flags.label ?? flags.agent, session: 'cast', vars}, this.env)

@@ -49,8 +49,8 @@ export function splitList(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
 }
 
-export const agentFlag = Flags.custom<Agent>({helpValue: AGENT_HELP, parse: async (input) => parseAgent(input)})
-export const stateFlag = Flags.custom<WorkState>({delimiter: ',', helpValue: STATE_HELP, multiple: true, parse: async (input) => parseState(input)})
+export const agentFlag = Flags.custom<Agent>({helpValue: AGENT_HELP, parse: (input) => Promise.resolve(parseAgent(input))})
+export const stateFlag = Flags.custom<WorkState>({delimiter: ',', helpValue: STATE_HELP, multiple: true, parse: (input) => Promise.resolve(parseState(input))})
 
 /** The filters `cast sessions`, `cast sessions -w` and `cast feed` share. */
 export const filterFlags = {
