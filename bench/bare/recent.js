@@ -39,7 +39,9 @@ const walk = (dir) => {
         try {
           JSON.parse(text.slice(s, nl))
           lines++
-        } catch {}
+        } catch {
+          // a malformed line: parsed and dropped, as cast does; only the valid ones are counted
+        }
       }
       s = nl + 1
     }

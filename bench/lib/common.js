@@ -132,7 +132,9 @@ export function timeRun(cmd, args, {env, input, capture = false, allowFail = fal
   if (rssFile) {
     try {
       rssKb = Number(fs.readFileSync(rssFile, 'utf8').trim().split('\n').pop()) || null
-    } catch {}
+    } catch {
+      // no RSS file (the time wrapper did not write one): the figure stays null
+    }
     fs.rmSync(rssFile, {force: true})
   }
   return {ms, cpuMs, rssKb, stdout: capture ? r.stdout.toString('utf8') : '', stderr: String(r.stderr), code: r.status}

@@ -91,7 +91,9 @@ export async function startCluster({maxConnections = 300} = {}) {
       try {
         const g = stat(pid)
         if (Number(g[1]) === pm) t += Number(g[11]) + Number(g[12])
-      } catch {}
+      } catch {
+        // the process exited between readdir and read: it adds nothing
+      }
     }
     return (t * 1000) / tck
   }

@@ -23,7 +23,7 @@ export type HookInstallSpec = HookSpec
 
 /** The agent's hooks: the reducer of its spooled events and how cast installs them, or why there are none. */
 export type AgentHooks<S extends HookInstallSpec = HookInstallSpec> =
-  | {readonly reducer: HookReducer<any>; readonly spec: S; readonly none?: undefined}
+  | {readonly reducer: HookReducer<unknown>; readonly spec: S; readonly none?: undefined}
   | {readonly none: string; readonly reducer?: undefined; readonly spec?: undefined}
 
 export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {

@@ -108,7 +108,7 @@ export function compileScreenPatterns(overrides: ScreenOverrides = {}, builtin: 
     byAgent.set(agentKey(name), {...byAgent.get(agentKey(name)), ...kinds})
   }
 
-  const compile = (agent: string, kind: string, list: readonly string[]): RegExp[] => {
+  const compile = (agent: string, kind: string, list: readonly unknown[]): RegExp[] => {
     const out: RegExp[] = []
     for (const [i, p] of list.entries()) {
       if (typeof p !== 'string') continue
@@ -137,9 +137,14 @@ export function compileScreenPatterns(overrides: ScreenOverrides = {}, builtin: 
 
   for (const [agent, o] of byAgent) {
     if (known.has(agent)) continue
-    const list = (kind: string): readonly string[] => (Array.isArray(o[kind]) ? o[kind] : [])
+    // An override's values come from the user's config: only the strings among them count.
+    const list = (kind: string): readonly unknown[] => {
+      const v: unknown = o[kind]
+      return Array.isArray(v) ? v : []
+    }
+
     patterns.push({
-      agent: agent as Agent,
+      agent,
       kinds: Object.fromEntries(SCREEN_KINDS.map((k) => [k, compile(agent, k, list(k))])) as Record<ScreenKind, RegExp[]>,
       processes: list('processes').filter((p) => typeof p === 'string'),
     })

@@ -7,10 +7,9 @@ import {EXIT} from '../lib/exit-codes.js'
 /** Variables a spawned agent inherits from cast even when the tmux server was started elsewhere (and those the agents honour). */
 const PASS_THROUGH = [...new Set(['CAST_HOME', 'CAST_USER', 'HOME', 'PATH', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', ...spawnEnvironment()])]
 
-/** The agents spawn can start (the registry's), named by their binaries: the first two for the examples. */
+/** The agents spawn can start (the registry's), named by their binaries: the first for the examples. */
 const SPAWNABLE = spawnableAgents()
 const FIRST = SPAWNABLE[0] ?? 'AGENT'
-const SECOND = SPAWNABLE[1] ?? FIRST
 const PRESET = presetIdExample()
 
 export default class Spawn extends BaseCommand {
@@ -121,7 +120,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         const started = await startDetached(argv, {cwd, env: {...this.env, ...vars}, home: castHome(this.env), logName: `spawn-${childId ? shortId(childId) : spawn.id}`})
         target = started.log
         pid = started.pid
-        stillRunning = async () => pidAlive(started.pid)
+        stillRunning = () => Promise.resolve(pidAlive(started.pid))
       } else {
         const {openWindow, paneAlive} = await import('../lib/tmux.js')
         const pane = await openWindow({argv, cwd, name: flags.label ?? flags.agent, session: 'cast', vars}, this.env)

@@ -33,7 +33,7 @@ export function nearest(typed: string, ids: readonly string[]): string[] {
   return scored.slice(0, 3).map((s) => s.id)
 }
 
-const hook: Hook.CommandNotFound = async function (opts) {
+const hook: Hook.CommandNotFound = function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const topics = opts.config.topics.map((t) => t.name)
   const all = [...new Set([...ids, ...topics])]
@@ -52,6 +52,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   if (json) process.stdout.write(JSON.stringify(errorEnvelope(message, EXIT.USAGE, suggestions)) + '\n')
   else process.stderr.write(humanError(message, suggestions))
   process.exitCode = EXIT.USAGE
+  return Promise.resolve()
 }
 
 export default hook

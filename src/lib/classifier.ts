@@ -25,7 +25,7 @@ export async function settleRunnerFor(store: Store, env: Env, clock: () => numbe
 
   const sc = settleConfigOf(config)
   if (sc === null) return undefined
-  return new SettleRunner(store, {clock, config: sc, env: {...process.env, ...env} as NodeJS.ProcessEnv, log})
+  return new SettleRunner(store, {clock, config: sc, env: {...process.env, ...env}, log})
 }
 
 export interface RestExplanation {

@@ -197,7 +197,7 @@ export async function startDetached(argv: readonly string[], o: {cwd: string; en
   const {spawn} = await import('node:child_process')
   try {
     // No shell: the argv goes to the program as it is.
-    const child = spawn(file, args, {cwd: o.cwd, detached: true, env: o.env as NodeJS.ProcessEnv, stdio: ['ignore', fd, fd]})
+    const child = spawn(file, args, {cwd: o.cwd, detached: true, env: o.env, stdio: ['ignore', fd, fd]})
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve())
       child.once('error', reject)

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {registry} from '../adapters/index.js'
 import type {Agent, WorkState} from '../core/model/types.js'
-import {AGENT_HELP, parseAgent, parseState, spellings, STATE_HELP} from './flag-values.js'
+import {parseAgent, parseState, spellings, STATE_HELP} from './flag-values.js'
 import {listFlag, nonEmpty} from './lists.js'
 import {durationFlag} from './time-flags.js'
 

@@ -122,7 +122,7 @@ function startBackfill(store: Store, env: Env): void {
   const entry = fileURLToPath(new URL('backfill.js', import.meta.url))
   if (!fs.existsSync(entry)) return // the .ts sources under test: the next full sync reads them
   try {
-    const child = spawn(process.execPath, [entry], {detached: true, env: env as NodeJS.ProcessEnv, stdio: 'ignore'})
+    const child = spawn(process.execPath, [entry], {detached: true, env, stdio: 'ignore'})
     child.on('error', () => {})
     child.unref()
   } catch {

@@ -20,7 +20,7 @@ export function listFlag<T>(options: {helpValue: string; parse: (input: string) 
     helpValue: options.helpValue,
     multiple: true,
     multipleNonGreedy: true,
-    parse: async (input) => options.parse(input),
+    parse: (input) => Promise.resolve(options.parse(input)),
   })
 }
 

@@ -63,12 +63,12 @@ function parseClock(): number {
 
 /** `--for 2h`, `--timeout 30s`, `--grace 0`: a duration in ms. */
 export const durationFlag = Flags.custom<number, DurationOptions>({
-  parse: async (input, _ctx, opts) => parseDurationFlag(opts.name, input, opts),
+  parse: (input, _ctx, opts) => Promise.resolve(parseDurationFlag(opts.name, input, opts)),
 })
 
 /** `--until "tomorrow 9am"`, `--at 15:30`: a point in time, epoch ms. */
 export const timeFlag = Flags.custom<number, TimeOptions>({
-  parse: async (input, _ctx, opts) => parseTimeFlag(opts.name, input, parseClock(), opts),
+  parse: (input, _ctx, opts) => Promise.resolve(parseTimeFlag(opts.name, input, parseClock(), opts)),
 })
 
 /** The text a flag was given, as typed (`--every 1h30m`), for a human line; from oclif's raw tokens. */

@@ -187,7 +187,7 @@ describe(AGENT, () => {
     const {h, mock} = await setup('kill9', [{kind: 'stall', text: 'Thinking about it'}])
     const w = watch(h)
     await settleWatch(w, h)
-    const pane = await h.tui(['think hard'])
+    await h.tui(['think hard'])
     await mock.waitMain(1)
     await until(h.cast, is('working'), 90_000, 'working before the kill')
     const daemon = h.daemonPid()

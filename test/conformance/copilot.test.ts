@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, until, type Watch} from './harness/cast.js'
-import {type MockRequest, type Reply, repeat, sequence, status, text, tool} from './harness/mock/server.js'
+import {type MockRequest, type Reply, repeat, status, text, tool} from './harness/mock/server.js'
 import type {AgentPane} from './harness/tmux.js'
 import {alive, askOf, copilotSessions, headless, killTree, PROMPT, rig, type Rig, stopAll, waitUntil} from './copilot/rig.js'
 

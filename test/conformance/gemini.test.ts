@@ -4,13 +4,13 @@
  * The truth is read on the screen and in the chat file; cast is checked one-shot and through a
  * running `cast sessions -w --json`. What cast reads and why: docs/agents/gemini.md.
  */
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {BIN, HOOK_BIN, ROOT} from '../helpers/cli.js'
+import {BIN, HOOK_BIN} from '../helpers/cli.js'
 import {castEnv, type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {repeat, sequence, startMock, status, text, tool, type Mock, type Reply} from './harness/mock/server.js'
 import {descendants, Tmux, type AgentPane} from './harness/tmux.js'

@@ -266,7 +266,7 @@ describe(AGENT, () => {
       return req.toolResults > 0 ? {kind: 'stall'} : tool('bash', {command: 'sleep 30'})
     })
     const a = await h.tui()
-    a && h.tmux.type(a, 'first one')
+    if (a) h.tmux.type(a, 'first one')
     await h.tmux.waitFor(a, /One is answered\./)
     const b = await h.tui()
     h.tmux.type(b, 'second one')

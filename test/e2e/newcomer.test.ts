@@ -64,6 +64,7 @@ describe('a newcomer on the demo store', () => {
     expect(renamed.stdout).not.toContain('\u001B')
     const human = await runCast(['sessions'], {env})
     expect(human.code).toBe(0)
+    // eslint-disable-next-line no-control-regex -- the assertion is that no control character reaches the terminal
     expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/)
     expect(human.stdout).toContain('Fix ^[]0;pwned^G the ^[[31mbug^[[0m now<U+202E>')
     const listing = json(await runCast(['sessions', '--json'], {env}))

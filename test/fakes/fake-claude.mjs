@@ -29,7 +29,6 @@ import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
 
 const argv = process.argv.slice(2)
 let sessionId = null
@@ -67,7 +66,9 @@ if (resume && fs.existsSync(transcript)) {
     try {
       parent = JSON.parse(l).uuid ?? null
       if (parent) break
-    } catch {}
+    } catch {
+      // a torn or foreign line: look at the one before
+    }
   }
 }
 
@@ -99,7 +100,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 function leave(code = 0) {
   try {
     fs.rmSync(registry, {force: true})
-  } catch {}
+  } catch {
+    // exiting anyway: a registry file left behind is what a crashed claude leaves too
+  }
   process.exit(code)
 }
 
@@ -222,7 +225,8 @@ function pump() {
       if (buf === '') return
       if (buf.startsWith('\x1b[')) {
         // An escape sequence (an arrow key, a paste marker): not a key the fake answers.
-        const m = /^\x1b\[[0-9;?]*[ -\/]*[@-~]/.exec(buf)
+        // eslint-disable-next-line no-control-regex -- a terminal escape sequence starts with ESC (\x1b)
+        const m = /^\x1b\[[0-9;?]*[ -/]*[@-~]/.exec(buf)
         if (!m) return
         buf = buf.slice(m[0].length)
         continue

@@ -82,7 +82,7 @@ export function mergeTranscripts(list: readonly CheckedContribution[]): Transcri
 export function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
-  return out as Partial<SessionFacts>
+  return out
 }
 
 /**

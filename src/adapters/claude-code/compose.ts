@@ -273,7 +273,7 @@ function question(d: Draft): void {
   const {f, hooks, liveReg, regSource, sources, waiting} = d
   let q: HardBlock | null = f.question
   if (q !== null && movedOn(d, q.at)) q = null
-  if (q === null && hookBlockStands(d, hooks?.facts.question, hooks?.questionAgent)) q = hooks!.facts.question ?? null
+  if (q === null && hookBlockStands(d, hooks?.facts.question, hooks?.questionAgent)) q = hooks.facts.question ?? null
   if (q === null && liveReg !== null && regSource !== null && (waiting === 'dialog open' || waiting === 'input needed')) {
     q = {at: liveReg.statusAt ?? f.lastActivityAt ?? 0, source: regSource, text: waiting}
   }

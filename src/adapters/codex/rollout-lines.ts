@@ -184,7 +184,7 @@ function itemCompleted(s: RolloutState, p: Json, at: number | null, offset: numb
   // A command's item completes when the command exits: also a background terminal's, after
   // the turn that started it is over.
   if (item.type === 'CommandExecution' && s.background && s.background.length > 0) {
-    closeBackground(s, (b) => b[0] === item.id || (item.process_id !== undefined && b[1] === String(item.process_id)), offset)
+    closeBackground(s, (b) => b[0] === item.id || ((typeof item.process_id === 'number' || typeof item.process_id === 'string') && b[1] === String(item.process_id)), offset)
   }
 }
 

@@ -79,7 +79,7 @@ function onSessionTaskComplete(s: CopilotState, {inside, offset}: CopilotEvent):
   mark(s, 'task_complete', offset)
 }
 
-function onSystemNotification(s: CopilotState, {at, data, inside, offset, type}: CopilotEvent): void {
+function onSystemNotification(s: CopilotState, {at, data, inside, offset}: CopilotEvent): void {
   if (inside) return
   const kind = data['kind']
   const shell = isObject(kind) ? str(kind['shellId']) : null
@@ -96,7 +96,7 @@ function onSystemNotification(s: CopilotState, {at, data, inside, offset, type}:
   }
 }
 
-function onSessionShutdown(s: CopilotState, {at, data, offset, type}: CopilotEvent): void {
+function onSessionShutdown(s: CopilotState, {at, data, offset}: CopilotEvent): void {
   const kind = str(data['shutdownType'])
   const reason = str(data['errorReason'])
   s.shutdown = {at, reason, type: kind}

@@ -23,7 +23,7 @@ const SLACK_MS = 1000
 function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
-  return out as Partial<SessionFacts>
+  return out
 }
 
 /** The chat file to trust: the one that saw the latest message (a migrated `.jsonl` on a tie). */

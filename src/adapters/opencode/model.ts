@@ -330,7 +330,7 @@ export function summarize(input: OcInput): OcSummary {
   }
 
   const last = messages.at(-1) ?? null
-  const parts = lastAssistant ? input.parts.filter((p) => p.messageId === lastAssistant!.id) : []
+  const parts = lastAssistant ? input.parts.filter((p) => p.messageId === lastAssistant.id) : []
   for (const p of parts) lastActivityAt = later(lastActivityAt, p.at)
 
   const {error, question, settled, tail} = turnOf(input, last, lastAssistant, parts, sources)

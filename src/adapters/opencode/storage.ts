@@ -63,7 +63,7 @@ export function activePart(id: string, messageId: string, j: Json): OcPart | nul
   const time = isRecord(j.state.time) ? j.state.time : {}
   let text: string | null = null
   if (tool === 'question' && isRecord(j.state.input) && Array.isArray(j.state.input.questions)) {
-    const q = j.state.input.questions[0]
+    const q: unknown = j.state.input.questions[0]
     if (isRecord(q) && typeof q.question === 'string') text = firstLine(q.question, 300)
   }
 

@@ -130,10 +130,10 @@ export interface Adapter {
   match(path: string, ctx: AdapterEnv): FileMatch | null
   /** Directories under a root not worth walking (large blobs). */
   skipDir?(path: string): boolean
-  readonly jsonl?: LineParser<any>
+  readonly jsonl?: LineParser<unknown>
   parseWhole?(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[]
   readSqlite?(db: ReadonlyDb, path: string, match: FileMatch & {kind: 'sqlite'}): Contribution[]
-  readonly hooks?: HookReducer<any>
+  readonly hooks?: HookReducer<unknown>
   /**
    * The agent keeps no registry that outlives a crash (several do not): the engine finds
    * the process that runs each unsettled session (the tmux pane tied to it, else the one agent

@@ -241,7 +241,7 @@ export class Ingester {
   /** Which files the adapters' agents hold open right now (openFileProcesses), path -> pid. */
   private openHandles(): Map<string, number> {
     const names = this.adapters.flatMap((a) => a.openFileProcesses ?? [])
-    return names.length > 0 ? openFilesOf(names) : new Map()
+    return names.length > 0 ? openFilesOf(names) : new Map<string, number>()
   }
 
   private readOne(d: Discovered, prev: FileRow | undefined, holders: ReadonlyMap<string, number>, counts: ReadCounts, pre?: fs.Stats): Pending | null {
@@ -259,7 +259,7 @@ export class Ingester {
         if (!this.stillCurrent(p)) continue
         if (p.deleted) {
           this.recent.delete(p.row.path)
-          for (const a of this.store.deleteFile(p.row.path)) affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
+          for (const a of this.store.deleteFile(p.row.path)) affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
           continue
         }
 
@@ -271,7 +271,7 @@ export class Ingester {
             p.row.agent,
             p.contributions.map((c) => ({data: JSON.stringify(c), nativeId: c.nativeId})),
           )
-          for (const nativeId of changed) affected.set(`${p.row.agent}\0${nativeId}`, {agent: p.row.agent as Agent, nativeId})
+          for (const nativeId of changed) affected.set(`${p.row.agent}\0${nativeId}`, {agent: p.row.agent, nativeId})
         }
       }
 

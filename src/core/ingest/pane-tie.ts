@@ -140,11 +140,12 @@ export function isSharedServer(pid: number): boolean {
  * touched reads no session rows. A session two panes claim goes to the one tied by pid; if that
  * does not decide, to neither.
  */
-const ties = new WeakMap<Store, Map<string, {tie: PaneTie | null; storeKey: string; at: number}>>()
+type TieCache = Map<string, {tie: PaneTie | null; storeKey: string; at: number}>
+const ties = new WeakMap<Store, TieCache>()
 
 export function mapPanes(store: Store, panes: readonly AgentPane[], processes: ReadonlyMap<string, Agent>): Mapped[] {
   let cache = ties.get(store)
-  if (!cache) ties.set(store, (cache = new Map()))
+  if (!cache) ties.set(store, (cache = new Map() as TieCache))
   const storeKey = storeChangeKey(store)
   const now = Date.now()
   const seen = new Set<string>()

@@ -253,10 +253,10 @@ export function scanSessions(
   if (writes.length === 0 && removals.length === 0) return stats
   const r = store.tx(() => {
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
-    for (const e of removals) for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
+    for (const e of removals) for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
     for (const w of writes) {
       store.upsertContribution(w.path, w.agent, 'scan', w.nativeId, w.data, opts.now)
-      touched.set(`${w.agent}\0${w.nativeId}`, {agent: w.agent as Agent, nativeId: w.nativeId})
+      touched.set(`${w.agent}\0${w.nativeId}`, {agent: w.agent, nativeId: w.nativeId})
     }
 
     return ingester.recompose([...touched.values()])

@@ -103,7 +103,7 @@ export function claimsChanged(store: Store, claims: readonly {agent: string; nat
     if (facts.process?.pid === parsed.processClaim.pid && facts.process.alive === nowAlive) continue
     if (facts.process && facts.process.pid !== parsed.processClaim.pid && facts.process.alive && !nowAlive) continue
     seen.add(key)
-    changed.push({agent: c.agent as Agent, nativeId: c.nativeId})
+    changed.push({agent: c.agent, nativeId: c.nativeId})
   }
 
   return changed

@@ -281,7 +281,7 @@ function write(
   const r = store.tx(() => {
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
     for (const e of removals) {
-      for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent as Agent, nativeId: a.nativeId})
+      for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
     }
 
     for (const w of writes) {

@@ -64,7 +64,7 @@ function readEvents(dir: string, names: readonly string[], clock: () => number):
         if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
           // A stamp from the future (a clock that jumped, a forged name) is clamped to now.
           const at = Math.min(meta.at, Math.max(clock(), Date.now()))
-          event = {agent: meta.agent as Agent, at, payload: payload as Record<string, unknown>}
+          event = {agent: meta.agent, at, payload: payload as Record<string, unknown>}
         }
       }
     } catch (error) {

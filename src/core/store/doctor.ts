@@ -3,6 +3,7 @@
  * many malformed lines they had, and which sources have spoken (process claims by kind, hook
  * events, screen readings). Read-only.
  */
+import {text} from './rows.js'
 import type {Store} from './store.js'
 
 type Row = Record<string, unknown>
@@ -15,7 +16,7 @@ export interface StoreHealth {
 
 export function storeHealth(store: Store): StoreHealth {
   const version = Number((store.q('PRAGMA user_version').get() as Row).user_version)
-  const check = String(Object.values(store.q('PRAGMA quick_check(1)').get() as Row)[0] ?? 'ok')
+  const check = text(Object.values(store.q('PRAGMA quick_check(1)').get() as Row)[0] ?? 'ok')
   return {check, schemaVersion: version}
 }
 
@@ -58,7 +59,7 @@ export function agentStoreStats(store: Store): Map<string, AgentStoreStats> {
     )
     .all() as Row[]) {
     if (r.kind === null || r.kind === undefined) continue
-    get(String(r.agent)).claims[String(r.kind)] = Number(r.n)
+    get(String(r.agent)).claims[text(r.kind)] = Number(r.n)
   }
 
   for (const r of store

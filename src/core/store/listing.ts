@@ -7,7 +7,7 @@ import type {Store} from './store.js'
 
 /** Every session id, in the order `Store.loadSessions()` returns the rows (rowid). */
 export function sessionIdsInOrder(store: Store): string[] {
-  return (store.q('SELECT id FROM sessions ORDER BY rowid').pluck().all() as unknown[]).map(String)
+  return store.q('SELECT id FROM sessions ORDER BY rowid').pluck().all().map(String)
 }
 
 /**
@@ -21,7 +21,7 @@ export function* recentTopLevelIds(store: Store, since: number): Generator<strin
   )
   // All ids first (small strings), then the caller loads rows a chunk at a time: no statement
   // stays open while others run on the same connection.
-  for (const id of stmt.pluck().all(since) as unknown[]) yield String(id)
+  for (const id of stmt.pluck().all(since)) yield String(id)
 }
 
 /**

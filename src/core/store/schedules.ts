@@ -8,6 +8,7 @@
  * its next occurrence).
  */
 import {shortRandomId} from './decisions.js'
+import {num, str, text} from './rows.js'
 import type {Store} from './store.js'
 
 type Row = Record<string, unknown>
@@ -29,9 +30,6 @@ export interface Schedule {
   readonly claimedBy: string | null
   readonly lastError: string | null
 }
-
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
 
 function fromRow(r: Row): Schedule {
   return {
@@ -177,7 +175,7 @@ export function finishDelivery(store: Store, id: string, claimer: string, outcom
  */
 export function failAbandonedClaims(store: Store, isAbandoned: (claimer: string) => boolean, now: number): string[] {
   const stuck = (store.q(`SELECT id, claimed_by, session_id FROM schedules WHERE status = 'delivering'`).all() as Row[]).filter((r) =>
-    isAbandoned(String(r.claimed_by ?? '')),
+    isAbandoned(text(r.claimed_by ?? '')),
   )
   if (stuck.length === 0) return []
   return store.tx(() => {

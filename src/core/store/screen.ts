@@ -3,6 +3,7 @@
  * stored (one pseudo file `screen://tmux<socket>/<pane>` per agent pane), and the sessions a pane could
  * belong to by working directory.
  */
+import {text} from './rows.js'
 import type {Store} from './store.js'
 
 /** Every pseudo path the sweep writes starts with this. */
@@ -50,7 +51,7 @@ export function sessionsInCwd(store: Store, agent: string, cwd: string): CwdCand
     createdAt: r.created_at === null || r.created_at === undefined ? null : Number(r.created_at),
     lastActivityAt: r.last_activity_at === null ? null : Number(r.last_activity_at),
     nativeId: String(r.native_id),
-    parentId: r.parent_id === null ? null : String(r.parent_id),
+    parentId: r.parent_id === null ? null : text(r.parent_id),
     pid: r.pid === null || r.pid === undefined ? null : Number(r.pid),
   }))
 }
@@ -63,7 +64,7 @@ export function sessionsInCwd(store: Store, agent: string, cwd: string): CwdCand
 export function storeChangeKey(store: Store): string {
   const dv = (store.q('PRAGMA data_version').get() as Row).data_version
   const tc = (store.q('SELECT total_changes() AS n').get() as Row).n
-  return `${dv}:${tc}`
+  return `${text(dv)}:${text(tc)}`
 }
 
 export interface ClaimRow {
@@ -91,7 +92,7 @@ function claimRows(store: Store, keys: readonly {path: string; nativeId: string}
       data: String(r.data),
       known: r.sid !== null && r.sid !== undefined,
       nativeId: String(r.native_id),
-      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+      parentId: r.parent_id === null || r.parent_id === undefined ? null : text(r.parent_id),
       path: String(r.path),
     })
   }
@@ -154,11 +155,11 @@ export function sessionsActiveSince(store: Store, agents: readonly string[], sin
       .all(...agents, since) as Row[]
   ).map((r) => ({
     agent: String(r.agent),
-    cwd: r.cwd === null || r.cwd === undefined ? null : String(r.cwd),
+    cwd: r.cwd === null || r.cwd === undefined ? null : text(r.cwd),
     lastActivityAt: r.last_activity_at === null ? null : Number(r.last_activity_at),
     messages: Number(r.messages ?? 0),
     nativeId: String(r.native_id),
-    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+    parentId: r.parent_id === null || r.parent_id === undefined ? null : text(r.parent_id),
     settled: r.settled === 1 || r.settled === true,
   }))
 }

@@ -193,7 +193,7 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
     const kids = children.get(id) ?? []
     const records = recordsFromRow(recs.get(id), owners.get(id) ?? [], triggers.get(id), decisions.get(id)?.askedAt ?? null, facts)
     return {
-      agent: String(r.agent) as Agent,
+      agent: String(r.agent),
       bucket: (str(r.bucket) ?? 'new') as Bucket,
       childIds: kids.map((k) => k.id),
       children: summarizeChildren(kids.map((k) => ({facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: k.state}))),

@@ -3,6 +3,7 @@
  * runner in src/core/ingest/classifier.ts. A failure or a timeout is a row too (verdict null,
  * error set): the turn is not judged again, and `cast explain` shows why it stayed settled.
  */
+import {text} from './rows.js'
 import type {Store} from './store.js'
 
 export const SETTLE_VERDICTS = ['delivered', 'needs_input', 'blocked'] as const
@@ -23,12 +24,12 @@ type Row = Record<string, unknown>
 function toRow(r: Row): SettleVerdictRow {
   return {
     at: Number(r.at),
-    error: r.error === null ? null : String(r.error),
+    error: r.error === null ? null : text(r.error),
     ms: r.ms === null ? null : Number(r.ms),
     sessionId: String(r.session_id),
     turnIndex: Number(r.turn_index),
-    verdict: r.verdict === null ? null : (String(r.verdict) as SettleVerdict),
-    why: r.why === null ? null : String(r.why),
+    verdict: r.verdict === null ? null : (text(r.verdict) as SettleVerdict),
+    why: r.why === null ? null : text(r.why),
   }
 }
 

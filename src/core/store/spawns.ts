@@ -5,6 +5,7 @@
  * dropped again if the agent never starts.
  */
 import {shortRandomId} from './decisions.js'
+import {num, str} from './rows.js'
 import type {Store} from './store.js'
 
 type Row = Record<string, unknown>
@@ -29,9 +30,6 @@ export interface SpawnRow {
   readonly spawnedBy: string
   readonly status: 'starting' | 'running'
 }
-
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
 
 function fromRow(r: Row): SpawnRow {
   return {

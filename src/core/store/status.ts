@@ -3,6 +3,7 @@
  * (state, bucket, ownership, recency, the quiet clock), no facts parsed. Issue 15: ≤ 50 ms from
  * a warm store.
  */
+import {text} from './rows.js'
 import type {Store} from './store.js'
 
 export interface StatusRow {
@@ -35,7 +36,7 @@ export function statusRows(store: Store): StatusRow[] {
     firstSeenAt: Number(r[6]),
     lastActivityAt: num(r[5]),
     lastOutputAt: num(r[8]),
-    owners: r[10] ? String(r[10]).split('\n') : [],
+    owners: r[10] ? text(r[10]).split('\n') : [],
     parentId: r[3] as string | null,
     pinned: Number(r[9]) === 1,
     reason: r[1] as string | null,

@@ -143,7 +143,7 @@ export function mergeHooks(spec: HookSpec, input: Readonly<Json>, base: string, 
       throw new HooksFileError(`${file}: "hooks.${e.event}" is not a list; cast leaves the file alone.`, file)
     }
 
-    const list = current ?? []
+    const list: readonly unknown[] = current ?? []
     const command = eventCommand(spec, base, e, nudge)
     if (upToDate(spec, list, command, e)) continue
     const rest = withoutCast(spec, list)
@@ -169,7 +169,7 @@ export interface RemoveResult {
 
 /** The document without cast's entries; everything else as it was. */
 export function removeHooks(spec: HookSpec, input: Readonly<Json>, file = spec.name): RemoveResult {
-  const hooks = hooksObject(input as Json, file)
+  const hooks = hooksObject(input, file)
   if (hooks === undefined) return {doc: {...input}, removed: []}
   const next: Json = {...hooks}
   const removed = dropCastEntries(spec, next, new Set())

@@ -171,7 +171,7 @@ class Inbox {
     this.suspended = true
     this.leave()
     const {spawnSync} = await import('node:child_process')
-    spawnSync('tmux', [...base, 'attach-session', '-t', pane.id], {env: o.env as NodeJS.ProcessEnv, stdio: 'inherit'})
+    spawnSync('tmux', [...base, 'attach-session', '-t', pane.id], {env: o.env, stdio: 'inherit'})
     this.suspended = false
     this.enter()
     this.refresh()

@@ -31,8 +31,6 @@ afterEach(() => {
 })
 
 const transcript = (): string => claudeTranscriptPath(home, CWD, SID)
-const assistantLine = (text: string, at: Date, id = 'msg_2'): string =>
-  JSON.stringify({cwd: CWD, message: {content: [{text, type: 'text'}], id, model: 'claude-opus-4', role: 'assistant', type: 'message'}, parentUuid: 'u2', sessionId: SID, timestamp: at.toISOString(), type: 'assistant', uuid: `a-${id}`}) + '\n'
 const userLine = (text: string, at: Date, uuid = 'u2'): string =>
   JSON.stringify({cwd: CWD, message: {content: text, role: 'user'}, parentUuid: 'a1', sessionId: SID, timestamp: at.toISOString(), type: 'user', uuid}) + '\n'
 const row = () => store.loadSessions()[0]!

@@ -45,7 +45,7 @@ export type RunCast = (argv: readonly string[], who: string) => Promise<{code: n
 /** The cast command line that carries out an action (text after `--`: data, never a flag). */
 export function commandFor(a: QueuedAction): string[] | null {
   const s = a.sessionId
-  const str = (k: string): string | null => (typeof a.args[k] === 'string' ? (a.args[k] as string) : null)
+  const str = (k: string): string | null => (typeof a.args[k] === 'string' ? a.args[k] : null)
   switch (a.verb) {
     case 'send': {
       const msg = str('message')
@@ -91,9 +91,22 @@ export function refusal(store: Store, sessionId: string, who: string): string | 
   return `${who} neither owns nor runs ${row.id.slice(0, 7)} (${owners}, run by ${row.runner ?? 'nobody known'})`
 }
 
-function fromRow(r: Record<string, unknown>): QueuedAction {
+/** A cast_team.actions row as pg returns it (jsonb parsed, bigints as numbers: client.ts's type parser). */
+interface ActionDbRow {
+  readonly id: number
+  readonly device: string
+  readonly session_id: string
+  readonly verb: string
+  readonly args: Record<string, unknown> | null
+  readonly requested_by: string
+  readonly requested_from: string
+  readonly status: string
+  readonly result: Record<string, unknown> | null
+}
+
+function fromRow(r: ActionDbRow): QueuedAction {
   return {
-    args: (r.args ?? {}) as Record<string, unknown>,
+    args: r.args ?? {},
     device: String(r.device),
     id: Number(r.id),
     requestedBy: String(r.requested_by),
@@ -118,8 +131,8 @@ async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): P
  * rows a crash left running, then claim and carry out what is queued, in order.
  */
 export async function carryOutActions(store: Store, pool: Pool, device: string, run: RunCast, now: () => number): Promise<number> {
-  for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status as ActionOutcome['status']})
-  const stuck = await pool.query(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
+  for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status})
+  const stuck = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
   for (const r of stuck.rows) {
     const a = fromRow(r)
     const local = doneAction(store, a.id)
@@ -130,7 +143,7 @@ export async function carryOutActions(store: Store, pool: Pool, device: string, 
     await report(pool, store, a.id, {result: {error: why, interrupted: true}, status: 'refused'})
   }
 
-  const claimed = await pool.query(
+  const claimed = await pool.query<ActionDbRow>(
     `UPDATE cast_team.actions SET status = 'running', claimed_at = now()
       WHERE id IN (SELECT id FROM cast_team.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
@@ -176,7 +189,7 @@ export interface TeamSessionRef {
 /** Sessions on other machines whose id or native id starts with `query`. */
 export async function findRemote(pool: Pool, query: string, notDevice: string): Promise<TeamSessionRef[]> {
   const q = query.trim().toLowerCase()
-  const r = await pool.query(
+  const r = await pool.query<{id: string; device: string; native_id: string | null}>(
     `SELECT id, device, summary ->> 'native_id' AS native_id FROM cast_team.sessions
       WHERE device <> $2 AND (id LIKE $1 || '%' OR lower(summary ->> 'native_id') LIKE $1 || '%') ORDER BY id LIMIT 10`,
     [q.replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
@@ -186,7 +199,7 @@ export async function findRemote(pool: Pool, query: string, notDevice: string): 
 
 /** The session on another machine whose open decision card starts with `card`. */
 export async function findRemoteCard(pool: Pool, card: string, notDevice: string): Promise<(TeamSessionRef & {card: string})[]> {
-  const r = await pool.query(
+  const r = await pool.query<{id: string; device: string; native_id: string | null; card: string}>(
     `SELECT id, device, summary ->> 'native_id' AS native_id, summary -> 'decision' ->> 'id' AS card FROM cast_team.sessions
       WHERE device <> $2 AND summary -> 'decision' ->> 'id' LIKE $1 || '%' LIMIT 10`,
     [card.trim().replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
@@ -198,11 +211,11 @@ export async function queueAction(
   pool: Pool,
   a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedBy: string; requestedFrom: string},
 ): Promise<number> {
-  const r = await pool.query(
+  const r = await pool.query<{id: number}>(
     `INSERT INTO cast_team.actions (device, session_id, verb, args, requested_by, requested_from) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
     [a.device, a.sessionId, a.verb, JSON.stringify(a.args), a.requestedBy, a.requestedFrom],
   )
-  const id = Number(r.rows[0].id)
+  const id = Number(r.rows[0]!.id) // INSERT … RETURNING of one row: always one row
   await pool.query(`SELECT pg_notify('cast_actions', $1)`, [a.device])
   return id
 }
@@ -214,9 +227,9 @@ export interface ActionState {
 }
 
 export async function actionState(pool: Pool, id: number): Promise<ActionState> {
-  const r = await pool.query('SELECT id, status, result FROM cast_team.actions WHERE id = $1', [id])
+  const r = await pool.query<Pick<ActionDbRow, 'id' | 'result' | 'status'>>('SELECT id, status, result FROM cast_team.actions WHERE id = $1', [id])
   const row = r.rows[0]
-  return {id, result: (row?.result ?? null) as ActionState['result'], status: String(row?.status ?? 'queued') as ActionState['status']}
+  return {id, result: row?.result ?? null, status: String(row?.status ?? 'queued') as ActionState['status']}
 }
 
 /** Wait for the action's result up to `timeoutMs`; the last state seen (maybe still queued). */

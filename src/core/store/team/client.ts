@@ -19,9 +19,9 @@ export function teamTarget(
   config: {readonly teamStore?: {readonly url: string | null; readonly urlEnv: string | null; readonly name: string | null}},
 ): TeamTarget | null {
   const name = config.teamStore?.name ?? null
-  if (env[TEAM_URL_ENV]?.trim()) return {from: TEAM_URL_ENV, name, url: env[TEAM_URL_ENV]!.trim()}
+  if (env[TEAM_URL_ENV]?.trim()) return {from: TEAM_URL_ENV, name, url: env[TEAM_URL_ENV].trim()}
   const v = config.teamStore?.urlEnv
-  if (v && env[v]?.trim()) return {from: v, name, url: env[v]!.trim()}
+  if (v && env[v]?.trim()) return {from: v, name, url: env[v].trim()}
   if (config.teamStore?.url) return {from: 'config', name, url: config.teamStore.url}
   return null
 }

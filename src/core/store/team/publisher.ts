@@ -99,7 +99,7 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
     if (events.length > 0) {
       // Seqs in commit order: one publisher at a time takes them, and holds them to commit.
       await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast_team.events'))`)
-      const ins = await c.query(
+      const ins = await c.query<{seq: number}>(
         `INSERT INTO cast_team.events (device, epoch, local_seq, session_id, kind, device_at, payload)
          SELECT $1, $2, t.local_seq, t.session_id, t.kind, t.device_at, t.payload
            FROM jsonb_to_recordset($3::jsonb) AS t(local_seq bigint, session_id text, kind text, device_at bigint, payload jsonb)

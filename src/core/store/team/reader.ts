@@ -9,11 +9,11 @@ import {rowFromSummary, type TeamSummary} from './summary.js'
 
 /** Every session the other machines published (this device's own rows come from the local store). */
 export async function remoteRows(pool: Pool, notDevice: string): Promise<SessionRow[]> {
-  const r = await pool.query(
+  const r = await pool.query<{summary: TeamSummary; skew_ms: number}>(
     `SELECT s.summary, COALESCE(m.skew_ms, 0) AS skew_ms FROM cast_team.sessions s LEFT JOIN cast_team.machines m ON m.device = s.device WHERE s.device <> $1`,
     [notDevice],
   )
-  return r.rows.map((x) => onServerClock(rowFromSummary(x.summary as TeamSummary), Number(x.skew_ms)))
+  return r.rows.map((x) => onServerClock(rowFromSummary(x.summary), Number(x.skew_ms)))
 }
 
 /** A row's times moved from its machine's clock to the server's (the machine's skew taken off). */
@@ -41,22 +41,35 @@ export interface TeamEvent {
   readonly payload: Record<string, unknown>
 }
 
+/** A cast_team.events row as pg returns it (bigints are numbers: client.ts's type parser). */
+interface EventDbRow {
+  readonly seq: number
+  readonly device: string
+  readonly epoch: string
+  readonly local_seq: number
+  readonly session_id: string
+  readonly kind: string
+  readonly at: Date
+  readonly device_at: number | null
+  readonly payload: Record<string, unknown>
+}
+
 export async function eventsSince(pool: Pool | {query: Pool['query']}, seq: number, limit = 1000): Promise<TeamEvent[]> {
-  const r = await pool.query(`SELECT * FROM cast_team.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
+  const r = await pool.query<EventDbRow>(`SELECT * FROM cast_team.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
   return r.rows.map((x) => ({
-    at: x.at as Date,
+    at: x.at,
     device: String(x.device),
     deviceAt: x.device_at === null ? null : Number(x.device_at),
     kind: String(x.kind),
-    payload: x.payload as Record<string, unknown>,
+    payload: x.payload,
     seq: Number(x.seq),
     sessionId: String(x.session_id),
   }))
 }
 
 export async function lastEventSeq(pool: Pool): Promise<number> {
-  const r = await pool.query('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events')
-  return Number(r.rows[0].s)
+  const r = await pool.query<{s: number}>('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events')
+  return Number(r.rows[0]!.s) // an aggregate: always one row
 }
 
 export interface MachineRow {
@@ -69,22 +82,25 @@ export interface MachineRow {
 }
 
 export async function machines(pool: Pool): Promise<MachineRow[]> {
-  const r = await pool.query(
+  const r = await pool.query<{device: string; who: string; last_seen: Date; last_sync: Date | null; pending: number; sessions: number}>(
     `SELECT m.device, m.who, m.last_seen, m.last_sync, m.pending, (SELECT count(*) FROM cast_team.sessions s WHERE s.device = m.device) AS sessions
        FROM cast_team.machines m ORDER BY m.device`,
   )
   return r.rows.map((x) => ({
     device: String(x.device),
-    lastSeen: x.last_seen as Date,
-    lastSync: (x.last_sync ?? null) as Date | null,
+    lastSeen: x.last_seen,
+    lastSync: x.last_sync ?? null,
     pending: Number(x.pending),
     sessions: Number(x.sessions),
     who: String(x.who),
   }))
 }
 
+/** One line of the team stream: the server's fields typed, the rest as the publishing machine wrote them. */
+export type TeamWatchLine = Record<string, unknown> & {readonly device: string; readonly id: string; readonly seq: number; readonly ts: string}
+
 /** The team stream's line for one event (like a local watch line, with the server's seq and clock). */
-export function watchLine(e: TeamEvent): Record<string, unknown> | null {
+export function watchLine(e: TeamEvent): TeamWatchLine | null {
   if (e.kind !== 'transition') return null
   const p = e.payload
   return {

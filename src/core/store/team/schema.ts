@@ -133,9 +133,9 @@ export const TEAM_SCHEMA_VERSION = TEAM_MIGRATIONS.at(-1)!.version
 
 /** The server's schema version (0: none yet). */
 export async function serverVersion(c: PoolClient): Promise<number> {
-  const r = await c.query(`SELECT to_regclass('cast_team.schema_version') IS NOT NULL AS present`)
-  if (!r.rows[0].present) return 0
-  const v = await c.query('SELECT version FROM cast_team.schema_version')
+  const r = await c.query<{present: boolean}>(`SELECT to_regclass('cast_team.schema_version') IS NOT NULL AS present`)
+  if (!r.rows[0]!.present) return 0 // a SELECT without FROM: always one row
+  const v = await c.query<{version: number}>('SELECT version FROM cast_team.schema_version')
   return Number(v.rows[0]?.version ?? 0)
 }
 

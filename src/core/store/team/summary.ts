@@ -42,7 +42,7 @@ export interface TeamSummary {
   readonly child_ids: readonly string[]
 }
 
-const block = (b: HardBlock | null): HardBlock | null => (b ? ({at: b.at, source: {kind: 'team', ref: ''}, text: b.text} as HardBlock) : null)
+const block = (b: HardBlock | null): HardBlock | null => (b ? {at: b.at, source: {kind: 'team', ref: ''}, text: b.text} : null)
 
 export function summarize(row: SessionRow, device: string): TeamSummary {
   const f = row.facts
