@@ -29,7 +29,9 @@ for (let i = 0; i < argv.length; i++) {
   const [key, inline] = a.slice(2).split('=', 2)
   const v = inline ?? value
   if (key === 'only') {
-    only = String(v).split(',').map((s) => s.trim())
+    only = String(v)
+      .split(',')
+      .map((s) => s.trim())
     continue
   }
   if (key === 'out') {
@@ -65,7 +67,15 @@ for (const name of only) {
     runs[name] = {seconds: Math.round((performance.now() - t0) / 100) / 10, loadavgBefore: load, loadavgAfter: os.loadavg()[0]}
   } catch (error) {
     log(`bench/${name}.js failed: ${error.stack ?? error}`)
-    rows.push({figure: `${name}: failed`, cast: String(error.message ?? error).slice(0, 80), floor: '—', ratio: '—', budget: '—', met: false, detail: {}})
+    rows.push({
+      figure: `${name}: failed`,
+      cast: String(error.message ?? error).slice(0, 80),
+      floor: '—',
+      ratio: '—',
+      budget: '—',
+      met: false,
+      detail: {},
+    })
     runs[name] = {failed: String(error.message ?? error)}
   }
 }
@@ -73,9 +83,18 @@ for (const name of only) {
 process.stdout.write('\n')
 printTable(rows)
 const missed = rows.filter((r) => r.met === false).length
-process.stdout.write(`\n${rows.filter((r) => r.met === true).length} budgets met, ${missed} missed · ${machine().cpus} cores · node ${process.version} · ${Math.round((Date.now() - started) / 1000)} s · load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} · CLI ${machine().root}\n`)
+process.stdout.write(
+  `\n${rows.filter((r) => r.met === true).length} budgets met, ${missed} missed · ${machine().cpus} cores · node ${process.version} · ${Math.round((Date.now() - started) / 1000)} s · load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} · CLI ${machine().root}\n`,
+)
 fs.writeFileSync(
   out,
-  JSON.stringify({generated_at: new Date().toISOString(), machine: machine(), args: argv, runs, rows, markdown: markdownTable(rows)}, null, 2) + '\n',
+  JSON.stringify(
+    {generated_at: new Date().toISOString(), machine: machine(), args: argv, runs, rows, markdown: markdownTable(rows)},
+    null,
+    2,
+  ) + '\n',
 )
 log(`wrote ${path.relative(process.cwd(), out) || out}`)

@@ -17,7 +17,27 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {BARE, NOW, cachedCorpus, cpuRatioOf, dirBytes, fmtInt, fmtMs, fmtRss, main, median, parseArgs, requireFromRoot, row, runCast, sideBySide, sleep, tempDir, timeRun, baseEnv} from './lib/common.js'
+import {
+  BARE,
+  NOW,
+  cachedCorpus,
+  cpuRatioOf,
+  dirBytes,
+  fmtInt,
+  fmtMs,
+  fmtRss,
+  main,
+  median,
+  parseArgs,
+  requireFromRoot,
+  row,
+  runCast,
+  sideBySide,
+  sleep,
+  tempDir,
+  timeRun,
+  baseEnv,
+} from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
 
 const DEFAULTS = {mb: 1900, files: 10_000, codex: 0.2, ageDays: 140, runs: 3, noopRuns: 7, seed: 13, baseline: ''}
@@ -25,11 +45,23 @@ const WINDOW_MS = 7 * 86_400_000
 
 export function historyCorpus(o, log) {
   const name = `history-${o.mb}mb-${o.files}f-${o.codex}c-${o.ageDays}d-${o.seed}`
-  const c = cachedCorpus(name, {mb: o.mb, files: o.files, codex: o.codex, ageDays: o.ageDays, seed: o.seed, v: GEN_VERSION, mtimes: 1}, (dir) => {
-    log(`dayone: generating ${o.mb} MB in ${fmtInt(o.files)} files over ${o.ageDays} days under ${dir} …`)
-    const g = generateCorpus(path.join(dir, 'home'), {files: o.files, mb: o.mb, seed: o.seed, codexShare: o.codex, now: NOW, ageDays: o.ageDays, mtimes: true})
-    return {bytes: g.bytes, files: g.files, sessions: g.sessions.length}
-  })
+  const c = cachedCorpus(
+    name,
+    {mb: o.mb, files: o.files, codex: o.codex, ageDays: o.ageDays, seed: o.seed, v: GEN_VERSION, mtimes: 1},
+    (dir) => {
+      log(`dayone: generating ${o.mb} MB in ${fmtInt(o.files)} files over ${o.ageDays} days under ${dir} …`)
+      const g = generateCorpus(path.join(dir, 'home'), {
+        files: o.files,
+        mb: o.mb,
+        seed: o.seed,
+        codexShare: o.codex,
+        now: NOW,
+        ageDays: o.ageDays,
+        mtimes: true,
+      })
+      return {bytes: g.bytes, files: g.files, sessions: g.sessions.length}
+    },
+  )
   return c
 }
 
@@ -66,7 +98,8 @@ function alive(pid) {
   }
 }
 
-const pick = (s) => JSON.stringify({id: s.id, state: s.state, reason: s.reason, title: s.title, messages: s.messages, bucket: s.bucket, children: s.children})
+const pick = (s) =>
+  JSON.stringify({id: s.id, state: s.state, reason: s.reason, title: s.title, messages: s.messages, bucket: s.bucket, children: s.children})
 
 export async function run(argv = [], log = console.error) {
   const o = parseArgs(argv, DEFAULTS)
@@ -77,11 +110,21 @@ export async function run(argv = [], log = console.error) {
   const since = NOW - WINDOW_MS
   const work = tempDir('dayone')
   const castHome = path.join(work, 'cast')
-  const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(work, 'config'), XDG_DATA_HOME: path.join(work, 'data')})
+  const env = baseEnv({
+    HOME: home,
+    CAST_HOME: castHome,
+    CAST_NOW: new Date(NOW).toISOString(),
+    XDG_CONFIG_HOME: path.join(work, 'config'),
+    XDG_DATA_HOME: path.join(work, 'data'),
+  })
   const rows = []
   try {
-    const recent = JSON.parse(timeRun(process.execPath, [path.join(BARE, 'recent.js'), String(since), ...roots], {env, capture: true}).stdout)
-    log(`dayone: corpus ${corpus.cached ? '(cached) ' : ''}${(onDisk.bytes / 2 ** 20).toFixed(0)} MB, ${fmtInt(recent.files)} files; ${fmtInt(recent.parsed)} transcripts (${(recent.bytes / 2 ** 20).toFixed(0)} MB) modified in the last 7 days`)
+    const recent = JSON.parse(
+      timeRun(process.execPath, [path.join(BARE, 'recent.js'), String(since), ...roots], {env, capture: true}).stdout,
+    )
+    log(
+      `dayone: corpus ${corpus.cached ? '(cached) ' : ''}${(onDisk.bytes / 2 ** 20).toFixed(0)} MB, ${fmtInt(recent.files)} files; ${fmtInt(recent.parsed)} transcripts (${(recent.bytes / 2 ** 20).toFixed(0)} MB) modified in the last 7 days`,
+    )
 
     // Correctness first: the first answer against the full index, for every recent session.
     fs.rmSync(castHome, {force: true, recursive: true})
@@ -93,9 +136,13 @@ export async function run(argv = [], log = console.error) {
     const recentFull = full.sessions.filter((s) => s.last_activity_at && Date.parse(s.last_activity_at) >= since)
     const wrong = recentFull.filter((s) => !firstById.has(s.id) || pick(firstById.get(s.id)) !== pick(s))
     const extra = first.sessions.filter((s) => !full.sessions.some((f) => f.id === s.id))
-    log(`dayone: first answer ${fmtInt(first.sessions.length)} sessions; after the background pass (${fmtMs(backfillMs)}) the inbox has ${fmtInt(full.sessions.length)} (${fmtInt(recentFull.length)} active in the window), --all ${fmtInt(all.sessions.length)}; recent sessions wrong or missing in the first answer: ${wrong.length}; shown but not in the full inbox: ${extra.length}`)
-    for (const s of wrong.slice(0, 5)) log(`dayone:   wrong: ${pick(s)} first: ${firstById.has(s.id) ? pick(firstById.get(s.id)) : 'missing'}`)
-    if (wrong.length > 0 || extra.length > 0) throw new Error(`the first answer differs from the full index on ${wrong.length + extra.length} recent sessions`)
+    log(
+      `dayone: first answer ${fmtInt(first.sessions.length)} sessions; after the background pass (${fmtMs(backfillMs)}) the inbox has ${fmtInt(full.sessions.length)} (${fmtInt(recentFull.length)} active in the window), --all ${fmtInt(all.sessions.length)}; recent sessions wrong or missing in the first answer: ${wrong.length}; shown but not in the full inbox: ${extra.length}`,
+    )
+    for (const s of wrong.slice(0, 5))
+      log(`dayone:   wrong: ${pick(s)} first: ${firstById.has(s.id) ? pick(firstById.get(s.id)) : 'missing'}`)
+    if (wrong.length > 0 || extra.length > 0)
+      throw new Error(`the first answer differs from the full index on ${wrong.length + extra.length} recent sessions`)
 
     const dayOne = sideBySide(
       {
@@ -110,19 +157,33 @@ export async function run(argv = [], log = console.error) {
       },
       {runs: o.runs, warmup: 1},
     )
-    log(`dayone: first answer cast ${dayOne.cast.map((t) => t.toFixed(0)).join(' ')} ms; stat all + parse recent ${dayOne.floor.map((t) => t.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(dayOne.cpu.cast))} vs ${fmtMs(median(dayOne.cpu.floor))}`)
+    log(
+      `dayone: first answer cast ${dayOne.cast.map((t) => t.toFixed(0)).join(' ')} ms; stat all + parse recent ${dayOne.floor.map((t) => t.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(dayOne.cpu.cast))} vs ${fmtMs(median(dayOne.cpu.floor))}`,
+    )
     const c1 = median(dayOne.cast)
     const f1 = median(dayOne.floor)
     rows.push(
-      row(`day one: first sessions --json, ${(onDisk.bytes / 2 ** 30).toFixed(1)} GB / ${fmtInt(recent.files)} files, ${fmtInt(recent.parsed)} in the 7-day window`, {
-        cast: `${fmtMs(c1)} · ${fmtRss(dayOne.rss.cast)}`,
-        floor: `stat all + parse recent ${fmtMs(f1)} · ${fmtRss(dayOne.rss.floor)}`,
-        ratio: c1 / f1,
-        cpuRatio: cpuRatioOf(dayOne, 'cast', 'floor'),
-        budget: '≤ 2.00×',
-        met: c1 / f1 <= 2,
-        detail: {times: dayOne, cpu: dayOne.cpu, rssKb: dayOne.rss, backfillMs, corpus: {bytes: onDisk.bytes, files: recent.files, recentFiles: recent.parsed, recentBytes: recent.bytes}, firstAnswer: first.sessions.length, inbox: full.sessions.length, all: all.sessions.length},
-      }),
+      row(
+        `day one: first sessions --json, ${(onDisk.bytes / 2 ** 30).toFixed(1)} GB / ${fmtInt(recent.files)} files, ${fmtInt(recent.parsed)} in the 7-day window`,
+        {
+          cast: `${fmtMs(c1)} · ${fmtRss(dayOne.rss.cast)}`,
+          floor: `stat all + parse recent ${fmtMs(f1)} · ${fmtRss(dayOne.rss.floor)}`,
+          ratio: c1 / f1,
+          cpuRatio: cpuRatioOf(dayOne, 'cast', 'floor'),
+          budget: '≤ 2.00×',
+          met: c1 / f1 <= 2,
+          detail: {
+            times: dayOne,
+            cpu: dayOne.cpu,
+            rssKb: dayOne.rss,
+            backfillMs,
+            corpus: {bytes: onDisk.bytes, files: recent.files, recentFiles: recent.parsed, recentBytes: recent.bytes},
+            firstAnswer: first.sessions.length,
+            inbox: full.sessions.length,
+            all: all.sessions.length,
+          },
+        },
+      ),
     )
 
     // Day two: the store is full (the background pass is done), nothing changed on disk.
@@ -138,7 +199,8 @@ export async function run(argv = [], log = console.error) {
       JSON.parse(timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, capture: true}).stdout)
       waitBackfill(baseEnvOf.CAST_HOME)
       const got = JSON.parse(timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, capture: true}).stdout)
-      if (got.sessions.length !== full.sessions.length) throw new Error(`the baseline lists ${got.sessions.length} sessions, this build ${full.sessions.length}`)
+      if (got.sessions.length !== full.sessions.length)
+        throw new Error(`the baseline lists ${got.sessions.length} sessions, this build ${full.sessions.length}`)
       contenders.baseline = () => timeRun(process.execPath, [bin, 'sessions', '--json'], {env: baseEnvOf, rss: true})
       baseline = {root: path.resolve(String(o.baseline))}
     }
@@ -147,9 +209,13 @@ export async function run(argv = [], log = console.error) {
       baseline.ms = median(dayTwo.baseline)
       baseline.ratio = baseline.ms / median(dayTwo.floor)
       baseline.cpuRatio = cpuRatioOf(dayTwo, 'baseline', 'floor')
-      log(`dayone: no-op baseline (${baseline.root}) ${dayTwo.baseline.map((t) => t.toFixed(0)).join(' ')} ms: ${baseline.ratio.toFixed(2)}× the bare stat (cpu ${baseline.cpuRatio?.toFixed(2)}×)`)
+      log(
+        `dayone: no-op baseline (${baseline.root}) ${dayTwo.baseline.map((t) => t.toFixed(0)).join(' ')} ms: ${baseline.ratio.toFixed(2)}× the bare stat (cpu ${baseline.cpuRatio?.toFixed(2)}×)`,
+      )
     }
-    log(`dayone: no-op cast ${dayTwo.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare stat ${dayTwo.floor.map((t) => t.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(dayTwo.cpu.cast))} vs ${fmtMs(median(dayTwo.cpu.floor))}`)
+    log(
+      `dayone: no-op cast ${dayTwo.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare stat ${dayTwo.floor.map((t) => t.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(dayTwo.cpu.cast))} vs ${fmtMs(median(dayTwo.cpu.floor))}`,
+    )
     const c2 = median(dayTwo.cast)
     const f2 = median(dayTwo.floor)
     rows.push(

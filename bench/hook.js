@@ -39,7 +39,9 @@ export async function run(argv = [], log = console.error) {
     const h95 = percentile(times.hook, 95)
     const f50 = median(times.floor)
     const f95 = percentile(times.floor, 95)
-    log(`hook: ${times.hook.length} timed runs (${spooled} payloads spooled in all): median ${fmtMs(h50)}, p95 ${fmtMs(h95)}; floor median ${fmtMs(f50)}, p95 ${fmtMs(f95)}`)
+    log(
+      `hook: ${times.hook.length} timed runs (${spooled} payloads spooled in all): median ${fmtMs(h50)}, p95 ${fmtMs(h95)}; floor median ${fmtMs(f50)}, p95 ${fmtMs(f95)}`,
+    )
     return [
       row(`hook command (cast-hook claude_code), median / p95 of ${times.hook.length}`, {
         cast: `${fmtMs(h50)} / ${fmtMs(h95)}`,

@@ -43,10 +43,13 @@ export async function run(argv = [], log = console.error) {
     const ticks = [cpuTicks(pid)]
     const t0 = performance.now()
     let lines = 0
-    w.waitFor(() => {
-      lines++
-      return false
-    }, o.seconds * 1000 + 5000)
+    w.waitFor(
+      () => {
+        lines++
+        return false
+      },
+      o.seconds * 1000 + 5000,
+    )
     for (let s = 0; s < o.seconds; s++) {
       await sleep(1000)
       rss.push(rssKiB(pid))
@@ -62,7 +65,9 @@ export async function run(argv = [], log = console.error) {
     const start = rss[0]
     const end = rss[rss.length - 1]
     const max = Math.max(...rss)
-    log(`idle: ${secs.toFixed(0)} s after a ${o.settle} s settle: cpu ${cpu.toFixed(2)}% of one core over the window (5-s windows: ${windows.map((x) => x.toFixed(1)).join(' ')} %; median ${steady.toFixed(2)}%), RSS start ${mb(start)} end ${mb(end)} max ${mb(max)}, ${lines} stream lines (expected 0)`)
+    log(
+      `idle: ${secs.toFixed(0)} s after a ${o.settle} s settle: cpu ${cpu.toFixed(2)}% of one core over the window (5-s windows: ${windows.map((x) => x.toFixed(1)).join(' ')} %; median ${steady.toFixed(2)}%), RSS start ${mb(start)} end ${mb(end)} max ${mb(max)}, ${lines} stream lines (expected 0)`,
+    )
     // Flat: the end within 10% (or 5 MB) of the start.
     const flat = end - start <= Math.max(start * 0.1, 5 * 1024)
     return [

@@ -14,7 +14,26 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {BARE, NOW, REPO, ROOT, baseEnv, cpuRatioOf, cachedCorpus, dirBytes, fmtInt, fmtMs, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
+import {
+  BARE,
+  NOW,
+  REPO,
+  ROOT,
+  baseEnv,
+  cpuRatioOf,
+  cachedCorpus,
+  dirBytes,
+  fmtInt,
+  fmtMs,
+  main,
+  median,
+  parseArgs,
+  row,
+  runCast,
+  sideBySide,
+  tempDir,
+  timeRun,
+} from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
 
 const DEFAULTS = {mb: 1000, files: 5000, codex: 0.2, runs: 3, seed: 7, ccusage: true, resyncRuns: 7}
@@ -24,9 +43,17 @@ export function indexCorpus(o, log) {
   const c = cachedCorpus(name, {mb: o.mb, files: o.files, codex: o.codex, seed: o.seed, v: GEN_VERSION}, (dir) => {
     log(`index: generating ${o.mb} MB in ${fmtInt(o.files)} files under ${dir} …`)
     const g = generateCorpus(path.join(dir, 'home'), {files: o.files, mb: o.mb, seed: o.seed, codexShare: o.codex, now: NOW})
-    return {bytes: g.bytes, files: g.files, sessions: g.sessions.length, claude: g.sessions.filter((s) => s.agent === 'claude_code').length, codex: g.sessions.filter((s) => s.agent === 'codex').length}
+    return {
+      bytes: g.bytes,
+      files: g.files,
+      sessions: g.sessions.length,
+      claude: g.sessions.filter((s) => s.agent === 'claude_code').length,
+      codex: g.sessions.filter((s) => s.agent === 'codex').length,
+    }
   })
-  log(`index: corpus ${c.cached ? '(cached) ' : ''}${(c.bytes / 2 ** 20).toFixed(0)} MB, ${fmtInt(c.files)} transcript files (${fmtInt(c.claude)} Claude Code sessions, ${fmtInt(c.codex)} Codex rollouts)${c.cached ? '' : `, built in ${fmtMs(c.buildMs)}`}`)
+  log(
+    `index: corpus ${c.cached ? '(cached) ' : ''}${(c.bytes / 2 ** 20).toFixed(0)} MB, ${fmtInt(c.files)} transcript files (${fmtInt(c.claude)} Claude Code sessions, ${fmtInt(c.codex)} Codex rollouts)${c.cached ? '' : `, built in ${fmtMs(c.buildMs)}`}`,
+  )
   return c
 }
 
@@ -47,7 +74,13 @@ export async function run(argv = [], log = console.error) {
   const work = tempDir('index')
   const castHome = path.join(work, 'cast')
   const cache = path.join(work, 'cache')
-  const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(work, 'config'), XDG_CACHE_HOME: cache})
+  const env = baseEnv({
+    HOME: home,
+    CAST_HOME: castHome,
+    CAST_NOW: new Date(NOW).toISOString(),
+    XDG_CONFIG_HOME: path.join(work, 'config'),
+    XDG_CACHE_HOME: cache,
+  })
   const rows = []
   try {
     const bin = o.ccusage ? ccusageBin() : null
@@ -84,7 +117,8 @@ export async function run(argv = [], log = console.error) {
         if (name === 'ccusage') fs.rmSync(cache, {force: true, recursive: true})
       },
     })
-    for (const [k, v] of Object.entries(times)) log(`index: cold ${k}: ${v.map((t) => t.toFixed(0)).join(' ')} ms wall; median CPU ${fmtMs(median(times.cpu[k]))}`)
+    for (const [k, v] of Object.entries(times))
+      log(`index: cold ${k}: ${v.map((t) => t.toFixed(0)).join(' ')} ms wall; median CPU ${fmtMs(median(times.cpu[k]))}`)
 
     // The store after a cold index: what did cast find?
     fs.rmSync(castHome, {force: true, recursive: true})
@@ -104,7 +138,13 @@ export async function run(argv = [], log = console.error) {
         cpuRatio: cpuRatioOf(times, 'cast', 'bare'),
         budget: '≤ 1.00×',
         met: ratio <= 1,
-        detail: {times, cpu: times.cpu, corpus: {bytes: onDisk.bytes, files: bare.files, lines: bare.lines}, sessions: listing.sessions.length, mbPerSec: onDisk.bytes / 2 ** 20 / (castMs / 1000)},
+        detail: {
+          times,
+          cpu: times.cpu,
+          corpus: {bytes: onDisk.bytes, files: bare.files, lines: bare.lines},
+          sessions: listing.sessions.length,
+          mbPerSec: onDisk.bytes / 2 ** 20 / (castMs / 1000),
+        },
       }),
     )
     if (times.ccusage) {
@@ -121,7 +161,14 @@ export async function run(argv = [], log = console.error) {
         }),
       )
     } else {
-      rows.push(row(`cold index vs ccusage, same ${mb} MB corpus`, {cast: fmtMs(castMs), floor: ccusageNote, budget: 'cast faster (< 1×)', met: null}))
+      rows.push(
+        row(`cold index vs ccusage, same ${mb} MB corpus`, {
+          cast: fmtMs(castMs),
+          floor: ccusageNote,
+          budget: 'cast faster (< 1×)',
+          met: null,
+        }),
+      )
     }
 
     // No-op resync: the store is warm, nothing changed on disk.
@@ -134,7 +181,9 @@ export async function run(argv = [], log = console.error) {
       },
       {runs: o.resyncRuns, warmup: 1},
     )
-    log(`index: no-op resync cast ${resync.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${resync.bare.map((t) => t.toFixed(0)).join(' ')} ms; median CPU cast ${fmtMs(median(resync.cpu.cast))}, bare ${fmtMs(median(resync.cpu.bare))}`)
+    log(
+      `index: no-op resync cast ${resync.cast.map((t) => t.toFixed(0)).join(' ')} ms; bare ${resync.bare.map((t) => t.toFixed(0)).join(' ')} ms; median CPU cast ${fmtMs(median(resync.cpu.cast))}, bare ${fmtMs(median(resync.cpu.bare))}`,
+    )
     const rc = median(resync.cast)
     const rb = median(resync.bare)
     rows.push(

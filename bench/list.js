@@ -15,7 +15,25 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {BARE, NOW, ROOT, USER, baseEnv, fmtInt, fmtMs, fmtRss, importDist, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
+import {
+  BARE,
+  NOW,
+  ROOT,
+  USER,
+  baseEnv,
+  fmtInt,
+  fmtMs,
+  fmtRss,
+  importDist,
+  main,
+  median,
+  parseArgs,
+  row,
+  runCast,
+  sideBySide,
+  tempDir,
+  timeRun,
+} from './lib/common.js'
 import {claudeSession, encodeCwd, rng, sizes, textPool} from './lib/gen.js'
 
 const DEFAULTS = {sessions: 10_000, big: 100_000, small: 500, runs: 7, bigRuns: 3, seed: 11}
@@ -39,7 +57,10 @@ export async function buildListStore(castHome, n, seed) {
       for (const b of batch) {
         if (b.patch) store.patchRecords(b.id, b.patch)
       }
-      store.reconcile(NOW, batch.map((b) => b.id))
+      store.reconcile(
+        NOW,
+        batch.map((b) => b.id),
+      )
     })
     batch = []
   }
@@ -69,7 +90,16 @@ export async function buildListStore(castHome, n, seed) {
     else if (x < 0.05) patch = {filing: 'stashed', filedAt: NOW - 3_600_000}
     else if (x < 0.07) patch = {filing: 'snoozed', filedAt: NOW - 3_600_000, snoozedUntil: NOW + 86_400_000}
     else if (x < 0.09) patch = {verdict: 'done', verdictAt: NOW - 60_000}
-    else if (x < 0.19) patch = {declaration: {status: r.pick(['done', 'dormant', 'blocked']), text: pool.prose(r.int(20, 200)), at: NOW - 120_000, turnIndex: facts.turnIndex, messages: facts.messages}}
+    else if (x < 0.19)
+      patch = {
+        declaration: {
+          status: r.pick(['done', 'dormant', 'blocked']),
+          text: pool.prose(r.int(20, 200)),
+          at: NOW - 120_000,
+          turnIndex: facts.turnIndex,
+          messages: facts.messages,
+        },
+      }
     batch.push({id, patch})
     if (batch.length >= 1000) flush()
   }
@@ -89,7 +119,13 @@ function measure(label, n, runs, seed, log) {
       const t0 = performance.now()
       const count = await buildListStore(castHome, n, seed)
       log(`list: built a store of ${fmtInt(count)} sessions through cast's adapter + Store in ${fmtMs(performance.now() - t0)}`)
-      const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')})
+      const env = baseEnv({
+        HOME: home,
+        CAST_HOME: castHome,
+        CAST_NOW: new Date(NOW).toISOString(),
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      })
       const db = path.join(castHome, 'cast.db')
       const bareEnv = {...env, CAST_BENCH_ROOT: ROOT}
       const bareArgs = [path.join(BARE, 'list.js'), db]
@@ -109,10 +145,22 @@ function measure(label, n, runs, seed, log) {
       const castMs = median(times.cast)
       const bareMs = median(times.bare)
       const streamMs = median(times.stream)
-      log(`list: ${label}: cast ${times.cast.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.cast)}); bare ${times.bare.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.bare)}); streamed bare ${times.stream.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.stream)})`)
+      log(
+        `list: ${label}: cast ${times.cast.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.cast)}); bare ${times.bare.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.bare)}); streamed bare ${times.stream.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.stream)})`,
+      )
       const cpu = {cast: median(times.cpu.cast), bare: median(times.cpu.bare), stream: median(times.cpu.stream)}
       log(`list: ${label}: median CPU (user+sys) cast ${fmtMs(cpu.cast)}, bare ${fmtMs(cpu.bare)}, streamed ${fmtMs(cpu.stream)}`)
-      return {castMs, bareMs, streamMs, cpu, listed: c.sessions.length, rows: b.sessions.length, times, cpuTimes: times.cpu, rssKb: times.rss}
+      return {
+        castMs,
+        bareMs,
+        streamMs,
+        cpu,
+        listed: c.sessions.length,
+        rows: b.sessions.length,
+        times,
+        cpuTimes: times.cpu,
+        rssKb: times.rss,
+      }
     } finally {
       fs.rmSync(dir, {force: true, recursive: true})
     }

@@ -14,7 +14,22 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {NOW, ROOT, baseEnv, cpuRatioOf, fmtInt, fmtMs, main, median, parseArgs, row, runCast, sideBySide, tempDir, timeRun} from './lib/common.js'
+import {
+  NOW,
+  ROOT,
+  baseEnv,
+  cpuRatioOf,
+  fmtInt,
+  fmtMs,
+  main,
+  median,
+  parseArgs,
+  row,
+  runCast,
+  sideBySide,
+  tempDir,
+  timeRun,
+} from './lib/common.js'
 import {buildListStore} from './list.js'
 
 const DEFAULTS = {sessions: 10_000, small: 500, runs: 9, seed: 29}
@@ -27,10 +42,20 @@ async function measure(n, runs, seed, log) {
     const home = path.join(dir, 'home')
     fs.mkdirSync(home, {recursive: true})
     const count = await buildListStore(castHome, n, seed)
-    const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), CAST_BENCH_ROOT: ROOT})
+    const env = baseEnv({
+      HOME: home,
+      CAST_HOME: castHome,
+      CAST_NOW: new Date(NOW).toISOString(),
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      CAST_BENCH_ROOT: ROOT,
+    })
     const oclif = (args) => timeRun(process.execPath, [OCLIF_ONLY, ...args], {env, rss: true})
     const out = {}
-    for (const [key, args] of [['human', ['sessions']], ['json', ['sessions', '--json']]]) {
+    for (const [key, args] of [
+      ['human', ['sessions']],
+      ['json', ['sessions', '--json']],
+    ]) {
       const a = runCast(args, env, {capture: true}).stdout
       const b = timeRun(process.execPath, [OCLIF_ONLY, ...args], {env, capture: true}).stdout
       if (a !== b) throw new Error(`cast ${args.join(' ')}: the fast path and oclif print different bytes (${a.length} vs ${b.length})`)
@@ -44,8 +69,18 @@ async function measure(n, runs, seed, log) {
         {runs, warmup: 1},
       )
       const m = {fast: median(times.fast), oclif: median(times.oclif), node: median(times.node)}
-      log(`sessions: ${fmtInt(count)} sessions, cast ${args.slice(1).join(' ') || '(human)'}: ${lines} lines; fast ${times.fast.map((t) => t.toFixed(0)).join(' ')} ms; oclif ${times.oclif.map((t) => t.toFixed(0)).join(' ')} ms; node -e 0 ${times.node.map((t) => t.toFixed(0)).join(' ')} ms`)
-      out[key] = {...m, times, cpu: times.cpu, rssKb: times.rss, bytes: a.length, cpuFast: cpuRatioOf(times, 'fast', 'node'), cpuOclif: cpuRatioOf(times, 'oclif', 'node')}
+      log(
+        `sessions: ${fmtInt(count)} sessions, cast ${args.slice(1).join(' ') || '(human)'}: ${lines} lines; fast ${times.fast.map((t) => t.toFixed(0)).join(' ')} ms; oclif ${times.oclif.map((t) => t.toFixed(0)).join(' ')} ms; node -e 0 ${times.node.map((t) => t.toFixed(0)).join(' ')} ms`,
+      )
+      out[key] = {
+        ...m,
+        times,
+        cpu: times.cpu,
+        rssKb: times.rss,
+        bytes: a.length,
+        cpuFast: cpuRatioOf(times, 'fast', 'node'),
+        cpuOclif: cpuRatioOf(times, 'oclif', 'node'),
+      }
     }
     return {sessions: count, ...out}
   } finally {

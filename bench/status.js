@@ -22,7 +22,13 @@ async function measure(n, runs, seed, log) {
     const home = path.join(dir, 'home')
     fs.mkdirSync(home, {recursive: true})
     const count = await buildListStore(castHome, n, seed)
-    const env = baseEnv({HOME: home, CAST_HOME: castHome, CAST_NOW: new Date(NOW).toISOString(), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')})
+    const env = baseEnv({
+      HOME: home,
+      CAST_HOME: castHome,
+      CAST_NOW: new Date(NOW).toISOString(),
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    })
     const db = path.join(castHome, 'cast.db')
     const bareEnv = {...env, CAST_BENCH_ROOT: ROOT}
     const line = runCast(['status'], env, {capture: true}).stdout.trim()
@@ -36,7 +42,9 @@ async function measure(n, runs, seed, log) {
       {runs, warmup: 2},
     )
     const m = {cast: median(times.cast), bare: median(times.bare), node: median(times.node)}
-    log(`status: ${fmtInt(count)} sessions: cast ${fmtMs(m.cast)}, bare read ${fmtMs(m.bare)}, node -e 0 ${fmtMs(m.node)} (medians of ${runs})`)
+    log(
+      `status: ${fmtInt(count)} sessions: cast ${fmtMs(m.cast)}, bare read ${fmtMs(m.bare)}, node -e 0 ${fmtMs(m.node)} (medians of ${runs})`,
+    )
     return {...m, sessions: count, line, times}
   } finally {
     fs.rmSync(dir, {force: true, recursive: true})

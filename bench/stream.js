@@ -46,7 +46,9 @@ export async function run(argv = [], log = console.error) {
     const p50 = median(lat)
     const p95 = percentile(lat, 95)
     const max = lat[lat.length - 1]
-    log(`stream: ${fmtInt(lat.length)} appends reached the stream (${missed} missed within 5 s): p50 ${fmtMs(p50)}, p95 ${fmtMs(p95)}, max ${fmtMs(max)}`)
+    log(
+      `stream: ${fmtInt(lat.length)} appends reached the stream (${missed} missed within 5 s): p50 ${fmtMs(p50)}, p95 ${fmtMs(p95)}, max ${fmtMs(max)}`,
+    )
     return [
       row(`append → NDJSON line, ${fmtInt(corpus.files)} watched files (p50 / p95 / max of ${lat.length + missed})`, {
         cast: `${fmtMs(p50)} / ${fmtMs(p95)} / ${fmtMs(max)}`,

@@ -26,8 +26,14 @@ const {values: opts} = parseArgs({
 })
 
 const WORKERS = [
-  {name: 'parser', steps: ['Write a parser for the config format', 'Add unit tests for the parser', 'Document the parser in docs/config.md']},
-  {name: 'cli', steps: ['Add a --config flag to the CLI', 'Ask me which default file name --config should use', 'Add an end-to-end test for --config']},
+  {
+    name: 'parser',
+    steps: ['Write a parser for the config format', 'Add unit tests for the parser', 'Document the parser in docs/config.md'],
+  },
+  {
+    name: 'cli',
+    steps: ['Add a --config flag to the CLI', 'Ask me which default file name --config should use', 'Add an end-to-end test for --config'],
+  },
 ]
 
 const castBin = process.env.CAST || 'cast'
@@ -53,7 +59,9 @@ async function castJson(...args) {
 }
 
 // 1. Follow the label's transitions first, so nothing a worker does after it starts is missed.
-const watch = spawn(castArgv[0], [...castArgv.slice(1), 'sessions', '-w', '--json', '--label', opts.label], {stdio: ['ignore', 'pipe', 'inherit']})
+const watch = spawn(castArgv[0], [...castArgv.slice(1), 'sessions', '-w', '--json', '--label', opts.label], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
 const workers = new Map()
 
 function finish(code, message) {
@@ -71,7 +79,12 @@ function done() {
   const all = [...workers.values()]
   if (!all.every((x) => x.finished)) return
   const waiting = all.filter((x) => x.waiting).length
-  finish(0, waiting === 0 ? `all ${workers.size} workers finished` : `${all.length - waiting} of ${workers.size} workers finished, ${waiting} waiting for you`)
+  finish(
+    0,
+    waiting === 0
+      ? `all ${workers.size} workers finished`
+      : `${all.length - waiting} of ${workers.size} workers finished, ${waiting} waiting for you`,
+  )
 }
 
 /** A worker stopped (or may have): read why, then send its next step or mark it finished. */

@@ -43,7 +43,11 @@ ${clip(input.last_assistant_message, 8000) || '(none)'}`
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-classifier-'))
 const env = {...process.env, CLAUDE_CONFIG_DIR: path.join(scratch, 'config'), DISABLE_AUTOUPDATER: '1'}
-const child = spawn(CLAUDE, ['-p', '--model', MODEL, '--output-format', 'text', '--max-turns', '1'], {cwd: scratch, env, stdio: ['pipe', 'pipe', 'pipe']})
+const child = spawn(CLAUDE, ['-p', '--model', MODEL, '--output-format', 'text', '--max-turns', '1'], {
+  cwd: scratch,
+  env,
+  stdio: ['pipe', 'pipe', 'pipe'],
+})
 let out = ''
 let err = ''
 child.stdout.on('data', (d) => (out += d))

@@ -44,12 +44,15 @@ for (const file of data.testResults ?? []) {
     if (t.status === 'failed') failed++
   }
 }
-const mark = (st) => (!st ? '–' : st.includes('failed') ? '✗' : st.every((s) => s === 'passed') ? '✓' : st.some((s) => s === 'passed') ? '✓' : 'n/a')
+const mark = (st) =>
+  !st ? '–' : st.includes('failed') ? '✗' : st.every((s) => s === 'passed') ? '✓' : st.some((s) => s === 'passed') ? '✓' : 'n/a'
 const agents = [...cells.keys()]
 const lines = []
 lines.push(`| scenario | ${agents.map((a) => `${a} ${version(a)}`).join(' | ')} |`)
 lines.push(`|---|${agents.map(() => ':-:').join('|')}|`)
 for (const s of scenarios) lines.push(`| ${s} | ${agents.map((a) => mark(cells.get(a).get(s))).join(' | ')} |`)
 console.log(lines.join('\n'))
-console.log(`\n${data.numPassedTests ?? '?'} passed, ${data.numFailedTests ?? '?'} failed, ${data.numPendingTests ?? 0} skipped (✓ pass, ✗ fail, n/a the CLI cannot produce the case, – not run)`)
+console.log(
+  `\n${data.numPassedTests ?? '?'} passed, ${data.numFailedTests ?? '?'} failed, ${data.numPendingTests ?? 0} skipped (✓ pass, ✗ fail, n/a the CLI cannot produce the case, – not run)`,
+)
 process.exit(failed > 0 || data.success === false ? 1 : 0)

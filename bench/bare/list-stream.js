@@ -18,7 +18,13 @@ const rows = db.prepare(
 let n = 0
 let out = '{"sessions":['
 for (const s of rows.iterate()) {
-  const row = {...s, facts: JSON.parse(s.facts), r_declaration: s.r_declaration ? JSON.parse(s.r_declaration) : null, owners: JSON.parse(s.owners), labels: JSON.parse(s.labels)}
+  const row = {
+    ...s,
+    facts: JSON.parse(s.facts),
+    r_declaration: s.r_declaration ? JSON.parse(s.r_declaration) : null,
+    owners: JSON.parse(s.owners),
+    labels: JSON.parse(s.labels),
+  }
   out += (n++ === 0 ? '' : ',') + JSON.stringify(row, null, 2)
   if (out.length > 1 << 16) {
     process.stdout.write(out)

@@ -10,6 +10,7 @@ const root = path.resolve(process.env.CAST_BENCH_ROOT || path.join(path.dirname(
 const Database = createRequire(path.join(root, 'package.json'))('better-sqlite3')
 const db = new Database(process.argv[2], {readonly: true, fileMustExist: true})
 let need = 0
-for (const r of db.prepare('SELECT state, bucket FROM sessions').iterate()) if (r.state === 'needs_input' || r.bucket === 'questions') need++
+for (const r of db.prepare('SELECT state, bucket FROM sessions').iterate())
+  if (r.state === 'needs_input' || r.bucket === 'questions') need++
 db.close()
 process.stdout.write(`${need} need you\n`)

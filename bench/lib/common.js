@@ -248,7 +248,8 @@ export function dirBytes(dir) {
 
 // ------------------------------------------------------------------------------- results
 
-export const fmtMs = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`)
+export const fmtMs = (ms) =>
+  ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`
 export const fmtRatio = (x) => `${x.toFixed(2)}×`
 /** Peak RSS (max over the runs, KB from GNU time) as MB. */
 export const fmtRss = (kbs) => (kbs && kbs.length > 0 ? `${(Math.max(...kbs) / 1024).toFixed(0)} MB` : '—')
@@ -259,7 +260,12 @@ export const fmtInt = (n) => n.toLocaleString('en-US')
  * `met` is true/false, or null when the row is informational (no budget).
  */
 export function row(figure, {cast, floor = '—', ratio = null, cpuRatio = null, budget = '—', met = null, detail = {}}) {
-  const shown = ratio === null ? '—' : cpuRatio === null || !Number.isFinite(cpuRatio) ? fmtRatio(ratio) : `${fmtRatio(ratio)} (cpu ${fmtRatio(cpuRatio)})`
+  const shown =
+    ratio === null
+      ? '—'
+      : cpuRatio === null || !Number.isFinite(cpuRatio)
+        ? fmtRatio(ratio)
+        : `${fmtRatio(ratio)} (cpu ${fmtRatio(cpuRatio)})`
   return {figure, cast, floor, ratio: shown, ratioValue: ratio, cpuRatio, budget, met, detail}
 }
 
@@ -284,7 +290,10 @@ export function printTable(rows, out = process.stdout) {
 export function markdownTable(rows) {
   const esc = (s) => String(s).replace(/\|/g, '\\|')
   const lines = ['| figure | cast | floor or peer | ratio | budget | met? |', '|---|---|---|---|---|---|']
-  for (const r of rows) lines.push(`| ${[r.figure, r.cast, r.floor, r.ratio, r.budget, r.met === null ? '—' : r.met ? 'yes' : '**no**'].map(esc).join(' | ')} |`)
+  for (const r of rows)
+    lines.push(
+      `| ${[r.figure, r.cast, r.floor, r.ratio, r.budget, r.met === null ? '—' : r.met ? 'yes' : '**no**'].map(esc).join(' | ')} |`,
+    )
   return lines.join('\n')
 }
 

@@ -92,7 +92,15 @@ export function makeAppender(corpus, castId) {
     append(s) {
       const id = castId('claude_code', s.nativeId)
       const now = new Date().toISOString()
-      const base = {parentUuid: null, isSidechain: false, userType: 'external', cwd: cwd(s), sessionId: s.nativeId, version: '2.1.180', gitBranch: 'main'}
+      const base = {
+        parentUuid: null,
+        isSidechain: false,
+        userType: 'external',
+        cwd: cwd(s),
+        sessionId: s.nativeId,
+        version: '2.1.180',
+        gitBranch: 'main',
+      }
       n++
       const open = phase.get(s.path)
       let lines
@@ -101,15 +109,82 @@ export function makeAppender(corpus, castId) {
         const tool = `toolu_bench_${n}`
         phase.set(s.path, tool)
         lines = [
-          {...base, type: 'assistant', uuid: `bench-a-${n}`, timestamp: now, requestId: `req_bench_${n}`, message: {id: `msg_bench_${n}`, type: 'message', role: 'assistant', model: 'claude-opus-4-6', content: [{type: 'tool_use', id: tool, name: 'AskUserQuestion', input: {questions: [{question: `Which option, #${n}?`, header: 'Pick', multiSelect: false, options: [{label: 'A', description: 'a'}, {label: 'B', description: 'b'}]}]}}], stop_reason: 'tool_use', stop_sequence: null, usage: {input_tokens: 3, output_tokens: 40}}},
+          {
+            ...base,
+            type: 'assistant',
+            uuid: `bench-a-${n}`,
+            timestamp: now,
+            requestId: `req_bench_${n}`,
+            message: {
+              id: `msg_bench_${n}`,
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-opus-4-6',
+              content: [
+                {
+                  type: 'tool_use',
+                  id: tool,
+                  name: 'AskUserQuestion',
+                  input: {
+                    questions: [
+                      {
+                        question: `Which option, #${n}?`,
+                        header: 'Pick',
+                        multiSelect: false,
+                        options: [
+                          {label: 'A', description: 'a'},
+                          {label: 'B', description: 'b'},
+                        ],
+                      },
+                    ],
+                  },
+                },
+              ],
+              stop_reason: 'tool_use',
+              stop_sequence: null,
+              usage: {input_tokens: 3, output_tokens: 40},
+            },
+          },
         ]
         expect = {id, to: 'needs_input', reason: 'question'}
       } else {
         phase.delete(s.path)
         lines = [
-          {...base, type: 'user', uuid: `bench-r-${n}`, timestamp: now, message: {role: 'user', content: [{tool_use_id: open, type: 'tool_result', content: 'User has answered your questions: "A".'}]}, toolUseResult: {answers: {q: 'A'}}},
-          {...base, type: 'assistant', uuid: `bench-a-${n}`, timestamp: now, requestId: `req_bench_${n}`, message: {id: `msg_bench_${n}`, type: 'message', role: 'assistant', model: 'claude-opus-4-6', content: [{type: 'text', text: 'Done with A.'}], stop_reason: 'end_turn', stop_sequence: null, usage: {input_tokens: 3, output_tokens: 5}}},
-          {...base, type: 'system', subtype: 'turn_duration', durationMs: 1200, messageCount: 3, isMeta: false, uuid: `bench-s-${n}`, timestamp: now},
+          {
+            ...base,
+            type: 'user',
+            uuid: `bench-r-${n}`,
+            timestamp: now,
+            message: {role: 'user', content: [{tool_use_id: open, type: 'tool_result', content: 'User has answered your questions: "A".'}]},
+            toolUseResult: {answers: {q: 'A'}},
+          },
+          {
+            ...base,
+            type: 'assistant',
+            uuid: `bench-a-${n}`,
+            timestamp: now,
+            requestId: `req_bench_${n}`,
+            message: {
+              id: `msg_bench_${n}`,
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-opus-4-6',
+              content: [{type: 'text', text: 'Done with A.'}],
+              stop_reason: 'end_turn',
+              stop_sequence: null,
+              usage: {input_tokens: 3, output_tokens: 5},
+            },
+          },
+          {
+            ...base,
+            type: 'system',
+            subtype: 'turn_duration',
+            durationMs: 1200,
+            messageCount: 3,
+            isMeta: false,
+            uuid: `bench-s-${n}`,
+            timestamp: now,
+          },
         ]
         expect = {id, to: 'needs_input', reason: 'settled'}
       }

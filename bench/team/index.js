@@ -26,7 +26,28 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import {BIN, NOW, REPO, ROOT, baseEnv, fmtInt, fmtMs, importDist, machine, main, markdownTable, median, parseArgs, percentile, requireFromRoot, row, runCast, sideBySide, tempDir, timeRun} from '../lib/common.js'
+import {
+  BIN,
+  NOW,
+  REPO,
+  ROOT,
+  baseEnv,
+  fmtInt,
+  fmtMs,
+  importDist,
+  machine,
+  main,
+  markdownTable,
+  median,
+  parseArgs,
+  percentile,
+  requireFromRoot,
+  row,
+  runCast,
+  sideBySide,
+  tempDir,
+  timeRun,
+} from '../lib/common.js'
 import {buildListStore} from '../list.js'
 import {startCluster} from './pg.js'
 
@@ -41,7 +62,9 @@ function spawnCast(args, env) {
     let err = ''
     c.stdout.on('data', (d) => (out += d))
     c.stderr.on('data', (d) => (err += d))
-    c.on('close', (code) => (code === 0 ? resolve({ms: performance.now() - t0, stdout: out}) : reject(new Error(`cast ${args.join(' ')}: ${code} ${err}`))))
+    c.on('close', (code) =>
+      code === 0 ? resolve({ms: performance.now() - t0, stdout: out}) : reject(new Error(`cast ${args.join(' ')}: ${code} ${err}`)),
+    )
   })
 }
 
@@ -65,7 +88,11 @@ const groupBy = (xs, key) => {
   return m
 }
 
-const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
 
 export async function run(argv = [], log = console.error) {
   const o = parseArgs(argv, DEFAULTS)
@@ -82,7 +109,9 @@ export async function run(argv = [], log = console.error) {
   try {
     log(`team: PostgreSQL ${cluster.version} on port ${cluster.port}${cluster.statements ? ', pg_stat_statements on' : ''}`)
     const stat = async () => {
-      const [d] = await cluster.sql(`SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read FROM pg_stat_database WHERE datname = 'postgres'`)
+      const [d] = await cluster.sql(
+        `SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read FROM pg_stat_database WHERE datname = 'postgres'`,
+      )
       return {...Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Number(v)])), cpu_ms: cluster.cpuMs()}
     }
     const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] === null || a[k] === null ? null : b[k] - a[k]]))
@@ -90,7 +119,15 @@ export async function run(argv = [], log = console.error) {
     // The admin's one-time schema, then one role per machine.
     const adminHome = path.join(dir, 'admin')
     fs.mkdirSync(adminHome)
-    runCast(['team', 'join', cluster.adminUrl, '--json'], baseEnv({CAST_DEVICE: 'admin-setup', CAST_HOME: path.join(adminHome, 'cast'), HOME: adminHome, XDG_CONFIG_HOME: path.join(adminHome, '.config')}))
+    runCast(
+      ['team', 'join', cluster.adminUrl, '--json'],
+      baseEnv({
+        CAST_DEVICE: 'admin-setup',
+        CAST_HOME: path.join(adminHome, 'cast'),
+        HOME: adminHome,
+        XDG_CONFIG_HOME: path.join(adminHome, '.config'),
+      }),
+    )
     await cluster.sql(`DELETE FROM cast_team.machines WHERE device = 'admin-setup'`)
     const ms = []
     const t0 = performance.now()
@@ -102,7 +139,14 @@ export async function run(argv = [], log = console.error) {
       const castHome = path.join(home, 'cast')
       fs.mkdirSync(home, {recursive: true})
       await buildListStore(castHome, o.sessions, o.seed + i)
-      const env = baseEnv({CAST_DEVICE: name, CAST_HOME: castHome, CAST_USER: `${name}@example.com`, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')})
+      const env = baseEnv({
+        CAST_DEVICE: name,
+        CAST_HOME: castHome,
+        CAST_USER: `${name}@example.com`,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      })
       ms.push({castHome, env, name, url: cluster.url(name, pw)})
     }
     const total = o.machines * o.sessions
@@ -117,11 +161,16 @@ export async function run(argv = [], log = console.error) {
     const joinStat = delta(s0, await stat())
     const published = joins.reduce((n, j) => n + JSON.parse(j.stdout).published, 0)
     const [{n: serverSessions}] = await cluster.sql('SELECT count(*)::int AS n FROM cast_team.sessions')
-    if (serverSessions !== total || published !== total) throw new Error(`join published ${published}, server has ${serverSessions}, expected ${total}`)
-    log(`team: join: ${fmtInt(published)} summaries from ${o.machines} machines in ${fmtMs(joinWall)} (${o['join-jobs']} joins at a time; one join ${fmtMs(median(joins.map((j) => j.ms)))} median)`)
+    if (serverSessions !== total || published !== total)
+      throw new Error(`join published ${published}, server has ${serverSessions}, expected ${total}`)
+    log(
+      `team: join: ${fmtInt(published)} summaries from ${o.machines} machines in ${fmtMs(joinWall)} (${o['join-jobs']} joins at a time; one join ${fmtMs(median(joins.map((j) => j.ms)))} median)`,
+    )
 
     // Floor for 1: the same summaries, inserted bare (batches of 500, the same concurrency).
-    await cluster.sql(`CREATE SCHEMA floor; CREATE TABLE floor.sessions (id text, device text, summary jsonb); CREATE TABLE floor.events (device text, local_seq bigint, session_id text, kind text, payload jsonb)`)
+    await cluster.sql(
+      `CREATE SCHEMA floor; CREATE TABLE floor.sessions (id text, device text, summary jsonb); CREATE TABLE floor.events (device text, local_seq bigint, session_id text, kind text, payload jsonb)`,
+    )
     const sums = await cluster.sql('SELECT id, device, summary FROM cast_team.sessions ORDER BY device, id')
     const bare = new pg.Pool({connectionString: cluster.adminUrl, max: Math.max(o['join-jobs'], o.machines)})
     pools.push(bare)
@@ -129,7 +178,10 @@ export async function run(argv = [], log = console.error) {
     w0 = performance.now()
     await pooled(Object.values(byDevice), o['join-jobs'], async (rows) => {
       for (let i = 0; i < rows.length; i += 500) {
-        await bare.query(`INSERT INTO floor.sessions SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id text, device text, summary jsonb)`, [JSON.stringify(rows.slice(i, i + 500))])
+        await bare.query(
+          `INSERT INTO floor.sessions SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id text, device text, summary jsonb)`,
+          [JSON.stringify(rows.slice(i, i + 500))],
+        )
       }
     })
     const joinFloor = performance.now() - w0
@@ -139,9 +191,11 @@ export async function run(argv = [], log = console.error) {
     for (const [i, st] of stores.entries()) {
       st.tx(() =>
         st
-          .q(`INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
+          .q(
+            `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
               SELECT t.ts + 1000, t.session_id, t.event, t.to_state, t.to_state, t.reason, t.bucket, t.bucket
-                FROM transitions t WHERE t.seq IN (SELECT MAX(seq) FROM transitions GROUP BY session_id)`)
+                FROM transitions t WHERE t.seq IN (SELECT MAX(seq) FROM transitions GROUP BY session_id)`,
+          )
           .run(),
       )
       ms[i].epoch = teamJoin(st).epoch
@@ -160,7 +214,14 @@ export async function run(argv = [], log = console.error) {
     const evRows = await cluster.sql(`SELECT device, local_seq, session_id, kind, payload FROM cast_team.events`)
     const evBy = Object.values(groupBy(evRows, (r) => r.device))
     w0 = performance.now()
-    await Promise.all(evBy.map((rows) => bare.query(`INSERT INTO floor.events SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(device text, local_seq bigint, session_id text, kind text, payload jsonb)`, [JSON.stringify(rows)])))
+    await Promise.all(
+      evBy.map((rows) =>
+        bare.query(
+          `INSERT INTO floor.events SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(device text, local_seq bigint, session_id text, kind text, payload jsonb)`,
+          [JSON.stringify(rows)],
+        ),
+      ),
+    )
     const pubFloor = performance.now() - w0
 
     // 3. one change at a time, every machine at once.
@@ -170,10 +231,15 @@ export async function run(argv = [], log = console.error) {
     await Promise.all(
       ms.map(async (m, i) => {
         const st = stores[i]
-        const ids = st.q('SELECT id FROM sessions ORDER BY id LIMIT ?').all(o.rounds).map((r) => r.id)
+        const ids = st
+          .q('SELECT id FROM sessions ORDER BY id LIMIT ?')
+          .all(o.rounds)
+          .map((r) => r.id)
         for (let k = 0; k < o.rounds; k++) {
-          st.q(`INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
-                SELECT ts + 1000, session_id, event, to_state, to_state, reason, bucket, bucket FROM transitions WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).run(ids[k % ids.length])
+          st.q(
+            `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
+                SELECT ts + 1000, session_id, event, to_state, to_state, reason, bucket, bucket FROM transitions WHERE session_id = ? ORDER BY seq DESC LIMIT 1`,
+          ).run(ids[k % ids.length])
           const t = performance.now()
           await publishBatch(st, m.pool, {device: m.name, epoch: m.epoch})
           one.push(performance.now() - t)
@@ -202,7 +268,9 @@ export async function run(argv = [], log = console.error) {
     )
     const oneFloorWall = performance.now() - w0
     const commits = o.machines * o.rounds
-    log(`team: one at a time: ${commits} publishes in ${fmtMs(oneWall)}; p50 ${fmtMs(percentile(one, 50))}, p99 ${fmtMs(percentile(one, 99))}`)
+    log(
+      `team: one at a time: ${commits} publishes in ${fmtMs(oneWall)}; p50 ${fmtMs(percentile(one, 50))}, p99 ${fmtMs(percentile(one, 99))}`,
+    )
     for (const st of stores) st.close()
 
     // 4. team views from machine 0 (its clock at the corpus's NOW, as bench/list does).
@@ -214,7 +282,8 @@ export async function run(argv = [], log = console.error) {
     // Machine 0's own store without the team's config: the same command on local rows alone.
     const soloHome = path.join(dir, 'solo')
     fs.mkdirSync(soloHome)
-    for (const f of fs.readdirSync(ms[0].castHome).filter((f) => f.startsWith('cast.db'))) fs.copyFileSync(path.join(ms[0].castHome, f), path.join(soloHome, f))
+    for (const f of fs.readdirSync(ms[0].castHome).filter((f) => f.startsWith('cast.db')))
+      fs.copyFileSync(path.join(ms[0].castHome, f), path.join(soloHome, f))
     const localOnly = {...viewer, CAST_HOME: soloHome}
     const views = sideBySide(
       {
@@ -227,7 +296,9 @@ export async function run(argv = [], log = console.error) {
       {runs: o.runs, warmup: 1},
     )
     const v = Object.fromEntries(Object.keys(views).map((k) => [k, median(views[k])]))
-    log(`team: views: sessions --team ${fmtMs(v.sessions)} (${count(shown)} rows shown), feed -g ${fmtMs(v.feed)} (${count(fed)} rows), local sessions --json ${fmtMs(v.local)}, bare read ${fmtMs(v.bare)}, node -e 0 ${fmtMs(v.node)}`)
+    log(
+      `team: views: sessions --team ${fmtMs(v.sessions)} (${count(shown)} rows shown), feed -g ${fmtMs(v.feed)} (${count(fed)} rows), local sessions --json ${fmtMs(v.local)}, bare read ${fmtMs(v.bare)}, node -e 0 ${fmtMs(v.node)}`,
+    )
 
     // Server: rows, sizes, statements.
     const tables = await cluster.sql(`SELECT c.relname AS table, c.reltuples::bigint AS approx_rows, pg_total_relation_size(c.oid) AS bytes
@@ -246,7 +317,8 @@ export async function run(argv = [], log = console.error) {
     const sessBytes = Number(tables.find((t) => t.table === 'sessions')?.bytes ?? 0)
     const evBytes = Number(tables.find((t) => t.table === 'events')?.bytes ?? 0)
     const [{n: evCount}] = await cluster.sql('SELECT count(*)::int AS n FROM cast_team.events')
-    const cpu = (s, wall) => (s.cpu_ms === null ? '' : `; server CPU ${fmtMs(s.cpu_ms)} (${((100 * s.cpu_ms) / wall).toFixed(0)}% of one core)`)
+    const cpu = (s, wall) =>
+      s.cpu_ms === null ? '' : `; server CPU ${fmtMs(s.cpu_ms)} (${((100 * s.cpu_ms) / wall).toFixed(0)}% of one core)`
     const rps = (n, msv) => `${fmtInt(Math.round((n * 1000) / msv))} rows/s`
     const rows = [
       row(`team join: ${o.machines} machines × ${o.sessions} summaries (cast team join, ${o['join-jobs']} at a time)`, {
@@ -263,7 +335,15 @@ export async function run(argv = [], log = console.error) {
       }),
       row(`team publish, one change at a time: ${o.machines} machines × ${o.rounds} (p50 / p99 per publish)`, {
         cast: `${fmtInt(Math.round((commits * 1000) / oneWall))} commits/s; ${fmtMs(percentile(one, 50))} / ${fmtMs(percentile(one, 99))}`,
-        detail: {oneWall, oneFloorWall, p50: percentile(one, 50), p99: percentile(one, 99), floorP50: percentile(oneFloor, 50), floorP99: percentile(oneFloor, 99), server: oneStat},
+        detail: {
+          oneWall,
+          oneFloorWall,
+          p50: percentile(one, 50),
+          p99: percentile(one, 99),
+          floorP50: percentile(oneFloor, 50),
+          floorP99: percentile(oneFloor, 99),
+          server: oneStat,
+        },
         floor: `bare pg insert ${fmtInt(Math.round((commits * 1000) / oneFloorWall))}/s; ${fmtMs(percentile(oneFloor, 50))} / ${fmtMs(percentile(oneFloor, 99))}${cpu(oneStat, oneWall)}`,
         ratio: oneWall / oneFloorWall,
       }),
@@ -285,7 +365,16 @@ export async function run(argv = [], log = console.error) {
         floor: `database ${mb(dbBytes)}; ${(sessBytes / serverSessions / 1024).toFixed(1)} KiB per session, ${(evBytes / evCount / 1024).toFixed(2)} KiB per event`,
       }),
     ]
-    const results = {at: new Date().toISOString(), machine: machine(), postgres: cluster.version, options: o, loadBefore, loadAfter, rows, markdown: markdownTable(rows)}
+    const results = {
+      at: new Date().toISOString(),
+      machine: machine(),
+      postgres: cluster.version,
+      options: o,
+      loadBefore,
+      loadAfter,
+      rows,
+      markdown: markdownTable(rows),
+    }
     fs.writeFileSync(path.join(HERE, 'results.json'), JSON.stringify(results, null, 2) + '\n')
     log(`team: wrote bench/team/results.json`)
     return rows

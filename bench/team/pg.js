@@ -16,7 +16,10 @@ export function pgBinDir() {
   if (process.env.PG_BIN && fs.existsSync(path.join(process.env.PG_BIN, 'initdb'))) return process.env.PG_BIN
   const base = '/usr/lib/postgresql'
   if (fs.existsSync(base)) {
-    const v = fs.readdirSync(base).filter((x) => fs.existsSync(path.join(base, x, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))
+    const v = fs
+      .readdirSync(base)
+      .filter((x) => fs.existsSync(path.join(base, x, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a))
     if (v[0]) return path.join(base, v[0], 'bin')
   }
   return ''
@@ -50,8 +53,23 @@ export async function startCluster({maxConnections = 300} = {}) {
     fs.chmodSync(dir, 0o755)
     execFileSync('chown', ['-R', 'postgres:postgres', data, sock, pwfile])
   }
-  const as = (cmd, args) => (root ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args])
-  const [c, a] = as('initdb', ['-D', data, '-U', 'cast_admin', '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync'])
+  const as = (cmd, args) =>
+    root
+      ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', path.join(bin, cmd), ...args]]
+      : [path.join(bin, cmd), args]
+  const [c, a] = as('initdb', [
+    '-D',
+    data,
+    '-U',
+    'cast_admin',
+    '--pwfile',
+    pwfile,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ])
   execFileSync(c, a, {stdio: 'pipe'})
   const port = await freePort()
   const opts = ['-c', 'listen_addresses=127.0.0.1', '-c', `max_connections=${maxConnections}`, '-c', 'shared_buffers=128MB']

@@ -24,7 +24,10 @@ export {binOf} from './module.js'
 
 /** A spelling as the registry compares it: lowercase, spaces and dashes as `_`. */
 export function agentKey(name: string): string {
-  return name.trim().toLowerCase().replaceAll(/[\s-]+/g, '_')
+  return name
+    .trim()
+    .toLowerCase()
+    .replaceAll(/[\s-]+/g, '_')
 }
 
 export interface Registry {
@@ -65,7 +68,8 @@ export function createRegistry(modules: readonly AgentModule[]): Registry {
     byId.set(m.id, m)
     const parts = [m.reading.agent, m.screen.agent, m.hooks.spec?.agent ?? m.id]
     if (parts.some((p) => p !== m.id)) throw new Error(`agent registry: "${m.id}" has parts for ${[...new Set(parts)].join(', ')}`)
-    if ((m.hooks.reducer ?? null) !== (m.reading.hooks ?? null)) throw new Error(`agent registry: "${m.id}": the hook reducer is not the one its adapter reads with`)
+    if ((m.hooks.reducer ?? null) !== (m.reading.hooks ?? null))
+      throw new Error(`agent registry: "${m.id}": the hook reducer is not the one its adapter reads with`)
   }
 
   for (const m of modules) {

@@ -97,7 +97,10 @@ function agentKey(name: string): string {
  * An invalid pattern is left out and reported, never fatal. An agent cast has no patterns for
  * can be given patterns (and `processes`) in the config too.
  */
-export function compileScreenPatterns(overrides: ScreenOverrides = {}, builtin: readonly ScreenPatterns[] = registry().screenPatterns): {
+export function compileScreenPatterns(
+  overrides: ScreenOverrides = {},
+  builtin: readonly ScreenPatterns[] = registry().screenPatterns,
+): {
   patterns: CompiledScreenPatterns[]
   errors: string[]
 } {

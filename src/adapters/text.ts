@@ -21,7 +21,8 @@ const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
 
 /** `YYYY-MM-DDTHH:MM:SS.sssZ`, the form every agent here writes: read by hand, ~5× faster than Date.parse. */
 function fastIso(s: string): number | null {
-  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return null
+  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90)
+    return null
   for (const i of DIGITS) {
     const c = s.charCodeAt(i)
     if (c < 48 || c > 57) return null
@@ -29,7 +30,15 @@ function fastIso(s: string): number | null {
 
   const d = (i: number): number => s.charCodeAt(i) - 48
   const y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3)
-  const ms = Date.UTC(y, d(5) * 10 + d(6) - 1, d(8) * 10 + d(9), d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18), d(20) * 100 + d(21) * 10 + d(22))
+  const ms = Date.UTC(
+    y,
+    d(5) * 10 + d(6) - 1,
+    d(8) * 10 + d(9),
+    d(11) * 10 + d(12),
+    d(14) * 10 + d(15),
+    d(17) * 10 + d(18),
+    d(20) * 100 + d(21) * 10 + d(22),
+  )
   return Number.isNaN(ms) ? null : ms
 }
 

@@ -20,8 +20,15 @@ know the agent's keys, when no single pane can be tied to the session; exit 5 to
 dialog is still open afterwards. A question dialog is not a permission prompt: answer it in its
 terminal.`
   static override examples = [
-    {command: '<%= config.bin %> <%= command.id %> fnkcpnj', description: 'Answer its open prompt with yes. In the demo its agent is no longer running, so cast refuses and types nothing (exit 5).'},
-    {command: '<%= config.bin %> <%= command.id %> fnkcpnj --always', description: 'Allow it and stop asking for this kind of call (the agent\'s "always allow"); refused in the demo (exit 5).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> fnkcpnj',
+      description:
+        'Answer its open prompt with yes. In the demo its agent is no longer running, so cast refuses and types nothing (exit 5).',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> fnkcpnj --always',
+      description: 'Allow it and stop asking for this kind of call (the agent\'s "always allow"); refused in the demo (exit 5).',
+    },
   ]
   static override flags = {
     ...teamFlags,
@@ -35,7 +42,15 @@ terminal.`
     if (remote) return remote
     const store = await this.openStore()
     const {runDialogVerb} = await import('../lib/dialog.js')
-    const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, flags.always ? 'approve_always' : 'approve', null)
+    const {answer, line} = await runDialogVerb(
+      store,
+      this.env,
+      this.clock(),
+      this.me,
+      args.session,
+      flags.always ? 'approve_always' : 'approve',
+      null,
+    )
     if (!this.jsonEnabled()) this.log(line)
     return answer
   }

@@ -19,7 +19,10 @@ export default class Completion extends BaseCommand {
     const {args} = await this.parse(Completion)
     const commands = this.config.commands
       .filter((c) => !c.hidden)
-      .map((c) => ({flags: Object.entries(c.flags ?? {}).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : [])]), words: c.id.split(':')}))
+      .map((c) => ({
+        flags: Object.entries(c.flags ?? {}).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : [])]),
+        words: c.id.split(':'),
+      }))
       .sort((a, b) => a.words.join(' ').localeCompare(b.words.join(' ')))
     // For each command path typed so far ('' for none): the next words, and the flags of that command.
     const next = new Map<string, Set<string>>()
@@ -70,7 +73,9 @@ function fish(cases: string[], words: (k: string) => string, flags: (k: string) 
     for (const w of words(k).split(' ').filter(Boolean)) lines.push(`complete -c cast -n '${cond}' -a '${w}'`)
     for (const f of flags(k).split(' ').filter(Boolean)) {
       if (k === '') continue
-      lines.push(f.startsWith('--') ? `complete -c cast -n '${cond}' -l '${f.slice(2)}'` : `complete -c cast -n '${cond}' -s '${f.slice(1)}'`)
+      lines.push(
+        f.startsWith('--') ? `complete -c cast -n '${cond}' -l '${f.slice(2)}'` : `complete -c cast -n '${cond}' -s '${f.slice(1)}'`,
+      )
     }
   }
 

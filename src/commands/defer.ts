@@ -4,9 +4,7 @@ export default class Defer extends TriageCommand {
   static override description = `Not now: the session drops to the bottom of its section and comes back up on
 its next activity (a new message, a new turn). The lightest triage verb:
 nothing is hidden.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> ziabnwy',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> ziabnwy']
   static override strict = false
   static override summary = 'Drop sessions down their section until their next activity.'
   static override usage = ['<%= command.id %> SESSION...']

@@ -96,13 +96,16 @@ cast sessions -w, …).`
     }
 
     const fill = (text: string): string =>
-      text.replaceAll(/("?)\{\{([a-z]+):?([-+])(\d+)([smhd])\}\}("?)/g, (m, q1: string, kind: string, sign: string, n: string, unit: string, q2: string) => {
-        const at = new Date(now + (sign === '-' ? -1 : 1) * Number(n) * UNIT[unit as keyof typeof UNIT])
-        const value = render(kind, at)
-        if (value === null) return m
-        const numeric = kind === 'ms' || kind === 's'
-        return numeric && q1 && q2 ? value : `${q1}${value}${q2}`
-      })
+      text.replaceAll(
+        /("?)\{\{([a-z]+):?([-+])(\d+)([smhd])\}\}("?)/g,
+        (m, q1: string, kind: string, sign: string, n: string, unit: string, q2: string) => {
+          const at = new Date(now + (sign === '-' ? -1 : 1) * Number(n) * UNIT[unit as keyof typeof UNIT])
+          const value = render(kind, at)
+          if (value === null) return m
+          const numeric = kind === 'ms' || kind === 's'
+          return numeric && q1 && q2 ? value : `${q1}${value}${q2}`
+        },
+      )
     // A `<name>.db.sql` file is a SQLite database written as SQL (a binary file cannot carry the
     // time tokens): it becomes `<name>.db`, built from the filled SQL.
     const copy = (from: string, to: string): void => {
@@ -168,7 +171,15 @@ cast sessions -w, …).`
           const sid = castId(r.agent, r.native)
           if (r.declaration) {
             const d = r.declaration
-            store.patchRecords(sid, {declaration: {at: now - d.minutesAgo * 60_000, messages: facts(sid).messages, status: d.status, text: d.text, turnIndex: facts(sid).turnIndex}})
+            store.patchRecords(sid, {
+              declaration: {
+                at: now - d.minutesAgo * 60_000,
+                messages: facts(sid).messages,
+                status: d.status,
+                text: d.text,
+                turnIndex: facts(sid).turnIndex,
+              },
+            })
           }
 
           // Shared with a teammate (cast own, cast owners, cast disown have someone to show).
@@ -178,7 +189,8 @@ cast sessions -w, …).`
           }
 
           if (r.pinned) store.patchRecords(sid, {pinned: true})
-          if (r.filing === 'snoozed') store.patchRecords(sid, {filedAt: now, filing: 'snoozed', snoozedUntil: now + (r.snoozeMinutes ?? 60) * 60_000})
+          if (r.filing === 'snoozed')
+            store.patchRecords(sid, {filedAt: now, filing: 'snoozed', snoozedUntil: now + (r.snoozeMinutes ?? 60) * 60_000})
           else if (r.filing === 'killed') store.patchRecords(sid, {filedAt: now, filing: 'killed', killedAt: now})
           else if (r.filing) store.patchRecords(sid, {filedAt: now, filing: r.filing})
         }

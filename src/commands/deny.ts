@@ -19,8 +19,14 @@ Exit 5, and nothing is typed, when no permission prompt is open, when cast does 
 agent's keys, or when no single pane can be tied to the session; exit 5 too when the dialog is
 still open afterwards.`
   static override examples = [
-    {command: '<%= config.bin %> <%= command.id %> fnkcpnj', description: 'Answer its open prompt with no; refused in the demo, whose agents are not running (exit 5).'},
-    {command: '<%= config.bin %> <%= command.id %> fnkcpnj --note "Use the staging database"', description: 'Deny and tell the agent why; refused in the demo (exit 5).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> fnkcpnj',
+      description: 'Answer its open prompt with no; refused in the demo, whose agents are not running (exit 5).',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> fnkcpnj --note "Use the staging database"',
+      description: 'Deny and tell the agent why; refused in the demo (exit 5).',
+    },
   ]
   static override flags = {
     ...teamFlags,

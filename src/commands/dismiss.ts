@@ -7,18 +7,20 @@ brings a dismissed session back by itself; cast restore (or cast undo) does,
 and a handoff with cast own clears it.
 
 The watch stream prints one "gone" line per dismissed session.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> 6emibs5',
-    '<%= config.bin %> <%= command.id %> 6emibs5 k3qmfqy --json',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> 6emibs5', '<%= config.bin %> <%= command.id %> 6emibs5 k3qmfqy --json']
   static override strict = false
   static override summary = 'Dismiss sessions from the inbox.'
   static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Dismiss)
-    return this.triage('dismiss', this.sessionArgs(argv), (_row, now) => ({records: {filedAt: now, filing: 'dismissed', snoozedUntil: null}}), {
-      done: () => 'dismissed',
-    })
+    return this.triage(
+      'dismiss',
+      this.sessionArgs(argv),
+      (_row, now) => ({records: {filedAt: now, filing: 'dismissed', snoozedUntil: null}}),
+      {
+        done: () => 'dismissed',
+      },
+    )
   }
 }

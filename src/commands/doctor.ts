@@ -14,10 +14,15 @@ then the transcript, then the tmux screen). Then the store, tmux and the config.
 Exits 1 only for a real problem: a store cast cannot read, or a hook that points at a cast-hook
 binary that is not there (the agent would fail running it). Everything else is reported, with
 what to run, and exits 0.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', '<%= config.bin %> <%= command.id %> --repair']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --json',
+    '<%= config.bin %> <%= command.id %> --repair',
+  ]
   static override flags = {
     repair: Flags.boolean({
-      summary: "When the store's integrity check fails: copy what can be read into a new store (cast's own records: states, pins, owners, labels, decisions, the log), keep the damaged file beside it, and re-read the agents' files.",
+      summary:
+        "When the store's integrity check fails: copy what can be read into a new store (cast's own records: states, pins, owners, labels, decisions, the log), keep the damaged file beside it, and re-read the agents' files.",
     }),
   }
   static override summary = 'Check what cast can read on this machine, agent by agent.'

@@ -116,7 +116,12 @@ function explainLines(result: ExplainJson, row: SessionRow, c: Classification, f
     'Facts:',
   ]
   for (const x of result.facts) {
-    const v = x.fact === 'last_activity_at' && typeof x.value === 'string' ? humanTime(x.value, now) : typeof x.value === 'object' && x.value !== null ? JSON.stringify(x.value) : String(x.value)
+    const v =
+      x.fact === 'last_activity_at' && typeof x.value === 'string'
+        ? humanTime(x.value, now)
+        : typeof x.value === 'object' && x.value !== null
+          ? JSON.stringify(x.value)
+          : String(x.value)
     const src = x.source
     const where = src ? `${src.kind}: ${src.ref}${src.offset === undefined ? '' : ` @${src.offset}`}` : '-'
     lines.push(`  ${x.fact.padEnd(17)} ${v.length > 70 ? v.slice(0, 67) + '...' : v}`, `  ${''.padEnd(17)} ↳ ${where}`)

@@ -47,7 +47,15 @@ it. --label filters by your own label.`
     const cwd = flags.global ? null : path.resolve(process.cwd())
     // Joined to a team store: every machine's sessions (issue 17).
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
-    const filters = {agent: flags.agent, cwd, label: flags.label, limit: flags.limit, member, recencyMs: config.inbox.recencyMs, states: flags.state}
+    const filters = {
+      agent: flags.agent,
+      cwd,
+      label: flags.label,
+      limit: flags.limit,
+      member,
+      recencyMs: config.inbox.recencyMs,
+      states: flags.state,
+    }
     const rows = feedRows(store, this.me, now, filters, remote)
     if (!this.jsonEnabled()) for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global)) this.log(line)
     return feedJson(rows, this.me, now, cwd)

@@ -21,12 +21,21 @@ q quit. Each verb is the cast command of the same name, with the same rules and 
   static override summary = 'A live keyboard inbox: triage sessions without leaving the terminal.'
 
   async run(): Promise<void> {
-    if (!process.stdin.isTTY || !process.stdout.isTTY) this.fail('cast inbox needs a terminal (stdin and stdout a TTY); for scripts use cast sessions -w --json.', EXIT.USAGE)
+    if (!process.stdin.isTTY || !process.stdout.isTTY)
+      this.fail('cast inbox needs a terminal (stdin and stdout a TTY); for scripts use cast sessions -w --json.', EXIT.USAGE)
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {homeDir} = await import('../lib/env.js')
     const {runInbox} = await import('../lib/inbox/app.js')
     const config = await loadConfig(this.env)
-    await runInbox({clock: this.clock(), env: this.env, home: homeDir(this.env), me: this.me, recencyMs: config.inbox.recencyMs, self: [process.execPath, process.argv[1]!], store})
+    await runInbox({
+      clock: this.clock(),
+      env: this.env,
+      home: homeDir(this.env),
+      me: this.me,
+      recencyMs: config.inbox.recencyMs,
+      self: [process.execPath, process.argv[1]!],
+      store,
+    })
   }
 }

@@ -98,7 +98,13 @@ every pid signalled; --dry-run prints them and changes nothing.`
   }
 
   /** File the sessions under Killed, signal what the plan verified, and report each. */
-  private async kill(store: Store, clock: () => number, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan, graceMs: number): Promise<KillJson> {
+  private async kill(
+    store: Store,
+    clock: () => number,
+    ids: readonly string[],
+    {elsewhere, plans, refusedBy}: KillPlan,
+    graceMs: number,
+  ): Promise<KillJson> {
     const {makeIngester} = await import('../lib/ingest.js')
     const {applyTriage} = await import('../core/store/triage.js')
     const {terminate} = await import('../lib/terminate.js')
@@ -146,10 +152,23 @@ every pid signalled; --dry-run prints them and changes nothing.`
         survivors: ts.flatMap((t) => [...t.survivors]),
       }
     })
-    const report = await this.report('kill', applied.action, ids, now, (row) => killedLine(killed.find((x) => x.id === row.id)!, elsewhere.get(row.id)), new Set(ids))
+    const report = await this.report(
+      'kill',
+      applied.action,
+      ids,
+      now,
+      (row) =>
+        killedLine(
+          killed.find((x) => x.id === row.id)!,
+          elsewhere.get(row.id),
+        ),
+      new Set(ids),
+    )
     for (const k of killed) {
       if (k.survivors.length > 0) {
-        process.stderr.write(`cast: ${k.short_id}: still running after SIGKILL: ${k.survivors.join(', ')}${k.error ? ` (${k.error})` : ''}\n`)
+        process.stderr.write(
+          `cast: ${k.short_id}: still running after SIGKILL: ${k.survivors.join(', ')}${k.error ? ` (${k.error})` : ''}\n`,
+        )
         process.exitCode = EXIT.FAILURE
       } else if (k.error) {
         process.stderr.write(`cast: ${k.short_id}: warning: ${k.error}\n`)

@@ -5,7 +5,12 @@ import type {Verdict} from '../core/model/types.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 const MARKS = ['done', 'dormant', 'needs-input', 'needs_input', 'unread', 'read'] as const
-const VERDICT: Partial<Record<(typeof MARKS)[number], Verdict>> = {done: 'done', dormant: 'dormant', 'needs-input': 'needs_input', needs_input: 'needs_input'}
+const VERDICT: Partial<Record<(typeof MARKS)[number], Verdict>> = {
+  done: 'done',
+  dormant: 'dormant',
+  'needs-input': 'needs_input',
+  needs_input: 'needs_input',
+}
 
 export default class Mark extends TriageCommand {
   static override args = {

@@ -27,8 +27,14 @@ cursor and the dedupe keys are kept in the store per identity (--since SEQ repla
 cast daemon --notify does the same inside the daemon.`
   static override examples = [
     {command: '<%= config.bin %> <%= command.id %>', description: 'Desktop notifications until stopped (Ctrl-C).'},
-    {command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell', description: 'Page inside tmux, and ring the terminal, until stopped.'},
-    {command: '<%= config.bin %> <%= command.id %> --json --backend stdout', description: 'One JSON line per notification, nothing on the desktop, until stopped.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --backend tmux --backend bell',
+      description: 'Page inside tmux, and ring the terminal, until stopped.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --json --backend stdout',
+      description: 'One JSON line per notification, nothing on the desktop, until stopped.',
+    },
     {command: '<%= config.bin %> daemon --notify', description: 'The daemon pages you too, until stopped.'},
   ]
   static override flags = {
@@ -37,9 +43,14 @@ cast daemon --notify does the same inside the daemon.`
       options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'],
       delimiter: ',',
       helpValue: 'BACKEND',
-      summary: 'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it or use commas); overrides notify.backends.',
+      summary:
+        'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it or use commas); overrides notify.backends.',
     }),
-    since: Flags.integer({helpValue: 'SEQ', min: 0, summary: 'Replay the log after this seq (what is still pending pages), then follow it.'}),
+    since: Flags.integer({
+      helpValue: 'SEQ',
+      min: 0,
+      summary: 'Replay the log after this seq (what is still pending pages), then follow it.',
+    }),
   }
   static override summary = 'Desktop notifications when a session needs you.'
 

@@ -19,10 +19,7 @@ export default class Owners extends BaseCommand {
   }
   static override description = `Lists who owns a session (who added each owner, and when), who runs it and
 on which device, and whether it is in your inbox.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> kdsmarj',
-    '<%= config.bin %> <%= command.id %> kdsmarj --json',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> kdsmarj', '<%= config.bin %> <%= command.id %> kdsmarj --json']
   static override summary = "List a session's owners."
 
   async run(): Promise<OwnersJson> {

@@ -4,16 +4,15 @@ export default class Pin extends TriageCommand {
   static override description = `Pins sessions to the top of the inbox (the Pinned section), whatever their
 state. A pinned session keeps its state underneath, so the counts stay
 honest; an open question still files it under Questions.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> ckq7fgv',
-    '<%= config.bin %> <%= command.id %> ckq7fgv yjnhkpc',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> ckq7fgv', '<%= config.bin %> <%= command.id %> ckq7fgv yjnhkpc']
   static override strict = false
   static override summary = 'Pin sessions to the top of the inbox.'
   static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Pin)
-    return this.triage('pin', this.sessionArgs(argv), (row) => (row.records.pinned ? null : {records: {pinned: true}}), {done: () => 'pinned'})
+    return this.triage('pin', this.sessionArgs(argv), (row) => (row.records.pinned ? null : {records: {pinned: true}}), {
+      done: () => 'pinned',
+    })
   }
 }

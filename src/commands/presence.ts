@@ -80,8 +80,15 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
     const p = presenceFor(store, config, this.me, now)
     const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString())
     if (!this.jsonEnabled()) {
-      const budget = p.waitBudgetMs === null ? 'questions may wait indefinitely' : p.waitBudgetMs === 0 ? 'questions never block' : `questions block at most ${formatMs(p.waitBudgetMs)}`
-      this.log(`${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/time-format.js')).humanTime(p.until, now)}`} (${budget})`)
+      const budget =
+        p.waitBudgetMs === null
+          ? 'questions may wait indefinitely'
+          : p.waitBudgetMs === 0
+            ? 'questions never block'
+            : `questions block at most ${formatMs(p.waitBudgetMs)}`
+      this.log(
+        `${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/time-format.js')).humanTime(p.until, now)}`} (${budget})`,
+      )
       if (p.instructions) this.log(`instructions: ${p.instructions}`)
     }
 
@@ -89,9 +96,16 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
     const {readPresenceNotice, toldOf} = await import('../lib/turn-marks.js')
     const {castId, shortId} = await import('../core/model/ids.js')
     const notice = readPresenceNotice(this.env)
-    const told = notice === null ? [] : toldOf(this.env, notice.id).map((t) => ({agent: t.agent, id: castId(t.agent as never, t.nativeId), native_id: t.nativeId}))
+    const told =
+      notice === null
+        ? []
+        : toldOf(this.env, notice.id).map((t) => ({agent: t.agent, id: castId(t.agent as never, t.nativeId), native_id: t.nativeId}))
     if (!this.jsonEnabled() && notice !== null) {
-      this.log(told.length === 0 ? 'told: no session yet (each hears it on its next prompt)' : `told: ${told.map((t) => `${shortId(t.id)} (${t.agent})`).join(', ')}`)
+      this.log(
+        told.length === 0
+          ? 'told: no session yet (each hears it on its next prompt)'
+          : `told: ${told.map((t) => `${shortId(t.id)} (${t.agent})`).join(', ')}`,
+      )
     }
 
     return {

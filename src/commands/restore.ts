@@ -5,10 +5,7 @@ export default class Restore extends TriageCommand {
 snooze, a defer and a kill. The session returns to the section its state
 puts it in. Restoring a killed session brings its card back, not its
 process: the agent stays stopped until you send to it.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> 46uu5o4',
-    '<%= config.bin %> <%= command.id %> 46uu5o4 lh5rllu',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> 46uu5o4', '<%= config.bin %> <%= command.id %> 46uu5o4 lh5rllu']
   static override strict = false
   static override summary = 'Restore stashed, dismissed, snoozed or killed sessions.'
   static override usage = ['<%= command.id %> SESSION...']

@@ -31,13 +31,24 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 --if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> kdsmarj "Run the tests again and fix what fails"',
-    {command: '<%= config.bin %> <%= command.id %> kdsmarj "Next: write the migration" --if needs_input', description: 'Only if it is waiting on you right now (exit 5 otherwise).'},
-    {command: '<%= config.bin %> <%= command.id %> ziabnwy "Carry on" --if needs_input:settled', description: 'Only if its turn ended (not a dialog, an error or a dead process).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> kdsmarj "Next: write the migration" --if needs_input',
+      description: 'Only if it is waiting on you right now (exit 5 otherwise).',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> ziabnwy "Carry on" --if needs_input:settled',
+      description: 'Only if its turn ended (not a dialog, an error or a dead process).',
+    },
     {command: 'echo "Fix what the linter reports" | <%= config.bin %> <%= command.id %> kdsmarj -', description: 'The message from stdin.'},
   ]
   static override flags = {
     ...teamFlags,
-    if: Flags.string({helpValue: 'STATE[:REASON][,…]', multiple: true, multipleNonGreedy: true, summary: `Send only if the session is in one of these states (and reasons) now (${WORK_STATES.join(', ')}; repeat it or use commas); else exit 5.`}),
+    if: Flags.string({
+      helpValue: 'STATE[:REASON][,…]',
+      multiple: true,
+      multipleNonGreedy: true,
+      summary: `Send only if the session is in one of these states (and reasons) now (${WORK_STATES.join(', ')}; repeat it or use commas); else exit 5.`,
+    }),
   }
   static override summary = 'Send a message into a session as its next turn.'
 
@@ -73,9 +84,13 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 /** `needs_input:settled,done` → states with optional reasons; anything else is a usage error. */
 export function parseStateMatches(text: string, fail: (message: string) => never): {state: WorkState; reason: string | null}[] {
   const out: {state: WorkState; reason: string | null}[] = []
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [state, reason, ...rest] = part.split(':')
-    if (rest.length > 0 || (reason !== undefined && !/^[a-z_]+$/.test(reason.trim()))) fail(`"${part}" is not STATE or STATE:REASON (e.g. needs_input:settled).`)
+    if (rest.length > 0 || (reason !== undefined && !/^[a-z_]+$/.test(reason.trim())))
+      fail(`"${part}" is not STATE or STATE:REASON (e.g. needs_input:settled).`)
     out.push({reason: reason === undefined ? null : reason.trim(), state: parseStates(state!, fail)[0]!})
   }
 
@@ -85,7 +100,10 @@ export function parseStateMatches(text: string, fail: (message: string) => never
 
 /** `needs_input,done` → the states; anything else is a usage error. */
 export function parseStates(text: string, fail: (message: string) => never): WorkState[] {
-  const states = text.split(',').map((s) => s.trim().replace('-', '_')).filter(Boolean)
+  const states = text
+    .split(',')
+    .map((s) => s.trim().replace('-', '_'))
+    .filter(Boolean)
   for (const s of states) {
     if (!(WORK_STATES as readonly string[]).includes(s)) fail(`"${s}" is not a state; use ${WORK_STATES.join(', ')}.`)
   }

@@ -18,9 +18,18 @@ prints each matching session once.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
-    {command: `<%= config.bin %> <%= command.id %> --state done,idle --agent ${AGENT_SPELLING}`, description: 'A comma list and any spelling of the agent.'},
-    {command: '<%= config.bin %> <%= command.id %> -w --json --label fleet', description: 'Stream transitions of the sessions labelled fleet, until stopped.'},
-    {command: '<%= config.bin %> <%= command.id %> -w --json --since 42', description: 'Resume a stream after seq 42 (nothing lost, nothing twice), until stopped.'},
+    {
+      command: `<%= config.bin %> <%= command.id %> --state done,idle --agent ${AGENT_SPELLING}`,
+      description: 'A comma list and any spelling of the agent.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> -w --json --label fleet',
+      description: 'Stream transitions of the sessions labelled fleet, until stopped.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> -w --json --since 42',
+      description: 'Resume a stream after seq 42 (nothing lost, nothing twice), until stopped.',
+    },
   ]
   static override flags = {
     ...filterFlags,

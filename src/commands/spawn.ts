@@ -23,9 +23,18 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
 --label files the session under your label L from its first transition on, so "cast sessions -w --json --label L" follows it. --parent makes it a subagent of SESSION (folded under it in the inbox): a tree is at most 3 levels deep below its root and holds at most 5 spawned sessions, finished ones included; past either cap spawn refuses with exit 5.`
   static override examples = [
     `<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet "Fix the flaky auth test"`,
-    {command: `id=$(<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet --json "Write the migration" | jq -r .id)`, description: 'Keep the id for send and wait.'},
-    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --headless "Summarise the open TODOs"`, description: 'No terminal: a background run.'},
-    {command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --parent kdsmarj "Check the docs build"`, description: 'A subagent of session kdsmarj.'},
+    {
+      command: `id=$(<%= config.bin %> <%= command.id %> --agent ${FIRST} --label fleet --json "Write the migration" | jq -r .id)`,
+      description: 'Keep the id for send and wait.',
+    },
+    {
+      command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --headless "Summarise the open TODOs"`,
+      description: 'No terminal: a background run.',
+    },
+    {
+      command: `<%= config.bin %> <%= command.id %> --agent ${FIRST} --parent kdsmarj "Check the docs build"`,
+      description: 'A subagent of session kdsmarj.',
+    },
   ]
   static override flags = {
     agent: Flags.option({options: SPAWNABLE, required: true, summary: 'Which agent CLI to start.'})(),
@@ -62,7 +71,8 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const config = await loadConfig(this.env)
     const kind = flags.headless ? 'headless' : 'interactive'
     const template = commandTemplate(agent, kind, config)
-    if (template === null) this.fail(`No ${kind} command for ${agent}: set "agents": {"${flags.agent}": {"${kind}": [...]}} in ${config.file}.`, EXIT.USAGE)
+    if (template === null)
+      this.fail(`No ${kind} command for ${agent}: set "agents": {"${flags.agent}": {"${kind}": [...]}} in ${config.file}.`, EXIT.USAGE)
 
     const store = await this.openStore()
     const clock = this.clock()
@@ -117,7 +127,12 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         const {startDetached} = await import('../lib/deliver.js')
         const {castHome} = await import('../lib/env.js')
         const {pidAlive} = await import('../core/ingest/process-table.js')
-        const started = await startDetached(argv, {cwd, env: {...this.env, ...vars}, home: castHome(this.env), logName: `spawn-${childId ? shortId(childId) : spawn.id}`})
+        const started = await startDetached(argv, {
+          cwd,
+          env: {...this.env, ...vars},
+          home: castHome(this.env),
+          logName: `spawn-${childId ? shortId(childId) : spawn.id}`,
+        })
         target = started.log
         pid = started.pid
         stillRunning = () => Promise.resolve(pidAlive(started.pid))
@@ -131,7 +146,11 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     } catch (error) {
       dropSpawn(store, spawn.id)
       const message = (error as Error).message
-      this.fail(`Could not start ${flags.agent}: ${message}`, EXIT.FAILURE, /tmux/.test(message) ? ['Install tmux, or use --headless.'] : [])
+      this.fail(
+        `Could not start ${flags.agent}: ${message}`,
+        EXIT.FAILURE,
+        /tmux/.test(message) ? ['Install tmux, or use --headless.'] : [],
+      )
     }
 
     setSpawnTarget(store, spawn.id, target, pid)
@@ -139,7 +158,11 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     if (found === null) {
       if (!(await stillRunning())) {
         dropSpawn(store, spawn.id)
-        this.fail(`${flags.agent} exited before its session appeared (${target}).`, EXIT.FAILURE, flags.headless ? [`Its output: ${target}`] : [])
+        this.fail(
+          `${flags.agent} exited before its session appeared (${target}).`,
+          EXIT.FAILURE,
+          flags.headless ? [`Its output: ${target}`] : [],
+        )
       }
 
       this.fail(
@@ -154,7 +177,12 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const row = store.loadSessions([found])[0]!
     const json = sessionJson(row, this.me, clock())
     if (!this.jsonEnabled()) {
-      const bits = [`${row.agent}`, target, flags.label ? `label ${flags.label}` : null, parentId ? `child of ${shortId(parentId)}` : null].filter(Boolean)
+      const bits = [
+        `${row.agent}`,
+        target,
+        flags.label ? `label ${flags.label}` : null,
+        parentId ? `child of ${shortId(parentId)}` : null,
+      ].filter(Boolean)
       this.log(json.id)
       process.stderr.write(`cast: spawned ${json.short_id} (${bits.join(', ')}); now ${row.state}:${row.reason}\n`)
     }
@@ -166,7 +194,15 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
   private async waitForSession(
     store: import('../core/store/store.js').Store,
     clock: () => number,
-    w: {agent: string; childId: string | null; cwd: string; known: Set<string>; pid: number | null; stillRunning: () => Promise<boolean>; timeoutMs: number},
+    w: {
+      agent: string
+      childId: string | null
+      cwd: string
+      known: Set<string>
+      pid: number | null
+      stillRunning: () => Promise<boolean>
+      timeoutMs: number
+    },
   ): Promise<string | null> {
     const {syncBeforeRead} = await import('../lib/ingest.js')
     const {parentPid} = await import('../core/ingest/process-table.js')
@@ -180,7 +216,12 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         // No preassigned id: a new session of this agent in this directory, preferably one whose
         // process descends from the one we started (two spawns in one directory at once).
         const fresh = store
-          .loadSessions(store.sessionIds().filter((s) => s.agent === w.agent && !w.known.has(s.id)).map((s) => s.id))
+          .loadSessions(
+            store
+              .sessionIds()
+              .filter((s) => s.agent === w.agent && !w.known.has(s.id))
+              .map((s) => s.id),
+          )
           .filter((r) => r.facts.cwd === w.cwd)
           .sort((a, b) => b.firstSeenAt - a.firstSeenAt)
         const ours = fresh.find((r) => r.facts.process !== null && w.pid !== null && descendsFrom(r.facts.process.pid, w.pid, parentPid))

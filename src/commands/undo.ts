@@ -26,7 +26,10 @@ stopped, and scheduled messages the kill cancelled are armed again.
 --list shows the history, newest first (yours; --everyone for every
 identity).`
   static override examples = [
-    {command: '<%= config.bin %> dismiss 6emibs5 && <%= config.bin %> <%= command.id %>', description: 'Take back your last triage action (here the dismiss).'},
+    {
+      command: '<%= config.bin %> dismiss 6emibs5 && <%= config.bin %> <%= command.id %>',
+      description: 'Take back your last triage action (here the dismiss).',
+    },
     '<%= config.bin %> <%= command.id %> --list',
     '<%= config.bin %> <%= command.id %> --list --everyone --limit 50 --json',
   ]
@@ -43,7 +46,14 @@ identity).`
     const clock = this.clock()
     const {listActions, undoLast} = await import('../core/store/triage.js')
     const {shortId} = await import('../core/model/ids.js')
-    const toJson = (a: {action: number; at: number; who: string; verb: string; sessions: readonly string[]; undoneAt: number | null}): HistoryJson => ({
+    const toJson = (a: {
+      action: number
+      at: number
+      who: string
+      verb: string
+      sessions: readonly string[]
+      undoneAt: number | null
+    }): HistoryJson => ({
       action: a.action,
       at: new Date(a.at).toISOString(),
       sessions: [...a.sessions],
@@ -63,7 +73,9 @@ identity).`
           const ids = h.sessions.map(shortId)
           const list = ids.length > 4 ? `${ids.slice(0, 4).join(' ')} +${ids.length - 4}` : ids.join(' ')
           const who = flags.everyone ? `  ${h.who}` : ''
-          this.log(`${`#${h.action}`.padEnd(width)}  ${humanTime(h.at, now).padEnd(16)}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${humanTime(h.undone_at, now)})` : ''}`)
+          this.log(
+            `${`#${h.action}`.padEnd(width)}  ${humanTime(h.at, now).padEnd(16)}${who}  ${h.verb.padEnd(14)} ${list}${h.undone_at ? `  (undone ${humanTime(h.undone_at, now)})` : ''}`,
+          )
         }
       }
 
@@ -74,7 +86,8 @@ identity).`
     await this.sync(store, clock)
     const now = clock()
     const undone = undoLast(store, this.me, now)
-    if (undone === null) this.fail(`Nothing to undo: ${this.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])
+    if (undone === null)
+      this.fail(`Nothing to undo: ${this.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])
     const rows = store.loadSessions(undone.sessions)
     if (!this.jsonEnabled()) {
       this.log(`undid #${undone.action} ${undone.verb} (${(await import('../lib/time-format.js')).humanTime(undone.at, now)})`)

@@ -16,7 +16,13 @@ export default class Version extends BaseCommand {
 
   async run(): Promise<VersionJson> {
     await this.parse(Version)
-    const info: VersionJson = {arch: this.config.arch, name: this.config.name, node: process.version, platform: this.config.platform, version: this.config.version}
+    const info: VersionJson = {
+      arch: this.config.arch,
+      name: this.config.name,
+      node: process.version,
+      platform: this.config.platform,
+      version: this.config.version,
+    }
     if (!this.jsonEnabled()) this.log(this.config.userAgent)
     return info
   }

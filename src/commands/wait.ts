@@ -20,13 +20,23 @@ It reads the store, so it keeps waiting across an ingester restart; with no inge
 syncs the agents' files itself.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> ckq7fgv --until needs_input,done',
-    {command: '<%= config.bin %> <%= command.id %> jhgmszz ckq7fgv --until done --any --timeout 30m --json', description: 'The first of two to finish.'},
-    {command: '<%= config.bin %> <%= command.id %> jhgmszz --until done --timeout 2s', description: 'Give up after 2s when it is still working (exit 124).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> jhgmszz ckq7fgv --until done --any --timeout 30m --json',
+      description: 'The first of two to finish.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> jhgmszz --until done --timeout 2s',
+      description: 'Give up after 2s when it is still working (exit 124).',
+    },
   ]
   static override flags = {
     any: Flags.boolean({summary: 'Return as soon as one of the sessions is in a wanted state.'}),
     timeout: durationFlag({summary: 'Give up after this long (e.g. 90s, 30m, 2h): exit 124.'}),
-    until: Flags.string({multiple: true, required: true, summary: 'Wanted states, comma-separated or repeated: working, needs_input (or needs-input), done, dormant, idle.'}),
+    until: Flags.string({
+      multiple: true,
+      required: true,
+      summary: 'Wanted states, comma-separated or repeated: working, needs_input (or needs-input), done, dormant, idle.',
+    }),
   }
   static override strict = false
   static override summary = 'Wait until sessions reach a state.'
@@ -37,7 +47,8 @@ syncs the agents' files itself.`
     const wanted: string[] = []
     for (const s of splitList(flags.until)) {
       const state = normaliseState(s)
-      if (state === null) this.fail(`--until: "${s}" is not a state (one of ${WORK_STATES.join(', ')}; needs-input and needs_input alike).`, EXIT.USAGE)
+      if (state === null)
+        this.fail(`--until: "${s}" is not a state (one of ${WORK_STATES.join(', ')}; needs-input and needs_input alike).`, EXIT.USAGE)
       wanted.push(state)
     }
 

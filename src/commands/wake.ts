@@ -6,10 +6,7 @@ export default class Wake extends TriageCommand {
 (reason snooze_expired until its next activity); any other session is marked
 needs-input, as cast mark needs-input does. A stash or dismiss is lifted. A
 killed session is refused (exit 5): cast restore brings its card back.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> et4lssa',
-    '<%= config.bin %> <%= command.id %> et4lssa bccgmd6 --json',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %> et4lssa', '<%= config.bin %> <%= command.id %> et4lssa bccgmd6 --json']
   static override strict = false
   static override summary = 'Move sessions to Needs Input now (ends a snooze early).'
   static override usage = ['<%= command.id %> SESSION...']
@@ -33,7 +30,9 @@ killed session is refused (exit 5): cast restore brings its card back.`
       {
         done: () => 'woken',
         refuse: (row) =>
-          isKilled(row.records) ? `${shortId(row.id)} is killed: "cast restore ${shortId(row.id)}" brings its card back (nothing was woken).` : null,
+          isKilled(row.records)
+            ? `${shortId(row.id)} is killed: "cast restore ${shortId(row.id)}" brings its card back (nothing was woken).`
+            : null,
       },
     )
   }

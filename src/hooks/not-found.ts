@@ -45,7 +45,8 @@ const hook: Hook.CommandNotFound = function (opts) {
   const shown = parts.slice(0, keep).join(' ')
   const near = nearest(parts.slice(0, Math.max(keep, 1)).join(':'), all).map((id) => `cast ${id.replaceAll(':', ' ')}`)
   const message = `"${shown}" is not a cast command.`
-  const suggestions = near.length > 0 ? [`Did you mean: ${near.join(', ')}?`, 'Run "cast help" for every command.'] : ['Run "cast help" for every command.']
+  const suggestions =
+    near.length > 0 ? [`Did you mean: ${near.join(', ')}?`, 'Run "cast help" for every command.'] : ['Run "cast help" for every command.']
   const argv = opts.argv ?? []
   const dash = argv.indexOf('--')
   const json = (dash === -1 ? argv : argv.slice(0, dash)).includes('--json')

@@ -49,7 +49,14 @@ export function nudgeHookNames(): string {
 export function resumeExamples(): string[] {
   return registry().modules.flatMap((m) => {
     const t = m.commands?.templates.resume
-    return t ? [t.filter((a) => a !== '--').map((a) => a.replace('{id}', 'ID').replace('{prompt}', '…').replace('{cwd}', 'DIR')).join(' ')] : []
+    return t
+      ? [
+          t
+            .filter((a) => a !== '--')
+            .map((a) => a.replace('{id}', 'ID').replace('{prompt}', '…').replace('{cwd}', 'DIR'))
+            .join(' '),
+        ]
+      : []
   })
 }
 
@@ -102,7 +109,9 @@ export function fillTemplate(template: readonly string[], values: {prompt?: stri
     const at = template.findIndex((a) => a.includes('{prompt}'))
     const dashes = template.indexOf('--')
     if (at !== -1 && template[at] === '{prompt}' && (dashes === -1 || dashes > at)) {
-      throw new TemplateError('the command template passes the message where a message beginning with "-" would be read as an option; put "--" before {prompt}')
+      throw new TemplateError(
+        'the command template passes the message where a message beginning with "-" would be read as an option; put "--" before {prompt}',
+      )
     }
   }
 

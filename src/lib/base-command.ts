@@ -17,8 +17,20 @@ export {CastError, storeFault} from './errors.js'
 
 /** Commands that never write cast's store: CAST_NOW only sets the clock they read with. */
 export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
-  'daemon:status', 'decide:list', 'decide:show', 'demo', 'doctor', 'explain', 'feed', 'hooks:status', 'owners',
-  'schedule:list', 'sessions', 'state:show', 'version', 'wait',
+  'daemon:status',
+  'decide:list',
+  'decide:show',
+  'demo',
+  'doctor',
+  'explain',
+  'feed',
+  'hooks:status',
+  'owners',
+  'schedule:list',
+  'sessions',
+  'state:show',
+  'version',
+  'wait',
 ])
 
 /** The longest text any argument or flag may carry (a message for send/schedule is at most this too). */
@@ -147,7 +159,15 @@ export abstract class BaseCommand extends Command {
 
     let r: Awaited<ReturnType<typeof remoteRequest>>
     try {
-      r = await remoteRequest(store, this.env, config, this.me, deviceName(this.env), {args, query, verb}, {isLocal, noWait: flags['no-wait'] === true, timeoutMs})
+      r = await remoteRequest(
+        store,
+        this.env,
+        config,
+        this.me,
+        deviceName(this.env),
+        {args, query, verb},
+        {isLocal, noWait: flags['no-wait'] === true, timeoutMs},
+      )
     } catch (error) {
       if (error instanceof RemoteError) throw new CastError(error.message, error.exit)
       throw error

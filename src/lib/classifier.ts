@@ -14,7 +14,12 @@ export function settleConfigOf(config: CastConfig): SettleClassifierConfig | nul
 }
 
 /** The runner for this store, or undefined when no classifier is configured (or the config is unreadable). */
-export async function settleRunnerFor(store: Store, env: Env, clock: () => number, log?: (m: string) => void): Promise<SettleRunner | undefined> {
+export async function settleRunnerFor(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  log?: (m: string) => void,
+): Promise<SettleRunner | undefined> {
   const {loadConfig} = await import('./config.js')
   let config: CastConfig
   try {
@@ -32,7 +37,14 @@ export interface RestExplanation {
   /** declaration: the agent's cast state; classifier: the settle classifier's verdict; structure: a trigger, background work or a child; fallback: nothing judged it. */
   readonly decided_by: 'declaration' | 'classifier' | 'structure' | 'fallback'
   readonly note: string
-  readonly classifier: {readonly configured: boolean; readonly verdict: string | null; readonly why: string | null; readonly error: string | null; readonly at: string | null; readonly ms: number | null} | null
+  readonly classifier: {
+    readonly configured: boolean
+    readonly verdict: string | null
+    readonly why: string | null
+    readonly error: string | null
+    readonly at: string | null
+    readonly ms: number | null
+  } | null
   /** The Stop hook nudged the current turn (docs/hooks.md). */
   readonly nudged: boolean
 }
@@ -50,7 +62,12 @@ const REST_REASONS: Readonly<Record<string, RestExplanation['decided_by']>> = {
 }
 
 /** For `cast explain`: null unless rule 7 (settled) gave the state. */
-export async function restOf(store: Store, row: import('../core/store/store.js').SessionRow, reason: string, env: Env): Promise<RestExplanation | null> {
+export async function restOf(
+  store: Store,
+  row: import('../core/store/store.js').SessionRow,
+  reason: string,
+  env: Env,
+): Promise<RestExplanation | null> {
   const by = REST_REASONS[reason]
   if (by === undefined) return null
   const {getSettleVerdict} = await import('../core/store/settle-verdicts.js')
@@ -64,22 +81,28 @@ export async function restOf(store: Store, row: import('../core/store/store.js')
   }
 
   const v = getSettleVerdict(store, row.id, row.facts.turnIndex)
-  const classifier = v === null && !configured ? null : {
-    at: v === null ? null : new Date(v.at).toISOString(),
-    configured,
-    error: v?.error ?? null,
-    ms: v?.ms ?? null,
-    verdict: v?.verdict ?? null,
-    why: v?.why ?? null,
-  }
+  const classifier =
+    v === null && !configured
+      ? null
+      : {
+          at: v === null ? null : new Date(v.at).toISOString(),
+          configured,
+          error: v?.error ?? null,
+          ms: v?.ms ?? null,
+          verdict: v?.verdict ?? null,
+          why: v?.why ?? null,
+        }
   const nudged = wasNudged(env, row.agent, row.nativeId)
   let note: string
-  if (by === 'declaration') note = `the agent declared ${row.records.declaration?.status ?? '?'} in turn ${row.records.declaration?.turnIndex ?? '?'}${nudged ? ' (after the Stop hook nudged it)' : ''}`
+  if (by === 'declaration')
+    note = `the agent declared ${row.records.declaration?.status ?? '?'} in turn ${row.records.declaration?.turnIndex ?? '?'}${nudged ? ' (after the Stop hook nudged it)' : ''}`
   else if (by === 'classifier') note = `the settle classifier judged turn ${row.facts.turnIndex} delivered${v?.why ? `: ${v.why}` : ''}`
   else if (by === 'structure') note = `a machine wakes it (${reason})`
-  else if (v?.error) note = `the settle classifier failed on turn ${row.facts.turnIndex} (${v.error}); nothing else judged it, so it needs you`
+  else if (v?.error)
+    note = `the settle classifier failed on turn ${row.facts.turnIndex} (${v.error}); nothing else judged it, so it needs you`
   else if (v?.verdict) note = `the settle classifier judged turn ${row.facts.turnIndex} ${v.verdict}${v.why ? `: ${v.why}` : ''}`
-  else if (configured) note = `no declaration; the settle classifier has not judged turn ${row.facts.turnIndex} yet (it runs in cast daemon and cast sessions -w)`
+  else if (configured)
+    note = `no declaration; the settle classifier has not judged turn ${row.facts.turnIndex} yet (it runs in cast daemon and cast sessions -w)`
   else note = `no declaration${nudged ? ' although the Stop hook nudged this turn' : ''} and no settle classifier configured`
   return {classifier, decided_by: by, note, nudged}
 }

@@ -43,7 +43,10 @@ const Config = z.strictObject({
     .default({recency: 7 * 24 * 3600 * 1000}),
   notify: z
     .strictObject({
-      backends: z.array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'])).min(1).default(['auto']),
+      backends: z
+        .array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout']))
+        .min(1)
+        .default(['auto']),
       command: z.union([argv, z.null()]).default(null),
       done: z.enum(['soft', 'normal', 'off']).default('soft'),
       group_window: duration.refine((ms) => ms <= 10_000, 'at most 10s (try "150ms")').default(150),
@@ -76,8 +79,14 @@ const Config = z.strictObject({
       z.strictObject({
         members: members.optional(),
         name: z.string().min(1).optional(),
-        url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
-        url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+          .optional(),
+        url_env: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+          .optional(),
       }),
     ])
     .default([]),
@@ -111,12 +120,20 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
     file,
     inbox: {recencyMs: c.inbox.recency},
     notify: c.notify
-      ? {backends: c.notify.backends, command: c.notify.command, done: c.notify.done, groupWindowMs: c.notify.group_window, quiet: c.notify.quiet}
+      ? {
+          backends: c.notify.backends,
+          command: c.notify.command,
+          done: c.notify.done,
+          groupWindowMs: c.notify.group_window,
+          quiet: c.notify.quiet,
+        }
       : undefined,
     presences: [...BUILTIN_PRESENCES.filter((p) => !names.has(p.name)), ...custom],
     screenPatterns: c.screen_patterns,
-    settleClassifier: c.settle_classifier === null ? null : Array.isArray(c.settle_classifier) ? c.settle_classifier : c.settle_classifier.command,
-    settleClassifierTimeoutMs: c.settle_classifier !== null && !Array.isArray(c.settle_classifier) ? (c.settle_classifier.timeout ?? null) : null,
+    settleClassifier:
+      c.settle_classifier === null ? null : Array.isArray(c.settle_classifier) ? c.settle_classifier : c.settle_classifier.command,
+    settleClassifierTimeoutMs:
+      c.settle_classifier !== null && !Array.isArray(c.settle_classifier) ? (c.settle_classifier.timeout ?? null) : null,
     team: (Array.isArray(c.team) ? c.team : (c.team.members ?? [])).map((t) => (typeof t === 'string' ? {id: t} : t)),
     teamStore: Array.isArray(c.team) ? undefined : {name: c.team.name ?? null, url: c.team.url ?? null, urlEnv: c.team.url_env ?? null},
   }

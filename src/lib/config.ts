@@ -29,7 +29,9 @@ export interface CastConfig {
   /** How long one settle-classifier run may take (null: the 20 s default). */
   readonly settleClassifierTimeoutMs?: number | null
   /** argv templates per agent: {interactive, headless, resume}. `{prompt}`, `{id}`, `{cwd}` are filled in. */
-  readonly agents: Readonly<Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>>
+  readonly agents: Readonly<
+    Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>
+  >
   /** Extra or replacement screen patterns for the terminal fallback, per agent. */
   readonly screenPatterns: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
   /** Paging (`cast notify`, `cast daemon --notify`): backends, the custom command, done and quiet notices, the burst window. */
@@ -80,7 +82,14 @@ export function resolveIdentity(config: CastConfig, who: string): string {
   return typed
 }
 
-const DEFAULTS = {agents: {}, inbox: {recencyMs: 7 * 24 * 3600 * 1000}, presences: BUILTIN_PRESENCES, screenPatterns: {}, settleClassifier: null, team: []}
+const DEFAULTS = {
+  agents: {},
+  inbox: {recencyMs: 7 * 24 * 3600 * 1000},
+  presences: BUILTIN_PRESENCES,
+  screenPatterns: {},
+  settleClassifier: null,
+  team: [],
+}
 
 /** Load and validate the config file; zod is imported only when there is a file. */
 export async function loadConfig(env: Env): Promise<CastConfig> {

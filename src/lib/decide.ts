@@ -76,7 +76,10 @@ export function waitBudget(presences: readonly PresenceInForce[]): {budgetMs: nu
 
 /** A card for a terminal: question, why, numbered options (recommended marked), answer. */
 export function renderCard(card: DecisionCard, now: number): string {
-  const lines = [`${card.id}  ${card.question}`, `   session ${shortId(card.sessionId)} · asked ${formatAge(now - card.askedAt)} by ${card.askedBy}`]
+  const lines = [
+    `${card.id}  ${card.question}`,
+    `   session ${shortId(card.sessionId)} · asked ${formatAge(now - card.askedAt)} by ${card.askedBy}`,
+  ]
   if (card.why) for (const l of card.why.split('\n')) lines.push(`   why: ${l}`)
   for (const [i, o] of card.options.entries()) {
     const mark = card.recommend === i + 1 ? ' (recommended)' : ''
@@ -86,8 +89,12 @@ export function renderCard(card: DecisionCard, now: number): string {
   if (card.answer !== null) {
     const label = card.options[card.answer - 1]?.label ?? '?'
     const who = card.answeredBy ?? '?'
-    if (card.auto && card.answeredAt === null) lines.push(`   auto-decided ${card.answer}. ${label} — ${card.answerNote ?? ''} (awaiting your review)`)
-    else lines.push(`   answered ${card.answer}. ${label} by ${who}${card.auto ? ' (after an auto-decision)' : ''}${card.answerNote ? ` — ${card.answerNote}` : ''}`)
+    if (card.auto && card.answeredAt === null)
+      lines.push(`   auto-decided ${card.answer}. ${label} — ${card.answerNote ?? ''} (awaiting your review)`)
+    else
+      lines.push(
+        `   answered ${card.answer}. ${label} by ${who}${card.auto ? ' (after an auto-decision)' : ''}${card.answerNote ? ` — ${card.answerNote}` : ''}`,
+      )
   }
 
   return lines.join('\n')
@@ -96,7 +103,10 @@ export function renderCard(card: DecisionCard, now: number): string {
 /** The message an answer is delivered as, when the session did not wait for it. */
 export function answerMessage(card: DecisionCard, choice: number, by: string, note: string | null, overrode: number | null): string {
   const o = card.options[choice - 1]!
-  const head = overrode === null ? `Answer to your question "${card.question}"` : `${by} changed your auto-decision on "${card.question}" (you took ${overrode}. ${card.options[overrode - 1]?.label ?? '?'})`
+  const head =
+    overrode === null
+      ? `Answer to your question "${card.question}"`
+      : `${by} changed your auto-decision on "${card.question}" (you took ${overrode}. ${card.options[overrode - 1]?.label ?? '?'})`
   return `${head}: ${choice}. ${o.label}${o.effect ? ` (${o.effect})` : ''}${note ? `. Note from ${by}: ${note}` : ''}`
 }
 

@@ -25,14 +25,7 @@ import path from 'node:path'
 import {pidAlive} from '../core/ingest/process-table.js'
 import {shortId} from '../core/model/ids.js'
 import type {WorkState} from '../core/model/types.js'
-import {
-  claimSchedule,
-  dueScheduleIds,
-  failAbandonedClaims,
-  finishDelivery,
-  getSchedule,
-  type Schedule,
-} from '../core/store/schedules.js'
+import {claimSchedule, dueScheduleIds, failAbandonedClaims, finishDelivery, getSchedule, type Schedule} from '../core/store/schedules.js'
 import {recentSends, recordSend} from '../core/store/sends.js'
 import type {SessionRow, Store} from '../core/store/store.js'
 import {commandTemplate, fillTemplate, TemplateError} from './agent-commands.js'
@@ -79,7 +72,15 @@ export interface StateMatch {
 const HEADLESS_PID = /^(?:.*: )?headless \S+ pid (\d+)/
 
 /** Deliver `message` into session `id` as its next turn, and record it. */
-export async function sendMessage(store: Store, env: Env, clock: () => number, me: string, id: string, message: string, options: SendOptions = {}): Promise<SendResult> {
+export async function sendMessage(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  id: string,
+  message: string,
+  options: SendOptions = {},
+): Promise<SendResult> {
   message = checkMessageText(message)
   if (!options.synced) syncBeforeRead(store, env, clock, me)
   const row = store.loadSessions([id])[0]
@@ -140,7 +141,8 @@ export async function sendMessage(store: Store, env: Env, clock: () => number, m
     try {
       argv = fillTemplate(template, {cwd, id: row.nativeId, prompt: message}, row.agent)
     } catch (error) {
-      if (error instanceof TemplateError) throw new CastError(`Cannot resume session ${shortId(id)} headless: ${error.message}. Nothing sent.`, EXIT.REFUSED)
+      if (error instanceof TemplateError)
+        throw new CastError(`Cannot resume session ${shortId(id)} headless: ${error.message}. Nothing sent.`, EXIT.REFUSED)
       throw error
     }
 
@@ -187,7 +189,10 @@ function isDir(p: string): boolean {
  * Start a program detached from cast (it outlives this command), output to a log file under
  * `$CAST_HOME/runs/`. Resolves once the process has started; rejects if it cannot start.
  */
-export async function startDetached(argv: readonly string[], o: {cwd: string; env: Env; logName: string; home: string}): Promise<{pid: number; log: string}> {
+export async function startDetached(
+  argv: readonly string[],
+  o: {cwd: string; env: Env; logName: string; home: string},
+): Promise<{pid: number; log: string}> {
   const [file, ...args] = argv
   if (!file) throw new CastError('The agent command is empty.', EXIT.USAGE)
   const dir = path.join(o.home, 'runs')
@@ -249,7 +254,12 @@ export async function deliverDueSchedules(store: Store, env: Env, clock: () => n
     let via: string | null = null
     let error: string | null = null
     try {
-      const r = await sendMessage(store, env, clock, me, s.sessionId, s.message, {cause: `schedule ${s.id}`, config, synced: true, who: s.createdBy})
+      const r = await sendMessage(store, env, clock, me, s.sessionId, s.message, {
+        cause: `schedule ${s.id}`,
+        config,
+        synced: true,
+        who: s.createdBy,
+      })
       via = r.via
     } catch (error_) {
       error = (error_ as Error).message

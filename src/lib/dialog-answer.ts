@@ -47,7 +47,12 @@ export const CLOSE_TIMEOUT_MS = 5000
 export const DIALOG_SETTLE_MS = 1500
 
 /** The keys to send for `action`, or why cast cannot answer: a question is open, or the agent declares no such keys. */
-function answerKeys(row: SessionRow, stored: OpenDialog | null, action: DialogAction, note: string | null): {keys: DialogKeys; sequence: readonly string[]} {
+function answerKeys(
+  row: SessionRow,
+  stored: OpenDialog | null,
+  action: DialogAction,
+  note: string | null,
+): {keys: DialogKeys; sequence: readonly string[]} {
   const id = shortId(row.id)
   const verb = action === 'deny' ? 'deny' : 'approve'
   if (stored?.kind === 'question') {
@@ -60,16 +65,25 @@ function answerKeys(row: SessionRow, stored: OpenDialog | null, action: DialogAc
 
   const keys = dialogKeys(row.agent)
   if (keys === null) {
-    throw new CastError(`cast does not know the keys of ${row.agent}'s permission dialog: answer it in its terminal. Nothing sent.`, EXIT.REFUSED)
+    throw new CastError(
+      `cast does not know the keys of ${row.agent}'s permission dialog: answer it in its terminal. Nothing sent.`,
+      EXIT.REFUSED,
+    )
   }
 
   const sequence = action === 'approve' ? keys.approve : action === 'approve_always' ? keys.approveAlways : keys.deny
   if (!sequence || sequence.length === 0) {
-    throw new CastError(`${row.agent}'s permission dialog has no "always allow" key cast knows: use cast approve ${id} without --always, or answer it in its terminal. Nothing sent.`, EXIT.REFUSED)
+    throw new CastError(
+      `${row.agent}'s permission dialog has no "always allow" key cast knows: use cast approve ${id} without --always, or answer it in its terminal. Nothing sent.`,
+      EXIT.REFUSED,
+    )
   }
 
   if (note !== null && (!keys.denyNoteKeys || keys.denyNoteKeys.length === 0)) {
-    throw new CastError(`${row.agent}'s permission dialog takes no note cast knows how to type: deny without --note, then cast send ${id} the note. Nothing sent.`, EXIT.REFUSED)
+    throw new CastError(
+      `${row.agent}'s permission dialog takes no note cast knows how to type: deny without --note, then cast send ${id} the note. Nothing sent.`,
+      EXIT.REFUSED,
+    )
   }
 
   return {keys, sequence}
@@ -83,7 +97,10 @@ async function promptOnScreen(env: Env, row: SessionRow, pane: Pane, stored: Ope
   if (shown === null || shown.kind !== 'approval') {
     const state = stored ? ` (the store says one is open, from ${stored.source}, but the screen does not show it)` : ''
     const extra = shown?.kind === 'question' ? ` Its screen shows a question dialog (${shown.text}): answer it in its terminal.` : ''
-    throw new CastError(`No permission prompt is open on session ${id}'s screen, tmux ${paneName(pane)}${state}. Nothing sent.${extra}`, EXIT.REFUSED)
+    throw new CastError(
+      `No permission prompt is open on session ${id}'s screen, tmux ${paneName(pane)}${state}. Nothing sent.${extra}`,
+      EXIT.REFUSED,
+    )
   }
 
   // A dialog that has only just opened drops or misroutes keys (one agent's TUI, observed: a `1` in
@@ -95,7 +112,10 @@ async function promptOnScreen(env: Env, row: SessionRow, pane: Pane, stored: Ope
     await sleep(DIALOG_SETTLE_MS - Math.max(0, age))
     const again = await captureScreen(pane, env)
     if (screenDialog(env, row.agent, pane, again)?.kind !== 'approval') {
-      throw new CastError(`The permission prompt on session ${id}'s screen, tmux ${paneName(pane)}, closed before cast answered it. Nothing sent.`, EXIT.REFUSED)
+      throw new CastError(
+        `The permission prompt on session ${id}'s screen, tmux ${paneName(pane)}, closed before cast answered it. Nothing sent.`,
+        EXIT.REFUSED,
+      )
     }
   }
 
@@ -128,7 +148,13 @@ async function typeAnswer(env: Env, pane: Pane, keys: DialogKeys, sequence: read
  * no prompt is open, the agent declares no keys, the pane cannot be tied to the session; exit 5
  * too when the dialog did not close.
  */
-export async function answerDialog(store: Store, env: Env, row: SessionRow, action: DialogAction, note: string | null): Promise<DialogAnswer> {
+export async function answerDialog(
+  store: Store,
+  env: Env,
+  row: SessionRow,
+  action: DialogAction,
+  note: string | null,
+): Promise<DialogAnswer> {
   const id = shortId(row.id)
   const verb = action === 'deny' ? 'deny' : 'approve'
   const stored = storedDialog(row)
@@ -192,15 +218,25 @@ export function checkMessageText(text: string, what = 'The message'): string {
   const normal = text.replace(/\r\n/g, '\n')
   const bytes = Buffer.byteLength(normal, 'utf8')
   if (bytes > MAX_MESSAGE_BYTES) {
-    throw new CastError(`${what} is ${bytes} bytes; cast sends at most ${MAX_MESSAGE_BYTES} (64 KB). Nothing sent.`, EXIT.USAGE, ['Put it in a file and send its path.'])
+    throw new CastError(`${what} is ${bytes} bytes; cast sends at most ${MAX_MESSAGE_BYTES} (64 KB). Nothing sent.`, EXIT.USAGE, [
+      'Put it in a file and send its path.',
+    ])
   }
 
   // eslint-disable-next-line no-control-regex
   const bad = /[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/.exec(normal)
   if (bad) {
     const code = bad[0].codePointAt(0)!
-    const name = code === 0x1b ? 'ESC (an escape sequence, e.g. a bracketed-paste end marker)' : code === 0x0d ? 'CR (carriage return)' : `0x${code.toString(16).padStart(2, '0')}`
-    throw new CastError(`${what} holds a control character, ${name}, at offset ${bad.index}: only newline and tab are sent. Nothing sent.`, EXIT.USAGE)
+    const name =
+      code === 0x1b
+        ? 'ESC (an escape sequence, e.g. a bracketed-paste end marker)'
+        : code === 0x0d
+          ? 'CR (carriage return)'
+          : `0x${code.toString(16).padStart(2, '0')}`
+    throw new CastError(
+      `${what} holds a control character, ${name}, at offset ${bad.index}: only newline and tab are sent. Nothing sent.`,
+      EXIT.USAGE,
+    )
   }
 
   return normal

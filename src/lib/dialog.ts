@@ -72,7 +72,11 @@ function claimsIn(data: string, path: string): Claim[] {
   if (isObject(screen) && typeof screen['pid'] === 'number') {
     const pane = typeof screen['pane'] === 'string' ? screen['pane'] : '?'
     const address = typeof screen['address'] === 'string' && screen['address'] !== '' ? ` (${screen['address']})` : ''
-    out.push({pid: screen['pid'], source: `tmux ${pane}${address}`, startedAt: typeof screen['startedAt'] === 'number' ? screen['startedAt'] : null})
+    out.push({
+      pid: screen['pid'],
+      source: `tmux ${pane}${address}`,
+      startedAt: typeof screen['startedAt'] === 'number' ? screen['startedAt'] : null,
+    })
   }
 
   return out
@@ -103,7 +107,8 @@ export function checkClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativ
   for (const claim of candidates) {
     const n = others.get(claim.pid)?.size ?? 0
     if (n > 0) refused.push({claim, why: `pid ${claim.pid} is claimed by ${n} other session${n === 1 ? '' : 's'} too (a shared process)`})
-    else if (isSharedDaemon(row.agent, claim.pid)) refused.push({claim, why: `pid ${claim.pid} is ${row.agent}'s shared daemon, not this session's own process`})
+    else if (isSharedDaemon(row.agent, claim.pid))
+      refused.push({claim, why: `pid ${claim.pid} is ${row.agent}'s shared daemon, not this session's own process`})
     else verified.push(claim)
   }
 
@@ -111,7 +116,11 @@ export function checkClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativ
 }
 
 /** Pid → the other sessions whose verified claims name it (only pids in `wanted`, or all when null). */
-function otherClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativeId'>, wanted: ReadonlySet<number> | null): Map<number, Set<string>> {
+function otherClaims(
+  store: Store,
+  row: Pick<SessionRow, 'agent' | 'nativeId'>,
+  wanted: ReadonlySet<number> | null,
+): Map<number, Set<string>> {
   const others = new Map<number, Set<string>>()
   const self = `${row.agent}\0${row.nativeId}`
   const note = (agent: string, nativeId: string, data: string, path: string): void => {
@@ -132,8 +141,7 @@ function otherClaims(store: Store, row: Pick<SessionRow, 'agent' | 'nativeId'>, 
 // The pane
 
 export type PaneFinding =
-  | {readonly pane: Pane; readonly pid: number; readonly why: null}
-  | {readonly pane: null; readonly pid: null; readonly why: string}
+  {readonly pane: Pane; readonly pid: number; readonly why: null} | {readonly pane: null; readonly pid: null; readonly why: string}
 
 /**
  * The one pane whose process tree holds one of the session's verified pids, on any tmux server
@@ -148,7 +156,12 @@ export async function findPane(store: Store, row: SessionRow, env: Env, claims =
   }
 
   const panes = (await listAllPanes(env)).filter((p) => !p.dead)
-  if (panes.length === 0) return {pane: null, pid: null, why: `session ${id} (pid ${claims.verified.map((c) => c.pid).join(', ')}) is not in a tmux pane: no tmux server answers`}
+  if (panes.length === 0)
+    return {
+      pane: null,
+      pid: null,
+      why: `session ${id} (pid ${claims.verified.map((c) => c.pid).join(', ')}) is not in a tmux pane: no tmux server answers`,
+    }
   const children = childrenMap()
   if (children === null) return {pane: null, pid: null, why: 'no /proc: the process tree cannot be read'}
   const pids = new Set(claims.verified.map((c) => c.pid))
@@ -174,7 +187,11 @@ export async function findPane(store: Store, row: SessionRow, env: Env, claims =
   if (hits.length === 1) return {...hits[0]!, why: null}
   const list = claims.verified.map((c) => c.pid).join(', ')
   if (hits.length === 0) return {pane: null, pid: null, why: `session ${id} runs in process ${list}, which is not in a tmux pane`}
-  return {pane: null, pid: null, why: `session ${id} (pid ${list}) is in ${hits.length} tmux panes (${hits.map((h) => paneName(h.pane)).join(', ')}): cast will not guess`}
+  return {
+    pane: null,
+    pid: null,
+    why: `session ${id} (pid ${list}) is in ${hits.length} tmux panes (${hits.map((h) => paneName(h.pane)).join(', ')}): cast will not guess`,
+  }
 }
 
 export function paneName(p: Pane): string {
@@ -254,4 +271,13 @@ export function dialogKeys(agent: Agent): DialogKeys | null {
   return registry().byId(agent)?.screen.keys ?? null
 }
 
-export {answerDialog, checkMessageText, CLOSE_TIMEOUT_MS, DIALOG_SETTLE_MS, type DialogAction, type DialogAnswer, MAX_MESSAGE_BYTES, runDialogVerb} from './dialog-answer.js'
+export {
+  answerDialog,
+  checkMessageText,
+  CLOSE_TIMEOUT_MS,
+  DIALOG_SETTLE_MS,
+  type DialogAction,
+  type DialogAnswer,
+  MAX_MESSAGE_BYTES,
+  runDialogVerb,
+} from './dialog-answer.js'

@@ -46,7 +46,9 @@ export function whoAmI(env: Env = process.env): string {
   if (cachedMe?.key === key) return cachedMe.me
   let me: string | undefined
   try {
-    me = execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim() || undefined
+    me =
+      execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim() ||
+      undefined
   } catch {
     // no git, or no email configured
   }

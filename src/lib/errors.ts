@@ -117,7 +117,8 @@ export function classifyError(error: unknown, home: string): Classified {
   // this.exit(n): not an error to report.
   if (err instanceof Errors.ExitError) return {exit: typeof err.oclif.exit === 'number' ? err.oclif.exit : 0, kind: 'exit'}
   // A store written by a newer cast, or one that cannot be opened: their own line, exit 1.
-  if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError') return {exit: EXIT.FAILURE, kind: 'report', message: err.message, suggestions: []}
+  if (err.name === 'SchemaFromFutureError' || err.name === 'StoreOpenError')
+    return {exit: EXIT.FAILURE, kind: 'report', message: err.message, suggestions: []}
   const exit = err.exitCode ?? (typeof err.oclif?.exit === 'number' ? err.oclif.exit : EXIT.FAILURE)
   return {exit, kind: 'report', message: parseErrorMessage(err), suggestions: [], unexpected: true}
 }
@@ -192,13 +193,13 @@ export function storeFault(err: Error & {code?: unknown}, home: string): CastErr
   if (/^SQLITE_READONLY/.test(code) || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return readOnlyHome(home, why)
 
   if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_IOERR/.test(code) && diskFull(home))) {
-    return new CastError(noSpaceMessage(home, why), EXIT.FAILURE, [
-      'Free some space and run the command again.',
-    ])
+    return new CastError(noSpaceMessage(home, why), EXIT.FAILURE, ['Free some space and run the command again.'])
   }
 
   if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
-    return new CastError(`The cast store in ${home} stayed locked by another process (${why}): nothing was changed.`, EXIT.FAILURE, ['Run the command again.'])
+    return new CastError(`The cast store in ${home} stayed locked by another process (${why}): nothing was changed.`, EXIT.FAILURE, [
+      'Run the command again.',
+    ])
   }
 
   if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) {

@@ -90,13 +90,24 @@ export function feedJson(rows: readonly SessionRow[], me: string, now: number, c
 }
 
 /** The human feed: a header line and a table (with a CWD column for every directory), or one line when empty. */
-export async function renderFeed(rows: readonly SessionRow[], now: number, cwd: string | null, home: string, global: boolean): Promise<string[]> {
+export async function renderFeed(
+  rows: readonly SessionRow[],
+  now: number,
+  cwd: string | null,
+  home: string,
+  global: boolean,
+): Promise<string[]> {
   const scope = cwd === null ? 'every directory' : tildify(cwd, home)
   if (rows.length === 0) return [`No recent sessions in ${scope}${global ? '' : ' (-g: every directory)'}.`]
   const {default: Table} = await import('cli-table3')
   const head = ['ID', 'STATE', 'TITLE', 'WHO', 'ACTIVE', 'AGENT']
   if (cwd === null) head.push('CWD')
-  const table = new Table({chars: {'left-mid': '', mid: '', 'mid-mid': '', 'right-mid': ''}, head, style: {border: [], head: []}, wordWrap: false})
+  const table = new Table({
+    chars: {'left-mid': '', mid: '', 'mid-mid': '', 'right-mid': ''},
+    head,
+    style: {border: [], head: []},
+    wordWrap: false,
+  })
   for (const r of rows) {
     const title = titleOf(r) ?? '(untitled)'
     const line = [

@@ -27,7 +27,10 @@ export const AGENT_SPELLING = registry().modules[0]?.names.aliases[0] ?? registr
 
 /** States in both spellings: `needs-input` and `needs_input` (and `needs input`). */
 export function normaliseState(input: string): WorkState | null {
-  const key = input.trim().toLowerCase().replaceAll(/[\s-]+/g, '_')
+  const key = input
+    .trim()
+    .toLowerCase()
+    .replaceAll(/[\s-]+/g, '_')
   return (WORK_STATES as readonly string[]).includes(key) ? (key as WorkState) : null
 }
 

@@ -45,7 +45,10 @@ export function cells(text: string): number {
 }
 
 /** The help's width: OCLIF_COLUMNS, else COLUMNS, else the terminal's, else 80; at least 40. */
-export function helpWidth(env: Readonly<Record<string, string | undefined>> = process.env, tty: {isTTY?: boolean; columns?: number} = process.stdout): number {
+export function helpWidth(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  tty: {isTTY?: boolean; columns?: number} = process.stdout,
+): number {
   for (const key of ['OCLIF_COLUMNS', 'COLUMNS']) {
     const n = Number(env[key])
     if (Number.isInteger(n) && n > 0) return Math.max(40, n)
@@ -229,7 +232,12 @@ class CastCommandHelp extends CommandHelp {
     const section = this.indentSpacing * 2
     return list
       .map((e) => {
-        if (typeof e === 'string') return e.split(LF).filter(Boolean).map((c) => this.command_(c, section)).join('\n')
+        if (typeof e === 'string')
+          return e
+            .split(LF)
+            .filter(Boolean)
+            .map((c) => this.command_(c, section))
+            .join('\n')
         const described = this.wrap(e.description, section)
         return `${described}\n\n${this.indent(this.command_(e.command, section + this.indentSpacing))}`
       })

@@ -49,7 +49,9 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
   let matcher: ReturnType<typeof screenMatcher> | undefined
   // Off under CAST_NOW, a test clock: the live process table says nothing about a made-up time.
   const scanAgents = env.CAST_NOW ? new Set<Agent>() : new Set(adapters.filter((a) => a.processScan).map((a) => a.agent))
-  attachScreenSweep(ingester, () => sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}))
+  attachScreenSweep(ingester, () =>
+    sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}),
+  )
   return ingester
 }
 
@@ -75,7 +77,13 @@ export interface SyncBeforeReadOptions {
  * Bring the store up to date before reading it: when no live ingester holds the lease, run one
  * incremental sync in-process. Either way, reconcile the sessions whose time rules came due.
  */
-export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: string, options: SyncBeforeReadOptions = {}): SyncStats | null {
+export function syncBeforeRead(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  options: SyncBeforeReadOptions = {},
+): SyncStats | null {
   let stats: SyncStats | null = null
   if (!leaseIsLive(store.getLease(INGESTER_LEASE))) {
     const ingester = makeIngester(store, env, clock, me)
@@ -89,7 +97,10 @@ export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: 
         if (t - started < PROGRESS_AFTER_MS || t - last < 1000) return
         last = t
         shown = true
-        say(`cast: reading agent history: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files, ${Math.round(bytes / 2 ** 20)} MB`, false)
+        say(
+          `cast: reading agent history: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} files, ${Math.round(bytes / 2 ** 20)} MB`,
+          false,
+        )
       }
     }
 
@@ -97,7 +108,11 @@ export function syncBeforeRead(store: Store, env: Env, clock: () => number, me: 
       ? {keep: sessionsWithRecords(store), minBytes: DEFER_MIN_BYTES, olderThan: clock() - options.recentFirst.recencyMs}
       : undefined
     stats = ingester.sync(undefined, {defer})
-    if (shown) options.progress?.(`cast: read ${stats.read.toLocaleString('en-US')} files, ${Math.round(stats.bytes / 2 ** 20)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`, true)
+    if (shown)
+      options.progress?.(
+        `cast: read ${stats.read.toLocaleString('en-US')} files, ${Math.round(stats.bytes / 2 ** 20)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        true,
+      )
     consumeSpool(store, ingester, castHome(env), clock)
     screenSweepOf(ingester)?.() // terminal fallback: one tmux sweep
     if (stats.deferred > 0) startBackfill(store, env)

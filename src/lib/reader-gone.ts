@@ -78,7 +78,9 @@ export function onReaderGone(fd: number, onGone: () => void, intervalMs = 400): 
 
 /** stdout is a socket (a Node parent's 'pipe'): read it; EOF means the reader closed its end. */
 function onPeerClosed(onGone: () => void): () => void {
-  const handle = (process.stdout as unknown as {_handle?: {onread?: (buf?: ArrayBuffer) => void; readStart?: () => number; readStop?: () => number}})._handle
+  const handle = (
+    process.stdout as unknown as {_handle?: {onread?: (buf?: ArrayBuffer) => void; readStart?: () => number; readStop?: () => number}}
+  )._handle
   if (!handle?.readStart) return () => {}
   handle.onread = (buf?: ArrayBuffer) => {
     // Data a reader sent back is ignored; end-of-file or an error is the reader gone.

@@ -20,7 +20,9 @@ export function resolveSession(store: Store, query: string): string {
     const byNative = one !== undefined && one.nativeId === typed && one.id !== lower
     const byId = one !== undefined && one.id === lower && one.nativeId !== typed
     const others = candidates.filter(
-      (c) => c.id !== one?.id && ((byNative && c.id.startsWith(lower)) || (byId && (c.nativeId.startsWith(typed) || c.nativeId.toLowerCase().startsWith(lower)))),
+      (c) =>
+        c.id !== one?.id &&
+        ((byNative && c.id.startsWith(lower)) || (byId && (c.nativeId.startsWith(typed) || c.nativeId.toLowerCase().startsWith(lower)))),
     )
     if (typed.length < 4 || others.length === 0) return r.id
     r = {kind: 'many', matches: [...new Set([r.id, ...others.map((c) => c.id)])].sort()}

@@ -46,7 +46,7 @@ export function findOwnSession(store: Store, flag: string | undefined, env: Env,
   const found = fromProcessTree(store, startPid)
   if (found) return found
   if (agentAbove(startPid) && leaseIsLive(store.getLease(INGESTER_LEASE))) {
-    for (const end = Date.now() + CLAIM_WAIT_MS; Date.now() < end; ) {
+    for (const end = Date.now() + CLAIM_WAIT_MS; Date.now() < end;) {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
       const later = fromProcessTree(store, startPid)
       if (later) return later

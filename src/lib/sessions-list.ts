@@ -50,9 +50,13 @@ export async function listSessions(
   // Recent first (issue 16): the inbox reads the files inside its window and leaves the older
   // ones to a background pass; --all waits for every file, with a progress line past a second.
   const syncOptions = flags.all
-    ? {progress: (line: string, final: boolean) => process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`)}
+    ? {
+        progress: (line: string, final: boolean) =>
+          process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`),
+      }
     : {recentFirst: {recencyMs: config.inbox.recencyMs}}
-  const synced = env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, env, clock, me, syncOptions)
+  const synced =
+    env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, env, clock, me, syncOptions)
   const now = clock()
   // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
   const remote = await teamRows(store, env, config, deviceName(env), (m) => process.stderr.write(`cast: ${m}\n`))
@@ -73,14 +77,22 @@ export async function listSessions(
   }
 
   // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
-  const {listing, rows} = inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
+  const {listing, rows} =
+    inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
   if (!out.json) {
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
-    out.styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'), terminalWidth(env)))
+    out.styled(
+      fitLines(
+        renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'),
+        terminalWidth(env),
+      ),
+    )
     if (synced && synced.deferred > 0) {
       out.line('')
-      out.line(`Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`)
+      out.line(
+        `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
+      )
     } else if (store.countSessions() === 0) {
       const roots = makeIngester(store, env, clock, me).roots()
       out.line('')

@@ -15,7 +15,14 @@ import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, matche
 const CHUNK = 500
 
 /** Write the listing with `write` (strings of at most a chunk of rows); returns how many rows it listed. */
-export function streamListing(store: Store, me: string, now: number, f: ListFilters, write: (chunk: string) => void, chunk = CHUNK): number {
+export function streamListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  write: (chunk: string) => void,
+  chunk = CHUNK,
+): number {
   const ids = sessionIdsInOrder(store)
   const counted: Parameters<typeof tally>[0][number][] = []
   // What sortRows reads of a row, and nothing else.
@@ -67,8 +74,23 @@ export function streamListing(store: Store, me: string, now: number, f: ListFilt
  * `buildListing([...store.loadSessions(), ...remote], …)`, with the older rows only counted.
  * Null when filters are set (the full read then).
  */
-export function inboxListing(store: Store, me: string, now: number, f: ListFilters, remote: readonly SessionRow[]): ReturnType<typeof buildListing> | null {
-  if (f.all || f.team || (f.agent && f.agent.length > 0) || f.cwd || (f.label && f.label.length > 0) || f.quiet || (f.states && f.states.length > 0)) return null
+export function inboxListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  remote: readonly SessionRow[],
+): ReturnType<typeof buildListing> | null {
+  if (
+    f.all ||
+    f.team ||
+    (f.agent && f.agent.length > 0) ||
+    f.cwd ||
+    (f.label && f.label.length > 0) ||
+    f.quiet ||
+    (f.states && f.states.length > 0)
+  )
+    return null
   const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
   const {ids, olderByRunner} = inboxCandidates(store, since)
   const out = buildListing([...store.loadSessions(ids), ...remote], me, now, f)

@@ -49,7 +49,7 @@ export function fitLine(line: string, width: number | null): string {
   let cells = 0
   let out = ''
   let coloured = false
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     ANSI.lastIndex = i
     const m = ANSI.exec(line)
     if (m) {
@@ -78,5 +78,10 @@ export function fitLine(line: string, width: number | null): string {
 }
 
 export function fitLines(text: string, width: number | null): string {
-  return width === null ? text : text.split('\n').map((l) => fitLine(l, width)).join('\n')
+  return width === null
+    ? text
+    : text
+        .split('\n')
+        .map((l) => fitLine(l, width))
+        .join('\n')
 }

@@ -15,7 +15,13 @@ export function writeTeamConfig(file: string, team: {url?: string; name?: string
   }
 
   const cur = raw.team
-  const obj: Record<string, unknown> = Array.isArray(cur) ? (cur.length > 0 ? {members: cur} : {}) : typeof cur === 'object' && cur !== null ? {...cur} : {}
+  const obj: Record<string, unknown> = Array.isArray(cur)
+    ? cur.length > 0
+      ? {members: cur}
+      : {}
+    : typeof cur === 'object' && cur !== null
+      ? {...cur}
+      : {}
   if (team === null) {
     delete obj.url
     delete obj.name

@@ -117,7 +117,8 @@ export function isRunning(pid: number): boolean {
  */
 export function verifyIdentity(pid: number, startedAt: number | null | undefined): Refusal {
   if (!Number.isInteger(pid) || pid <= 1) return `pid ${pid} is never signalled`
-  if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) return `the claim on pid ${pid} records no start time, so its identity cannot be verified`
+  if (typeof startedAt !== 'number' || !Number.isFinite(startedAt))
+    return `the claim on pid ${pid} records no start time, so its identity cannot be verified`
   if (!isRunning(pid)) return `pid ${pid} is not running`
   const actual = processStartTime(pid)
   if (actual === null) return `the start time of pid ${pid} cannot be read`

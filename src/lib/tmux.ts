@@ -31,7 +31,13 @@ export class TmuxError extends Error {
 async function tmux(args: readonly string[], env: Env, input?: string, socket?: string): Promise<string> {
   const {execa} = await import('execa')
   try {
-    const r = await execa('tmux', socket ? ['-S', socket, ...args] : args, {env: tmuxEnv(env), extendEnv: false, input, stripFinalNewline: true, timeout: 10_000})
+    const r = await execa('tmux', socket ? ['-S', socket, ...args] : args, {
+      env: tmuxEnv(env),
+      extendEnv: false,
+      input,
+      stripFinalNewline: true,
+      timeout: 10_000,
+    })
     return r.stdout
   } catch (error) {
     const e = error as {stderr?: string; shortMessage?: string; code?: string}
@@ -182,7 +188,10 @@ export async function openWindow(w: NewWindow, env: Env): Promise<Pane> {
   if (!exists) {
     try {
       return parse(
-        await tmux(['new-session', '-d', ...format, '-s', w.session, '-n', w.name, '-c', w.cwd, '-x', '200', '-y', '50', ...vars, '--', ...argv], env),
+        await tmux(
+          ['new-session', '-d', ...format, '-s', w.session, '-n', w.name, '-c', w.cwd, '-x', '200', '-y', '50', ...vars, '--', ...argv],
+          env,
+        ),
       )
     } catch (error) {
       // Another spawn created it in the meantime: open a window in it instead.

@@ -34,7 +34,12 @@ export abstract class TriageCommand extends BaseCommand {
   }
 
   /** Resolve every query, then apply `plan` to each session in one transaction and report. */
-  protected async triage(verb: string, queries: readonly string[], plan: (row: SessionRow, now: number) => TriageChange | null, options: TriageOptions): Promise<TriageResult> {
+  protected async triage(
+    verb: string,
+    queries: readonly string[],
+    plan: (row: SessionRow, now: number) => TriageChange | null,
+    options: TriageOptions,
+  ): Promise<TriageResult> {
     const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('./resolve.js')
     const {applyTriage} = await import('../core/store/triage.js')
@@ -52,7 +57,14 @@ export abstract class TriageCommand extends BaseCommand {
   }
 
   /** Reload the sessions and print one line each: short id, title, what was done, where it is now. */
-  protected async report(verb: string, action: number | null, ids: readonly string[], now: number, done: (row: SessionRow) => string, changed?: ReadonlySet<string>): Promise<TriageResult> {
+  protected async report(
+    verb: string,
+    action: number | null,
+    ids: readonly string[],
+    now: number,
+    done: (row: SessionRow) => string,
+    changed?: ReadonlySet<string>,
+  ): Promise<TriageResult> {
     const store = await this.openStore()
     const {sessionJson, titleOf} = await import('./views.js')
     const {oneLine} = await import('./sanitize.js')
@@ -61,7 +73,9 @@ export abstract class TriageCommand extends BaseCommand {
     if (!this.jsonEnabled()) {
       for (const row of rows) {
         const what = changed && !changed.has(row.id) ? 'unchanged' : done(row)
-        this.log(`${shortId(row.id)}  ${oneLine(titleOf(row) ?? '(untitled)')}  ${oneLine(what)} → ${row.bucket} (${row.state}:${row.reason})`)
+        this.log(
+          `${shortId(row.id)}  ${oneLine(titleOf(row) ?? '(untitled)')}  ${oneLine(what)} → ${row.bucket} (${row.state}:${row.reason})`,
+        )
       }
     }
 

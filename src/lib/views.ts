@@ -173,7 +173,11 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
 }
 
 /** The watch line of DESIGN §6.1: codecast's field names, so scripts written for it keep working. */
-export function watchLine(t: Transition | {event: 'snapshot'; seq: number; ts: number}, row: SessionRow | undefined, me: string): Record<string, unknown> {
+export function watchLine(
+  t: Transition | {event: 'snapshot'; seq: number; ts: number},
+  row: SessionRow | undefined,
+  me: string,
+): Record<string, unknown> {
   const label = row?.labels[me] ?? null
   const isTransition = t.event !== 'snapshot'
   return {
@@ -224,7 +228,18 @@ export function outlivesRecency(row: SessionRow): boolean {
 
 /** Is this session one the user should see under these filters (my inbox, or the team's)? */
 export function matchesFilters(row: SessionRow, me: string, now: number, f: ListFilters): boolean {
-  if (!f.team && !inInbox({all: f.all || outlivesRecency(row), lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt, me, now, owners: row.records.owners, recencyMs: f.recencyMs, runner: row.runner})) {
+  if (
+    !f.team &&
+    !inInbox({
+      all: f.all || outlivesRecency(row),
+      lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt,
+      me,
+      now,
+      owners: row.records.owners,
+      recencyMs: f.recencyMs,
+      runner: row.runner,
+    })
+  ) {
     return false
   }
 
@@ -270,14 +285,29 @@ export interface Listing {
  */
 export function buildListing(all: readonly SessionRow[], me: string, now: number, f: ListFilters): {listing: Listing; rows: SessionRow[]} {
   const visible = all.filter((r) => matchesFilters(r, me, now, f))
-  const counts = tally(visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})))
+  const counts = tally(
+    visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})),
+  )
   const listed = sortRows(visible.filter((r) => r.bucket !== 'folded' && (f.all || (r.bucket !== 'dismissed' && r.bucket !== 'hidden'))))
   const olderHidden =
     f.all || f.team
       ? 0
-      : all.filter((r) => r.bucket !== 'folded' && r.bucket !== 'dismissed' && r.bucket !== 'hidden' && !matchesFilters(r, me, now, f) && matchesFilters(r, me, now, {...f, all: true})).length
+      : all.filter(
+          (r) =>
+            r.bucket !== 'folded' &&
+            r.bucket !== 'dismissed' &&
+            r.bucket !== 'hidden' &&
+            !matchesFilters(r, me, now, f) &&
+            matchesFilters(r, me, now, {...f, all: true}),
+        ).length
   return {
-    listing: {counts, generated_at: new Date(now).toISOString(), me, older_hidden: olderHidden, sessions: listed.map((r) => sessionJson(r, me, now))},
+    listing: {
+      counts,
+      generated_at: new Date(now).toISOString(),
+      me,
+      older_hidden: olderHidden,
+      sessions: listed.map((r) => sessionJson(r, me, now)),
+    },
     rows: listed,
   }
 }
@@ -368,7 +398,9 @@ export function renderListing(listing: Listing, rows: SessionRow[], now: number,
   const clock = new Date(now).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
   const older =
     listing.older_hidden > 0
-      ? [`${listing.older_hidden} older session${listing.older_hidden === 1 ? '' : 's'} hidden (no activity in the recency window): cast sessions --all lists them`]
+      ? [
+          `${listing.older_hidden} older session${listing.older_hidden === 1 ? '' : 's'} hidden (no activity in the recency window): cast sessions --all lists them`,
+        ]
       : []
   out.push(`${title} · ${oneLine(listing.me)}  ${clock}`, formatTally(listing.counts), ...older, '')
   let current: Bucket | null = null

@@ -69,7 +69,7 @@ class SessionWatch {
     this.done = resolve
   })
 
-  private settleRunnerFor: typeof import('./classifier.js')['settleRunnerFor'] | null = null
+  private settleRunnerFor: (typeof import('./classifier.js'))['settleRunnerFor'] | null = null
 
   constructor(
     private readonly store: Store,
@@ -80,7 +80,15 @@ class SessionWatch {
     this.clock = clockFrom(env)
     this.me = whoAmI(env)
     this.home = castHome(env)
-    this.filters = {agent: flags.agent, all: true, cwd: flags.cwd, label: flags.label, quiet: flags.quiet, states: flags.state, team: flags.team}
+    this.filters = {
+      agent: flags.agent,
+      all: true,
+      cwd: flags.cwd,
+      label: flags.label,
+      quiet: flags.quiet,
+      states: flags.state,
+      team: flags.team,
+    }
     this.lastSeq = flags.since ?? -1
   }
 
@@ -167,7 +175,12 @@ class SessionWatch {
     const {deviceName} = await import('./env.js')
     const {startTeamSync} = await import('../core/store/team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
-    return startTeamSync(this.store, this.env, await loadConfig(this.env), {clock: this.clock, device: deviceName(this.env), log, me: this.me})
+    return startTeamSync(this.store, this.env, await loadConfig(this.env), {
+      clock: this.clock,
+      device: deviceName(this.env),
+      log,
+      me: this.me,
+    })
   }
 
   private inView(row: SessionRow | undefined): boolean {
@@ -198,7 +211,10 @@ class SessionWatch {
     const mark = this.mark!
     const next = historyMark(store)
     if (next.lastId === mark.lastId && next.undone === mark.undone) return
-    const ids = next.undone === mark.undone ? historySessionsAfter(store, mark.lastId) : [...this.members.keys(), ...historySessionsAfter(store, mark.lastId)]
+    const ids =
+      next.undone === mark.undone
+        ? historySessionsAfter(store, mark.lastId)
+        : [...this.members.keys(), ...historySessionsAfter(store, mark.lastId)]
     this.mark = next
     const seq = Math.max(this.lastSeq, 0)
     for (const row of store.loadSessions([...new Set(ids)])) {
@@ -206,7 +222,17 @@ class SessionWatch {
       const now = this.inView(row)
       if (was === now) continue
       this.members.set(row.id, now)
-      const t: Transition = {bucket: row.bucket, event: (now ? 'enter' : 'leave') as Transition['event'], from: row.state, fromBucket: row.bucket, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: this.clock()}
+      const t: Transition = {
+        bucket: row.bucket,
+        event: (now ? 'enter' : 'leave') as Transition['event'],
+        from: row.state,
+        fromBucket: row.bucket,
+        reason: row.reason,
+        seq,
+        sessionId: row.id,
+        to: row.state,
+        ts: this.clock(),
+      }
       if (!this.write(this.line(t, row))) return
     }
   }
@@ -233,7 +259,17 @@ class SessionWatch {
     for (const row of this.store.loadSessions()) {
       if (row.bucket === 'folded' || !matchesFilters(row, this.me, now, this.filters)) continue
       const line = watchLine({event: 'snapshot', seq, ts: now}, row, this.me)
-      const human = {bucket: row.bucket, event: 'snapshot' as Transition['event'], from: null, fromBucket: null, reason: row.reason, seq, sessionId: row.id, to: row.state, ts: now}
+      const human = {
+        bucket: row.bucket,
+        event: 'snapshot' as Transition['event'],
+        from: null,
+        fromBucket: null,
+        reason: row.reason,
+        seq,
+        sessionId: row.id,
+        to: row.state,
+        ts: now,
+      }
       if (!this.write(this.json ? JSON.stringify(line) : humanLine(human, row))) break
     }
   }
@@ -255,7 +291,7 @@ class SessionWatch {
     )
   }
 
-  async run(settleRunnerFor: typeof import('./classifier.js')['settleRunnerFor']): Promise<void> {
+  async run(settleRunnerFor: (typeof import('./classifier.js'))['settleRunnerFor']): Promise<void> {
     this.settleRunnerFor = settleRunnerFor
     for (const row of this.store.loadSessions()) this.members.set(row.id, this.inView(row))
     this.mark = historyMark(this.store)
@@ -302,7 +338,14 @@ function describeFilters(flags: WatchFlags): string[] {
   return out
 }
 
-const EVENT_WORD: Record<string, string> = {enter: 'enters', gone: 'gone', leave: 'leaves', new: 'new', snapshot: 'now', transition: 'moved'}
+const EVENT_WORD: Record<string, string> = {
+  enter: 'enters',
+  gone: 'gone',
+  leave: 'leaves',
+  new: 'new',
+  snapshot: 'now',
+  transition: 'moved',
+}
 
 /** One readable line per change: local time, what happened, the short id, state and reason, title. */
 function humanLine(t: Transition, row: SessionRow | undefined): string {

@@ -76,7 +76,11 @@ describe('a fixture agent, registered with one line', () => {
     const spool = path.join(castHome, 'spool')
     fs.mkdirSync(spool, {mode: 0o700, recursive: true})
     const secs = Math.floor(NOW / 1000) - 5
-    fs.writeFileSync(path.join(spool, `${secs}.000000000.4242.fixture_agent.json`), JSON.stringify({event: 'Ask', session: NATIVE, tool: 'Bash'}), {mode: 0o600})
+    fs.writeFileSync(
+      path.join(spool, `${secs}.000000000.4242.fixture_agent.json`),
+      JSON.stringify({event: 'Ask', session: NATIVE, tool: 'Bash'}),
+      {mode: 0o600},
+    )
     consumeSpool(store, ingester, castHome, () => NOW)
     row = store.loadSessions([id])[0]!
     expect(row.facts.approval).toMatchObject({text: 'Bash'})
@@ -85,7 +89,8 @@ describe('a fixture agent, registered with one line', () => {
 
   it('--agent and the config accept its spellings', () => {
     withFixture()
-    for (const s of ['fixture_agent', 'fixture-agent', 'Fixture Agent', 'fixture', 'FIXTURE-CLI']) expect(parseAgent(s)).toBe('fixture_agent')
+    for (const s of ['fixture_agent', 'fixture-agent', 'Fixture Agent', 'fixture', 'FIXTURE-CLI'])
+      expect(parseAgent(s)).toBe('fixture_agent')
     expect(agentFromName('fixture')).toBe('fixture_agent')
     expect(() => parseAgent('nobody')).toThrow(/fixture_agent/)
     // No id syntax of its own: any plain word, never an option.

@@ -14,7 +14,9 @@ import {agentKey, type AgentModule, binOf, createRegistry, MODULES, registry} fr
 const SRC = path.resolve(import.meta.dirname, '../../src')
 const ADAPTERS_DIR = path.join(SRC, 'adapters')
 const files = (dir: string): string[] =>
-  fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
+  fs
+    .readdirSync(dir, {withFileTypes: true})
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
 
 /**
  * Files that may name agents until the work that owns them now is merged, each with the reason.
@@ -23,8 +25,7 @@ const files = (dir: string): string[] =>
 /** Folders under src/adapters/ that hold no agent: the kit every adapter shares (agent-neutral). */
 const SHARED_FOLDERS = new Set(['kit'])
 
-const PENDING_MERGE: Readonly<Record<string, string>> = {
-}
+const PENDING_MERGE: Readonly<Record<string, string>> = {}
 
 /** Names that are also ordinary words in code and prose: they count only as a quoted literal. */
 const ORDINARY_WORDS: ReadonlySet<string> = new Set(['cursor', 'pi'])
@@ -121,7 +122,9 @@ describe('an agent is one module', () => {
     expect(patternOf('claude').test('export CLAUDE_CONFIG_DIR=1; cat CLAUDE.md')).toBe(true)
     expect(patternOf('codex').test('codexHome(ctx)')).toBe(false)
     // The agent's own folder is where its names are: the check finds them there.
-    const own = fs.readdirSync(ADAPTERS_DIR).find((d) => fs.existsSync(path.join(ADAPTERS_DIR, d, 'index.ts')) && hits(path.join(ADAPTERS_DIR, d, 'index.ts'), first!).length > 0)
+    const own = fs
+      .readdirSync(ADAPTERS_DIR)
+      .find((d) => fs.existsSync(path.join(ADAPTERS_DIR, d, 'index.ts')) && hits(path.join(ADAPTERS_DIR, d, 'index.ts'), first!).length > 0)
     expect(own).toBeDefined()
     expect(namesOf(first!).length).toBeGreaterThan(3)
   })

@@ -295,39 +295,39 @@ dev@box:~/app$
 
 describe('matchScreen over captured screens of every agent', () => {
   it.each`
-    agent            | screen                         | kind          | text
-    ${'claude_code'} | ${S.claudeApproval}            | ${'approval'} | ${'rm -rf build'}
-    ${'claude_code'} | ${S.claudeApprovalPlain}       | ${'approval'} | ${'Do you want to proceed?'}
-    ${'claude_code'} | ${S.claudeApprovalBoxed}       | ${'approval'} | ${'parser.ts'}
-    ${'claude_code'} | ${S.claudeTrust}               | ${'approval'} | ${'Do you trust the files in this folder?'}
-    ${'claude_code'} | ${S.claudeQuestion}            | ${'question'} | ${'Which database should the new service use?'}
-    ${'claude_code'} | ${S.claudeBusy}                | ${'busy'}     | ${'✢ Hullaballooing… (53s · ↓ 749 tokens · esc to interrupt)'}
-    ${'claude_code'} | ${S.claudeBusyNew}             | ${'busy'}     | ${'✻ Percolating… (12s · ↑ 1.2k tokens)'}
-    ${'claude_code'} | ${S.claudeError}               | ${'error'}    | ${'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired."}} · Please run /login'}
-    ${'claude_code'} | ${S.claudeErrorInToolOutput}   | ${'idle'}     | ${''}
-    ${'claude_code'} | ${S.claudeIdle}                | ${'idle'}     | ${''}
-    ${'codex'}       | ${S.codexApproval}             | ${'approval'} | ${'pnpm test --filter api'}
-    ${'codex'}       | ${S.codexQuestion}             | ${'question'} | ${'enter to submit answer · esc to cancel'}
-    ${'codex'}       | ${S.codexBusy}                 | ${'busy'}     | ${'• Working (12s • esc to interrupt)'}
-    ${'codex'}       | ${S.codexError}                | ${'error'}    | ${'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)'}
-    ${'codex'}       | ${S.codexIdle}                 | ${'idle'}     | ${'─ Worked for 1m 12s ──────────────────────────────────────────────'}
-    ${'gemini'}      | ${S.geminiApproval}            | ${'approval'} | ${'Shell npm test (Run the test suite)'}
-    ${'gemini'}      | ${S.geminiBusy}                | ${'busy'}     | ${'⠏ Analyzing the test output (esc to cancel, 12s)'}
-    ${'gemini'}      | ${S.geminiError}               | ${'error'}    | ${'[API Error: got status: 429 Too Many Requests. {"error":{"code":429,"message":"Resource exhausted"}}]'}
-    ${'gemini'}      | ${S.geminiIdle}                | ${'idle'}     | ${'Type your message or @path/to/file'}
-    ${'opencode'}    | ${S.opencodeApproval}          | ${'approval'} | ${'Bash: rm -rf dist'}
-    ${'opencode'}    | ${S.opencodeQuestion}          | ${'question'} | ${'Which package manager?'}
-    ${'opencode'}    | ${S.opencodeBusy}              | ${'busy'}     | ${'⬝⬝⬝■■■ esc interrupt'}
-    ${'opencode'}    | ${S.opencodeIdle}              | ${'idle'}     | ${'Ask anything... "Fix a TODO in the codebase"'}
-    ${'copilot'}     | ${S.copilotApproval}           | ${'approval'} | ${'Do you want to run this command?'}
-    ${'copilot'}     | ${S.copilotBusy}               | ${'busy'}     | ${'◐ Working (4s · esc to interrupt)'}
-    ${'copilot'}     | ${S.copilotIdle}               | ${'idle'}     | ${'/ commands · ? help'}
-    ${'cursor'}      | ${S.cursorApproval}            | ${'approval'} | ${'npm test -- --watch=false'}
-    ${'cursor'}      | ${S.cursorBusy}                | ${'busy'}     | ${'ctrl+c to stop'}
-    ${'cursor'}      | ${S.cursorIdle}                | ${'idle'}     | ${'How can I help you?'}
-    ${'pi'}          | ${S.piBusy}                    | ${'busy'}     | ${'⠙ Working... (esc to interrupt)'}
-    ${'pi'}          | ${S.piError}                   | ${'error'}    | ${'Error: 429 rate_limit_error: This request would exceed your rate limit'}
-    ${'pi'}          | ${S.piIdle}                    | ${'idle'}     | ${'pi>'}
+    agent            | screen                       | kind          | text
+    ${'claude_code'} | ${S.claudeApproval}          | ${'approval'} | ${'rm -rf build'}
+    ${'claude_code'} | ${S.claudeApprovalPlain}     | ${'approval'} | ${'Do you want to proceed?'}
+    ${'claude_code'} | ${S.claudeApprovalBoxed}     | ${'approval'} | ${'parser.ts'}
+    ${'claude_code'} | ${S.claudeTrust}             | ${'approval'} | ${'Do you trust the files in this folder?'}
+    ${'claude_code'} | ${S.claudeQuestion}          | ${'question'} | ${'Which database should the new service use?'}
+    ${'claude_code'} | ${S.claudeBusy}              | ${'busy'}     | ${'✢ Hullaballooing… (53s · ↓ 749 tokens · esc to interrupt)'}
+    ${'claude_code'} | ${S.claudeBusyNew}           | ${'busy'}     | ${'✻ Percolating… (12s · ↑ 1.2k tokens)'}
+    ${'claude_code'} | ${S.claudeError}             | ${'error'}    | ${'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired."}} · Please run /login'}
+    ${'claude_code'} | ${S.claudeErrorInToolOutput} | ${'idle'}     | ${''}
+    ${'claude_code'} | ${S.claudeIdle}              | ${'idle'}     | ${''}
+    ${'codex'}       | ${S.codexApproval}           | ${'approval'} | ${'pnpm test --filter api'}
+    ${'codex'}       | ${S.codexQuestion}           | ${'question'} | ${'enter to submit answer · esc to cancel'}
+    ${'codex'}       | ${S.codexBusy}               | ${'busy'}     | ${'• Working (12s • esc to interrupt)'}
+    ${'codex'}       | ${S.codexError}              | ${'error'}    | ${'stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)'}
+    ${'codex'}       | ${S.codexIdle}               | ${'idle'}     | ${'─ Worked for 1m 12s ──────────────────────────────────────────────'}
+    ${'gemini'}      | ${S.geminiApproval}          | ${'approval'} | ${'Shell npm test (Run the test suite)'}
+    ${'gemini'}      | ${S.geminiBusy}              | ${'busy'}     | ${'⠏ Analyzing the test output (esc to cancel, 12s)'}
+    ${'gemini'}      | ${S.geminiError}             | ${'error'}    | ${'[API Error: got status: 429 Too Many Requests. {"error":{"code":429,"message":"Resource exhausted"}}]'}
+    ${'gemini'}      | ${S.geminiIdle}              | ${'idle'}     | ${'Type your message or @path/to/file'}
+    ${'opencode'}    | ${S.opencodeApproval}        | ${'approval'} | ${'Bash: rm -rf dist'}
+    ${'opencode'}    | ${S.opencodeQuestion}        | ${'question'} | ${'Which package manager?'}
+    ${'opencode'}    | ${S.opencodeBusy}            | ${'busy'}     | ${'⬝⬝⬝■■■ esc interrupt'}
+    ${'opencode'}    | ${S.opencodeIdle}            | ${'idle'}     | ${'Ask anything... "Fix a TODO in the codebase"'}
+    ${'copilot'}     | ${S.copilotApproval}         | ${'approval'} | ${'Do you want to run this command?'}
+    ${'copilot'}     | ${S.copilotBusy}             | ${'busy'}     | ${'◐ Working (4s · esc to interrupt)'}
+    ${'copilot'}     | ${S.copilotIdle}             | ${'idle'}     | ${'/ commands · ? help'}
+    ${'cursor'}      | ${S.cursorApproval}          | ${'approval'} | ${'npm test -- --watch=false'}
+    ${'cursor'}      | ${S.cursorBusy}              | ${'busy'}     | ${'ctrl+c to stop'}
+    ${'cursor'}      | ${S.cursorIdle}              | ${'idle'}     | ${'How can I help you?'}
+    ${'pi'}          | ${S.piBusy}                  | ${'busy'}     | ${'⠙ Working... (esc to interrupt)'}
+    ${'pi'}          | ${S.piError}                 | ${'error'}    | ${'Error: 429 rate_limit_error: This request would exceed your rate limit'}
+    ${'pi'}          | ${S.piIdle}                  | ${'idle'}     | ${'pi>'}
   `('$agent: $kind', ({agent, screen, kind, text}: {agent: Agent; screen: string; kind: string; text: string}) => {
     const m = matchScreen(screen, of(agent))
 

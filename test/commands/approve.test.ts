@@ -41,9 +41,14 @@ describe('cast approve / cast deny', () => {
       () => `never ${s}:${r}`,
     )
   const screen = (pane: string): string => server.tmux(['capture-pane', '-p', '-t', pane])
-  const dialogOn = (pane: string) => waitFor(() => /Do you want to proceed\?/.test(screen(pane)) || null, 20_000, () => screen(pane))
+  const dialogOn = (pane: string) =>
+    waitFor(
+      () => /Do you want to proceed\?/.test(screen(pane)) || null,
+      20_000,
+      () => screen(pane),
+    )
 
-  it('approve answers the open permission prompt with the agent\'s key, the tool runs, the dialog is gone', async () => {
+  it("approve answers the open permission prompt with the agent's key, the tool runs, the dialog is gone", async () => {
     const pane = fakeInWindow(server, {cwd: proj, prompt: 'tool: make build', sessionId: SID})
     await until('needs_input', 'approval')
     await dialogOn(pane)
@@ -51,7 +56,15 @@ describe('cast approve / cast deny', () => {
     const r = await runCommand(['approve', SID.slice(0, 8), '--json'], {env})
 
     expect(r.code, r.stderr).toBe(0)
-    expect(json(r)).toMatchObject({action: 'approve', closed: true, dialog: 'make build', keys: ['1'], pane, route: 'tmux', verb: 'approve'})
+    expect(json(r)).toMatchObject({
+      action: 'approve',
+      closed: true,
+      dialog: 'make build',
+      keys: ['1'],
+      pane,
+      route: 'tmux',
+      verb: 'approve',
+    })
     expect(screen(pane)).not.toMatch(/Do you want to proceed/)
     await waitFor(() => userTexts(h.home, proj, SID).includes('[answer] ran make build') || null)
     await until('needs_input', 'settled')
@@ -65,8 +78,14 @@ describe('cast approve / cast deny', () => {
     const r = await runCommand(['approve', SID, '--always'], {env})
 
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^Approved \(always\) "npm test" in \w{7} \(tmux %\d+, base:\d+\.0; keys 2\): the dialog closed after \d+ ms\.\n$/)
-    await waitFor(() => /always allowed/.test(screen(pane)) || null, 20_000, () => screen(pane))
+    expect(r.stdout).toMatch(
+      /^Approved \(always\) "npm test" in \w{7} \(tmux %\d+, base:\d+\.0; keys 2\): the dialog closed after \d+ ms\.\n$/,
+    )
+    await waitFor(
+      () => /always allowed/.test(screen(pane)) || null,
+      20_000,
+      () => screen(pane),
+    )
   })
 
   it('deny answers no: the tool does not run', async () => {
@@ -122,7 +141,7 @@ describe('cast approve / cast deny', () => {
     await waitFor(() => userTexts(h.home, proj, SID).includes('[answer] ran make deploy') || null)
   })
 
-  it('exits 5 when the session\'s process is in no tmux pane', async () => {
+  it("exits 5 when the session's process is in no tmux pane", async () => {
     const r = await runCommand(['approve', 'zzzzzzzz'], {env})
     expect(r.code).toBe(3)
     fakeInWindow(server, {cwd: proj, prompt: 'tool: make build', sessionId: SID})

@@ -21,22 +21,45 @@ describe('cast decide', () => {
     proj = makeProject(h.dir)
     writeFakeConfig(h.castHome)
     // A finished run of the fake agent: a real transcript, no live process (resumable headless).
-    execFileSync(process.execPath, [FAKE_CLAUDE, '--session-id', SID, '-p', 'Design the events table'], {cwd: proj, env: {...h.env, FAKE_DELAY_MS: '0'}})
-    writeFile(claudeTranscriptPath(h.home, proj, OTHER), claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Other work', sessionId: OTHER}))
+    execFileSync(process.execPath, [FAKE_CLAUDE, '--session-id', SID, '-p', 'Design the events table'], {
+      cwd: proj,
+      env: {...h.env, FAKE_DELAY_MS: '0'},
+    })
+    writeFile(
+      claudeTranscriptPath(h.home, proj, OTHER),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Other work', sessionId: OTHER}),
+    )
     agent = {...h.env, CAST_SESSION: SID}
   })
 
   afterEach(() => h.cleanup())
 
   const ask = (extra: string[] = [], env = agent) =>
-    runCommand(['decide', 'Which schema for events?', '--option', 'Wide table :: one migration, fast reads', '--option', 'EAV :: flexible, slower reports', ...extra], {env})
+    runCommand(
+      [
+        'decide',
+        'Which schema for events?',
+        '--option',
+        'Wide table :: one migration, fast reads',
+        '--option',
+        'EAV :: flexible, slower reports',
+        ...extra,
+      ],
+      {env},
+    )
 
   it('posts a card that puts the session in Questions, and decide list shows it', async () => {
     const r = await ask(['--recommend', '1', '--why', 'Reports are the hot path', '--json'])
 
     expect(r.code).toBe(0)
     const card = json(r)
-    expect(card).toMatchObject({answer: null, auto: false, question: 'Which schema for events?', recommend: 1, why: 'Reports are the hot path'})
+    expect(card).toMatchObject({
+      answer: null,
+      auto: false,
+      question: 'Which schema for events?',
+      recommend: 1,
+      why: 'Reports are the hot path',
+    })
     expect(card.options).toEqual([
       {effect: 'one migration, fast reads', label: 'Wide table', n: 1},
       {effect: 'flexible, slower reports', label: 'EAV', n: 2},
@@ -54,7 +77,9 @@ describe('cast decide', () => {
   it('lists open cards oldest first', async () => {
     const first = json(await ask(['--json'], {...h.env, CAST_NOW: '2026-11-29T10:00:00Z', CAST_SESSION: SID}))
     const second = json(
-      await runCommand(['decide', 'Keep the old API?', '-o', 'Yes', '-o', 'No', '--json'], {env: {...h.env, CAST_NOW: '2026-11-29T11:00:00Z', CAST_SESSION: OTHER}}),
+      await runCommand(['decide', 'Keep the old API?', '-o', 'Yes', '-o', 'No', '--json'], {
+        env: {...h.env, CAST_NOW: '2026-11-29T11:00:00Z', CAST_SESSION: OTHER},
+      }),
     )
     const third = json(await ask(['--json'], {...h.env, CAST_NOW: '2026-11-29T09:00:00Z', CAST_SESSION: OTHER}))
 
@@ -75,7 +100,10 @@ describe('cast decide', () => {
   })
 
   it('--wait blocks until another process answers, then prints the chosen label', async () => {
-    const waiter = startCast(['decide', 'Deploy now?', '-o', 'Yes :: 10 min downtime', '-o', 'Tonight :: no downtime', '--recommend', '2', '--wait'], agent)
+    const waiter = startCast(
+      ['decide', 'Deploy now?', '-o', 'Yes :: 10 min downtime', '-o', 'Tonight :: no downtime', '--recommend', '2', '--wait'],
+      agent,
+    )
     const exited = new Promise((resolve) => waiter.child.once('exit', resolve))
     const card = await waitFor(async () => json(await runCommand(['decide', 'list', '--json'], {env: h.env})).cards[0])
 
@@ -101,7 +129,13 @@ describe('cast decide', () => {
     await runCommand(['decide', 'answer', card.id, '2'], {env: h.env})
     await exited
 
-    expect(JSON.parse(waiter.lines.join('\n'))).toMatchObject({answer: 2, answer_label: 'Tonight', answered_by: 'me@example.com', auto: false, id: card.id})
+    expect(JSON.parse(waiter.lines.join('\n'))).toMatchObject({
+      answer: 2,
+      answer_label: 'Tonight',
+      answered_by: 'me@example.com',
+      auto: false,
+      id: card.id,
+    })
   })
 
   it('--wait --timeout exits 124 and leaves the card open', async () => {
@@ -112,15 +146,20 @@ describe('cast decide', () => {
     expect(json(await runCommand(['decide', 'list', '--json'], {env: h.env})).cards).toHaveLength(1)
   })
 
-  it('delivers the answer as the session\'s next turn when nobody waits for it', async () => {
+  it("delivers the answer as the session's next turn when nobody waits for it", async () => {
     const card = json(await ask(['--json']))
 
     const r = await runCommand(['decide', 'answer', card.id, 'EAV', '--note', 'reports can wait', '--json'], {env: h.env})
 
     expect(r.code).toBe(0)
     expect(json(r).delivered.via).toContain('headless claude_code')
-    const expected = 'Answer to your question "Which schema for events?": 2. EAV (flexible, slower reports). Note from me@example.com: reports can wait'
-    await waitFor(() => userTexts(h.home, proj, SID).includes(expected) || null, 20_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+    const expected =
+      'Answer to your question "Which schema for events?": 2. EAV (flexible, slower reports). Note from me@example.com: reports can wait'
+    await waitFor(
+      () => userTexts(h.home, proj, SID).includes(expected) || null,
+      20_000,
+      () => JSON.stringify(userTexts(h.home, proj, SID)),
+    )
   })
 
   it('show prints a card; unknown cards exit 3; a second answer exits 5; a bad choice exits 2', async () => {

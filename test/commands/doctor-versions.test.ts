@@ -21,8 +21,12 @@ describe('doctor: agent CLI versions', () => {
     homes.push(h)
     const env = {...h.env, PATH: `${path.join(ROOT, 'node_modules', '.bin')}:/usr/bin:/bin`}
     const r = await runCommand(['doctor', '--json'], {env})
-    const claude = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(r).adapters.find((a) => a.agent === 'claude_code')!
-    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as {version: string}
+    const claude = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(r).adapters.find(
+      (a) => a.agent === 'claude_code',
+    )!
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as {
+      version: string
+    }
     expect(claude.cli).toMatchObject({bin: 'claude', installed: pkg.version})
     expect(['same', 'older', 'newer']).toContain(claude.cli!['compared'])
   })

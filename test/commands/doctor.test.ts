@@ -38,17 +38,31 @@ describe('cast doctor', () => {
 
   it('counts sessions and malformed lines per agent, and names the best source it has', async () => {
     const transcript = claudeTranscriptPath(h.home, CWD, SID)
-    writeFile(transcript, claudeLines({at: new Date('2026-11-29T10:00:00Z'), cwd: CWD, prompt: 'Fix the parser', sessionId: SID}) + '{"type":"user","message":\n')
+    writeFile(
+      transcript,
+      claudeLines({at: new Date('2026-11-29T10:00:00Z'), cwd: CWD, prompt: 'Fix the parser', sessionId: SID}) +
+        '{"type":"user","message":\n',
+    )
     const before = json(await runCommand(['doctor', '--json'], {env: h.env}))
 
     const install = await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})
     const after = json(await runCommand(['doctor', '--json'], {env: h.env}))
 
     const claude = (rep: any) => rep.adapters.find((a: {agent: string}) => a.agent === 'claude_code')
-    expect(claude(before)).toMatchObject({files: 1, parse_errors: 1, sessions: 1, sources: ['transcript', ...SCREEN], state_source: 'transcript'})
+    expect(claude(before)).toMatchObject({
+      files: 1,
+      parse_errors: 1,
+      sessions: 1,
+      sources: ['transcript', ...SCREEN],
+      state_source: 'transcript',
+    })
     expect(claude(before).roots[0]).toEqual({exists: true, path: path.join(h.home, '.claude', 'projects')})
     expect(install.code).toBe(0)
-    expect(claude(after).hooks).toMatchObject({binary_exists: true, file: path.join(h.home, '.claude', 'settings.json'), state: 'installed'})
+    expect(claude(after).hooks).toMatchObject({
+      binary_exists: true,
+      file: path.join(h.home, '.claude', 'settings.json'),
+      state: 'installed',
+    })
     expect(claude(after)).toMatchObject({sources: ['hooks', 'transcript', ...SCREEN], state_source: 'hooks'})
     expect(after.ok).toBe(true)
   })
@@ -66,7 +80,11 @@ describe('cast doctor', () => {
     const report = json(r)
     expect(report.ok).toBe(false)
     expect(report.problems).toEqual([
-      {agent: 'claude_code', fix: 'cast hooks install claude-code', message: expect.stringContaining('/opt/gone/bin/cast-hook, which does not exist')},
+      {
+        agent: 'claude_code',
+        fix: 'cast hooks install claude-code',
+        message: expect.stringContaining('/opt/gone/bin/cast-hook, which does not exist'),
+      },
     ])
     expect(human.code).toBe(1)
     expect(human.stdout).toContain('binary MISSING: /opt/gone/bin/cast-hook')
@@ -109,7 +127,15 @@ describe('cast doctor', () => {
     const r = await runCommand(['doctor'], {env: h.env})
 
     expect(r.code).toBe(0)
-    for (const label of ['Claude Code (claude_code)', 'Codex CLI (codex)', 'OpenCode (opencode)', 'pi (pi)', 'Gemini CLI (gemini)', 'Copilot CLI (copilot)', 'Cursor agent (cursor)']) {
+    for (const label of [
+      'Claude Code (claude_code)',
+      'Codex CLI (codex)',
+      'OpenCode (opencode)',
+      'pi (pi)',
+      'Gemini CLI (gemini)',
+      'Copilot CLI (copilot)',
+      'Cursor agent (cursor)',
+    ]) {
       expect(r.stdout).toContain(label)
     }
 

@@ -26,7 +26,18 @@ const CMD = '/opt/cast/bin/cast-hook claude_code'
 
 describe('mergeHooks / removeHooks', () => {
   it('pulls cast out of a group the user shares, keeps the user handler there', () => {
-    const doc = {hooks: {Stop: [{hooks: [{type: 'command', command: 'say hi'}, {type: 'command', command: '/old/bin/cast-hook claude_code'}]}]}}
+    const doc = {
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              {type: 'command', command: 'say hi'},
+              {type: 'command', command: '/old/bin/cast-hook claude_code'},
+            ],
+          },
+        ],
+      },
+    }
 
     const {doc: merged, updated} = mergeHooks(claudeCodeHookSpec, doc, CMD)
     const {doc: removed} = removeHooks(claudeCodeHookSpec, merged)
@@ -79,14 +90,14 @@ describe('mergeHooks / removeHooks', () => {
 
 describe('the hook command', () => {
   it.each`
-    command                                                                   | cast
-    ${'/opt/cast/bin/cast-hook claude_code'}                                  | ${true}
-    ${"CAST_HOME='/x y' '/opt/my dir/bin/cast-hook' codex"}                   | ${true}
-    ${'cast-hook gemini'}                                                     | ${true}
-    ${'/usr/bin/env CAST_HOME=/x /a/cast-hook codex'}                         | ${true}
-    ${'/opt/cast/bin/cast-hook-wrapper claude_code'}                          | ${false}
-    ${'notify-send "cast-hooks are great"'}                                   | ${false}
-    ${'~/bin/guard.sh'}                                                       | ${false}
+    command                                                 | cast
+    ${'/opt/cast/bin/cast-hook claude_code'}                | ${true}
+    ${"CAST_HOME='/x y' '/opt/my dir/bin/cast-hook' codex"} | ${true}
+    ${'cast-hook gemini'}                                   | ${true}
+    ${'/usr/bin/env CAST_HOME=/x /a/cast-hook codex'}       | ${true}
+    ${'/opt/cast/bin/cast-hook-wrapper claude_code'}        | ${false}
+    ${'notify-send "cast-hooks are great"'}                 | ${false}
+    ${'~/bin/guard.sh'}                                     | ${false}
   `('$command is cast: $cast', ({command, cast}) => {
     expect(isCastCommand(command)).toBe(cast)
   })
@@ -107,7 +118,10 @@ describe('the hook command', () => {
       const store = path.join(dir, "store 'q'")
       const command = shellCommand({agent: 'claude_code', binary, castHome: store})
 
-      const r = spawnSync('sh', ['-c', command], {env: {HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin'}, input: '{"hook_event_name":"Stop"}'})
+      const r = spawnSync('sh', ['-c', command], {
+        env: {HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin'},
+        input: '{"hook_event_name":"Stop"}',
+      })
 
       expect(r.status).toBe(0)
       expect(fs.readdirSync(path.join(store, 'spool'))).toHaveLength(1)

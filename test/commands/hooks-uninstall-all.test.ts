@@ -22,13 +22,16 @@ describe('cast hooks uninstall --all', () => {
     fs.mkdirSync(path.dirname(settings), {recursive: true})
     const mine = {hooks: {Stop: [{hooks: [{command: 'echo mine', type: 'command'}], matcher: ''}]}}
     fs.writeFileSync(settings, JSON.stringify(mine))
-    for (const agent of ['claude-code', 'codex', 'gemini']) expect((await runCommand(['hooks', 'install', agent], {env: h.env})).code).toBe(0)
+    for (const agent of ['claude-code', 'codex', 'gemini'])
+      expect((await runCommand(['hooks', 'install', agent], {env: h.env})).code).toBe(0)
     const before = fs.readFileSync(settings, 'utf8')
     expect(before).toContain('cast-hook')
 
     const r = await runCommand(['hooks', 'uninstall', '--all', '--json'], {env: h.env})
     expect(r.code, r.stderr).toBe(0)
-    const removed = json<{agents: {agent: string; removed: string[]}[]}>(r).agents.filter((a) => a.removed.length > 0).map((a) => a.agent)
+    const removed = json<{agents: {agent: string; removed: string[]}[]}>(r)
+      .agents.filter((a) => a.removed.length > 0)
+      .map((a) => a.agent)
     expect(removed).toEqual(expect.arrayContaining(['claude_code', 'codex', 'gemini']))
 
     const after = fs.readFileSync(settings, 'utf8')

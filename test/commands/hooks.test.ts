@@ -77,7 +77,13 @@ describe('cast hooks: Claude Code', () => {
     writeFile(settingsPath(), original)
 
     const before = json(await runCommand(['hooks', 'status', 'claude-code', '--json'], {env: h.env}))
-    expect(before.agents[0]).toMatchObject({agent: 'claude_code', file: settingsPath(), file_exists: true, state: 'not_installed', events_installed: []})
+    expect(before.agents[0]).toMatchObject({
+      agent: 'claude_code',
+      file: settingsPath(),
+      file_exists: true,
+      state: 'not_installed',
+      events_installed: [],
+    })
 
     const first = await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env})
     expect(first.code).toBe(0)
@@ -239,7 +245,18 @@ describe('cast hooks: Claude Code', () => {
 
     // The agent's environment need not carry CAST_HOME: the command has it.
     const agentEnv = {HOME: h.home, PATH: h.env.PATH!}
-    const hook = runHook(command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_input: {command: 'npm test'}, tool_name: 'Bash', transcript_path: transcript}, agentEnv)
+    const hook = runHook(
+      command,
+      {
+        cwd,
+        hook_event_name: 'PermissionRequest',
+        session_id: sessionId,
+        tool_input: {command: 'npm test'},
+        tool_name: 'Bash',
+        transcript_path: transcript,
+      },
+      agentEnv,
+    )
     expect(hook.status).toBe(0)
     expect(fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => n.endsWith('.claude_code.json'))).toHaveLength(1)
 
@@ -254,9 +271,16 @@ describe('cast hooks: Claude Code', () => {
     const sessionId = '9c8b7a6d-5e4f-4321-9abc-def012345678'
     const cwd = path.join(h.dir, 'proj')
     fs.mkdirSync(cwd, {recursive: true})
-    writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'ship it', sessionId, settled: false}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sessionId),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'ship it', sessionId, settled: false}),
+    )
     const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
-    runHook(installed.command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'}, {HOME: h.home, PATH: h.env.PATH!})
+    runHook(
+      installed.command,
+      {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'},
+      {HOME: h.home, PATH: h.env.PATH!},
+    )
 
     const first = json(await runCommand(['sessions', '--json'], {env: h.env}))
     const second = json(await runCommand(['sessions', '--json'], {env: h.env}))
@@ -269,7 +293,10 @@ describe('cast hooks: Claude Code', () => {
     const sessionId = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
     const cwd = path.join(h.dir, 'proj')
     fs.mkdirSync(cwd, {recursive: true})
-    writeFile(claudeTranscriptPath(h.home, cwd, sessionId), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'deploy it', sessionId, settled: false}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sessionId),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'deploy it', sessionId, settled: false}),
+    )
     const installed = json(await runCommand(['hooks', 'install', 'claude-code', '--json'], {env: h.env}))
     await runCommand(['sessions', '--json'], {env: h.env})
     const db = new Database(path.join(h.castHome, 'cast.db'), {readonly: true})
@@ -278,7 +305,11 @@ describe('cast hooks: Claude Code', () => {
     // --since: whether the watcher consumes the spool at start or live, the line is streamed.
     const watcher = startCast(['sessions', '-w', '--json', '--since', String(seq)], h.env)
     try {
-      const hook = runHook(installed.command, {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'}, {HOME: h.home, PATH: h.env.PATH!})
+      const hook = runHook(
+        installed.command,
+        {cwd, hook_event_name: 'PermissionRequest', session_id: sessionId, tool_name: 'Bash'},
+        {HOME: h.home, PATH: h.env.PATH!},
+      )
       expect(hook.status).toBe(0)
 
       let line: any
@@ -305,7 +336,10 @@ describe('cast hooks: Claude Code', () => {
       expect(hook.status).toBe(0)
       const spooled = fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => n.endsWith('.claude_code.json'))
       expect(spooled).toHaveLength(1)
-      expect(JSON.parse(fs.readFileSync(path.join(h.castHome, 'spool', spooled[0]!), 'utf8'))).toEqual({hook_event_name: 'Stop', session_id: 'locked-session'})
+      expect(JSON.parse(fs.readFileSync(path.join(h.castHome, 'spool', spooled[0]!), 'utf8'))).toEqual({
+        hook_event_name: 'Stop',
+        session_id: 'locked-session',
+      })
     } finally {
       db.exec('ROLLBACK')
       db.close()
@@ -314,7 +348,8 @@ describe('cast hooks: Claude Code', () => {
 })
 
 describe('cast hooks: Codex', () => {
-  const TOML = '# my codex config\nmodel = "gpt-5-codex"\nargs_note = [\n  "a]", # a bracket in a string\n]\n\n[features]\nweb_search = true\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\n'
+  const TOML =
+    '# my codex config\nmodel = "gpt-5-codex"\nargs_note = [\n  "a]", # a bracket in a string\n]\n\n[features]\nweb_search = true\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\n'
 
   it('adds lifecycle hooks to hooks.json and notify to config.toml; uninstall restores both exactly', async () => {
     const codexHome = path.join(h.home, '.codex')
@@ -327,7 +362,20 @@ describe('cast hooks: Codex', () => {
     const status = json(await runCommand(['hooks', 'status', 'codex', '--json'], {env: h.env}))
 
     expect(r).toMatchObject({changed: true, file: path.join(codexHome, 'hooks.json'), toml: {result: 'installed'}})
-    expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PreModelRequest', 'PostModelRequest', 'Interrupt', 'SubagentStart', 'SubagentStop', 'Stop'])
+    expect(Object.keys(hooks.hooks)).toEqual([
+      'SessionStart',
+      'SessionEnd',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PermissionRequest',
+      'PostToolUse',
+      'PreModelRequest',
+      'PostModelRequest',
+      'Interrupt',
+      'SubagentStart',
+      'SubagentStop',
+      'Stop',
+    ])
     expect(hooks.hooks.PermissionRequest).toEqual([{hooks: [{type: 'command', command: r.command, timeout: 10}]}])
     // One line, at the top level (before the first table), the rest byte for byte.
     const notify = `notify = ["/usr/bin/env", "CAST_HOME=${h.castHome}", "${HOOK_BIN}", "codex"]`
@@ -360,7 +408,7 @@ describe('cast hooks: Codex', () => {
     await runCommand(['hooks', 'install', 'codex'], {env})
     const line = fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8')
     const argv = JSON.parse(line.replace(/^notify = /, '')) as string[]
-    const payload = {'type': 'agent-turn-complete', 'thread-id': 'th-1', 'last-assistant-message': 'done'}
+    const payload = {type: 'agent-turn-complete', 'thread-id': 'th-1', 'last-assistant-message': 'done'}
     execFileSync(argv[0]!, [...argv.slice(1), JSON.stringify(payload)], {env: {HOME: h.home, PATH: h.env.PATH!}, stdio: 'ignore'})
     const spooled = fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => n.endsWith('.codex.json'))
     expect(spooled).toHaveLength(1)
@@ -373,7 +421,10 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
     const gh = path.join(h.dir, 'gemini-home')
     const env = {...h.env, GEMINI_CLI_HOME: gh}
     const file = path.join(gh, '.gemini', 'settings.json')
-    const user = {theme: 'Dracula', hooks: {BeforeTool: [{matcher: 'run_shell_command', hooks: [{type: 'command', command: './guard.sh'}]}]}}
+    const user = {
+      theme: 'Dracula',
+      hooks: {BeforeTool: [{matcher: 'run_shell_command', hooks: [{type: 'command', command: './guard.sh'}]}]},
+    }
     writeFile(file, JSON.stringify(user, null, '\t') + '\n')
 
     const r = json(await runCommand(['hooks', 'install', 'gemini', '--json'], {env}))
@@ -382,7 +433,16 @@ describe('cast hooks: Gemini CLI, Cursor, Copilot CLI', () => {
 
     expect(r.file).toBe(file)
     expect(text).toContain('\n\t"theme": "Dracula"')
-    expect(Object.keys(doc.hooks)).toEqual(['BeforeTool', 'SessionStart', 'BeforeAgent', 'AfterTool', 'Notification', 'AfterAgent', 'PreCompress', 'SessionEnd'])
+    expect(Object.keys(doc.hooks)).toEqual([
+      'BeforeTool',
+      'SessionStart',
+      'BeforeAgent',
+      'AfterTool',
+      'Notification',
+      'AfterAgent',
+      'PreCompress',
+      'SessionEnd',
+    ])
     expect(doc.hooks.BeforeTool[0]).toEqual(user.hooks.BeforeTool[0])
     expect(doc.hooks.Notification).toEqual([{hooks: [{name: 'cast', type: 'command', command: r.command, timeout: 10_000}]}])
 

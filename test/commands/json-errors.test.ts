@@ -33,7 +33,7 @@ describe('error kinds', () => {
     expect(errorEnvelope('m', 4, ['s'])).toEqual({error: {code: 'ambiguous', exit_code: 4, message: 'm', suggestions: ['s']}})
   })
 
-  it("an oclif parse message loses its colour, gutter and help tail", () => {
+  it('an oclif parse message loses its colour, gutter and help tail', () => {
     const m = parseErrorMessage(new Error('\u001B[31mNonexistent flag: --bogus\u001B[39m\n › See more help with --help'))
     expect(m).toBe('Nonexistent flag: --bogus')
   })

@@ -33,11 +33,17 @@ function run(castHome: string, payload: Record<string, unknown>, nudge = true, a
   return String(r.stdout)
 }
 
-const stop = (extra: Record<string, unknown> = {}) => ({hook_event_name: 'Stop', last_assistant_message: 'Done.', session_id: 'sess-1', stop_hook_active: false, ...extra})
+const stop = (extra: Record<string, unknown> = {}) => ({
+  hook_event_name: 'Stop',
+  last_assistant_message: 'Done.',
+  session_id: 'sess-1',
+  stop_hook_active: false,
+  ...extra,
+})
 const prompt = {hook_event_name: 'UserPromptSubmit', prompt: 'next', session_id: 'sess-1'}
 
 describe('bin/cast-hook: the nudge', () => {
-  it('answers an undeclared Stop once, in the agents\' shape, and spools every payload', () => {
+  it("answers an undeclared Stop once, in the agents' shape, and spools every payload", () => {
     const h = home()
     const first = JSON.parse(run(h, stop())) as {decision: string; reason: string}
     expect(first).toEqual({decision: 'block', reason: NUDGE_REASON})
@@ -68,7 +74,9 @@ describe('bin/cast-hook: the nudge', () => {
 
   it('SessionStart adds the guidance; a presence notice reaches each session once', () => {
     const h = home()
-    const start = JSON.parse(run(h, {hook_event_name: 'SessionStart', session_id: 'sess-1'})) as {hookSpecificOutput: {hookEventName: string; additionalContext: string}}
+    const start = JSON.parse(run(h, {hook_event_name: 'SessionStart', session_id: 'sess-1'})) as {
+      hookSpecificOutput: {hookEventName: string; additionalContext: string}
+    }
     expect(start.hookSpecificOutput).toEqual({additionalContext: AGENT_GUIDANCE, hookEventName: 'SessionStart'})
     writePresenceNotice({CAST_HOME: h}, {id: '42', text: 'cast: ana is "away".'})
     const told = JSON.parse(run(h, prompt)) as {hookSpecificOutput: {additionalContext: string}}

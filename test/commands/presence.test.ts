@@ -20,14 +20,20 @@ describe('cast presence', () => {
   beforeEach(() => {
     h = makeHome()
     proj = makeProject(h.dir)
-    writeFile(claudeTranscriptPath(h.home, proj, SID), claudeLines({at: new Date(T - 10 * MIN), cwd: proj, prompt: 'Refactor the store', sessionId: SID}))
+    writeFile(
+      claudeTranscriptPath(h.home, proj, SID),
+      claudeLines({at: new Date(T - 10 * MIN), cwd: proj, prompt: 'Refactor the store', sessionId: SID}),
+    )
   })
 
   afterEach(() => h.cleanup())
 
-  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
+  const run = (args: string[], now: number, extra: Record<string, string> = {}) =>
+    runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
   const decideWait = (now: number, extra: string[] = []) =>
-    run(['decide', 'Rename the module?', '-o', 'Keep :: nothing changes', '-o', 'Rename :: 40 files', ...extra, '--wait', '--json'], now, {CAST_SESSION: SID})
+    run(['decide', 'Rename the module?', '-o', 'Keep :: nothing changes', '-o', 'Rename :: 40 files', ...extra, '--wait', '--json'], now, {
+      CAST_SESSION: SID,
+    })
 
   it('is online by default, away for a while with --for, then online again', async () => {
     const before = json(await run(['presence', '--json'], 0))
@@ -71,7 +77,10 @@ describe('cast presence', () => {
   })
 
   it('going away while an agent waits ends the wait with the recommended option', async () => {
-    const waiter = startCast(['decide', 'Merge now?', '-o', 'Yes', '-o', 'After review', '--recommend', '2', '--wait'], {...h.env, CAST_SESSION: SID})
+    const waiter = startCast(['decide', 'Merge now?', '-o', 'Yes', '-o', 'After review', '--recommend', '2', '--wait'], {
+      ...h.env,
+      CAST_SESSION: SID,
+    })
     const exited = new Promise((resolve) => waiter.child.once('exit', resolve))
     await waitFor(async () => json(await runCommand(['decide', 'list', '--json'], {env: h.env})).cards[0])
 
@@ -92,7 +101,9 @@ describe('cast presence', () => {
   it('honours a custom presence from the config: its wait budget and instructions', async () => {
     writeFile(
       path.join(h.castHome, 'config.json'),
-      JSON.stringify({presences: [{instructions: 'Batch your questions; I read them at the top of the hour.', name: 'focus', wait_budget: '3s'}]}),
+      JSON.stringify({
+        presences: [{instructions: 'Batch your questions; I read them at the top of the hour.', name: 'focus', wait_budget: '3s'}],
+      }),
     )
     await run(['presence', 'focus'], 0)
     const shown = json(await run(['presence', '--json'], 1 * MIN))
@@ -101,7 +112,11 @@ describe('cast presence', () => {
     const early = await run(['decide', 'Other?', '-o', 'A', '-o', 'B', '--wait', '--timeout', '1s'], 10 * MIN, {CAST_SESSION: SID})
     const late = json(await decideWait(20 * MIN, ['--recommend', '1', '--timeout', '1m']))
 
-    expect(shown).toMatchObject({instructions: 'Batch your questions; I read them at the top of the hour.', presence: 'focus', wait_budget_ms: 3000})
+    expect(shown).toMatchObject({
+      instructions: 'Batch your questions; I read them at the top of the hour.',
+      presence: 'focus',
+      wait_budget_ms: 3000,
+    })
     expect(early.code).toBe(124)
     expect(late).toMatchObject({answer: 1, answer_label: 'Keep', auto: true})
     expect(late.answer_note).toBe('me@example.com was focus; took 1. Keep (the recommended option)')

@@ -23,12 +23,16 @@ describe('cast schedule', () => {
     proj = makeProject(h.dir)
     writeFakeConfig(h.castHome)
     // A finished run of the fake agent: settled, no live process, resumable headless.
-    execFileSync(process.execPath, [FAKE_CLAUDE, '--session-id', SID, '-p', 'Watch the nightly build'], {cwd: proj, env: {...h.env, FAKE_DELAY_MS: '0'}})
+    execFileSync(process.execPath, [FAKE_CLAUDE, '--session-id', SID, '-p', 'Watch the nightly build'], {
+      cwd: proj,
+      env: {...h.env, FAKE_DELAY_MS: '0'},
+    })
   })
 
   afterEach(() => h.cleanup())
 
-  const run = (args: string[], now: number, extra: Record<string, string> = {}) => runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
+  const run = (args: string[], now: number, extra: Record<string, string> = {}) =>
+    runCommand(args, {env: {...h.env, CAST_NOW: at(now), ...extra}})
   /** A separate cast process: for sweeps that must really run at the same moment. */
   const runSpawned = (args: string[], now: number) => runCast(args, {env: {...h.env, CAST_NOW: at(now)}})
   const session = async (now: number) => json(await run(['state', 'show', SID, '--json'], now))

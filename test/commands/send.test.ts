@@ -38,7 +38,7 @@ describe('cast send', () => {
       return st.state === s && (r === undefined || st.reason === r) ? st : null
     })
 
-  it('types the message into the agent\'s tmux pane literally, then Enter', async () => {
+  it("types the message into the agent's tmux pane literally, then Enter", async () => {
     const pane = fakeInWindow(server, {cwd: proj, prompt: 'Start the parser', sessionId: SID})
     await until('needs_input', 'settled')
     const message = `Next: $(rm -rf ~) \`id\` && echo "hi" 'q' C-c Enter #{pane_id} ; end;;`
@@ -48,7 +48,11 @@ describe('cast send', () => {
     expect(r.code).toBe(0)
     expect(json(r)).toMatchObject({pane, route: 'tmux'})
     expect(json(r).session.reason).toBe('turn_pending')
-    await waitFor(() => userTexts(h.home, proj, SID).includes(message) || null, 20_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+    await waitFor(
+      () => userTexts(h.home, proj, SID).includes(message) || null,
+      20_000,
+      () => JSON.stringify(userTexts(h.home, proj, SID)),
+    )
     expect(userTexts(h.home, proj, SID)).toEqual(['Start the parser', message])
     await until('needs_input', 'settled')
   })
@@ -92,7 +96,7 @@ describe('cast send', () => {
     expect(r.code).toBe(2)
   })
 
-  it('resumes a session with no live process headless, with the agent\'s own resume command', async () => {
+  it("resumes a session with no live process headless, with the agent's own resume command", async () => {
     fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
     await until('needs_input', 'settled')
     await runCommand(['send', SID, 'bye'], {env})

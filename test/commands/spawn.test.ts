@@ -44,7 +44,11 @@ describe('cast spawn', () => {
     await waitFor(async () => json(await runCommand(['state', 'show', id, '--json'], {env})).state === 'needs_input' || null)
 
     // The agent's own `cast state` finds its session from CAST_SESSION, which spawn set in its window.
-    const pane = server.tmux(['list-panes', '-a', '-F', '#{pane_id} #{window_name}']).split('\n').find((l) => l.endsWith(' claude'))!.split(' ')[0]!
+    const pane = server
+      .tmux(['list-panes', '-a', '-F', '#{pane_id} #{window_name}'])
+      .split('\n')
+      .find((l) => l.endsWith(' claude'))!
+      .split(' ')[0]!
     server.tmux(['send-keys', '-t', pane, '-l', '--', `!${process.execPath} ${BIN} state --status done "spawned and done"`])
     server.tmux(['send-keys', '-t', pane, 'Enter'])
 
@@ -72,7 +76,9 @@ describe('cast spawn', () => {
 
   it('links a child to its parent and enforces the tree caps (depth 3, 5 sessions, finished ones count)', async () => {
     const spawn = async (parent: string | null, prompt: string) =>
-      runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, ...(parent ? ['--parent', parent] : []), prompt, '--json'], {env})
+      runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, ...(parent ? ['--parent', parent] : []), prompt, '--json'], {
+        env,
+      })
     const root = json(await spawn(null, 'root')).id as string
     const c1 = json(await spawn(root, 'child 1'))
     const c2 = json(await spawn(c1.id, 'child 2'))
@@ -97,7 +103,9 @@ describe('cast spawn', () => {
     writeFakeConfig(h.castHome, {agents: {claude: {headless: ['/nonexistent/claude-bin', '{prompt}']}}})
 
     // Five spawned CLIs at once: the slots are claimed concurrently, so these stay separate processes.
-    const failed = await Promise.all(Array.from({length: 5}, () => runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})))
+    const failed = await Promise.all(
+      Array.from({length: 5}, () => runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})),
+    )
     writeFakeConfig(h.castHome)
     const after = await runCommand(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, '--parent', root, 'Start'], {env})
 

@@ -29,7 +29,11 @@ describe('cast state', () => {
   async function fromAgent(args: string): Promise<string> {
     const before = fake!.out().length
     fake!.say(`!${process.execPath} ${BIN} ${args}`)
-    await waitFor(() => /\[bash exit \d+\]/.test(fake!.out().slice(before)), 20_000, () => fake!.out())
+    await waitFor(
+      () => /\[bash exit \d+\]/.test(fake!.out().slice(before)),
+      20_000,
+      () => fake!.out(),
+    )
     return fake!.out().slice(before)
   }
 

@@ -60,26 +60,30 @@ describe('the config file', () => {
 
     expect(c.team).toEqual([{id: ME}, {id: ANA, name: 'Ana'}])
     expect(c.inbox.recencyMs).toBe(3 * 24 * HOUR)
-    expect(c.presences.find((p) => p.name === 'focus')).toEqual({instructions: 'Batch questions.', name: 'focus', waitBudgetMs: 20 * 60_000})
+    expect(c.presences.find((p) => p.name === 'focus')).toEqual({
+      instructions: 'Batch questions.',
+      name: 'focus',
+      waitBudgetMs: 20 * 60_000,
+    })
     expect(c.settleClassifier).toEqual(['./judge.sh'])
     expect(c.agents.claude_code?.headless).toEqual(['claude', '-p', '{prompt}'])
   })
 
   it.each`
-    value                                                                          | key
-    ${{inbox: {recency: 'soon'}}}                                                  | ${'inbox.recency'}
-    ${{inbox: {recency: 0}}}                                                       | ${'inbox.recency'}
-    ${{inbox: {window: '7d'}}}                                                     | ${'inbox'}
-    ${{teams: []}}                                                                 | ${'(top level)'}
-    ${{team: ['ana smith']}}                                                       | ${'team.0'}
-    ${{team: [ME, {id: 'me@example.com'}]}}                                        | ${'team.1.id'}
-    ${{team: [ME, ME.toUpperCase()]}}                                              | ${'team.1'}
-    ${{presences: [{name: 'Focus'}]}}                                              | ${'presences.0.name'}
-    ${{presences: [{name: 'focus'}, {name: 'focus'}]}}                             | ${'presences.1.name'}
-    ${{presences: [{name: 'focus', wait_budget: 'a while'}]}}                      | ${'presences.0.wait_budget'}
-    ${{settle_classifier: []}}                                                     | ${'settle_classifier'}
-    ${{agents: {codex: {headless: 'codex exec'}}}}                                 | ${'agents.codex.headless'}
-    ${{screen_patterns: {pi: {approval: ['(']}}}}                                  | ${'screen_patterns.pi.approval.0'}
+    value                                                     | key
+    ${{inbox: {recency: 'soon'}}}                             | ${'inbox.recency'}
+    ${{inbox: {recency: 0}}}                                  | ${'inbox.recency'}
+    ${{inbox: {window: '7d'}}}                                | ${'inbox'}
+    ${{teams: []}}                                            | ${'(top level)'}
+    ${{team: ['ana smith']}}                                  | ${'team.0'}
+    ${{team: [ME, {id: 'me@example.com'}]}}                   | ${'team.1.id'}
+    ${{team: [ME, ME.toUpperCase()]}}                         | ${'team.1'}
+    ${{presences: [{name: 'Focus'}]}}                         | ${'presences.0.name'}
+    ${{presences: [{name: 'focus'}, {name: 'focus'}]}}        | ${'presences.1.name'}
+    ${{presences: [{name: 'focus', wait_budget: 'a while'}]}} | ${'presences.0.wait_budget'}
+    ${{settle_classifier: []}}                                | ${'settle_classifier'}
+    ${{agents: {codex: {headless: 'codex exec'}}}}            | ${'agents.codex.headless'}
+    ${{screen_patterns: {pi: {approval: ['(']}}}}             | ${'screen_patterns.pi.approval.0'}
   `('names key $key and the file for $value', async ({key, value}) => {
     const e = await failure(value)
 

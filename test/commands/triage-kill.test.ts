@@ -10,7 +10,21 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
 import {json, makeHome, startCast, type TempHome} from '../helpers/cli.js'
-import {cast, castSpawned, groupMembers, HOUR, killGroup, MIN, row, sid, spawnGroup, T0, where, writeRegistry, writeSession} from './triage-helpers.js'
+import {
+  cast,
+  castSpawned,
+  groupMembers,
+  HOUR,
+  killGroup,
+  MIN,
+  row,
+  sid,
+  spawnGroup,
+  T0,
+  where,
+  writeRegistry,
+  writeSession,
+} from './triage-helpers.js'
 
 describe('cast kill', () => {
   let h: TempHome
@@ -69,7 +83,15 @@ describe('cast kill', () => {
 
     expect(r.code).toBe(0)
     const out = json(r)
-    expect(out.killed[0]).toMatchObject({cancelled_schedules: 0, pgid: null, pid, processes: 3, refused: [], signal: 'SIGTERM', survivors: []})
+    expect(out.killed[0]).toMatchObject({
+      cancelled_schedules: 0,
+      pgid: null,
+      pid,
+      processes: 3,
+      refused: [],
+      signal: 'SIGTERM',
+      survivors: [],
+    })
     expect(out.killed[0].signalled[0]).toBe(pid)
     expect([...out.killed[0].signalled].sort()).toEqual([...members].sort())
     expect(groupMembers(pid)).toEqual([])
@@ -212,7 +234,9 @@ describe('cast snooze sweep', () => {
       for (const s of store.loadSessions()) {
         const mine = log.filter((t) => t.sessionId === s.id).map((t) => `${t.to}:${t.reason}`)
         const early = Number(s.nativeId.slice(-2)) <= n - 2
-        expect(mine).toEqual(early ? ['needs_input:settled', 'dormant:snoozed', 'needs_input:snooze_expired'] : ['needs_input:settled', 'dormant:snoozed'])
+        expect(mine).toEqual(
+          early ? ['needs_input:settled', 'dormant:snoozed', 'needs_input:snooze_expired'] : ['needs_input:settled', 'dormant:snoozed'],
+        )
       }
     } finally {
       store.close()

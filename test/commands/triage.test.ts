@@ -331,7 +331,10 @@ describe('triage verbs', () => {
 
       expect((await row(h, 1))?.pinned).toBe(false)
       expect((await row(h, 2))?.pinned).toBe(true)
-      expect(json(await cast(h, ['undo', '--list', '--everyone', '--json'])).history.map((a: {who: string}) => a.who)).toEqual([ANA, 'me@example.com'])
+      expect(json(await cast(h, ['undo', '--list', '--everyone', '--json'])).history.map((a: {who: string}) => a.who)).toEqual([
+        ANA,
+        'me@example.com',
+      ])
     })
 
     it('logs exactly one transition per change, for the verb and for its undo', async () => {
@@ -341,11 +344,7 @@ describe('triage verbs', () => {
       await cast(h, ['undo'])
       await cast(h, ['undo'])
 
-      expect(log(1)).toEqual([
-        'needs_input:settled [needs_input] new',
-        'dormant:snoozed [snoozed]',
-        'needs_input:settled [needs_input]',
-      ])
+      expect(log(1)).toEqual(['needs_input:settled [needs_input] new', 'dormant:snoozed [snoozed]', 'needs_input:settled [needs_input]'])
     })
   })
 })

@@ -43,7 +43,10 @@ async function start(name: string, script: Script, command: string[], timeout = 
   fs.mkdirSync(h.castHome, {recursive: true})
   fs.writeFileSync(path.join(h.castHome, 'config.json'), JSON.stringify({settle_classifier: {command, timeout}}))
   // The ingester (and so the classifier) runs in this watch; the example's `claude -p` reaches the mock.
-  const watch = new Watch({...h.cast, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: mock.url, CAST_CLASSIFIER_CLAUDE: CLAUDE, DISABLE_TELEMETRY: '1'}, ['--since', '0'])
+  const watch = new Watch(
+    {...h.cast, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: mock.url, CAST_CLASSIFIER_CLAUDE: CLAUDE, DISABLE_TELEMETRY: '1'},
+    ['--since', '0'],
+  )
   let pane: AgentPane | undefined
   cleanups.push(async () => {
     await watch.stop()
@@ -71,7 +74,8 @@ describe('claude_code', () => {
       'clsok',
       (req) => {
         if (req.side) return undefined
-        if (req.lastUserText.includes(CLASSIFIER_PROMPT)) return text('{"verdict":"delivered","why":"It listed the project files as asked."}')
+        if (req.lastUserText.includes(CLASSIFIER_PROMPT))
+          return text('{"verdict":"delivered","why":"It listed the project files as asked."}')
         return text('The project holds one README.md.')
       },
       [process.execPath, EXAMPLE],
@@ -93,11 +97,17 @@ describe('claude_code', () => {
     expect(rest.classifier).toMatchObject({verdict: 'delivered', why: 'It listed the project files as asked.'})
     // The classifier's own `claude -p` left no session behind for cast to list.
     const all = await runCast(['sessions', '--json', '--all'], {env: r.h.cast})
-    expect((JSON.parse(all.stdout) as {sessions: CastSession[]}).sessions.filter((x) => x.agent === 'claude_code' && !x.parent_id)).toHaveLength(1)
+    expect(
+      (JSON.parse(all.stdout) as {sessions: CastSession[]}).sessions.filter((x) => x.agent === 'claude_code' && !x.parent_id),
+    ).toHaveLength(1)
   })
 
   it('plain: a failing classifier changes nothing: the turn stays needs_input/settled and cast explain shows the failure', async () => {
-    const r = await start('clsfail', (req) => (req.side ? undefined : text('Here is my answer.')), ['/bin/sh', '-c', 'cat >/dev/null; echo "model unreachable" >&2; exit 3'])
+    const r = await start('clsfail', (req) => (req.side ? undefined : text('Here is my answer.')), [
+      '/bin/sh',
+      '-c',
+      'cat >/dev/null; echo "model unreachable" >&2; exit 3',
+    ])
     r.h.tmux.type(r.pane, 'answer me')
     await r.h.tmux.waitFor(r.pane, /Here is my answer\./, 90_000)
     const s = await until(r.h.cast, (x) => mine(r)(x) && x.state === 'needs_input' && x.reason === 'settled', 60_000, 'needs_input/settled')

@@ -115,7 +115,9 @@ async function transcriptHas(r: Run, needle: string, timeoutMs = 60_000): Promis
   const dir = path.join(r.h.home, '.claude', 'projects')
   const end = Date.now() + timeoutMs
   for (;;) {
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.jsonl') && !f.includes('subagents')) : []
+    const files = fs.existsSync(dir)
+      ? fs.readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.jsonl') && !f.includes('subagents'))
+      : []
     if (files.some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes(needle))) return
     if (Date.now() > end) throw new Error(`no transcript holds ${JSON.stringify(needle)}`)
     await sleep(200)
@@ -127,13 +129,26 @@ async function installHooks(h: ClaudeHome): Promise<void> {
   expect(r.code, r.stderr).toBe(0)
   // What the installer wrote must run where Claude Code runs it: the command is on the agent's PATH.
   const settings = JSON.parse(fs.readFileSync(path.join(h.home, '.claude', 'settings.json'), 'utf8'))
-  const commands = Object.values(settings.hooks as Record<string, {hooks: {command: string}[]}[]>).flatMap((g) => g.flatMap((x) => x.hooks.map((y) => y.command)))
+  const commands = Object.values(settings.hooks as Record<string, {hooks: {command: string}[]}[]>).flatMap((g) =>
+    g.flatMap((x) => x.hooks.map((y) => y.command)),
+  )
   expect(commands.length).toBeGreaterThan(0)
   // `CAST_HOME='…' /abs/bin/cast-hook claude_code`: the hook script, runnable from the agent's PATH or by its path.
-  const exe = commands[0]!.split(' ').map((w) => w.replace(/^'|'$/g, '')).find((w) => path.basename(w) === 'cast-hook')
+  const exe = commands[0]!
+    .split(' ')
+    .map((w) => w.replace(/^'|'$/g, ''))
+    .find((w) => path.basename(w) === 'cast-hook')
   expect(exe, commands[0]).toBeDefined()
-  expect(path.isAbsolute(exe!) ? fs.existsSync(exe!) : h.agentEnv('').PATH!.split(':').some((d) => fs.existsSync(path.join(d, exe!)))).toBe(true)
-  for (const ev of ['PermissionRequest', 'Stop', 'StopFailure', 'PostToolUseFailure', 'PermissionDenied']) expect(Object.keys(settings.hooks)).toContain(ev)
+  expect(
+    path.isAbsolute(exe!)
+      ? fs.existsSync(exe!)
+      : h
+          .agentEnv('')
+          .PATH!.split(':')
+          .some((d) => fs.existsSync(path.join(d, exe!))),
+  ).toBe(true)
+  for (const ev of ['PermissionRequest', 'Stop', 'StopFailure', 'PostToolUseFailure', 'PermissionDenied'])
+    expect(Object.keys(settings.hooks)).toContain(ev)
 }
 
 const mine = (r: Run) => (s: CastSession) => s.agent === AGENT && !s.parent_id && s.pid === r.pane.pid
@@ -157,7 +172,19 @@ async function askOf(r: Run, s: CastSession): Promise<string> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 const QUESTION = 'Which colour should the button be?'
-const ASK = {questions: [{header: 'Colour', multiSelect: false, options: [{description: 'warm', label: 'Red'}, {description: 'cool', label: 'Blue'}], question: QUESTION}]}
+const ASK = {
+  questions: [
+    {
+      header: 'Colour',
+      multiSelect: false,
+      options: [
+        {description: 'warm', label: 'Red'},
+        {description: 'cool', label: 'Blue'},
+      ],
+      question: QUESTION,
+    },
+  ],
+}
 const bash = (command: string, extra: Record<string, unknown> = {}): Reply => tool('Bash', {command, description: 'run it', ...extra})
 /** The permission dialog takes keys only after it has been open a moment (a guard against stray typing). */
 const DIALOG_SETTLE_MS = 1500
@@ -235,9 +262,12 @@ describe.concurrent(AGENT, () => {
       let parent = 0
       const script: Script = (req) => {
         if (req.side) return undefined
-        if (JSON.stringify(req.body?.messages?.[0] ?? '').includes('SUBTASK')) return text('Counting slowly, one step at a time, until done.', {chunks: 30, delayMs: 1000})
+        if (JSON.stringify(req.body?.messages?.[0] ?? '').includes('SUBTASK'))
+          return text('Counting slowly, one step at a time, until done.', {chunks: 30, delayMs: 1000})
         parent++
-        return parent === 1 ? tool('Agent', {description: 'slow helper', prompt: 'SUBTASK: count slowly', subagent_type: 'general-purpose'}) : text('The helper runs in the background.')
+        return parent === 1
+          ? tool('Agent', {description: 'slow helper', prompt: 'SUBTASK: count slowly', subagent_type: 'general-purpose'})
+          : text('The helper runs in the background.')
       }
       const r = await start(`sub${hooks ? 'h' : ''}`, script, {hooks})
       r.h.tmux.type(r.pane, 'start a helper')
@@ -253,7 +283,9 @@ describe.concurrent(AGENT, () => {
   }
 
   it('long_command: a command running for a while is working the whole time', async () => {
-    const r = await start('long', sequence([bash('sleep 9 && sleep 9 && echo long-done'), text('It finished.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
+    const r = await start('long', sequence([bash('sleep 9 && sleep 9 && echo long-done'), text('It finished.')]), {
+      args: ['--allowedTools', 'Bash(sleep:*)'],
+    })
     r.h.tmux.type(r.pane, 'run the long command')
     await r.h.tmux.waitFor(r.pane, /sleep 9 && sleep 9/)
     await r.watch!.wait(watchIs('working', 'producing'))
@@ -276,7 +308,9 @@ describe.concurrent(AGENT, () => {
   })
 
   it('background_command: a background shell with the turn over is dormant/background_work', async () => {
-    const r = await start('bgsh', sequence([bash('sleep 40', {run_in_background: true}), text('Started it in the background.')]), {args: ['--allowedTools', 'Bash(sleep:*)']})
+    const r = await start('bgsh', sequence([bash('sleep 40', {run_in_background: true}), text('Started it in the background.')]), {
+      args: ['--allowedTools', 'Bash(sleep:*)'],
+    })
     r.h.tmux.type(r.pane, 'run a background sleep')
     await r.h.tmux.waitFor(r.pane, /1 shell still running/)
     const t0 = Date.now()
@@ -343,7 +377,9 @@ describe.concurrent(AGENT, () => {
   }
 
   it('declared_done: the agent runs `cast state --status done` and reads done/declared_done', async () => {
-    const r = await start('done', sequence([bash('cast state --status done "shipped the thing"'), text('Declared.')]), {args: ['--allowedTools', 'Bash(cast:*)']})
+    const r = await start('done', sequence([bash('cast state --status done "shipped the thing"'), text('Declared.')]), {
+      args: ['--allowedTools', 'Bash(cast:*)'],
+    })
     r.h.tmux.type(r.pane, 'ship it and declare done')
     await r.h.tmux.waitFor(r.pane, /Declared\./)
     const t0 = Date.now()
@@ -429,7 +465,10 @@ describe.concurrent(AGENT, () => {
   })
 
   it('bad_stream: a truncated stream and a garbage chunk; cast reads what the agent wrote', async () => {
-    const streamed = sequence([{kind: 'truncated', text: 'This reply is cut off mid-way'}, {kind: 'garbage', text: 'Garbage then the rest.'}])
+    const streamed = sequence([
+      {kind: 'truncated', text: 'This reply is cut off mid-way'},
+      {kind: 'garbage', text: 'Garbage then the rest.'},
+    ])
     const script: Script = (req) => (req.side ? undefined : req.stream ? streamed(req) : text('Recovered answer.'))
     const r = await start('bad', script)
     r.h.tmux.type(r.pane, 'hello')
@@ -452,7 +491,11 @@ describe.concurrent(AGENT, () => {
       h.cleanup()
     })
     const out = await new Promise<{code: number | null; stdout: string}>((resolve) => {
-      const child = spawn(CLAUDE, ['-p', 'answer headlessly'], {cwd: h.project, env: h.agentEnv(mock.url), stdio: ['ignore', 'pipe', 'pipe']})
+      const child = spawn(CLAUDE, ['-p', 'answer headlessly'], {
+        cwd: h.project,
+        env: h.agentEnv(mock.url),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stdout = ''
       child.stdout.on('data', (c) => (stdout += String(c)))
       child.on('exit', (code) => resolve({code, stdout}))
@@ -481,7 +524,11 @@ describe.concurrent(AGENT, () => {
     await until(h.cast, (x) => x.agent === AGENT && x.pid === child.pid && x.state === 'working')
     const t0 = Date.now()
     child.kill('SIGKILL')
-    const s = await until(h.cast, (x) => x.agent === AGENT && x.pid === child.pid && x.state === 'needs_input' && x.reason === 'dead', 20_000)
+    const s = await until(
+      h.cast,
+      (x) => x.agent === AGENT && x.pid === child.pid && x.state === 'needs_input' && x.reason === 'dead',
+      20_000,
+    )
     recordFigure(AGENT, 'headless_killed', {ms: Date.now() - t0})
     expect(s.live).toBe(false)
   })

@@ -22,7 +22,11 @@ afterAll(async () => {
   dropPackagesTemplate()
 })
 
-async function setup(name: string, replies: readonly Reply[], opts: Parameters<typeof makeCodexHome>[2] = {}): Promise<{h: CodexHome; mock: Mock}> {
+async function setup(
+  name: string,
+  replies: readonly Reply[],
+  opts: Parameters<typeof makeCodexHome>[2] = {},
+): Promise<{h: CodexHome; mock: Mock}> {
   // One scenario's processes at a time: the last scenario's TUI, daemon and watch go first.
   for (const w of watches.splice(0)) await w.stop()
   for (const x of homes.splice(0)) x.cleanup()
@@ -40,8 +44,10 @@ function watch(h: CodexHome): Watch {
 }
 
 const codexRows = async (h: CodexHome): Promise<CastSession[]> => (await sessions(h.cast)).filter((s) => s.agent === AGENT)
-const is = (state: string, reason?: string) => (s: CastSession) => s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
-const lineIs = (state: string, reason?: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
+const is = (state: string, reason?: string) => (s: CastSession) =>
+  s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
+const lineIs = (state: string, reason?: string) => (l: Record<string, any>) =>
+  l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
 
 /** Wait until a rollout line satisfies `ok` (the screen can show a turn's end before the file has it). */
 async function fileLine(h: CodexHome, ok: (l: Record<string, any>) => boolean, timeoutMs = 90_000): Promise<Record<string, any>> {
@@ -92,7 +98,11 @@ describe(AGENT, () => {
 
   it('approval: an escalated command waiting on the dialog reads needs_input/approval', async () => {
     const {h} = await setup('approval', [
-      tool('exec_command', {cmd: 'touch ../outside-approval', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}),
+      tool('exec_command', {
+        cmd: 'touch ../outside-approval',
+        justification: 'Write outside the workspace?',
+        sandbox_permissions: 'require_escalated',
+      }),
       text('Done.'),
     ])
     const w = watch(h)
@@ -153,7 +163,11 @@ describe(AGENT, () => {
   })
 
   it('declared_done: the agent runs cast state --status done', async () => {
-    const {h} = await setup('declared', [tool('exec_command', {cmd: 'cast state --status done "shipped the fix"', login: false, yield_time_ms: 20000}), text('Declared.')], {approval: 'never', sandbox: 'danger-full-access'})
+    const {h} = await setup(
+      'declared',
+      [tool('exec_command', {cmd: 'cast state --status done "shipped the fix"', login: false, yield_time_ms: 20000}), text('Declared.')],
+      {approval: 'never', sandbox: 'danger-full-access'},
+    )
     const w = watch(h)
     await settleWatch(w, h)
     const pane = await h.tui(['finish up'])
@@ -168,7 +182,10 @@ describe(AGENT, () => {
   })
 
   it('background_command: a command left running after the turn reads dormant/background_work, then settles when it exits', async () => {
-    const {h} = await setup('bg', [tool('exec_command', {cmd: 'sleep 15; echo bgdone', yield_time_ms: 500}), text('Started it in the background.')])
+    const {h} = await setup('bg', [
+      tool('exec_command', {cmd: 'sleep 15; echo bgdone', yield_time_ms: 500}),
+      text('Started it in the background.'),
+    ])
     const w = watch(h)
     await settleWatch(w, h)
     const pane = await h.tui(['run it in the background'])
@@ -246,7 +263,16 @@ describe(AGENT, () => {
   })
 
   it('bad_stream: a truncated stream and a garbage chunk leave cast reading what Codex wrote', async () => {
-    const {h} = await setup('bad', [{kind: 'truncated', text: 'cut off here'}, {kind: 'truncated', text: 'cut off again'}, {kind: 'garbage', text: 'After the garbage.'}, text('fine')], {retries: 1})
+    const {h} = await setup(
+      'bad',
+      [
+        {kind: 'truncated', text: 'cut off here'},
+        {kind: 'truncated', text: 'cut off again'},
+        {kind: 'garbage', text: 'After the garbage.'},
+        text('fine'),
+      ],
+      {retries: 1},
+    )
     const pane = await h.tui(['stream badly'])
     await h.tmux.waitFor(pane, /■|After the garbage|Worked for/, 90_000)
     const rows = await codexRows(h)
@@ -271,7 +297,14 @@ describe(AGENT, () => {
   })
 
   it('approve: cast approve runs the escalated command and the turn goes on', async () => {
-    const {h} = await setup('approve', [tool('exec_command', {cmd: 'touch ../approved-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Made it.')])
+    const {h} = await setup('approve', [
+      tool('exec_command', {
+        cmd: 'touch ../approved-file',
+        justification: 'Write outside the workspace?',
+        sandbox_permissions: 'require_escalated',
+      }),
+      text('Made it.'),
+    ])
     const pane = await h.tui(['make the file'])
     await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
     const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
@@ -283,14 +316,22 @@ describe(AGENT, () => {
   })
 
   it('deny: cast deny closes the dialog and the command does not run', async () => {
-    const {h} = await setup('deny', [tool('exec_command', {cmd: 'touch ../denied-file', justification: 'Write outside the workspace?', sandbox_permissions: 'require_escalated'}), text('Understood.')])
+    const {h} = await setup('deny', [
+      tool('exec_command', {
+        cmd: 'touch ../denied-file',
+        justification: 'Write outside the workspace?',
+        sandbox_permissions: 'require_escalated',
+      }),
+      text('Understood.'),
+    ])
     const pane = await h.tui(['make the file'])
     await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
     const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
     const r = await runCast(['deny', s.id], {env: h.cast, timeout: 60_000})
     expect(r.code, r.stderr + r.stdout).toBe(0)
     const end = Date.now() + 90_000
-    while (/Would you like to run the following command\?/.test(h.tmux.capture(pane)) && Date.now() < end) await new Promise((res) => setTimeout(res, 250))
+    while (/Would you like to run the following command\?/.test(h.tmux.capture(pane)) && Date.now() < end)
+      await new Promise((res) => setTimeout(res, 250))
     expect(h.tmux.capture(pane)).not.toMatch(/Would you like to run the following command\?/)
     expect(fs.existsSync(`${h.dir}/denied-file`)).toBe(false)
     const after = await until(h.cast, (x) => x.agent === AGENT && x.reason !== 'approval', 90_000, 'the approval gone')
@@ -298,7 +339,9 @@ describe(AGENT, () => {
   })
 
   it('two_sessions: two TUIs on one CODEX_HOME (one daemon) keep their own state', async () => {
-    const mock = await startMock((req) => (req.side ? undefined : /one/.test(req.lastUserText) ? {kind: 'stall', text: 'Still thinking'} : text('Answer two.')))
+    const mock = await startMock((req) =>
+      req.side ? undefined : /one/.test(req.lastUserText) ? {kind: 'stall', text: 'Still thinking'} : text('Answer two.'),
+    )
     mocks.push(mock)
     for (const w of watches.splice(0)) await w.stop()
     for (const x of homes.splice(0)) x.cleanup()
@@ -311,7 +354,9 @@ describe(AGENT, () => {
     await h.tmux.waitFor(two, /Answer two\./)
     expect(h.tmux.capture(one)).not.toMatch(/Answer two\./)
     // One daemon serves both TUIs.
-    expect(pidsUnder(h.dir).filter((p) => /app-server --listen/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '))).length).toBe(1)
+    expect(
+      pidsUnder(h.dir).filter((p) => /app-server --listen/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '))).length,
+    ).toBe(1)
     const end = Date.now() + 90_000
     let rows: CastSession[] = []
     for (;;) {
@@ -327,13 +372,30 @@ describe(AGENT, () => {
   })
 
   describe('with cast hooks install codex', () => {
-    async function hooked(name: string, replies: readonly Reply[], prompt: string): Promise<{h: CodexHome; mock: Mock; pane: ReturnType<CodexHome['tmux']['open']>}> {
+    async function hooked(
+      name: string,
+      replies: readonly Reply[],
+      prompt: string,
+    ): Promise<{h: CodexHome; mock: Mock; pane: ReturnType<CodexHome['tmux']['open']>}> {
       const {h, mock} = await setup(name, replies)
       const r = await runCast(['hooks', 'install', 'codex'], {env: h.cast})
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout).toMatch(/Trust all and continue/)
       const hooks = JSON.parse(fs.readFileSync(`${h.codexHome}/hooks.json`, 'utf8')).hooks
-      for (const ev of ['PermissionRequest', 'Stop', 'PostModelRequest', 'Interrupt', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentStop']) expect(Object.keys(hooks)).toContain(ev)
+      for (const ev of [
+        'PermissionRequest',
+        'Stop',
+        'PostModelRequest',
+        'Interrupt',
+        'SessionStart',
+        'SessionEnd',
+        'UserPromptSubmit',
+        'PreToolUse',
+        'PostToolUse',
+        'SubagentStart',
+        'SubagentStop',
+      ])
+        expect(Object.keys(hooks)).toContain(ev)
       h.tmux.run(['set-option', '-g', 'remain-on-exit', 'on'])
       const pane = h.tmux.open([CODEX, prompt], {cwd: h.work, env: h.agentEnv})
       await trustHooks(h.tmux, pane)
@@ -368,7 +430,14 @@ describe(AGENT, () => {
     })
 
     it('approval (hooks): PermissionRequest reads needs_input/approval', async () => {
-      const {h, pane} = await hooked('happroval', [tool('exec_command', {cmd: 'touch ../outside-hooked', justification: 'Write outside?', sandbox_permissions: 'require_escalated'}), text('Done.')], 'make the file')
+      const {h, pane} = await hooked(
+        'happroval',
+        [
+          tool('exec_command', {cmd: 'touch ../outside-hooked', justification: 'Write outside?', sandbox_permissions: 'require_escalated'}),
+          text('Done.'),
+        ],
+        'make the file',
+      )
       await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
       const s = await until(h.cast, is('needs_input', 'approval'), 90_000, 'needs_input/approval')
       // The hook, not only the screen, says so: the approval's source is Codex's PermissionRequest.
@@ -386,4 +455,3 @@ describe(AGENT, () => {
     })
   })
 })
-

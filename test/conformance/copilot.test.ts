@@ -16,10 +16,19 @@ import {alive, askOf, copilotSessions, headless, killTree, PROMPT, rig, type Rig
 afterAll(stopAll)
 
 const isCop = (s: {agent?: string}): boolean => s.agent === 'copilot'
-const bash = (command: string, description = 'Run a command', extra: Record<string, unknown> = {}): Reply => tool('bash', {command, description, ...extra})
+const bash = (command: string, description = 'Run a command', extra: Record<string, unknown> = {}): Reply =>
+  tool('bash', {command, description, ...extra})
 
 /** The watch line for the state, and cast one-shot agreeing; records how fast the line came. */
-async function both(r: Rig, w: Watch, scenario: string, want: {state: string; reason: string}, since: number, timeoutMs = 60_000, from = 0): Promise<CastSession> {
+async function both(
+  r: Rig,
+  w: Watch,
+  scenario: string,
+  want: {state: string; reason: string},
+  since: number,
+  timeoutMs = 60_000,
+  from = 0,
+): Promise<CastSession> {
   const line = await w.wait((l) => isCop(l) && l.to === want.state && l.reason === want.reason, timeoutMs, from)
   recordFigure('copilot', scenario, {ms: line.at - since, what: `${want.state}/${want.reason} watch line after the truth`})
   return until(r.env, (s) => isCop(s) && s.state === want.state && s.reason === want.reason, timeoutMs, `${want.state}/${want.reason}`)
@@ -51,7 +60,12 @@ describe('copilot', () => {
       r.tmux.type(pane, 'say hello')
       await r.tmux.waitFor(pane, /● Hello from the mock\.[\s\S]*← open sidebar/)
       const t = Date.now()
-      expect(r.events().map((e) => e.type).at(-1)).toBe('assistant.turn_end')
+      expect(
+        r
+          .events()
+          .map((e) => e.type)
+          .at(-1),
+      ).toBe('assistant.turn_end')
       const s = await both(r, w, 'plain', {reason: 'settled', state: 'needs_input'}, t)
       expect(s).toMatchObject({messages: 2, title: 'say hello'})
     } finally {
@@ -83,7 +97,13 @@ describe('copilot', () => {
 
   it.concurrent('question: an ask_user form reads needs_input/question, the ask is the question', async () => {
     const q = 'Which colour should the button be?'
-    const r = await rig('question', [tool('ask_user', {message: q, requestedSchema: {properties: {colour: {enum: ['red', 'blue'], type: 'string'}}, required: ['colour']}}), text('Red it is.')])
+    const r = await rig('question', [
+      tool('ask_user', {
+        message: q,
+        requestedSchema: {properties: {colour: {enum: ['red', 'blue'], type: 'string'}}, required: ['colour']},
+      }),
+      text('Red it is.'),
+    ])
     try {
       const pane = await r.open()
       const w = r.watch()
@@ -163,7 +183,9 @@ describe('copilot', () => {
     }
   })
   it.concurrent('long_command: a 25 s shell command reads working the whole time', async () => {
-    const r = await rig('long', [bash('sleep 25; echo slept', 'Sleep a while'), text('The command finished.')], {args: ['--allow-all-tools']})
+    const r = await rig('long', [bash('sleep 25; echo slept', 'Sleep a while'), text('The command finished.')], {
+      args: ['--allow-all-tools'],
+    })
     try {
       const pane = await r.open()
       r.tmux.type(pane, 'run the slow command')
@@ -186,56 +208,84 @@ describe('copilot', () => {
     }
   })
 
-  it.concurrent('background_command: a shell still running after the turn reads dormant/background_work, its wake-up turn working', async () => {
-    const r = await rig('bg', [bash('sleep 40; echo finished', 'Sleep in the background'), text('It keeps running in the background.'), text('The background command finished and printed its output.', {chunks: 12, delayMs: 700})], {args: ['--allow-all-tools']})
-    try {
-      const pane = await r.open()
-      const w = r.watch()
-      r.tmux.type(pane, 'run it in the background')
-      await r.tmux.waitFor(pane, /Waiting for background shells/, 90_000)
-      const t = Date.now()
-      expect(r.events().some((e) => e.type === 'tool.execution_complete' && /is still running/.test(String(e.data?.result?.content)))).toBe(true)
-      const s = await both(r, w, 'background_command', {reason: 'background_work', state: 'dormant'}, t)
-      expect(s.background_work).toBeTruthy()
-      // The shell ends: Copilot starts a turn by itself (system.notification, no user.message).
-      const from = w.lines.length
-      await w.wait((l) => isCop(l) && l.to === 'working', 60_000, from)
-      expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'shell_completed')).toBe(true)
-      await r.tmux.waitFor(pane, /printed its output\.[\s\S]*← open sidebar/, 60_000)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the wake-up turn')
-      expect(r.events().filter((e) => e.type === 'user.message')).toHaveLength(1)
-    } finally {
-      await r.stop()
-    }
-  })
+  it.concurrent(
+    'background_command: a shell still running after the turn reads dormant/background_work, its wake-up turn working',
+    async () => {
+      const r = await rig(
+        'bg',
+        [
+          bash('sleep 40; echo finished', 'Sleep in the background'),
+          text('It keeps running in the background.'),
+          text('The background command finished and printed its output.', {chunks: 12, delayMs: 700}),
+        ],
+        {args: ['--allow-all-tools']},
+      )
+      try {
+        const pane = await r.open()
+        const w = r.watch()
+        r.tmux.type(pane, 'run it in the background')
+        await r.tmux.waitFor(pane, /Waiting for background shells/, 90_000)
+        const t = Date.now()
+        expect(
+          r.events().some((e) => e.type === 'tool.execution_complete' && /is still running/.test(String(e.data?.result?.content))),
+        ).toBe(true)
+        const s = await both(r, w, 'background_command', {reason: 'background_work', state: 'dormant'}, t)
+        expect(s.background_work).toBeTruthy()
+        // The shell ends: Copilot starts a turn by itself (system.notification, no user.message).
+        const from = w.lines.length
+        await w.wait((l) => isCop(l) && l.to === 'working', 60_000, from)
+        expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'shell_completed')).toBe(true)
+        await r.tmux.waitFor(pane, /printed its output\.[\s\S]*← open sidebar/, 60_000)
+        await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the wake-up turn')
+        expect(r.events().filter((e) => e.type === 'user.message')).toHaveLength(1)
+      } finally {
+        await r.stop()
+      }
+    },
+  )
 
-  it.concurrent('background_subagent: a background task agent still running with the parent at its prompt reads dormant/child_producing', async () => {
-    let parentRequests = 0
-    const script = (req: MockRequest): Reply | undefined => {
-      if (req.side) return undefined
-      if (/SUBAGENT-TASK/.test(req.lastUserText)) return text('The subagent finished its research.', {chunks: 20, delayMs: 1000})
-      parentRequests++
-      if (parentRequests === 1) return tool('task', {agent_type: 'general-purpose', description: 'Research the thing', mode: 'background', name: 'researcher', prompt: 'SUBAGENT-TASK: research the thing'})
-      return text(parentRequests === 2 ? 'Started a background agent.' : 'The agent reported back.')
-    }
-    const r = await rig('bgsub', script, {args: ['--allow-all-tools']})
-    try {
-      const pane = await r.open()
-      const w = r.watch()
-      r.tmux.type(pane, 'start a background agent')
-      await r.tmux.waitFor(pane, /Started a background agent\.[\s\S]*Waiting for background agents/, 60_000)
-      const t = Date.now()
-      expect(r.events().find((e) => e.type === 'subagent.started')?.data).toMatchObject({executionMode: 'background'})
-      expect(r.events().some((e) => e.type === 'subagent.completed')).toBe(false)
-      await both(r, w, 'background_subagent', {reason: 'child_producing', state: 'dormant'}, t)
-      // The agent finishes: an agent_idle notification wakes the parent, which answers by itself.
-      await r.tmux.waitFor(pane, /The agent reported back\.[\s\S]*← open sidebar/, 90_000)
-      expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'agent_idle')).toBe(true)
-      await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled after the agent reported')
-    } finally {
-      await r.stop()
-    }
-  })
+  it.concurrent(
+    'background_subagent: a background task agent still running with the parent at its prompt reads dormant/child_producing',
+    async () => {
+      let parentRequests = 0
+      const script = (req: MockRequest): Reply | undefined => {
+        if (req.side) return undefined
+        if (/SUBAGENT-TASK/.test(req.lastUserText)) return text('The subagent finished its research.', {chunks: 20, delayMs: 1000})
+        parentRequests++
+        if (parentRequests === 1)
+          return tool('task', {
+            agent_type: 'general-purpose',
+            description: 'Research the thing',
+            mode: 'background',
+            name: 'researcher',
+            prompt: 'SUBAGENT-TASK: research the thing',
+          })
+        return text(parentRequests === 2 ? 'Started a background agent.' : 'The agent reported back.')
+      }
+      const r = await rig('bgsub', script, {args: ['--allow-all-tools']})
+      try {
+        const pane = await r.open()
+        const w = r.watch()
+        r.tmux.type(pane, 'start a background agent')
+        await r.tmux.waitFor(pane, /Started a background agent\.[\s\S]*Waiting for background agents/, 60_000)
+        const t = Date.now()
+        expect(r.events().find((e) => e.type === 'subagent.started')?.data).toMatchObject({executionMode: 'background'})
+        expect(r.events().some((e) => e.type === 'subagent.completed')).toBe(false)
+        await both(r, w, 'background_subagent', {reason: 'child_producing', state: 'dormant'}, t)
+        // The agent finishes: an agent_idle notification wakes the parent, which answers by itself.
+        await r.tmux.waitFor(pane, /The agent reported back\.[\s\S]*← open sidebar/, 90_000)
+        expect(r.events().some((e) => e.type === 'system.notification' && e.data?.kind?.type === 'agent_idle')).toBe(true)
+        await until(
+          r.env,
+          (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled',
+          90_000,
+          'settled after the agent reported',
+        )
+      } finally {
+        await r.stop()
+      }
+    },
+  )
 
   it.concurrent('retrying: a turn whose requests fail with 500 and are retried reads working', async () => {
     const r = await rig('retry', [...repeat(status(500), 3), text('Recovered after retries.')])
@@ -311,7 +361,9 @@ describe('copilot', () => {
   })
 
   it.concurrent('declared_done: the agent runs `cast state --status done` and reads done/declared_done', async () => {
-    const r = await rig('done', [bash('cast state --status done "Shipped the fix"', 'Tell cast it is done'), text('All done.')], {args: ['--allow-all-tools']})
+    const r = await rig('done', [bash('cast state --status done "Shipped the fix"', 'Tell cast it is done'), text('All done.')], {
+      args: ['--allow-all-tools'],
+    })
     try {
       const pane = await r.open()
       const w = r.watch()
@@ -333,7 +385,12 @@ describe('copilot', () => {
       const run = headless(r, 'answer headless')
       expect(await run.done).toBe(0)
       expect(run.output()).toContain('Headless answer.')
-      expect(r.events().map((e) => e.type).at(-1)).toBe('session.shutdown')
+      expect(
+        r
+          .events()
+          .map((e) => e.type)
+          .at(-1),
+      ).toBe('session.shutdown')
       const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'settled')
       expect(s).toMatchObject({messages: 2, title: 'answer headless'})
     } finally {
@@ -376,7 +433,12 @@ describe('copilot', () => {
       await r.tmux.waitFor(pane, /Second answer\.[\s\S]*← open sidebar/, 60_000)
       expect(r.mock.requests.filter((q) => !q.side).at(-1)?.lastUserText).toContain('the second question')
       await w.wait((l) => isCop(l) && l.to === 'working' && Date.parse(l.ts) >= t0 - 1000, 60_000)
-      const after = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled' && x.messages === 4, 90_000, 'settled after the sent turn')
+      const after = await until(
+        r.env,
+        (x) => isCop(x) && x.state === 'needs_input' && x.reason === 'settled' && x.messages === 4,
+        90_000,
+        'settled after the sent turn',
+      )
       expect(after.id).toBe(s.id)
     } finally {
       await r.stop()
@@ -414,18 +476,36 @@ describe('copilot', () => {
   })
 
   it.concurrent('bad_stream: a truncated stream and a garbage chunk; cast reads what Copilot wrote', async () => {
-    const r = await rig('bad', [{kind: 'truncated', text: 'Half an answer'}, {kind: 'garbage', text: 'An answer with garbage inside.'}, ...repeat(text('Recovered.'), 6)])
+    const r = await rig('bad', [
+      {kind: 'truncated', text: 'Half an answer'},
+      {kind: 'garbage', text: 'An answer with garbage inside.'},
+      ...repeat(text('Recovered.'), 6),
+    ])
     try {
       const pane = await r.open()
       r.tmux.type(pane, 'tell me something')
       await r.tmux.waitFor(pane, /← open sidebar[\s\S]*$/)
-      await waitUntil(() => ['assistant.turn_end', 'session.error'].includes(r.events().map((e) => e.type).filter((x) => x !== 'session.usage_record').at(-1) ?? ''), 90_000, 'the turn over')
+      await waitUntil(
+        () =>
+          ['assistant.turn_end', 'session.error'].includes(
+            r
+              .events()
+              .map((e) => e.type)
+              .filter((x) => x !== 'session.usage_record')
+              .at(-1) ?? '',
+          ),
+        90_000,
+        'the turn over',
+      )
       await r.tmux.waitFor(pane, PROMPT)
       const types = r.events().map((e) => e.type)
       const errored = types.lastIndexOf('session.error') > types.lastIndexOf('user.message')
       const want = errored ? 'error' : 'settled'
       const s = await until(r.env, (x) => isCop(x) && x.state === 'needs_input' && x.reason === want, 90_000, `needs_input/${want}`)
-      recordFigure('copilot', 'bad_stream', {ms: 0, what: `the turn ended ${errored ? 'in session.error' : 'with a reply'} after ${r.mock.mainCount()} requests`})
+      recordFigure('copilot', 'bad_stream', {
+        ms: 0,
+        what: `the turn ended ${errored ? 'in session.error' : 'with a reply'} after ${r.mock.mainCount()} requests`,
+      })
       expect(s.agent).toBe('copilot')
     } finally {
       await r.stop()
@@ -476,7 +556,10 @@ describe('copilot', () => {
       expect(out.code, out.stderr + out.stdout).toBe(0)
       await r.tmux.waitFor(pane, /User feedback: use mkdir instead/, 60_000)
       expect(fs.existsSync(path.join(r.work, 'noted.txt'))).toBe(false)
-      expect(r.events().find((e) => e.type === 'permission.completed')?.data?.result).toMatchObject({feedback: 'use mkdir instead', kind: 'denied-interactively-by-user'})
+      expect(r.events().find((e) => e.type === 'permission.completed')?.data?.result).toMatchObject({
+        feedback: 'use mkdir instead',
+        kind: 'denied-interactively-by-user',
+      })
     } finally {
       await r.stop()
     }
@@ -546,7 +629,13 @@ describe('copilot', () => {
 
   it.concurrent('question (hooks): an ask_user form reads needs_input/question, the ask is the question', async () => {
     const q = 'Which colour should the button be?'
-    const r = await hooked('hquestion', [tool('ask_user', {message: q, requestedSchema: {properties: {colour: {enum: ['red', 'blue'], type: 'string'}}, required: ['colour']}}), text('Red it is.')])
+    const r = await hooked('hquestion', [
+      tool('ask_user', {
+        message: q,
+        requestedSchema: {properties: {colour: {enum: ['red', 'blue'], type: 'string'}}, required: ['colour']},
+      }),
+      text('Red it is.'),
+    ])
     try {
       const pane = await r.open()
       const w = r.watch()

@@ -70,7 +70,11 @@ interface RigOptions {
 }
 
 /** A fresh home for one scenario: settings that reach the mock offline, a tmux server, cast's env. */
-async function rig(name: string, script: Reply[] | ((req: import('./harness/mock/server.js').MockRequest) => Reply | undefined), opts: RigOptions = {}): Promise<Rig> {
+async function rig(
+  name: string,
+  script: Reply[] | ((req: import('./harness/mock/server.js').MockRequest) => Reply | undefined),
+  opts: RigOptions = {},
+): Promise<Rig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cast-conf-gemini-${name}-`))
   const home = path.join(dir, 'home')
   const work = path.join(dir, 'work')
@@ -126,7 +130,10 @@ function killTree(tmux: Tmux): void {
     return
   }
 
-  for (const pid of out.split('\n').map(Number).filter((p) => p > 1)) {
+  for (const pid of out
+    .split('\n')
+    .map(Number)
+    .filter((p) => p > 1)) {
     for (const p of [...descendants(pid), pid]) {
       try {
         process.kill(p, 'SIGKILL')
@@ -194,15 +201,33 @@ function chatLines(file: string): any[] {
 }
 
 const mine = (s: CastSession): boolean => s.agent === AGENT && !s.parent_id
-const is = (state: string, reason?: string) => (s: CastSession): boolean => mine(s) && s.state === state && (reason === undefined || s.reason === reason)
-const lineIs = (state: string, reason?: string) => (l: Record<string, any>): boolean => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
+const is =
+  (state: string, reason?: string) =>
+  (s: CastSession): boolean =>
+    mine(s) && s.state === state && (reason === undefined || s.reason === reason)
+const lineIs =
+  (state: string, reason?: string) =>
+  (l: Record<string, any>): boolean =>
+    l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
 
 /** What the inbox shows under a row (`asks: …`), for the ask text. */
 async function listing(r: Rig): Promise<string> {
   return (await runCast(['sessions', '--all'], {env: r.env})).stdout
 }
 
-const ask = {questions: [{header: 'Colour', options: [{description: 'warm', label: 'Red'}, {description: 'cool', label: 'Blue'}], question: 'Which colour should the button be?', type: 'choice'}]}
+const ask = {
+  questions: [
+    {
+      header: 'Colour',
+      options: [
+        {description: 'warm', label: 'Red'},
+        {description: 'cool', label: 'Blue'},
+      ],
+      question: 'Which colour should the button be?',
+      type: 'choice',
+    },
+  ],
+}
 
 describe(AGENT, () => {
   it.concurrent('fresh: a TUI with nothing asked is new/idle, never working', () =>
@@ -219,7 +244,8 @@ describe(AGENT, () => {
       const first = await w.wait((l) => l.agent === AGENT, 90_000)
       expect(first.line.to).toBe('idle')
       expect(w.lines.some((l) => l.line.agent === AGENT && l.line.to === 'working')).toBe(false)
-    }))
+    }),
+  )
 
   it.concurrent('plain: an answered prompt is needs_input/settled', () =>
     slot(async () => {
@@ -234,11 +260,15 @@ describe(AGENT, () => {
       expect(s.title).toBe('say hello')
       const l = await w.wait(lineIs('needs_input', 'settled'), 90_000)
       recordFigure(AGENT, 'plain', {watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('approval: the permission dialog is needs_input/approval and the tool has not run', () =>
     slot(async () => {
-      const r = await rig('approval', [tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}), text('Wrote it.')])
+      const r = await rig('approval', [
+        tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}),
+        text('Wrote it.'),
+      ])
       const w = watch(r)
       const pane = await startTui(r)
       await submit(r, pane, 'write the file')
@@ -250,7 +280,8 @@ describe(AGENT, () => {
       expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
       const l = await w.wait(lineIs('needs_input', 'approval'), 90_000)
       recordFigure(AGENT, 'approval', {watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('question: an ask_user dialog is needs_input/question with the question as the ask', () =>
     slot(async () => {
@@ -265,11 +296,16 @@ describe(AGENT, () => {
       expect(await listing(r)).toMatch(/asks: Which colour should the button be\?/)
       const l = await w.wait(lineIs('needs_input', 'question'), 90_000)
       recordFigure(AGENT, 'question', {watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('long_command: a 35 s shell command reads working the whole time (also past "Shell awaiting input")', () =>
     slot(async () => {
-      const r = await rig('long', [tool('run_shell_command', {command: 'sleep 35; echo slept', description: 'wait'}), text('Slept well.')], {allowed: ['run_shell_command']})
+      const r = await rig(
+        'long',
+        [tool('run_shell_command', {command: 'sleep 35; echo slept', description: 'wait'}), text('Slept well.')],
+        {allowed: ['run_shell_command']},
+      )
       const pane = await startTui(r)
       await submit(r, pane, 'sleep a while')
       await r.tmux.waitFor(pane, /esc to cancel/i)
@@ -295,9 +331,14 @@ describe(AGENT, () => {
       expect(afterAwaiting).toBeGreaterThanOrEqual(1)
       expect(seen.filter((x) => !x.startsWith('working/'))).toEqual([])
       expect(w.lines.filter((l) => l.line.agent === AGENT && l.line.to !== 'working' && l.at < Date.now() - 3000)).toEqual([])
-      recordFigure(AGENT, 'long_command', {polls: seen.length, polls_after_shell_awaiting_input: afterAwaiting, shell_awaiting_input_seen: String(awaiting)})
+      recordFigure(AGENT, 'long_command', {
+        polls: seen.length,
+        polls_after_shell_awaiting_input: afterAwaiting,
+        shell_awaiting_input_seen: String(awaiting),
+      })
       await until(r.env, is('needs_input', 'settled'), 90_000, 'settled after the command')
-    }))
+    }),
+  )
 
   it.concurrent('retrying: 429s being retried read working', () =>
     slot(async () => {
@@ -318,7 +359,8 @@ describe(AGENT, () => {
       expect(r.mock.mainCount()).toBeGreaterThanOrEqual(2)
       expect(seen.filter((x) => !x.startsWith('working/'))).toEqual([])
       expect(w.lines.filter((l) => l.line.agent === AGENT && l.line.to === 'needs_input')).toEqual([])
-    }))
+    }),
+  )
 
   it.concurrent('error: a 401 is needs_input/error', () =>
     slot(async () => {
@@ -331,11 +373,21 @@ describe(AGENT, () => {
       await until(r.env, is('needs_input', 'error'), 90_000, 'needs_input/error')
       const l = await w.wait(lineIs('needs_input', 'error'), 90_000)
       recordFigure(AGENT, 'error', {status: 401, watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('error: the daily-quota dialog ("Usage limit reached … Keep trying / Stop") is needs_input/error', () =>
     slot(async () => {
-      const body = JSON.stringify({error: {code: 429, details: [{'@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{quotaId: 'GenerateRequestsPerDayPerProjectPerModel'}]}], message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED'}})
+      const body = JSON.stringify({
+        error: {
+          code: 429,
+          details: [
+            {'@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{quotaId: 'GenerateRequestsPerDayPerProjectPerModel'}]},
+          ],
+          message: 'Quota exceeded',
+          status: 'RESOURCE_EXHAUSTED',
+        },
+      })
       const r = await rig('quota', repeat({body, kind: 'http', status: 429}, 50))
       const w = watch(r)
       const pane = await startTui(r)
@@ -345,11 +397,16 @@ describe(AGENT, () => {
       await until(r.env, is('needs_input', 'error'), 90_000, 'needs_input/error')
       const l = await w.wait(lineIs('needs_input', 'error'), 90_000)
       recordFigure(AGENT, 'error', {status: 'quota', watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('declared_done: the agent runs `cast state --status done` and reads done/declared_done', () =>
     slot(async () => {
-      const r = await rig('done', [tool('run_shell_command', {command: 'cast state --status done "shipped it"', description: 'declare done'}), text('Declared.')], {allowed: ['run_shell_command']})
+      const r = await rig(
+        'done',
+        [tool('run_shell_command', {command: 'cast state --status done "shipped it"', description: 'declare done'}), text('Declared.')],
+        {allowed: ['run_shell_command']},
+      )
       const w = watch(r)
       const pane = await startTui(r)
       await submit(r, pane, 'finish up')
@@ -359,7 +416,8 @@ describe(AGENT, () => {
       expect(s.state_line).toMatchObject({status: 'done', text: 'shipped it'})
       const l = await w.wait(lineIs('done', 'declared_done'), 90_000)
       recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, l.at - shownAt)})
-    }))
+    }),
+  )
 
   it.concurrent('send: `cast send` at the prompt arrives as the next turn', () =>
     slot(async () => {
@@ -377,13 +435,15 @@ describe(AGENT, () => {
       const after = await until(r.env, (x) => is('needs_input', 'settled')(x) && x.messages === 4, 90_000, 'the second turn settled')
       expect(after.id).toBe(s.id)
       await w.wait(lineIs('needs_input', 'settled'), 90_000)
-    }))
+    }),
+  )
 
   it.concurrent('two_sessions: two TUIs in one home each keep their own state', () =>
     slot(async () => {
       const script = (req: import('./harness/mock/server.js').MockRequest): Reply | undefined => {
         if (req.side) return undefined
-        if (req.lastUserText.includes('ask first')) return req.toolResults > 0 ? text('ok') : tool('run_shell_command', {command: 'echo two > two.txt', description: 'two'})
+        if (req.lastUserText.includes('ask first'))
+          return req.toolResults > 0 ? text('ok') : tool('run_shell_command', {command: 'echo two > two.txt', description: 'two'})
         return text('Plain one.')
       }
 
@@ -401,11 +461,15 @@ describe(AGENT, () => {
       expect(all).toHaveLength(2)
       expect(all.find((s) => s.cwd === r.work)).toMatchObject({reason: 'settled', state: 'needs_input'})
       expect(all.find((s) => s.cwd === other)).toMatchObject({reason: 'approval', state: 'needs_input'})
-    }))
+    }),
+  )
 
   it.concurrent('bad_stream: a truncated stream and a garbage chunk; cast reads what the CLI wrote without crashing', () =>
     slot(async () => {
-      const r = await rig('bad', [{kind: 'truncated', text: 'partial answer here'}, {kind: 'garbage', text: 'garbage then the rest'}])
+      const r = await rig('bad', [
+        {kind: 'truncated', text: 'partial answer here'},
+        {kind: 'garbage', text: 'garbage then the rest'},
+      ])
       const pane = await startTui(r)
       await submit(r, pane, 'first')
       await r.tmux.waitFor(pane, /✕ \[API Error/)
@@ -418,7 +482,8 @@ describe(AGENT, () => {
       expect(['settled', 'error']).toContain(s.reason)
       const res = await runCast(['explain', s.id], {env: r.env})
       expect(res.code, res.stderr).toBe(0)
-    }))
+    }),
+  )
 
   /** kill -9 of the whole agent (the parent `node …/gemini` and its `--max-old-space-size` child), mid-turn. */
   const crash = (r: Rig, pane: AgentPane): void => {
@@ -449,7 +514,8 @@ describe(AGENT, () => {
       recordFigure(AGENT, 'kill9', {dead_ms: ms})
       await until(r.env, is('needs_input', 'dead'), 10_000, 'needs_input/dead')
       expect(ms).toBeLessThanOrEqual(DEAD_BOUND_MS)
-    }))
+    }),
+  )
 
   it.concurrent('kill9_unseen: a crash before cast ever looked reads needs_input/dead', () =>
     slot(async () => {
@@ -461,7 +527,8 @@ describe(AGENT, () => {
       crash(r, pane)
       const first = (await sessions(r.env)).find(mine)
       expect([first?.state, first?.reason]).toEqual(['needs_input', 'dead'])
-    }))
+    }),
+  )
 
   /** `gemini -p` as a script runs it: no terminal. */
   const headless = (r: Rig, prompt: string): ChildProcess => {
@@ -488,7 +555,8 @@ describe(AGENT, () => {
       expect((child as any).out()).toContain('Headless answer.')
       const s = await until(r.env, is('needs_input', 'settled'), 90_000, 'the headless run settled')
       expect([s.title, s.messages, s.live]).toEqual(['answer headless', 2, false])
-    }))
+    }),
+  )
 
   it.concurrent('headless_killed: `gemini -p` killed -9 mid-run reads needs_input/dead', () =>
     slot(async () => {
@@ -503,9 +571,13 @@ describe(AGENT, () => {
       const killedAt = Date.now()
       await until(r.env, is('needs_input', 'dead'), 90_000, 'needs_input/dead')
       recordFigure(AGENT, 'headless_killed', {dead_ms: Date.now() - killedAt})
-    }))
+    }),
+  )
 
-  const approvalScript = (): Reply[] => [tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}), text('Wrote it.')]
+  const approvalScript = (): Reply[] => [
+    tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}),
+    text('Wrote it.'),
+  ]
 
   it.concurrent('approve: `cast approve` answers the dialog, the tool runs and the session moves on', () =>
     slot(async () => {
@@ -519,7 +591,8 @@ describe(AGENT, () => {
       await r.tmux.waitFor(pane, /Wrote it\./)
       expect(fs.readFileSync(path.join(r.work, 'approved.txt'), 'utf8').trim()).toBe('ran')
       await until(r.env, is('needs_input', 'settled'), 90_000, 'settled after the tool ran')
-    }))
+    }),
+  )
 
   it.concurrent('deny: `cast deny` closes the dialog and the tool does not run', () =>
     slot(async () => {
@@ -534,9 +607,15 @@ describe(AGENT, () => {
       expect(r.tmux.capture(pane)).not.toMatch(/Allow execution of/)
       await sleep(2000)
       expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
-      const after = await until(r.env, (x) => mine(x) && x.state === 'needs_input' && x.reason !== 'approval', 90_000, 'the dialog gone from cast')
+      const after = await until(
+        r.env,
+        (x) => mine(x) && x.state === 'needs_input' && x.reason !== 'approval',
+        90_000,
+        'the dialog gone from cast',
+      )
       expect(after.reason).toBe('settled')
-    }))
+    }),
+  )
 
   it.concurrent('send_refused: `cast send` into an open permission dialog exits 5 and the tool does not run', () =>
     slot(async () => {
@@ -551,7 +630,8 @@ describe(AGENT, () => {
       expect(r.tmux.capture(pane)).toMatch(/Allow execution of \[Shell\]\?/)
       expect(r.tmux.capture(pane)).not.toMatch(/typed into the dialog/)
       expect(fs.existsSync(path.join(r.work, 'approved.txt'))).toBe(false)
-    }))
+    }),
+  )
 
   it.concurrent('approval (hooks): with `cast hooks install gemini` the dialog is needs_input/approval naming the command', () =>
     slot(async () => {
@@ -572,7 +652,8 @@ describe(AGENT, () => {
       expect(res.code, res.stdout + res.stderr).toBe(0)
       await r.tmux.waitFor(pane, /Wrote it\./)
       await until(r.env, is('needs_input', 'settled'), 90_000, 'settled after the tool ran')
-    }))
+    }),
+  )
 
   it.concurrent('question (hooks): an ask_user dialog is needs_input/question with the question as the ask', () =>
     slot(async () => {
@@ -590,7 +671,8 @@ describe(AGENT, () => {
       r.tmux.keys(pane, '1')
       await r.tmux.waitFor(pane, /Thanks\./)
       await until(r.env, is('needs_input', 'settled'), 90_000, 'settled after the answer')
-    }))
+    }),
+  )
 
   it.concurrent('plain (hooks): an answered prompt is needs_input/settled', () =>
     slot(async () => {
@@ -607,6 +689,6 @@ describe(AGENT, () => {
       await until(r.env, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
       const l = await w.wait(lineIs('needs_input', 'settled'), 90_000)
       recordFigure(AGENT, 'plain (hooks)', {watch_ms: Math.max(0, l.at - shownAt)})
-    }))
-
+    }),
+  )
 })

@@ -100,7 +100,10 @@ describe('claude_code', () => {
       h.cleanup()
     })
     await installHooks(h.cast, 'claude-code')
-    pane = h.tmux.open([CLAUDE, '--permission-mode', 'default', '--allowedTools', 'Bash(cast:*)'], {cwd: h.project, env: h.agentEnv(mock.url)})
+    pane = h.tmux.open([CLAUDE, '--permission-mode', 'default', '--allowedTools', 'Bash(cast:*)'], {
+      cwd: h.project,
+      env: h.agentEnv(mock.url),
+    })
     await h.tmux.waitFor(pane, PROMPT_READY, 60_000)
     return {h, mock, pane}
   }
@@ -154,7 +157,15 @@ describe('claude_code', () => {
   })
 
   it('send (hooks): a presence change reaches the live session as context on its next prompt, and cast presence names it', async () => {
-    const r = await start('presence', (req) => (req.side ? undefined : req.toolResults > 0 ? text('Declared.') : req.lastUserText.includes(NUDGE) ? bash('cast state --status done "ok"') : text('Noted.')))
+    const r = await start('presence', (req) =>
+      req.side
+        ? undefined
+        : req.toolResults > 0
+          ? text('Declared.')
+          : req.lastUserText.includes(NUDGE)
+            ? bash('cast state --status done "ok"')
+            : text('Noted.'),
+    )
     r.h.tmux.type(r.pane, 'first')
     await r.h.tmux.waitFor(r.pane, /Declared\./, 90_000)
     const s = await until(r.h.cast, (x) => mine(r)(x) && x.state === 'done', 60_000, 'done')
@@ -173,7 +184,15 @@ describe('claude_code', () => {
   })
 
   it('send (hooks): cast presence away --notify-agents sends the notice at once to a session resting at its prompt', async () => {
-    const r = await start('notify', (req) => (req.side ? undefined : req.toolResults > 0 ? text('Declared.') : req.lastUserText.includes(NUDGE) ? bash('cast state --status done "ok"') : text('Noted.')))
+    const r = await start('notify', (req) =>
+      req.side
+        ? undefined
+        : req.toolResults > 0
+          ? text('Declared.')
+          : req.lastUserText.includes(NUDGE)
+            ? bash('cast state --status done "ok"')
+            : text('Noted.'),
+    )
     r.h.tmux.type(r.pane, 'first')
     await r.h.tmux.waitFor(r.pane, /Declared\./, 90_000)
     const s = await until(r.h.cast, (x) => mine(r)(x) && x.state === 'done', 60_000, 'done')
@@ -204,7 +223,12 @@ describe('codex', () => {
     const pane = h.tmux.open([CODEX, 'what is in this project?'], {cwd: h.work, env: h.agentEnv})
     await trustHooks(h.tmux, pane)
     await h.tmux.waitFor(pane, /Declared\./, 120_000)
-    const s = await until(h.cast, (x) => x.agent === 'codex' && !x.parent_id && x.state === 'done' && x.reason === 'declared_done', 60_000, 'done/declared_done')
+    const s = await until(
+      h.cast,
+      (x) => x.agent === 'codex' && !x.parent_id && x.state === 'done' && x.reason === 'declared_done',
+      60_000,
+      'done/declared_done',
+    )
     expect(s.state_line).toMatchObject({status: 'done', text: 'Answered the question about the project'})
     const main = mock.requests.filter((q) => !q.side)
     // The Responses API's last user message stays the nudge while the declaration's output comes back.
@@ -217,4 +241,3 @@ describe('codex', () => {
     expect(mock.requests.filter((q) => !q.side).length).toBe(main.length)
   })
 })
-

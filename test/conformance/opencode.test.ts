@@ -47,7 +47,10 @@ interface Run {
 async function setup(name: string, script: Script): Promise<Run> {
   const mock = await startMock(script)
   const h = makeHome(root, name, mock.url)
-  cleanups.push(() => h.cleanup(), () => mock.close())
+  cleanups.push(
+    () => h.cleanup(),
+    () => mock.close(),
+  )
   return {env: h.cast, h, mock}
 }
 
@@ -89,14 +92,22 @@ async function waitFile<T>(what: string, probe: () => T | null | undefined | fal
 }
 
 const isOc = (s: CastSession): boolean => s.agent === AGENT && !s.parent_id
-const at = (nativeId: string, state: string, reason?: string) => (s: CastSession) => s.native_id === nativeId && s.state === state && (reason === undefined || s.reason === reason)
+const at = (nativeId: string, state: string, reason?: string) => (s: CastSession) =>
+  s.native_id === nativeId && s.state === state && (reason === undefined || s.reason === reason)
 
 /** Watch lines name cast's id; map a native id to it once cast has seen the session. */
 async function castId(env: Record<string, string>, nativeId: string): Promise<string> {
   return (await until(env, (s) => s.native_id === nativeId, 90_000, `session ${nativeId}`)).id
 }
 
-async function watchFor(w: Watch, env: Record<string, string>, nativeId: string, state: string, reason: string | undefined, timeoutMs = 90_000) {
+async function watchFor(
+  w: Watch,
+  env: Record<string, string>,
+  nativeId: string,
+  state: string,
+  reason: string | undefined,
+  timeoutMs = 90_000,
+) {
   const id = await castId(env, nativeId)
   return w.wait((l) => l.id === id && l.to === state && (reason === undefined || l.reason === reason), timeoutMs)
 }
@@ -118,7 +129,11 @@ function killTree(pid: number): void {
 }
 
 /** A fact as `cast explain --json` shows it: its value and where it came from. */
-async function explainFact(env: Record<string, string>, id: string, name: string): Promise<{value: unknown; source: {kind: string; ref: string} | null}> {
+async function explainFact(
+  env: Record<string, string>,
+  id: string,
+  name: string,
+): Promise<{value: unknown; source: {kind: string; ref: string} | null}> {
   const r = await runCast(['explain', id, '--json'], {env, timeout: 60_000})
   if (r.code !== 0) throw new Error(`cast explain exited ${r.code}: ${r.stderr}`)
   const facts = (JSON.parse(r.stdout) as {facts: {fact: string; value: unknown; source: {kind: string; ref: string} | null}[]}).facts
@@ -178,9 +193,19 @@ describe(AGENT, () => {
     const seenAt = Date.now()
     const [ses] = topSessions(r.h)
     // The files: the tool part is left running, and the log says it is asking.
-    expect(dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st FROM part WHERE session_id = ? AND json_extract(data,'$.type') = 'tool'`, ses!.id).map((p) => p.st)).toContain('running')
+    expect(
+      dbAll(
+        r.h,
+        `SELECT json_extract(data,'$.state.status') AS st FROM part WHERE session_id = ? AND json_extract(data,'$.type') = 'tool'`,
+        ses!.id,
+      ).map((p) => p.st),
+    ).toContain('running')
     // (OpenCode's log reaches the file a little after the screen.)
-    await waitFile('the asking line', () => /message=asking id=per_\S+ permission=external_directory/.test(fs.readFileSync(r.h.log, 'utf8')), 90_000)
+    await waitFile(
+      'the asking line',
+      () => /message=asking id=per_\S+ permission=external_directory/.test(fs.readFileSync(r.h.log, 'utf8')),
+      90_000,
+    )
     const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 90_000, 'needs_input/approval')
     const ask = await explainFact(r.env, s.id, 'approval')
     expect(String(ask.value)).toMatch(/external directory/i)
@@ -212,10 +237,18 @@ describe(AGENT, () => {
     const s = await until(r.env, at(ses!.id, 'needs_input', 'approval'), 90_000, 'needs_input/approval')
     const res = await runCast(['deny', s.id, '--json'], {env: r.env, timeout: 60_000})
     expect(res.code, res.stderr).toBe(0)
-    const part = await waitFile('the read tool ended', () => {
-      const rows = dbAll(r.h, `SELECT json_extract(data,'$.state.status') AS st, json_extract(data,'$.state.error') AS err FROM part WHERE session_id = ? AND json_extract(data,'$.tool') = 'read'`, ses!.id)
-      return rows.find((x) => x.st !== 'running' && x.st !== 'pending')
-    }, 90_000)
+    const part = await waitFile(
+      'the read tool ended',
+      () => {
+        const rows = dbAll(
+          r.h,
+          `SELECT json_extract(data,'$.state.status') AS st, json_extract(data,'$.state.error') AS err FROM part WHERE session_id = ? AND json_extract(data,'$.tool') = 'read'`,
+          ses!.id,
+        )
+        return rows.find((x) => x.st !== 'running' && x.st !== 'pending')
+      },
+      90_000,
+    )
     expect(part.st).toBe('error')
     const hostname = fs.readFileSync('/etc/hostname', 'utf8').trim()
     for (const q of r.mock.requests) expect(JSON.stringify(q.body)).not.toContain(`1: ${hostname}`)
@@ -227,7 +260,24 @@ describe(AGENT, () => {
 
   it.concurrent('question: the question tool reads needs_input/question with the question as the ask', async () => {
     const q = 'Which colour should the button be?'
-    const r = await setup('question', sequence([tool('question', {questions: [{header: 'Colour', options: [{description: 'warm', label: 'Red'}, {description: 'cool', label: 'Blue'}], question: q}]}), text('Red it is.')]))
+    const r = await setup(
+      'question',
+      sequence([
+        tool('question', {
+          questions: [
+            {
+              header: 'Colour',
+              options: [
+                {description: 'warm', label: 'Red'},
+                {description: 'cool', label: 'Blue'},
+              ],
+              question: q,
+            },
+          ],
+        }),
+        text('Red it is.'),
+      ]),
+    )
     const pane = await startTui(r, null, {OPENCODE_ENABLE_QUESTION_TOOL: '1'})
     const w = startWatch(r.env)
     await sleep(1500)
@@ -243,7 +293,10 @@ describe(AGENT, () => {
   })
 
   it.concurrent('long_command: a running bash tool reads working the whole time, then settled', async () => {
-    const r = await setup('long', sequence([tool('bash', {command: 'sleep 20; echo slept', description: 'Sleep a while'}), text('The command finished.')]))
+    const r = await setup(
+      'long',
+      sequence([tool('bash', {command: 'sleep 20; echo slept', description: 'Sleep a while'}), text('The command finished.')]),
+    )
     const pane = await startTui(r, null)
     const w = startWatch(r.env)
     await sleep(1500)
@@ -270,7 +323,9 @@ describe(AGENT, () => {
     const commandEnded = r.mock.requests.filter((q) => !q.side)[1]!.at
     const mine = w.lines.filter((l) => l.line.id === id)
     expect(mine.filter((l) => l.at < commandEnded).at(-1)?.line.to).toBe('working')
-    expect(mine.filter((l) => l.at >= shownAt && l.at < commandEnded).map((l) => l.line.to)).toEqual(expect.not.arrayContaining(['needs_input', 'idle', 'done', 'dormant']))
+    expect(mine.filter((l) => l.at >= shownAt && l.at < commandEnded).map((l) => l.line.to)).toEqual(
+      expect.not.arrayContaining(['needs_input', 'idle', 'done', 'dormant']),
+    )
     await w.wait((l) => l.id === id && l.to === 'needs_input' && l.reason === 'settled', 90_000)
   })
 
@@ -327,7 +382,16 @@ describe(AGENT, () => {
     const seenAt = Date.now()
     const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
     // The screen shows the error before the message row carries it.
-    const error = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.statusCode') AS c FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 90_000)
+    const error = await waitFile(
+      'the stored error',
+      () =>
+        dbAll(
+          r.h,
+          `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.statusCode') AS c FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`,
+          ses!.id,
+        )[0],
+      90_000,
+    )
     expect(error).toEqual({c: 401, n: 'APIError'})
     const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 90_000, 'needs_input/error')
     expect(String((await explainFact(r.env, s.id, 'error')).value)).toMatch(/401/)
@@ -336,7 +400,10 @@ describe(AGENT, () => {
   })
 
   it.concurrent('declared_done: the agent runs cast state --status done and reads done/declared_done', async () => {
-    const r = await setup('done', sequence([tool('bash', {command: 'cast state --status done "Shipped the fix"', description: 'Declare done'}), text('Declared.')]))
+    const r = await setup(
+      'done',
+      sequence([tool('bash', {command: 'cast state --status done "Shipped the fix"', description: 'Declare done'}), text('Declared.')]),
+    )
     const pane = await startTui(r, 'Finish up and declare it')
     await r.h.tmux.waitFor(pane, /Declared\./, 90_000)
     const [ses] = topSessions(r.h)
@@ -360,7 +427,13 @@ describe(AGENT, () => {
     const child = spawnHeadless(r, 'Run the long command')
     // A loaded machine can take a minute or two to get `opencode run` to its first request.
     await r.mock.waitMain(1, 170_000)
-    await waitFile('the bash tool running', () => dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`).length > 0, 90_000)
+    await waitFile(
+      'the bash tool running',
+      () =>
+        dbAll(r.h, `SELECT 1 FROM part WHERE json_extract(data,'$.tool') = 'bash' AND json_extract(data,'$.state.status') = 'running'`)
+          .length > 0,
+      90_000,
+    )
     const [ses] = topSessions(r.h)
     await until(r.env, at(ses!.id, 'working'), 90_000, 'working')
     killTree(child.pid!)
@@ -378,7 +451,12 @@ describe(AGENT, () => {
     await r.mock.waitMain(2, 60_000)
     expect(r.mock.requests.filter((q) => !q.side).at(-1)!.lastUserText).toContain('Second question from cast')
     await r.h.tmux.waitFor(pane, /Second answer\./, 60_000)
-    const after = await until(r.env, (x) => x.native_id === ses!.id && x.state === 'needs_input' && x.messages === 4, 90_000, 'the second turn settled')
+    const after = await until(
+      r.env,
+      (x) => x.native_id === ses!.id && x.state === 'needs_input' && x.messages === 4,
+      90_000,
+      'the second turn settled',
+    )
     expect(after.reason).toBe('settled')
   })
 
@@ -387,7 +465,8 @@ describe(AGENT, () => {
     const r = await setup('two', (req: MockRequest): Reply | undefined => {
       if (req.side) return undefined
       if (req.lastUserText.includes('alpha')) return req.toolResults > 0 ? text('alpha done') : tool('read', {filePath: '/etc/hostname'})
-      if (req.lastUserText.includes('beta')) return req.toolResults > 0 ? text('beta done') : tool('bash', {command: 'sleep 300', description: 'Sleep'})
+      if (req.lastUserText.includes('beta'))
+        return req.toolResults > 0 ? text('beta done') : tool('bash', {command: 'sleep 300', description: 'Sleep'})
       return text('?')
     })
     const other = r.h.folder('other')
@@ -421,7 +500,12 @@ describe(AGENT, () => {
       if (req.side) return undefined
       if (req.lastUserText.includes('CHILD TASK')) return {kind: 'stall', text: 'Counting'}
       if (req.toolResults > 0) return text('Started it in the background.')
-      return tool('task', {background: true, description: 'Count in background', prompt: 'CHILD TASK: count to a million', subagent_type: 'general'})
+      return tool('task', {
+        background: true,
+        description: 'Count in background',
+        prompt: 'CHILD TASK: count to a million',
+        subagent_type: 'general',
+      })
     })
     const pane = await startTui(r, 'Start the background job', {OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1'})
     await r.h.tmux.waitFor(pane, /Started it in the background\./, 90_000)
@@ -433,14 +517,26 @@ describe(AGENT, () => {
   })
 
   it.concurrent('bad_stream: a cut stream is retried, a garbage chunk is the error cast shows', async () => {
-    const r = await setup('bad', sequence([{kind: 'truncated', text: 'Cut off mid'}], {after: {kind: 'garbage', text: 'Garbled but whole answer.'}}))
+    const r = await setup(
+      'bad',
+      sequence([{kind: 'truncated', text: 'Cut off mid'}], {after: {kind: 'garbage', text: 'Garbled but whole answer.'}}),
+    )
     await startTui(r, 'Say something')
     await r.mock.waitMain(1)
     // OpenCode retries the cut stream (nothing in the db), then keeps the text before the garbage
     // chunk and stores an UnknownError "JSON parsing failed": cast reads that as the error.
     await r.mock.waitMain(2, 90_000)
     const [ses] = await waitFile('the session row', () => topSessions(r.h).length === 1 && topSessions(r.h))
-    const stored = await waitFile('the stored error', () => dbAll(r.h, `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.message') AS m FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`, ses!.id)[0], 60_000)
+    const stored = await waitFile(
+      'the stored error',
+      () =>
+        dbAll(
+          r.h,
+          `SELECT json_extract(data,'$.error.name') AS n, json_extract(data,'$.error.data.message') AS m FROM message WHERE session_id = ? AND json_extract(data,'$.error') IS NOT NULL`,
+          ses!.id,
+        )[0],
+      60_000,
+    )
     expect(stored.n).toBe('UnknownError')
     const s = await until(r.env, at(ses!.id, 'needs_input', 'error'), 90_000, 'needs_input/error')
     expect(String((await explainFact(r.env, s.id, 'error')).value)).toMatch(/JSON parsing failed/)
@@ -462,4 +558,3 @@ function runHeadless(r: Run, prompt: string): Promise<{code: number | null; stdo
   child.stderr!.on('data', (c) => (stderr += String(c)))
   return new Promise((resolve) => child.on('exit', (code) => resolve({code, stderr, stdout})))
 }
-

@@ -73,7 +73,7 @@ describe.skipIf(!HAVE_BUS)(AGENT, () => {
 
     h.tmux.keys(inbox, 'a')
     await until(env, (x) => x.agent === AGENT && x.pid === pane.pid && x.reason !== 'approval', 60_000, 'the approval answered')
-    for (const end = Date.now() + 90_000; !fs.existsSync(path.join(h.project, 'approved.txt')); ) {
+    for (const end = Date.now() + 90_000; !fs.existsSync(path.join(h.project, 'approved.txt'));) {
       if (Date.now() > end) throw new Error(`the tool never ran; inbox:\n${screen()}`)
       await new Promise((r) => setTimeout(r, 200))
     }

@@ -43,8 +43,10 @@ async function ready(w: Watch, h: PiHome): Promise<void> {
 }
 
 const rows = async (h: PiHome): Promise<CastSession[]> => (await sessions(h.cast)).filter((s) => s.agent === AGENT)
-const is = (state: string, reason?: string) => (s: CastSession) => s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
-const lineIs = (state: string, reason?: string) => (l: Record<string, any>) => l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
+const is = (state: string, reason?: string) => (s: CastSession) =>
+  s.agent === AGENT && s.state === state && (reason === undefined || s.reason === reason)
+const lineIs = (state: string, reason?: string) => (l: Record<string, any>) =>
+  l.agent === AGENT && l.to === state && (reason === undefined || l.reason === reason)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /** Wait until pi's session file holds an entry that satisfies `ok`. */
@@ -165,7 +167,10 @@ describe(AGENT, () => {
     // The failed attempt is no message: the prompt and the answer are.
     expect(done.messages).toBe(2)
     const mine = w.lines.filter((l) => l.line.agent === AGENT).map((l) => `${l.line.to}/${l.line.reason}`)
-    expect(mine.filter((l) => l.endsWith('/error')), mine.join(' → ')).toEqual([])
+    expect(
+      mine.filter((l) => l.endsWith('/error')),
+      mine.join(' → '),
+    ).toEqual([])
   })
 
   it('error: retries spent on 500s read needs_input/error with the banner pi shows', async () => {
@@ -303,7 +308,14 @@ describe(AGENT, () => {
   })
 
   it('bad_stream: a truncated stream and a garbage chunk; cast reads what pi wrote without crashing', async () => {
-    const {h} = await setup('bad', [{kind: 'truncated', text: 'This stream is cut'}, {kind: 'garbage', text: 'A reply with a garbage chunk inside.'}], text('Clean answer at last.'))
+    const {h} = await setup(
+      'bad',
+      [
+        {kind: 'truncated', text: 'This stream is cut'},
+        {kind: 'garbage', text: 'A reply with a garbage chunk inside.'},
+      ],
+      text('Clean answer at last.'),
+    )
     const pane = await h.tui()
     h.tmux.type(pane, 'stream badly')
     // pi 0.73.1: the cut stream is an error it retries ("terminated"); the garbage chunk ends the

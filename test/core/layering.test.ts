@@ -4,7 +4,9 @@ import {describe, expect, it} from 'vitest'
 
 const SRC = path.resolve(import.meta.dirname, '../../src')
 const files = (dir: string): string[] =>
-  fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
+  fs
+    .readdirSync(dir, {withFileTypes: true})
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
 const imports = (file: string): string[] => [...fs.readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((m) => m[1]!)
 
 /** The layer a file under src/ belongs to: its first folder (adapters, commands, core, lib). */
@@ -38,13 +40,21 @@ const unknown = (list: readonly string[]): string[] => list.filter((v) => !KNOWN
 
 describe('layering (DESIGN §2)', () => {
   it('commands never import an adapter directly', () => {
-    const bad = files(path.join(SRC, 'commands')).flatMap((f) => imports(f).filter((i) => i.includes('/adapters/')).map((i) => `${path.relative(SRC, f)} -> ${i}`))
+    const bad = files(path.join(SRC, 'commands')).flatMap((f) =>
+      imports(f)
+        .filter((i) => i.includes('/adapters/'))
+        .map((i) => `${path.relative(SRC, f)} -> ${i}`),
+    )
 
     expect(bad).toEqual([])
   })
 
   it('adapters never import the store', () => {
-    const bad = files(path.join(SRC, 'adapters')).flatMap((f) => imports(f).filter((i) => i.includes('/store/') || i === 'better-sqlite3').map((i) => `${path.relative(SRC, f)} -> ${i}`))
+    const bad = files(path.join(SRC, 'adapters')).flatMap((f) =>
+      imports(f)
+        .filter((i) => i.includes('/store/') || i === 'better-sqlite3')
+        .map((i) => `${path.relative(SRC, f)} -> ${i}`),
+    )
 
     expect(bad).toEqual([])
   })

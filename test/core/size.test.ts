@@ -29,7 +29,9 @@ const PENDING_MERGE: ReadonlySet<string> = new Set([
 ])
 
 const files = (dir: string): string[] =>
-  fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
+  fs
+    .readdirSync(dir, {withFileTypes: true})
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
 
 interface Over {
   readonly file: string
@@ -41,7 +43,8 @@ function nameOf(node: ts.Node, sf: ts.SourceFile): string {
   const named = node as ts.Node & {name?: ts.Node}
   if (named.name !== undefined) return named.name.getText(sf)
   const parent = node.parent
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(sf)
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(sf)
   return '(anonymous)'
 }
 
@@ -71,7 +74,9 @@ describe('source size limits', () => {
   const all = files(SRC).flatMap((f) => overLimits(f, fs.readFileSync(f, 'utf8')))
 
   it(`no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES}, outside the allow-list`, () => {
-    const bad = all.filter((o) => !GENERATED.has(o.file) && !PENDING_MERGE.has(o.file)).map((o) => `${o.file}: ${o.what} (${o.lines} lines)`)
+    const bad = all
+      .filter((o) => !GENERATED.has(o.file) && !PENDING_MERGE.has(o.file))
+      .map((o) => `${o.file}: ${o.what} (${o.lines} lines)`)
     expect(bad).toEqual([])
   })
 

@@ -14,7 +14,10 @@ beforeEach(() => {
 afterEach(() => h.cleanup())
 
 const session = (sid: string, opts: {prompt: string; question?: string; settled?: boolean; agoMs?: number}): void => {
-  writeFile(claudeTranscriptPath(h.home, '/src/app', sid), claudeLines({at: new Date(Date.now() - (opts.agoMs ?? 60_000)), cwd: '/src/app', sessionId: sid, ...opts}))
+  writeFile(
+    claudeTranscriptPath(h.home, '/src/app', sid),
+    claudeLines({at: new Date(Date.now() - (opts.agoMs ?? 60_000)), cwd: '/src/app', sessionId: sid, ...opts}),
+  )
 }
 
 describe('cast sessions', () => {
@@ -34,7 +37,9 @@ describe('cast sessions', () => {
     const human = await runCast(['sessions'], {env: h.env})
     const r = json(await runCast(['sessions', '--json'], {env: h.env}))
 
-    expect(human.stdout).toMatch(/QUESTIONS \(1\)[\s\S]*needs input:question[\s\S]*Pick a database[\s\S]*NEEDS INPUT \(1\)[\s\S]*needs input:settled[\s\S]*Fix the parser/)
+    expect(human.stdout).toMatch(
+      /QUESTIONS \(1\)[\s\S]*needs input:question[\s\S]*Pick a database[\s\S]*NEEDS INPUT \(1\)[\s\S]*needs input:settled[\s\S]*Fix the parser/,
+    )
     expect(r.me).toBe('me@example.com')
     expect(r.counts).toMatchObject({needs_input: 2, questions: 1})
     expect(r.sessions.map((s: any) => [s.title, s.state, s.reason, s.bucket])).toEqual([
@@ -42,7 +47,40 @@ describe('cast sessions', () => {
       ['Fix the parser', 'needs_input', 'settled', 'needs_input'],
     ])
     expect(Object.keys(r.sessions[0]).sort()).toEqual(
-      ['agent', 'ask', 'background_work', 'bucket', 'children', 'created_at', 'cwd', 'decision', 'device', 'filing', 'id', 'labels', 'last_activity_at', 'live', 'messages', 'model', 'native_id', 'owners', 'pane', 'parent_id', 'pid', 'pinned', 'quiet', 'reason', 'rule', 'runner', 'short_id', 'snoozed_until', 'state', 'state_line', 'title', 'waiting_since'].sort(),
+      [
+        'agent',
+        'ask',
+        'background_work',
+        'bucket',
+        'children',
+        'created_at',
+        'cwd',
+        'decision',
+        'device',
+        'filing',
+        'id',
+        'labels',
+        'last_activity_at',
+        'live',
+        'messages',
+        'model',
+        'native_id',
+        'owners',
+        'pane',
+        'parent_id',
+        'pid',
+        'pinned',
+        'quiet',
+        'reason',
+        'rule',
+        'runner',
+        'short_id',
+        'snoozed_until',
+        'state',
+        'state_line',
+        'title',
+        'waiting_since',
+      ].sort(),
     )
     expect(r.sessions[0]).toMatchObject({agent: 'claude_code', cwd: '/src/app', native_id: OTHER, rule: 4})
     expect(r.sessions[0].id).toHaveLength(26)
@@ -76,7 +114,10 @@ describe('cast sessions', () => {
 
   it('a corrupt transcript never stops the listing and is counted in explain', async () => {
     session(SID, {prompt: 'Fix the parser'})
-    writeFile(claudeTranscriptPath(h.home, '/src/app', OTHER), '\u0000\u0001garbage\n{"type":\n' + claudeLines({at: new Date(), cwd: '/src/app', prompt: 'Still here', sessionId: OTHER}))
+    writeFile(
+      claudeTranscriptPath(h.home, '/src/app', OTHER),
+      '\u0000\u0001garbage\n{"type":\n' + claudeLines({at: new Date(), cwd: '/src/app', prompt: 'Still here', sessionId: OTHER}),
+    )
 
     const r = json(await runCast(['sessions', '--json'], {env: h.env}))
     const e = json(await runCast(['explain', OTHER.slice(0, 8), '--json'], {env: h.env}))
@@ -149,8 +190,24 @@ describe('cast state', () => {
     const show = json(await runCast(['state', 'show', '--json'], {env}))
     fs.appendFileSync(
       claudeTranscriptPath(h.home, '/src/app', SID),
-      JSON.stringify({cwd: '/src/app', message: {content: 'One more thing', role: 'user'}, sessionId: SID, timestamp: new Date().toISOString(), type: 'user', uuid: 'u9'}) + '\n' +
-        JSON.stringify({cwd: '/src/app', message: {content: [{text: 'Done too.', type: 'text'}], id: 'msg_9', role: 'assistant'}, sessionId: SID, timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a9'}) + '\n',
+      JSON.stringify({
+        cwd: '/src/app',
+        message: {content: 'One more thing', role: 'user'},
+        sessionId: SID,
+        timestamp: new Date().toISOString(),
+        type: 'user',
+        uuid: 'u9',
+      }) +
+        '\n' +
+        JSON.stringify({
+          cwd: '/src/app',
+          message: {content: [{text: 'Done too.', type: 'text'}], id: 'msg_9', role: 'assistant'},
+          sessionId: SID,
+          timestamp: new Date().toISOString(),
+          type: 'assistant',
+          uuid: 'a9',
+        }) +
+        '\n',
     )
     const after = json(await runCast(['sessions', '--json'], {env: h.env}))
 
@@ -190,10 +247,13 @@ describe('cast demo', () => {
   it('--json lists sessions of every agent, each in its section with its title, model and reason', async () => {
     const r = await runCast(['demo', '--json', '--no-keep'], {env: h.env})
     const {sessions} = json<{sessions: {agent: string; bucket: string; model: string | null; reason: string; title: string}[]}>(r)
-    const of = (agent: string) => sessions.filter((s) => s.agent === agent).map(({bucket, model, reason, title}) => ({bucket, model, reason, title}))
+    const of = (agent: string) =>
+      sessions.filter((s) => s.agent === agent).map(({bucket, model, reason, title}) => ({bucket, model, reason, title}))
 
     expect(r.code).toBe(0)
-    expect(new Set(sessions.map((s) => s.agent))).toEqual(new Set(['claude_code', 'codex', 'pi', 'gemini', 'copilot', 'cursor', 'opencode']))
+    expect(new Set(sessions.map((s) => s.agent))).toEqual(
+      new Set(['claude_code', 'codex', 'pi', 'gemini', 'copilot', 'cursor', 'opencode']),
+    )
     expect(new Set(sessions.map((s) => s.bucket))).toEqual(
       new Set(['questions', 'pinned', 'new', 'needs_input', 'done', 'working', 'dormant', 'snoozed', 'stashed', 'killed']),
     )
@@ -202,9 +262,17 @@ describe('cast demo', () => {
       {bucket: 'needs_input', model: 'gpt-5.5-codex', reason: 'settled', title: 'Backup script races'},
     ])
     expect(of('pi')).toEqual([{bucket: 'working', model: 'claude-opus-4-5', reason: 'turn_pending', title: 'Cold start under 150 ms'}])
-    expect(of('gemini')).toEqual([{bucket: 'questions', model: 'gemini-2.5-pro', reason: 'question', title: 'Restructure the docs sidebar by topic'}])
-    expect(of('copilot')).toEqual([{bucket: 'questions', model: 'claude-sonnet-4.5', reason: 'approval', title: 'Publish the design tokens package'}])
-    expect(of('cursor')).toEqual([{bucket: 'done', model: 'claude-4.5-sonnet', reason: 'declared_done', title: 'Dark mode toggle on the settings page'}])
-    expect(of('opencode')).toEqual([{bucket: 'needs_input', model: 'claude-sonnet-4-5', reason: 'settled', title: 'Terraform plan for the logs bucket'}])
+    expect(of('gemini')).toEqual([
+      {bucket: 'questions', model: 'gemini-2.5-pro', reason: 'question', title: 'Restructure the docs sidebar by topic'},
+    ])
+    expect(of('copilot')).toEqual([
+      {bucket: 'questions', model: 'claude-sonnet-4.5', reason: 'approval', title: 'Publish the design tokens package'},
+    ])
+    expect(of('cursor')).toEqual([
+      {bucket: 'done', model: 'claude-4.5-sonnet', reason: 'declared_done', title: 'Dark mode toggle on the settings page'},
+    ])
+    expect(of('opencode')).toEqual([
+      {bucket: 'needs_input', model: 'claude-sonnet-4-5', reason: 'settled', title: 'Terraform plan for the logs bucket'},
+    ])
   })
 })

@@ -50,12 +50,18 @@ interface Example {
 function examples(): Example[] {
   const file = path.join(ROOT, 'oclif.manifest.json')
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run build first`)
-  const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as {commands: Record<string, {examples?: Array<string | {command: string; description?: string}>}>}
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    commands: Record<string, {examples?: Array<string | {command: string; description?: string}>}>
+  }
   const out: Example[] = []
   for (const [id, c] of Object.entries(manifest.commands).sort(([a], [b]) => a.localeCompare(b))) {
     for (const e of c.examples ?? []) {
       const raw = typeof e === 'string' ? {command: e, description: null} : {command: e.command, description: e.description ?? null}
-      out.push({command: raw.command.replaceAll('<%= config.bin %>', 'cast').replaceAll('<%= command.id %>', id.replaceAll(':', ' ')), description: raw.description, id})
+      out.push({
+        command: raw.command.replaceAll('<%= config.bin %>', 'cast').replaceAll('<%= command.id %>', id.replaceAll(':', ' ')),
+        description: raw.description,
+        id,
+      })
     }
   }
 
@@ -68,7 +74,8 @@ export function expectedExit(description: string | null): number {
 }
 
 /** stderr lines that report a failure (cast's own progress and status lines do not). */
-const ERROR_WORDS = /\b(error|errors|failed|failure|warning|cannot|could not|unknown|invalid|refused|not found|no such|exception|unexpected)\b|^\s+at .+:\d+:\d+\)?$/im
+const ERROR_WORDS =
+  /\b(error|errors|failed|failure|warning|cannot|could not|unknown|invalid|refused|not found|no such|exception|unexpected)\b|^\s+at .+:\d+:\d+\)?$/im
 
 const ALL = examples()
 
@@ -101,11 +108,19 @@ describe('every example in --help runs against the demo store', () => {
     // reached would be one of these stubs, which fail loudly. node_modules/.bin (where vitest's
     // PATH has the real agents' CLIs) is left out.
     for (const name of ['claude', 'codex', 'gemini', 'copilot', 'cursor-agent', 'opencode', 'pi', 'notify-send', 'osascript']) {
-      fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "stub ${name}: an example reached a real program" >&2\nexit 97\n`, {mode: 0o755})
+      fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "stub ${name}: an example reached a real program" >&2\nexit 97\n`, {
+        mode: 0o755,
+      })
     }
 
-    const PATH = [bin, path.dirname(process.execPath), ...(process.env.PATH ?? '/usr/bin:/bin').split(':').filter((d) => !d.includes('node_modules'))].join(':')
-    const sessions = json<{sessions: Array<{id: string; short_id: string}>}>(await runCast(['sessions', '--json', '--all'], {env: {...h.env, CAST_HOME: base.cast_home, CAST_NOW: now, HOME: base.home}}))
+    const PATH = [
+      bin,
+      path.dirname(process.execPath),
+      ...(process.env.PATH ?? '/usr/bin:/bin').split(':').filter((d) => !d.includes('node_modules')),
+    ].join(':')
+    const sessions = json<{sessions: Array<{id: string; short_id: string}>}>(
+      await runCast(['sessions', '--json', '--all'], {env: {...h.env, CAST_HOME: base.cast_home, CAST_NOW: now, HOME: base.home}}),
+    )
     const self = sessions.sessions.find((s) => s.short_id === 'kdsmarj')
     expect(self, 'the demo session kdsmarj').toBeDefined()
     env = {
@@ -255,7 +270,11 @@ function runExample(ex: Example, env: Record<string, string>, cwd: string): Prom
 /** A terminal UI in a pseudo-terminal: type q once it has drawn something. */
 function interactive(command: string, env: Record<string, string>, cwd: string): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], {cwd, env: {...env, COLUMNS: '100', LINES: '40', TERM: 'xterm'}, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd,
+      env: {...env, COLUMNS: '100', LINES: '40', TERM: 'xterm'},
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     let typed = false

@@ -26,7 +26,8 @@ export function brokenWords(narrow: string, wide: string): string[] {
     const last = a.split(/\s+/).at(-1)!
     const first = b.split(/\s+/)[0]!
     const joined = last + first
-    if (tokens.some((t) => t.includes(joined)) && !wide.includes(`${last} ${first}`)) out.push(`${last}|${first}  (line ${i + 1}: "${lines[i]}")`)
+    if (tokens.some((t) => t.includes(joined)) && !wide.includes(`${last} ${first}`))
+      out.push(`${last}|${first}  (line ${i + 1}: "${lines[i]}")`)
   }
 
   return out
@@ -39,8 +40,18 @@ function tooWide(text: string, width: number): string[] {
 describe('the wrap (table)', () => {
   it.each([
     ['words to lines, never cutting one', 'alpha beta gamma delta', 12, 'alpha beta\ngamma delta'],
-    ['a word wider than the line stays whole', 'see ~/.config/fish/completions/cast.fish now', 20, 'see\n~/.config/fish/completions/cast.fish\nnow'],
-    ['an indented line keeps its indent and continues under its second column', '  fish   cast completion fish > ~/x.fish', 30, '  fish   cast completion fish\n         > ~/x.fish'],
+    [
+      'a word wider than the line stays whole',
+      'see ~/.config/fish/completions/cast.fish now',
+      20,
+      'see\n~/.config/fish/completions/cast.fish\nnow',
+    ],
+    [
+      'an indented line keeps its indent and continues under its second column',
+      '  fish   cast completion fish > ~/x.fish',
+      30,
+      '  fish   cast completion fish\n         > ~/x.fish',
+    ],
     ['an indented line that fits is kept as written', '  set -g status-interval 5', 40, '  set -g status-interval 5'],
     ['wide characters count twice', '日本語 日本語 日本語', 14, '日本語 日本語\n日本語'],
     ['blank lines stay', 'a\n\nb', 10, 'a\n\nb'],
@@ -50,8 +61,16 @@ describe('the wrap (table)', () => {
   })
 
   it.each([
-    ['a paragraph broken at 100 columns becomes one line', 'Copies the bundled home\ninto a folder.\n\nNext one.', 'Copies the bundled home into a folder.\n\nNext one.'],
-    ['indented lines stay lines of their own', 'In ~/.tmux.conf:\n  set -g a 5\n  set -g b x\nAfter.', 'In ~/.tmux.conf:\n  set -g a 5\n  set -g b x\nAfter.'],
+    [
+      'a paragraph broken at 100 columns becomes one line',
+      'Copies the bundled home\ninto a folder.\n\nNext one.',
+      'Copies the bundled home into a folder.\n\nNext one.',
+    ],
+    [
+      'indented lines stay lines of their own',
+      'In ~/.tmux.conf:\n  set -g a 5\n  set -g b x\nAfter.',
+      'In ~/.tmux.conf:\n  set -g a 5\n  set -g b x\nAfter.',
+    ],
     ['a line that starts with a flag joins the sentence before it', 'and with\n--json), flushed.', 'and with --json), flushed.'],
   ])('reflow: %s', (_what, input, want) => {
     expect(reflow(input)).toBe(want)

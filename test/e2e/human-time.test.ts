@@ -70,7 +70,12 @@ describe('human output prints local time, JSON ISO UTC', () => {
     ['snooze --until another day', [], ['snooze', 'grjaguv', '--until', '2026-12-02T03:00:00Z'], /snoozed until 2026-12-02 08:30/],
     ['snooze --until a past time (the refusal)', [], ['snooze', 'grjaguv', '--until', '2026-12-01T09:00:00Z'], /is 14:30, already past/],
     ['schedule', [], ['schedule', 'kdsmarj', '--in', '2h', 'Check CI'], /into kdsmarj at 17:30 \(in 2/],
-    ['schedule --at a past time (the refusal)', [], ['schedule', 'kdsmarj', '--at', '2026-12-01T09:00:00Z', 'Check CI'], /is 14:30, already past/],
+    [
+      'schedule --at a past time (the refusal)',
+      [],
+      ['schedule', 'kdsmarj', '--at', '2026-12-01T09:00:00Z', 'Check CI'],
+      /is 14:30, already past/,
+    ],
     ['schedule list', [['schedule', 'kdsmarj', '--in', '90m', 'Check CI']], ['schedule', 'list'], /17:00/],
     ['undo', [['pin', 'ckq7fgv']], ['undo'], /undid #\d+ pin \(15:30\)/],
     ['undo --list', [['pin', 'ckq7fgv'], ['undo']], ['undo', '--list'], /#\d+ +15:30 +pin .*\(undone 15:30\)/],

@@ -29,7 +29,8 @@ describe('cast inbox', () => {
     h.cleanup()
   })
 
-  const state = async (sid: string): Promise<{state: string; reason: string}> => json(await runCast(['state', 'show', sid, '--json'], {env}))
+  const state = async (sid: string): Promise<{state: string; reason: string}> =>
+    json(await runCast(['state', 'show', sid, '--json'], {env}))
   const until = (sid: string, s: string, r?: string) =>
     waitFor(
       async () => {
@@ -40,7 +41,12 @@ describe('cast inbox', () => {
       () => `${sid} never ${s}:${r}`,
     )
   const screen = (pane: string): string => server.tmux(['capture-pane', '-p', '-t', pane])
-  const shows = (pane: string, re: RegExp, timeoutMs = 30_000) => waitFor(() => (re.test(screen(pane)) ? screen(pane) : null), timeoutMs, () => `screen never matched ${re}:\n${screen(pane)}`)
+  const shows = (pane: string, re: RegExp, timeoutMs = 30_000) =>
+    waitFor(
+      () => (re.test(screen(pane)) ? screen(pane) : null),
+      timeoutMs,
+      () => `screen never matched ${re}:\n${screen(pane)}`,
+    )
   const keys = (pane: string, ...k: string[]) => server.tmux(['send-keys', '-t', pane, ...k])
   const type = (pane: string, text: string) => server.tmux(['send-keys', '-t', pane, '-l', text])
   /** The pane a person would see in the base session now: its active window's active pane. */
@@ -81,7 +87,11 @@ describe('cast inbox', () => {
     await shows(inbox, /reply to write the changelog: /)
     type(inbox, 'and the release notes')
     keys(inbox, 'Enter')
-    await waitFor(() => userTexts(h.home, proj, B).includes('and the release notes') || null, 30_000, () => JSON.stringify(userTexts(h.home, proj, B)) + screen(inbox))
+    await waitFor(
+      () => userTexts(h.home, proj, B).includes('and the release notes') || null,
+      30_000,
+      () => JSON.stringify(userTexts(h.home, proj, B)) + screen(inbox),
+    )
     await until(B, 'needs_input', 'settled')
     await shows(inbox, /^ok: /m, 60_000)
 
@@ -102,7 +112,11 @@ describe('cast inbox', () => {
     await shows(inbox, /filter: make build[\s\S]*› ○ needs input:settled/)
     expect(activePane()).toBe(inbox)
     keys(inbox, 'Enter')
-    await waitFor(() => activePane() === paneA || null, 20_000, () => `active ${activePane()}, A ${paneA}, B ${paneB}\n${screen(inbox)}`)
+    await waitFor(
+      () => activePane() === paneA || null,
+      20_000,
+      () => `active ${activePane()}, A ${paneA}, B ${paneB}\n${screen(inbox)}`,
+    )
 
     // q quits and gives the terminal back.
     keys(inbox, 'q')

@@ -19,7 +19,13 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-install-'))
 afterAll(() => fs.rmSync(dir, {force: true, recursive: true}))
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, {cwd, encoding: 'utf8', env: {...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false'}, stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000})
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 240_000,
+  })
 }
 
 describe('npm pack, then a global install', () => {
@@ -29,14 +35,25 @@ describe('npm pack, then a global install', () => {
 
   it('packs what a user needs and nothing of the checkout', () => {
     fs.mkdirSync(stage)
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin', 'demo', 'docs', 'examples']) fs.cpSync(path.join(REPO, f), path.join(stage, f), {recursive: true})
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin', 'demo', 'docs', 'examples'])
+      fs.cpSync(path.join(REPO, f), path.join(stage, f), {recursive: true})
     for (const f of ['dist', 'oclif.manifest.json']) fs.cpSync(path.join(ROOT, f), path.join(stage, f), {recursive: true})
     const out = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], stage)
     const [info] = JSON.parse(out) as {filename: string; name: string; files: {path: string}[]}[]
     tarball = path.join(dir, info!.filename)
     const files = info!.files.map((f) => f.path)
     expect(info!.name).toBe('cast-inbox')
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/run.js', 'bin/cast-hook', 'oclif.manifest.json', 'dist/commands/sessions.js', 'docs/agents.md']))
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'bin/run.js',
+        'bin/cast-hook',
+        'oclif.manifest.json',
+        'dist/commands/sessions.js',
+        'docs/agents.md',
+      ]),
+    )
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('node_modules/'))).toEqual([])
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as Record<string, any>
     expect(pkg.bin).toEqual({cast: './bin/run.js'})
@@ -47,7 +64,9 @@ describe('npm pack, then a global install', () => {
   it('installs globally; cast --version and cast demo run from the prefix with a clean environment', () => {
     npm(['install', '-g', '--prefix', prefix, '--ignore-scripts', '--prefer-offline', tarball], dir)
     const installed = path.join(prefix, 'lib', 'node_modules', 'cast-inbox')
-    fs.cpSync(path.join(REPO, 'node_modules', 'better-sqlite3', 'build'), path.join(installed, 'node_modules', 'better-sqlite3', 'build'), {recursive: true})
+    fs.cpSync(path.join(REPO, 'node_modules', 'better-sqlite3', 'build'), path.join(installed, 'node_modules', 'better-sqlite3', 'build'), {
+      recursive: true,
+    })
     const home = path.join(dir, 'home')
     fs.mkdirSync(home)
     const env = {HOME: home, NO_COLOR: '1', PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`}

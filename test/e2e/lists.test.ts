@@ -55,19 +55,65 @@ describe('the CLI: a comma list and repeats give the same result', () => {
     return runCast(args, {env})
   }
 
-  const ids = (stdout: string): string[] => (JSON.parse(stdout) as {sessions: Array<{short_id: string}>}).sessions.map((s) => s.short_id).sort()
+  const ids = (stdout: string): string[] =>
+    (JSON.parse(stdout) as {sessions: Array<{short_id: string}>}).sessions.map((s) => s.short_id).sort()
 
   // [what, the comma form, the repeated form, what the result must hold]
   const rows: Array<[string, string[], string[], (out: string, code: number) => void]> = [
-    ['sessions --agent', ['sessions', '--all', '--json', '--agent', 'codex,gemini-cli'], ['sessions', '--all', '--json', '--agent', 'codex', '--agent', 'gemini-cli'], (o) => expect(ids(o)).toEqual(['6emibs5', 'ckuxaoy', 'lgamnxj'])],
-    ['sessions --state', ['sessions', '--json', '--state', 'done,idle'], ['sessions', '--json', '--state', 'done', '--state', 'idle'], (o) => expect(ids(o)).toEqual(['ckq7fgv', 'lh5rllu', 'sgapbtp', 'yjnhkpc'])],
-    ['sessions --label', ['sessions', '--json', '--label', 'fleet,docs'], ['sessions', '--json', '--label', 'fleet', '--label', 'docs'], (o) => expect(ids(o)).toEqual(['ckuxaoy', 'grjaguv', 'kdsmarj'])],
-    ['feed --agent and --label', ['feed', '-g', '--json', '--agent', 'claude,gemini', '--label', 'fleet,docs'], ['feed', '-g', '--json', '--agent', 'claude', '--agent', 'gemini', '--label', 'fleet', '--label', 'docs'], (o) => expect(ids(o)).toEqual(['ckuxaoy', 'grjaguv', 'kdsmarj'])],
-    ['session arguments (pin)', ['pin', 'ckq7fgv,yjnhkpc', '--json'], ['pin', 'ckq7fgv', 'yjnhkpc', '--json'], (o) => expect(ids(o)).toEqual(['ckq7fgv', 'yjnhkpc'])],
-    ['session arguments (wait)', ['wait', 'ckq7fgv,yjnhkpc', '--until', 'done', '--json'], ['wait', 'ckq7fgv', 'yjnhkpc', '--until', 'done', '--json'], (o, code) => expect([code, ids(o)]).toEqual([0, ['ckq7fgv', 'yjnhkpc']])],
-    ['wait --until', ['wait', 'ckq7fgv', '--until', 'working,done', '--json'], ['wait', 'ckq7fgv', '--until', 'working', '--until', 'done', '--json'], (_o, code) => expect(code).toBe(0)],
-    ['send --if (refused: kdsmarj needs input)', ['send', 'kdsmarj', 'hi', '--if', 'done,dormant'], ['send', 'kdsmarj', 'hi', '--if', 'done', '--if', 'dormant'], (_o, code) => expect(code).toBe(5)],
-    ['notify --backend (a bad one in the list is a usage error)', ['notify', '--backend', 'tmux,nowhere'], ['notify', '--backend', 'tmux', '--backend', 'nowhere'], (_o, code) => expect(code).toBe(2)],
+    [
+      'sessions --agent',
+      ['sessions', '--all', '--json', '--agent', 'codex,gemini-cli'],
+      ['sessions', '--all', '--json', '--agent', 'codex', '--agent', 'gemini-cli'],
+      (o) => expect(ids(o)).toEqual(['6emibs5', 'ckuxaoy', 'lgamnxj']),
+    ],
+    [
+      'sessions --state',
+      ['sessions', '--json', '--state', 'done,idle'],
+      ['sessions', '--json', '--state', 'done', '--state', 'idle'],
+      (o) => expect(ids(o)).toEqual(['ckq7fgv', 'lh5rllu', 'sgapbtp', 'yjnhkpc']),
+    ],
+    [
+      'sessions --label',
+      ['sessions', '--json', '--label', 'fleet,docs'],
+      ['sessions', '--json', '--label', 'fleet', '--label', 'docs'],
+      (o) => expect(ids(o)).toEqual(['ckuxaoy', 'grjaguv', 'kdsmarj']),
+    ],
+    [
+      'feed --agent and --label',
+      ['feed', '-g', '--json', '--agent', 'claude,gemini', '--label', 'fleet,docs'],
+      ['feed', '-g', '--json', '--agent', 'claude', '--agent', 'gemini', '--label', 'fleet', '--label', 'docs'],
+      (o) => expect(ids(o)).toEqual(['ckuxaoy', 'grjaguv', 'kdsmarj']),
+    ],
+    [
+      'session arguments (pin)',
+      ['pin', 'ckq7fgv,yjnhkpc', '--json'],
+      ['pin', 'ckq7fgv', 'yjnhkpc', '--json'],
+      (o) => expect(ids(o)).toEqual(['ckq7fgv', 'yjnhkpc']),
+    ],
+    [
+      'session arguments (wait)',
+      ['wait', 'ckq7fgv,yjnhkpc', '--until', 'done', '--json'],
+      ['wait', 'ckq7fgv', 'yjnhkpc', '--until', 'done', '--json'],
+      (o, code) => expect([code, ids(o)]).toEqual([0, ['ckq7fgv', 'yjnhkpc']]),
+    ],
+    [
+      'wait --until',
+      ['wait', 'ckq7fgv', '--until', 'working,done', '--json'],
+      ['wait', 'ckq7fgv', '--until', 'working', '--until', 'done', '--json'],
+      (_o, code) => expect(code).toBe(0),
+    ],
+    [
+      'send --if (refused: kdsmarj needs input)',
+      ['send', 'kdsmarj', 'hi', '--if', 'done,dormant'],
+      ['send', 'kdsmarj', 'hi', '--if', 'done', '--if', 'dormant'],
+      (_o, code) => expect(code).toBe(5),
+    ],
+    [
+      'notify --backend (a bad one in the list is a usage error)',
+      ['notify', '--backend', 'tmux,nowhere'],
+      ['notify', '--backend', 'tmux', '--backend', 'nowhere'],
+      (_o, code) => expect(code).toBe(2),
+    ],
   ]
 
   it.each(rows)('%s', async (_what, comma, repeated, check) => {

@@ -195,7 +195,8 @@ describe('a newcomer on the demo store', () => {
     expect(topic.code).toBe(2)
     expect(topic.stderr).toContain('cast hooks install')
 
-    const ids = async (args: string[]): Promise<string[]> => json(await runCast(['sessions', '--json', '--all', ...args], {env})).sessions.map((s: any) => s.id)
+    const ids = async (args: string[]): Promise<string[]> =>
+      json(await runCast(['sessions', '--json', '--all', ...args], {env})).sessions.map((s: any) => s.id)
     const claude = await ids(['--agent', 'claude_code'])
     expect(claude.length).toBeGreaterThan(0)
     expect(await ids(['--agent', 'claude-code'])).toEqual(claude)
@@ -212,7 +213,10 @@ describe('a newcomer on the demo store', () => {
   it('decide takes its options before the question; schedule without a message and oversized text are usage errors', async () => {
     const env = copy('verbs')
     const own = base.sessions.find((s) => s.state === 'done' && !s.pinned)!
-    const d = await runCast(['decide', '--option', 'Ship :: today', '--option', 'Wait :: a day', 'Ship the fix now?', '--session', own.id, '--json'], {env})
+    const d = await runCast(
+      ['decide', '--option', 'Ship :: today', '--option', 'Wait :: a day', 'Ship the fix now?', '--session', own.id, '--json'],
+      {env},
+    )
     expect(d.code).toBe(0)
     expect(JSON.stringify(json(d))).toContain('Ship the fix now?')
     const s = await runCast(['schedule', own.short_id, '--in', '2h'], {env})
@@ -230,8 +234,13 @@ describe('a newcomer on the demo store', () => {
     fs.writeFileSync(script, bash.stdout)
     const complete = (words: string[]): Promise<string> =>
       new Promise((resolve, reject) =>
-        execFile('bash', ['-c', `source "${script}"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cast_complete; echo "\${COMPREPLY[*]}"`], (e, out) =>
-          e ? reject(e) : resolve(out.trim()),
+        execFile(
+          'bash',
+          [
+            '-c',
+            `source "${script}"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cast_complete; echo "\${COMPREPLY[*]}"`,
+          ],
+          (e, out) => (e ? reject(e) : resolve(out.trim())),
         ),
       )
     expect(await complete(['cast', 'sess'])).toBe('sessions')
@@ -263,7 +272,9 @@ describe('a newcomer on the demo store', () => {
     const started: string[] = []
     try {
       for (const name of ['one', 'two']) {
-        await new Promise<void>((resolve, reject) => execFile('tmux', ['-L', name, 'new-session', '-d', 'sleep 60'], {env: tenv}, (e) => (e ? reject(e) : resolve())))
+        await new Promise<void>((resolve, reject) =>
+          execFile('tmux', ['-L', name, 'new-session', '-d', 'sleep 60'], {env: tenv}, (e) => (e ? reject(e) : resolve())),
+        )
         started.push(name)
       }
 

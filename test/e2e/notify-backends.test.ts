@@ -8,7 +8,17 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {startTmux, type TmuxServer, waitFor} from '../fakes/agents.js'
-import {claudeLines, claudeTranscriptPath, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  claudeLines,
+  claudeTranscriptPath,
+  killStarted,
+  makeHome,
+  runCast,
+  startCast,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 
 const CWD = '/src/app'
 const SID = 'abababab-1111-4222-8333-000000000001'
@@ -25,7 +35,20 @@ const file = (): string => claudeTranscriptPath(h.home, CWD, SID)
 const ask = (question: string): void => {
   fs.appendFileSync(
     file(),
-    JSON.stringify({cwd: CWD, message: {content: [{id: 'toolu_b1', input: {questions: [{question}]}, name: 'AskUserQuestion', type: 'tool_use'}], id: 'msg_b1', model: 'claude-opus-4', role: 'assistant', type: 'message'}, sessionId: SID, timestamp: new Date().toISOString(), type: 'assistant', uuid: 'ab1'}) + '\n',
+    JSON.stringify({
+      cwd: CWD,
+      message: {
+        content: [{id: 'toolu_b1', input: {questions: [{question}]}, name: 'AskUserQuestion', type: 'tool_use'}],
+        id: 'msg_b1',
+        model: 'claude-opus-4',
+        role: 'assistant',
+        type: 'message',
+      },
+      sessionId: SID,
+      timestamp: new Date().toISOString(),
+      type: 'assistant',
+      uuid: 'ab1',
+    }) + '\n',
   )
 }
 
@@ -45,13 +68,16 @@ describe('cast notify backends', () => {
     server = null
   })
 
-  it.skipIf(!haveScript)('tmux: a display-message on every attached client of the user\'s tmux servers', async () => {
+  it.skipIf(!haveScript)("tmux: a display-message on every attached client of the user's tmux servers", async () => {
     server = startTmux(h.env)
     const env = {...h.env, ...server.env}
     const screen = path.join(h.dir, 'client.log')
     // A real client on a pseudo-terminal; what tmux draws (the status line too) lands in the log.
     // stdin a pipe kept open: script(1) ends its session on EOF.
-    client = spawn('script', ['-qfc', 'tmux attach -t base', screen], {env: {...env, LANG: 'C.UTF-8', TERM: 'xterm'}, stdio: ['pipe', 'ignore', 'ignore']})
+    client = spawn('script', ['-qfc', 'tmux attach -t base', screen], {
+      env: {...env, LANG: 'C.UTF-8', TERM: 'xterm'},
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
     await waitFor(() => server!.tmux(['list-clients', '-F', '#{client_name}']).trim() !== '' || null, 20_000)
     await prepared()
     const n = startCast(['notify', '--json', '--backend', 'tmux'], env)
@@ -60,7 +86,11 @@ describe('cast notify backends', () => {
     const line = JSON.parse(await n.nextLine())
 
     expect(line, JSON.stringify(line)).toMatchObject({delivered: [{backend: 'tmux', ok: true}], summary: 'Claude asked a question'})
-    await waitFor(() => /cast: Claude asked a question . Pick a colour/.test(fs.readFileSync(screen, 'utf8')) || null, 20_000, () => fs.readFileSync(screen, 'utf8').slice(-2000))
+    await waitFor(
+      () => /cast: Claude asked a question . Pick a colour/.test(fs.readFileSync(screen, 'utf8')) || null,
+      20_000,
+      () => fs.readFileSync(screen, 'utf8').slice(-2000),
+    )
     await n.stop()
   })
 
@@ -68,7 +98,12 @@ describe('cast notify backends', () => {
     const out = path.join(h.dir, 'command.out')
     const script = `const fs=require('fs');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>fs.appendFileSync(${JSON.stringify(out)},JSON.stringify({argv:process.argv.slice(1),stdin:JSON.parse(s)})+'\\n'))`
     fs.mkdirSync(h.castHome, {recursive: true})
-    fs.writeFileSync(path.join(h.castHome, 'config.json'), JSON.stringify({notify: {backends: ['command'], command: [process.execPath, '-e', script, '{summary}', '{kind}', '{urgency}', '{body}']}}))
+    fs.writeFileSync(
+      path.join(h.castHome, 'config.json'),
+      JSON.stringify({
+        notify: {backends: ['command'], command: [process.execPath, '-e', script, '{summary}', '{kind}', '{urgency}', '{body}']},
+      }),
+    )
     await prepared()
     const n = startCast(['notify', '--json'], h.env)
     await waitForWatcher(h.castHome)
@@ -78,7 +113,12 @@ describe('cast notify backends', () => {
 
     expect(line.delivered).toEqual([{backend: 'command', error: null, ok: true}])
     expect(got.argv).toEqual(['Claude asked a question', 'question', 'normal', 'Pick a colour\nRed or blue?'])
-    expect(got.stdin).toMatchObject({body: 'Pick a colour\nRed or blue?', kind: 'question', summary: 'Claude asked a question', urgency: 'normal'})
+    expect(got.stdin).toMatchObject({
+      body: 'Pick a colour\nRed or blue?',
+      kind: 'question',
+      summary: 'Claude asked a question',
+      urgency: 'normal',
+    })
     expect(got.stdin.sessions).toHaveLength(1)
     await n.stop()
   })

@@ -9,7 +9,18 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, HOOK_BIN, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  claudeLines,
+  claudeTranscriptPath,
+  HOOK_BIN,
+  killStarted,
+  makeHome,
+  runCast,
+  startCast,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 import {type Bus, HAVE_BUS, startBus} from './fixtures/bus.js'
 
 const FIGURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'conformance', '.results', 'paging.figures.jsonl')
@@ -39,16 +50,37 @@ const waitNotes = (n: number) => bus!.waitNotes(n)
 const CWD = '/src/app'
 const sid = (n: number): string => `eeeeeeee-1111-4222-8333-${String(n).padStart(12, '0')}`
 const file = (s: string): string => claudeTranscriptPath(h.home, CWD, s)
-const startSession = (s: string, prompt: string): void => writeFile(file(s), claudeLines({at: new Date(Date.now() - 5000), cwd: CWD, prompt, sessionId: s, settled: false}))
+const startSession = (s: string, prompt: string): void =>
+  writeFile(file(s), claudeLines({at: new Date(Date.now() - 5000), cwd: CWD, prompt, sessionId: s, settled: false}))
 const ask = (s: string, question: string): void => {
   fs.appendFileSync(
     file(s),
-    JSON.stringify({cwd: CWD, message: {content: [{id: `toolu_${s.slice(-4)}`, input: {questions: [{question}]}, name: 'AskUserQuestion', type: 'tool_use'}], id: `msg_${s.slice(-4)}`, model: 'claude-opus-4', role: 'assistant', type: 'message'}, sessionId: s, timestamp: new Date().toISOString(), type: 'assistant', uuid: `aq${s.slice(-4)}`}) + '\n',
+    JSON.stringify({
+      cwd: CWD,
+      message: {
+        content: [{id: `toolu_${s.slice(-4)}`, input: {questions: [{question}]}, name: 'AskUserQuestion', type: 'tool_use'}],
+        id: `msg_${s.slice(-4)}`,
+        model: 'claude-opus-4',
+        role: 'assistant',
+        type: 'message',
+      },
+      sessionId: s,
+      timestamp: new Date().toISOString(),
+      type: 'assistant',
+      uuid: `aq${s.slice(-4)}`,
+    }) + '\n',
   )
 }
 
 const permission = (s: string, command: string): number => {
-  const payload = JSON.stringify({cwd: CWD, hook_event_name: 'PermissionRequest', session_id: s, tool_input: {command}, tool_name: 'Bash', transcript_path: file(s)})
+  const payload = JSON.stringify({
+    cwd: CWD,
+    hook_event_name: 'PermissionRequest',
+    session_id: s,
+    tool_input: {command},
+    tool_name: 'Bash',
+    transcript_path: file(s),
+  })
   const at = Date.now()
   const r = spawnSync(HOOK_BIN, ['claude_code'], {env: h.env, input: payload})
   expect(r.status).toBe(0)
@@ -81,7 +113,11 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     expect(got).toMatchObject({app_name: 'cast', summary: 'Claude is waiting for approval', urgency: 1})
     expect(got!.body.split('\n')[0]).toBe('Deploy the site')
     expect(got!.body.split('\n')[1]).toBe('Approve Bash?')
-    expect(line).toMatchObject({delivered: [{backend: 'freedesktop', ok: true}], kind: 'approval', summary: 'Claude is waiting for approval'})
+    expect(line).toMatchObject({
+      delivered: [{backend: 'freedesktop', ok: true}],
+      kind: 'approval',
+      summary: 'Claude is waiting for approval',
+    })
     // Deduped: the same prompt again in the same turn pages nobody.
     permission(sid(1), 'rm -rf build')
     await new Promise((r) => setTimeout(r, 1500))
@@ -116,9 +152,26 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     ask(sid(21), 'Ship it?')
     permission(sid(22), 'npm publish')
     // A hidden stash wakes only on an ask: keep it out with a plain settle, not an ask.
-    fs.appendFileSync(file(sid(23)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Done.', type: 'text'}], id: 'msg_s23', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(23), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a23'}) + '\n')
+    fs.appendFileSync(
+      file(sid(23)),
+      JSON.stringify({
+        cwd: CWD,
+        message: {
+          content: [{text: 'Done.', type: 'text'}],
+          id: 'msg_s23',
+          model: 'claude-opus-4',
+          role: 'assistant',
+          stop_reason: 'end_turn',
+          type: 'message',
+        },
+        sessionId: sid(23),
+        timestamp: new Date().toISOString(),
+        type: 'assistant',
+        uuid: 'a23',
+      }) + '\n',
+    )
     ask(sid(24), 'Snoozed ask?')
-    ask(sid(25), 'Bob\'s ask?')
+    ask(sid(25), "Bob's ask?")
     const [got] = await waitNotes(1)
     await new Promise((r) => setTimeout(r, 1500))
 
@@ -159,7 +212,7 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     let stderr = ''
     d.child.stderr!.on('data', (c) => (stderr += String(c)))
     await waitForWatcher(h.castHome)
-    for (const end = Date.now() + 30_000; !stderr.includes('cast daemon: paging'); ) {
+    for (const end = Date.now() + 30_000; !stderr.includes('cast daemon: paging');) {
       if (Date.now() > end) throw new Error(`the daemon never started paging: ${stderr}`)
       await new Promise((r) => setTimeout(r, 50))
     }
@@ -167,7 +220,24 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     // The agent declares done during its turn, then the turn ends: done/declared_done directly.
     const state = await runCast(['state', '--session', sid(41), '--status', 'done', 'Refactor merged'], {env: h.env})
     expect(state.code, state.stderr).toBe(0)
-    fs.appendFileSync(file(sid(41)), JSON.stringify({cwd: CWD, message: {content: [{text: 'Refactored.', type: 'text'}], id: 'msg_d41', model: 'claude-opus-4', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, sessionId: sid(41), timestamp: new Date().toISOString(), type: 'assistant', uuid: 'a41'}) + '\n')
+    fs.appendFileSync(
+      file(sid(41)),
+      JSON.stringify({
+        cwd: CWD,
+        message: {
+          content: [{text: 'Refactored.', type: 'text'}],
+          id: 'msg_d41',
+          model: 'claude-opus-4',
+          role: 'assistant',
+          stop_reason: 'end_turn',
+          type: 'message',
+        },
+        sessionId: sid(41),
+        timestamp: new Date().toISOString(),
+        type: 'assistant',
+        uuid: 'a41',
+      }) + '\n',
+    )
 
     const [got] = await waitNotes(1)
     expect(got).toMatchObject({summary: 'Claude is done', urgency: 0})

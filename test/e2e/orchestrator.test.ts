@@ -32,8 +32,11 @@ describe('examples/orchestrator.mjs', () => {
 
   it('spawns two workers, follows them, sends each its next steps, and leaves a question for a person (send never types into a question)', async () => {
     const r = await new Promise<{code: number; stdout: string; stderr: string}>((resolve) => {
-      execFile(process.execPath, [EXAMPLE, '--label', 'fleet', '--cwd', proj, '--timeout', '150'], {cwd: proj, env: {...env, CAST: BIN}, timeout: 170_000}, (error, stdout, stderr) =>
-        resolve({code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr, stdout}),
+      execFile(
+        process.execPath,
+        [EXAMPLE, '--label', 'fleet', '--cwd', proj, '--timeout', '150'],
+        {cwd: proj, env: {...env, CAST: BIN}, timeout: 170_000},
+        (error, stdout, stderr) => resolve({code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr, stdout}),
       )
     })
 
@@ -44,7 +47,9 @@ describe('examples/orchestrator.mjs', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/1 of 2 workers finished, 1 waiting for you$/)
     const listing = json(await runCast(['sessions', '--json', '--label', 'fleet'], {env}))
     expect(listing.sessions).toHaveLength(2)
-    const byTitle = new Map<string, {native_id: string; labels: string[]; reason: string}>(listing.sessions.map((s: {title: string}) => [s.title, s]))
+    const byTitle = new Map<string, {native_id: string; labels: string[]; reason: string}>(
+      listing.sessions.map((s: {title: string}) => [s.title, s]),
+    )
     const parser = byTitle.get('Write a parser for the config format')!
     const cli = byTitle.get('Add a --config flag to the CLI')!
     expect(parser.labels).toEqual(['fleet'])
@@ -55,6 +60,9 @@ describe('examples/orchestrator.mjs', () => {
     ])
     // The question is still open, and nothing was typed into it.
     expect(cli.reason).toBe('question')
-    expect(userTexts(h.home, proj, cli.native_id)).toEqual(['Add a --config flag to the CLI', 'Ask me which default file name --config should use'])
+    expect(userTexts(h.home, proj, cli.native_id)).toEqual([
+      'Add a --config flag to the CLI',
+      'Ask me which default file name --config should use',
+    ])
   }, 180_000)
 })

@@ -37,12 +37,36 @@ function piSession(h: TempHome, cwd: string, id = ID, settled = false): void {
   fs.mkdirSync(dir, {recursive: true})
   const lines = [
     {cwd, id, timestamp: t(0), type: 'session', version: 3},
-    {id: 'a1', message: {content: [{text: 'Run the slow build', type: 'text'}], role: 'user', timestamp: base + 10}, parentId: null, timestamp: t(1), type: 'message'},
+    {
+      id: 'a1',
+      message: {content: [{text: 'Run the slow build', type: 'text'}], role: 'user', timestamp: base + 10},
+      parentId: null,
+      timestamp: t(1),
+      type: 'message',
+    },
     {
       id: 'a2',
       message: settled
-        ? {api: 'openai-completions', content: [{text: 'Done.', type: 'text'}], model: 'm', provider: 'mock', role: 'assistant', stopReason: 'stop', timestamp: base + 20, usage: {}}
-        : {api: 'openai-completions', content: [{arguments: {command: 'make'}, id: 'c1', name: 'bash', type: 'toolCall'}], model: 'm', provider: 'mock', role: 'assistant', stopReason: 'toolUse', timestamp: base + 20, usage: {}},
+        ? {
+            api: 'openai-completions',
+            content: [{text: 'Done.', type: 'text'}],
+            model: 'm',
+            provider: 'mock',
+            role: 'assistant',
+            stopReason: 'stop',
+            timestamp: base + 20,
+            usage: {},
+          }
+        : {
+            api: 'openai-completions',
+            content: [{arguments: {command: 'make'}, id: 'c1', name: 'bash', type: 'toolCall'}],
+            model: 'm',
+            provider: 'mock',
+            role: 'assistant',
+            stopReason: 'toolUse',
+            timestamp: base + 20,
+            usage: {},
+          },
       parentId: 'a1',
       timestamp: t(2),
       type: 'message',
@@ -140,8 +164,12 @@ describe('process scan', () => {
     const name = `cast-scan-${process.pid}`
     servers.push({name, tmpdir})
     const tenv = {...process.env, TMUX: '', TMUX_TMPDIR: tmpdir}
-    execFileSync('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '30', '-c', cwd, `exec ${bin} 1000`], {env: tenv})
-    const panePid = Number(execFileSync('tmux', ['-L', name, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8', env: tenv}).trim())
+    execFileSync('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '30', '-c', cwd, `exec ${bin} 1000`], {
+      env: tenv,
+    })
+    const panePid = Number(
+      execFileSync('tmux', ['-L', name, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8', env: tenv}).trim(),
+    )
     await new Promise((r) => setTimeout(r, 300))
     piSession(h, cwd)
     const env = {...h.env, TMUX_TMPDIR: tmpdir}
@@ -155,34 +183,40 @@ describe('process scan', () => {
     expect([dead.state, dead.reason]).toEqual(['needs_input', 'dead'])
   })
 
-  it.skipIf(!hasTmux)('after its process dies, an older pi in the same folder (at its prompt on another session) does not take the session over', async () => {
-    const h = makeHome()
-    homes.push(h)
-    const cwd = path.join(h.dir, 'proj')
-    fs.mkdirSync(cwd)
-    const bin = fakePi(h)
-    const tmpdir = path.join(h.dir, 'tmux')
-    fs.mkdirSync(tmpdir, {mode: 0o700})
-    const name = `cast-scan2-${process.pid}`
-    servers.push({name, tmpdir})
-    const tenv = {...process.env, TMUX: '', TMUX_TMPDIR: tmpdir}
-    const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', name, ...a], {encoding: 'utf8', env: tenv})
-    tmux('-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '30', '-c', cwd, `exec ${bin} 1001`)
-    await new Promise((r) => setTimeout(r, 300))
-    piSession(h, cwd, '019a0000-0000-7000-8000-0000000000aa', true) // the older pi answered its session A
-    await new Promise((r) => setTimeout(r, 7000)) // beyond the 5 s slack (and /proc start times are off by up to 1 s)
-    const paneB = tmux('new-window', '-d', '-P', '-F', '#{pane_pid}', '-c', cwd, `exec ${bin} 1002`).trim()
-    await new Promise((r) => setTimeout(r, 300))
-    piSession(h, cwd) // the newer pi runs session B, mid-turn
-    const env = {...h.env, TMUX_TMPDIR: tmpdir}
-    const live = await pi(h, env)
-    if (process.env.DEBUG_SCAN) console.log(execFileSync('node', ['/tmp/dbg/t2.mjs', path.join(tmpdir, `tmux-${process.getuid!()}`, name), h.castHome], {encoding: 'utf8'}))
-    expect([live.state, live.live, live.pid]).toEqual(['working', true, Number(paneB)])
-    process.kill(Number(paneB), 'SIGKILL')
-    await new Promise((r) => setTimeout(r, 300))
-    const dead = await pi(h, env)
-    expect([dead.state, dead.reason, dead.live]).toEqual(['needs_input', 'dead', false])
-  })
+  it.skipIf(!hasTmux)(
+    'after its process dies, an older pi in the same folder (at its prompt on another session) does not take the session over',
+    async () => {
+      const h = makeHome()
+      homes.push(h)
+      const cwd = path.join(h.dir, 'proj')
+      fs.mkdirSync(cwd)
+      const bin = fakePi(h)
+      const tmpdir = path.join(h.dir, 'tmux')
+      fs.mkdirSync(tmpdir, {mode: 0o700})
+      const name = `cast-scan2-${process.pid}`
+      servers.push({name, tmpdir})
+      const tenv = {...process.env, TMUX: '', TMUX_TMPDIR: tmpdir}
+      const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', name, ...a], {encoding: 'utf8', env: tenv})
+      tmux('-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '30', '-c', cwd, `exec ${bin} 1001`)
+      await new Promise((r) => setTimeout(r, 300))
+      piSession(h, cwd, '019a0000-0000-7000-8000-0000000000aa', true) // the older pi answered its session A
+      await new Promise((r) => setTimeout(r, 7000)) // beyond the 5 s slack (and /proc start times are off by up to 1 s)
+      const paneB = tmux('new-window', '-d', '-P', '-F', '#{pane_pid}', '-c', cwd, `exec ${bin} 1002`).trim()
+      await new Promise((r) => setTimeout(r, 300))
+      piSession(h, cwd) // the newer pi runs session B, mid-turn
+      const env = {...h.env, TMUX_TMPDIR: tmpdir}
+      const live = await pi(h, env)
+      if (process.env.DEBUG_SCAN)
+        console.log(
+          execFileSync('node', ['/tmp/dbg/t2.mjs', path.join(tmpdir, `tmux-${process.getuid!()}`, name), h.castHome], {encoding: 'utf8'}),
+        )
+      expect([live.state, live.live, live.pid]).toEqual(['working', true, Number(paneB)])
+      process.kill(Number(paneB), 'SIGKILL')
+      await new Promise((r) => setTimeout(r, 300))
+      const dead = await pi(h, env)
+      expect([dead.state, dead.reason, dead.live]).toEqual(['needs_input', 'dead', false])
+    },
+  )
 
   it('a session at rest is live while its pi runs, and quitting pi is not a crash', async () => {
     const h = makeHome()

@@ -14,7 +14,19 @@ import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {BIN, claudeLines, claudeTranscriptPath, json, killStarted, makeHome, ROOT, runCast, type RunResult, type TempHome, writeFile} from '../helpers/cli.js'
+import {
+  BIN,
+  claudeLines,
+  claudeTranscriptPath,
+  json,
+  killStarted,
+  makeHome,
+  ROOT,
+  runCast,
+  type RunResult,
+  type TempHome,
+  writeFile,
+} from '../helpers/cli.js'
 
 /** The same command through oclif alone, as bin/run.js ran every command before the fast path. */
 function oclifScript(dir: string): string {
@@ -118,23 +130,32 @@ describe('cast sessions before oclif: the demo store', () => {
     }
   })()
 
-  it.skipIf(!hasScript)('on a terminal (colours, the terminal width) the same bytes too', async () => {
-    const ttyEnv: Record<string, string> = {...env, COLUMNS: '100', TERM: 'xterm-256color'}
-    delete ttyEnv.NO_COLOR
-    const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`
-    const inPty = (argv: readonly string[]): Promise<RunResult> =>
-      new Promise((resolve) => {
-        execFile('script', ['-qec', argv.map(quote).join(' '), '/dev/null'], {env: ttyEnv, maxBuffer: 64 * 1024 * 1024, timeout: 60_000}, (error, stdout, stderr) => {
-          resolve({code: error ? 1 : 0, stderr, stdout})
+  it.skipIf(!hasScript)(
+    'on a terminal (colours, the terminal width) the same bytes too',
+    async () => {
+      const ttyEnv: Record<string, string> = {...env, COLUMNS: '100', TERM: 'xterm-256color'}
+      delete ttyEnv.NO_COLOR
+      const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`
+      const inPty = (argv: readonly string[]): Promise<RunResult> =>
+        new Promise((resolve) => {
+          execFile(
+            'script',
+            ['-qec', argv.map(quote).join(' '), '/dev/null'],
+            {env: ttyEnv, maxBuffer: 64 * 1024 * 1024, timeout: 60_000},
+            (error, stdout, stderr) => {
+              resolve({code: error ? 1 : 0, stderr, stdout})
+            },
+          )
         })
-      })
-    const fast = await inPty([process.execPath, BIN, 'sessions'])
-    const oclif = await inPty([process.execPath, script, 'sessions'])
-    expect(fast.code).toBe(0)
-    // Colour on a terminal: the styled listing, not the plain one.
-    expect(fast.stdout).toContain('\u001B[')
-    expect(fast.stdout).toBe(oclif.stdout)
-  }, 60_000)
+      const fast = await inPty([process.execPath, BIN, 'sessions'])
+      const oclif = await inPty([process.execPath, script, 'sessions'])
+      expect(fast.code).toBe(0)
+      // Colour on a terminal: the styled listing, not the plain one.
+      expect(fast.stdout).toContain('\u001B[')
+      expect(fast.stdout).toBe(oclif.stdout)
+    },
+    60_000,
+  )
 })
 
 describe('cast sessions before oclif: test stores', () => {
@@ -147,7 +168,10 @@ describe('cast sessions before oclif: test stores', () => {
 
   const NOW = Date.parse('2026-11-20T12:00:00Z')
   const session = (sid: string, cwd: string, opts: {prompt: string; question?: string; settled?: boolean; agoMs?: number}): void => {
-    writeFile(claudeTranscriptPath(h.home, cwd, sid), claudeLines({at: new Date(NOW - (opts.agoMs ?? 60_000)), cwd, sessionId: sid, ...opts}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sid),
+      claudeLines({at: new Date(NOW - (opts.agoMs ?? 60_000)), cwd, sessionId: sid, ...opts}),
+    )
   }
 
   it('an empty machine: the empty inbox and where cast looked, the same bytes', async () => {
@@ -167,7 +191,10 @@ describe('cast sessions before oclif: test stores', () => {
     session('aaaaaaaa-1111-4222-8333-444444444444', '/src/app', {prompt: 'Fix the parser'})
     session('bbbbbbbb-1111-4222-8333-444444444444', '/src/app', {prompt: 'Pick a database', question: 'Postgres or SQLite?'})
     session('cccccccc-1111-4222-8333-444444444444', '/src/api', {agoMs: 120_000, prompt: 'Long job', settled: false})
-    session('dddddddd-1111-4222-8333-444444444444', '/src/app/web', {agoMs: 30 * 86_400_000, prompt: 'Old work, \u001B[31mred\u001B[0m title'})
+    session('dddddddd-1111-4222-8333-444444444444', '/src/app/web', {
+      agoMs: 30 * 86_400_000,
+      prompt: 'Old work, \u001B[31mred\u001B[0m title',
+    })
     session('eeeeeeee-1111-4222-8333-444444444444', '/src/api', {agoMs: 3_600_000, prompt: 'Labelled one'})
     expect((await runCast(['sessions'], {env})).code).toBe(0)
     expect((await runCast(['pin', 'aaaaaaaa'], {env})).code).toBe(0)
@@ -183,7 +210,16 @@ describe('cast sessions before oclif: test stores', () => {
     h = makeHome()
     script = oclifScript(h.dir)
     const env = {...h.env, CAST_NOW: new Date(NOW).toISOString()}
-    for (const args of [['--bogus'], ['--json', '--bogus'], ['--agent', 'nope'], ['--state', 'done,'], ['--since', '3'], ['stray'], ['--all', '--all'], ['--help']]) {
+    for (const args of [
+      ['--bogus'],
+      ['--json', '--bogus'],
+      ['--agent', 'nope'],
+      ['--state', 'done,'],
+      ['--since', '3'],
+      ['stray'],
+      ['--all', '--all'],
+      ['--help'],
+    ]) {
       const {fast, oclif} = await both(script, args, env)
       expect({args, ...fast}).toEqual({args, ...oclif})
     }
@@ -203,7 +239,11 @@ describe('cast sessions before oclif: test stores', () => {
   it('a live ingester holding the lease with a fresh heartbeat: no sync at all; a stale one: the sync runs', async () => {
     h = makeHome()
     script = oclifScript(h.dir)
-    const at = (sid: string): void => writeFile(claudeTranscriptPath(h.home, '/src/app', sid), claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: `Task ${sid.slice(0, 4)}`, sessionId: sid}))
+    const at = (sid: string): void =>
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid),
+        claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: `Task ${sid.slice(0, 4)}`, sessionId: sid}),
+      )
     at('aaaaaaaa-1111-4222-8333-444444444444')
     expect(json(await runCast(['sessions', '--json'], {env: h.env})).sessions).toHaveLength(1)
     // The lease of a live ingester: this test's own pid, this host, a heartbeat just now.
@@ -219,7 +259,10 @@ describe('cast sessions before oclif: test stores', () => {
     lease.run(process.pid, os.hostname(), Date.now() - 60_000, Date.now() - 60_000)
     db.close()
     const stale = json(await runCast(['sessions', '--json'], {env: h.env}))
-    expect(stale.sessions.map((s: any) => s.native_id).sort()).toEqual(['aaaaaaaa-1111-4222-8333-444444444444', 'bbbbbbbb-1111-4222-8333-444444444444'])
+    expect(stale.sessions.map((s: any) => s.native_id).sort()).toEqual([
+      'aaaaaaaa-1111-4222-8333-444444444444',
+      'bbbbbbbb-1111-4222-8333-444444444444',
+    ])
   }, 60_000)
 
   it('the fast path answers by itself, without loading oclif', async () => {

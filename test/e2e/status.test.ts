@@ -22,13 +22,27 @@ describe('cast status', () => {
   it('counts what cast sessions shows as needing me, in one line and as JSON; --format fills the counts', async () => {
     const cwd = '/src/app'
     const at = new Date(Date.now() - 60_000)
-    writeFile(claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000001'), claudeLines({at, cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: 'aaaaaaaa-1111-4222-8333-000000000001'}))
-    writeFile(claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000002'), claudeLines({at, cwd, prompt: 'Fix the test', sessionId: 'aaaaaaaa-1111-4222-8333-000000000002'}))
-    writeFile(claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000003'), claudeLines({at, cwd, prompt: 'Stashed one', sessionId: 'aaaaaaaa-1111-4222-8333-000000000003'}))
-    writeFile(claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000004'), claudeLines({at, cwd, prompt: 'Still going', sessionId: 'aaaaaaaa-1111-4222-8333-000000000004', settled: false}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000001'),
+      claudeLines({at, cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: 'aaaaaaaa-1111-4222-8333-000000000001'}),
+    )
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000002'),
+      claudeLines({at, cwd, prompt: 'Fix the test', sessionId: 'aaaaaaaa-1111-4222-8333-000000000002'}),
+    )
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000003'),
+      claudeLines({at, cwd, prompt: 'Stashed one', sessionId: 'aaaaaaaa-1111-4222-8333-000000000003'}),
+    )
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, 'aaaaaaaa-1111-4222-8333-000000000004'),
+      claudeLines({at, cwd, prompt: 'Still going', sessionId: 'aaaaaaaa-1111-4222-8333-000000000004', settled: false}),
+    )
     expect((await runCast(['stash', 'aaaaaaaa-1111-4222-8333-000000000003'], {env: h.env})).code).toBe(0)
     const listing = json(await runCast(['sessions', '--json'], {env: h.env}))
-    const need = listing.sessions.filter((s: {state: string; bucket: string}) => !FILED.includes(s.bucket) && (s.state === 'needs_input' || s.bucket === 'questions')).length
+    const need = listing.sessions.filter(
+      (s: {state: string; bucket: string}) => !FILED.includes(s.bucket) && (s.state === 'needs_input' || s.bucket === 'questions'),
+    ).length
     expect(need).toBe(2)
 
     const r = await runCast(['status'], {env: h.env})

@@ -2,7 +2,20 @@ import {spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {BIN, claudeLines, killStarted, waitForWatcher, claudeTranscriptPath, HOOK_BIN, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {
+  BIN,
+  claudeLines,
+  killStarted,
+  waitForWatcher,
+  claudeTranscriptPath,
+  HOOK_BIN,
+  json,
+  makeHome,
+  runCast,
+  startCast,
+  type TempHome,
+  writeFile,
+} from '../helpers/cli.js'
 
 const A = 'cccccccc-1111-4222-8333-444444444444'
 const B = 'dddddddd-1111-4222-8333-444444444444'
@@ -21,14 +34,34 @@ const startSession = (sid: string, prompt: string): void =>
 const askQuestion = (sid: string, n: number): void => {
   fs.appendFileSync(
     file(sid),
-    JSON.stringify({cwd: '/src/app', message: {content: [{id: `toolu_q${n}`, input: {questions: [{question: `Question ${n}?`}]}, name: 'AskUserQuestion', type: 'tool_use'}], id: `msg_q${n}`, model: 'claude-opus-4', role: 'assistant', type: 'message'}, sessionId: sid, timestamp: new Date().toISOString(), type: 'assistant', uuid: `aq${n}`}) + '\n',
+    JSON.stringify({
+      cwd: '/src/app',
+      message: {
+        content: [{id: `toolu_q${n}`, input: {questions: [{question: `Question ${n}?`}]}, name: 'AskUserQuestion', type: 'tool_use'}],
+        id: `msg_q${n}`,
+        model: 'claude-opus-4',
+        role: 'assistant',
+        type: 'message',
+      },
+      sessionId: sid,
+      timestamp: new Date().toISOString(),
+      type: 'assistant',
+      uuid: `aq${n}`,
+    }) + '\n',
   )
 }
 
 const answer = (sid: string, n: number): void => {
   fs.appendFileSync(
     file(sid),
-    JSON.stringify({cwd: '/src/app', message: {content: [{content: 'Postgres', tool_use_id: `toolu_q${n}`, type: 'tool_result'}], role: 'user'}, sessionId: sid, timestamp: new Date().toISOString(), type: 'user', uuid: `ur${n}`}) + '\n',
+    JSON.stringify({
+      cwd: '/src/app',
+      message: {content: [{content: 'Postgres', tool_use_id: `toolu_q${n}`, type: 'tool_result'}], role: 'user'},
+      sessionId: sid,
+      timestamp: new Date().toISOString(),
+      type: 'user',
+      uuid: `ur${n}`,
+    }) + '\n',
   )
 }
 
@@ -44,8 +77,19 @@ describe('cast sessions -w --json', () => {
     askQuestion(A, 1)
     const line = JSON.parse(await w.nextLine())
 
-    expect(line).toMatchObject({agent: 'claude_code', bucket: 'questions', event: 'transition', from: 'working', reason: 'question', session_id: A, title: 'Pick a database', to: 'needs_input'})
-    expect(Object.keys(line)).toEqual(expect.arrayContaining(['seq', 'ts', 'id', 'is_pinned', 'is_live', 'label', 'labels', 'owners', 'cwd']))
+    expect(line).toMatchObject({
+      agent: 'claude_code',
+      bucket: 'questions',
+      event: 'transition',
+      from: 'working',
+      reason: 'question',
+      session_id: A,
+      title: 'Pick a database',
+      to: 'needs_input',
+    })
+    expect(Object.keys(line)).toEqual(
+      expect.arrayContaining(['seq', 'ts', 'id', 'is_pinned', 'is_live', 'label', 'labels', 'owners', 'cwd']),
+    )
     expect(await w.stop()).toBe(0)
     expect(w.lines).toHaveLength(1)
   })
@@ -111,7 +155,14 @@ describe('cast sessions -w --json', () => {
     startSession(A, 'First')
     startSession(B, 'Second')
     // head takes one line and exits; the watcher finds out at its next write, like any Unix filter.
-    const child = spawn('bash', ['-c', `node ${BIN} sessions -w --json --snapshot 2>/tmp/cast-pipe-err-$$ | head -n 1; echo "\${PIPESTATUS[0]}"; cat /tmp/cast-pipe-err-$$; rm -f /tmp/cast-pipe-err-$$`], {env: h.env})
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        `node ${BIN} sessions -w --json --snapshot 2>/tmp/cast-pipe-err-$$ | head -n 1; echo "\${PIPESTATUS[0]}"; cat /tmp/cast-pipe-err-$$; rm -f /tmp/cast-pipe-err-$$`,
+      ],
+      {env: h.env},
+    )
     let out = ''
     child.stdout.on('data', (c) => (out += String(c)))
     const exited = new Promise((resolve) => child.on('close', resolve))
@@ -132,7 +183,14 @@ describe('cast sessions -w --json', () => {
     const w = startCast(['sessions', '-w', '--json'], h.env)
     await waitForWatcher(h.castHome)
 
-    const payload = JSON.stringify({cwd: '/src/app', hook_event_name: 'PermissionRequest', session_id: A, tool_input: {command: 'rm -rf build'}, tool_name: 'Bash', transcript_path: file(A)})
+    const payload = JSON.stringify({
+      cwd: '/src/app',
+      hook_event_name: 'PermissionRequest',
+      session_id: A,
+      tool_input: {command: 'rm -rf build'},
+      tool_name: 'Bash',
+      transcript_path: file(A),
+    })
     const hook = spawnSync(HOOK_BIN, ['claude_code'], {env: h.env, input: payload})
     const line = JSON.parse(await w.nextLine())
     await w.stop()

@@ -42,7 +42,8 @@ export function startTmux(env: Record<string, string>): TmuxServer {
   const dir = fs.mkdtempSync(path.join('/tmp', 'ctx-'))
   const full = {...env, TMUX_TMPDIR: dir}
   delete (full as Record<string, string | undefined>).TMUX
-  const tmux = (args: readonly string[]): string => execFileSync('tmux', args, {encoding: 'utf8', env: full, stdio: ['ignore', 'pipe', 'pipe']})
+  const tmux = (args: readonly string[]): string =>
+    execFileSync('tmux', args, {encoding: 'utf8', env: full, stdio: ['ignore', 'pipe', 'pipe']})
   tmux(['new-session', '-d', '-s', 'base', '-x', '200', '-y', '50'])
   return {
     env: {TMUX_TMPDIR: dir},
@@ -60,10 +61,30 @@ export function startTmux(env: Record<string, string>): TmuxServer {
 }
 
 /** Start the fake agent in a new window of the server; returns its pane id. */
-export function fakeInWindow(server: TmuxServer, o: {cwd: string; sessionId: string; prompt: string; env?: Record<string, string>}): string {
+export function fakeInWindow(
+  server: TmuxServer,
+  o: {cwd: string; sessionId: string; prompt: string; env?: Record<string, string>},
+): string {
   const vars = Object.entries(o.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`])
   return server
-    .tmux(['new-window', '-d', '-P', '-F', '#{pane_id}', '-t', 'base:', '-c', o.cwd, ...vars, '--', process.execPath, FAKE_CLAUDE, '--session-id', o.sessionId, o.prompt])
+    .tmux([
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '-t',
+      'base:',
+      '-c',
+      o.cwd,
+      ...vars,
+      '--',
+      process.execPath,
+      FAKE_CLAUDE,
+      '--session-id',
+      o.sessionId,
+      o.prompt,
+    ])
     .trim()
 }
 
@@ -78,7 +99,11 @@ export interface FakeProcess {
 
 /** Run the fake agent as a child of the test (no terminal): its stdin is a pipe. */
 export function startFake(o: {cwd: string; env: Record<string, string>; sessionId: string; prompt: string}): FakeProcess {
-  const child = spawn(process.execPath, [FAKE_CLAUDE, '--session-id', o.sessionId, o.prompt], {cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [FAKE_CLAUDE, '--session-id', o.sessionId, o.prompt], {
+    cwd: o.cwd,
+    env: o.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.on('data', (c) => (out += String(c)))
   child.stderr!.on('data', (c) => (out += String(c)))
@@ -86,7 +111,12 @@ export function startFake(o: {cwd: string; env: Record<string, string>; sessionI
     child,
     out: () => out,
     say: (line) => child.stdin!.write(line + '\n'),
-    waitForOutput: (pattern, timeoutMs = 20_000) => waitFor(() => (pattern.test(out) ? out : null), timeoutMs, () => `fake agent output: ${out}`),
+    waitForOutput: (pattern, timeoutMs = 20_000) =>
+      waitFor(
+        () => (pattern.test(out) ? out : null),
+        timeoutMs,
+        () => `fake agent output: ${out}`,
+      ),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve()
@@ -97,7 +127,11 @@ export function startFake(o: {cwd: string; env: Record<string, string>; sessionI
 }
 
 /** Poll `check` until it returns something other than null/undefined/false. */
-export async function waitFor<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 45_000, describe?: () => string): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 45_000,
+  describe?: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await check()
@@ -123,7 +157,8 @@ export function userTexts(home: string, cwd: string, sessionId: string): string[
     if (rec.type !== 'user') continue
     const c = rec.message?.content
     if (typeof c === 'string') out.push(c)
-    else if (Array.isArray(c)) for (const b of c as {type: string; content?: string}[]) if (b.type === 'tool_result') out.push(`[answer] ${b.content ?? ''}`)
+    else if (Array.isArray(c))
+      for (const b of c as {type: string; content?: string}[]) if (b.type === 'tool_result') out.push(`[answer] ${b.content ?? ''}`)
   }
 
   return out

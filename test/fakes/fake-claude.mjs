@@ -77,14 +77,36 @@ let openQuestion = null
 
 function append(line) {
   const uuid = randomUUID()
-  const rec = {parentUuid: parent, isSidechain: false, userType: 'external', cwd, sessionId, version: '2.1.100', gitBranch: 'main', uuid, timestamp: new Date().toISOString(), ...line}
+  const rec = {
+    parentUuid: parent,
+    isSidechain: false,
+    userType: 'external',
+    cwd,
+    sessionId,
+    version: '2.1.100',
+    gitBranch: 'main',
+    uuid,
+    timestamp: new Date().toISOString(),
+    ...line,
+  }
   fs.appendFileSync(transcript, JSON.stringify(rec) + '\n')
   parent = uuid
 }
 
 function setStatus(status, waitingFor) {
   const now = Date.now()
-  const rec = {pid: process.pid, sessionId, cwd, startedAt, version: '2.1.100', kind: headless ? 'print' : 'interactive', entrypoint: 'cli', status, updatedAt: now, statusUpdatedAt: now}
+  const rec = {
+    pid: process.pid,
+    sessionId,
+    cwd,
+    startedAt,
+    version: '2.1.100',
+    kind: headless ? 'print' : 'interactive',
+    entrypoint: 'cli',
+    status,
+    updatedAt: now,
+    statusUpdatedAt: now,
+  }
   if (waitingFor) rec.waitingFor = waitingFor
   const tmp = `${registry}.${process.pid}.tmp`
   fs.writeFileSync(tmp, JSON.stringify(rec))
@@ -92,7 +114,20 @@ function setStatus(status, waitingFor) {
 }
 
 function assistant(content) {
-  append({type: 'assistant', requestId: `req_${randomUUID().slice(0, 8)}`, message: {id: `msg_${randomUUID().slice(0, 12)}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: {input_tokens: 10, output_tokens: 5}}})
+  append({
+    type: 'assistant',
+    requestId: `req_${randomUUID().slice(0, 8)}`,
+    message: {
+      id: `msg_${randomUUID().slice(0, 12)}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content,
+      stop_reason: content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: {input_tokens: 10, output_tokens: 5},
+    },
+  })
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -121,7 +156,20 @@ async function handle(text) {
   if (openQuestion) {
     const q = openQuestion
     openQuestion = null
-    append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: q.id, content: `User has answered your questions: "${q.question}"="${text}". You can now continue with the user's answers in mind.`}]}, toolUseResult: {answers: {[q.question]: text}}})
+    append({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: q.id,
+            content: `User has answered your questions: "${q.question}"="${text}". You can now continue with the user's answers in mind.`,
+          },
+        ],
+      },
+      toolUseResult: {answers: {[q.question]: text}},
+    })
   } else {
     append({type: 'user', message: {role: 'user', content: text}})
   }
@@ -133,7 +181,14 @@ async function handle(text) {
   if (/\bask\b/i.test(text)) {
     const id = `toolu_${randomUUID().slice(0, 12)}`
     const question = `Which way should I go on: ${text}?`
-    assistant([{type: 'tool_use', id, name: 'AskUserQuestion', input: {questions: [{question, header: 'Choice', options: [{label: 'A'}, {label: 'B'}], multiSelect: false}]}}])
+    assistant([
+      {
+        type: 'tool_use',
+        id,
+        name: 'AskUserQuestion',
+        input: {questions: [{question, header: 'Choice', options: [{label: 'A'}, {label: 'B'}], multiSelect: false}]},
+      },
+    ])
     openQuestion = {id, question}
     setStatus('waiting', 'dialog open')
     process.stdout.write(`? ${question}\n`)
@@ -156,7 +211,9 @@ function openDialog(command) {
   assistant([{type: 'tool_use', id, name: 'Bash', input: {command, description: 'Run it'}}])
   dialog = {command, id}
   if (process.env.FAKE_SILENT_DIALOG !== '1') setStatus('waiting', 'permission prompt')
-  process.stdout.write(`Bash command\n  ${command}\n  Run it\n\nDo you want to proceed?\n❯ 1. Yes\n  2. Yes, and don't ask again for this command\n  3. No, and tell Claude what to do differently (esc)\n`)
+  process.stdout.write(
+    `Bash command\n  ${command}\n  Run it\n\nDo you want to proceed?\n❯ 1. Yes\n  2. Yes, and don't ask again for this command\n  3. No, and tell Claude what to do differently (esc)\n`,
+  )
   if (process.stdin.isTTY) process.stdin.setRawMode(true)
 }
 
@@ -180,12 +237,20 @@ function dialogKey(key) {
   if (key === '1' || key === '2' || key === '\r' || key === '\n') {
     closeDialog()
     const always = key === '2'
-    append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: `ran ${d.command}`}]}, permissionDecision: {decision: 'accept', grantScope: always ? 'always' : 'once'}})
+    append({
+      type: 'user',
+      message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: `ran ${d.command}`}]},
+      permissionDecision: {decision: 'accept', grantScope: always ? 'always' : 'once'},
+    })
     settle(`Ran: ${d.command}`)
     process.stdout.write(`< Ran: ${d.command}${always ? ' (always allowed)' : ''}\n`)
   } else if (key === '\x1b') {
     closeDialog()
-    append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: 'User rejected tool use', is_error: true}]}, toolDenialKind: 'user-rejected'})
+    append({
+      type: 'user',
+      message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: 'User rejected tool use', is_error: true}]},
+      toolDenialKind: 'user-rejected',
+    })
     append({type: 'user', message: {role: 'user', content: '[Request interrupted by user for tool use]'}})
     setStatus('idle')
     process.stdout.write('< Denied\n')
@@ -199,7 +264,14 @@ function dialogKey(key) {
 function noteLine(text) {
   const d = noteFor
   noteFor = null
-  append({type: 'user', message: {role: 'user', content: [{type: 'tool_result', tool_use_id: d.id, content: `User rejected tool use: ${text}`, is_error: true}]}, toolDenialKind: 'user-rejected'})
+  append({
+    type: 'user',
+    message: {
+      role: 'user',
+      content: [{type: 'tool_result', tool_use_id: d.id, content: `User rejected tool use: ${text}`, is_error: true}],
+    },
+    toolDenialKind: 'user-rejected',
+  })
   append({type: 'user', message: {role: 'user', content: text}})
   settle(`Understood: ${text}`)
   process.stdout.write(`< Denied: ${text}\n`)

@@ -50,14 +50,17 @@ export interface RunResult {
   readonly code: number
 }
 
-export function runCast(args: readonly string[], options: {env: Record<string, string>; input?: string; timeout?: number; cwd?: string}): Promise<RunResult> {
+export function runCast(
+  args: readonly string[],
+  options: {env: Record<string, string>; input?: string; timeout?: number; cwd?: string},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
       {cwd: options.cwd, env: options.env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? DEFAULT_TIMEOUT_MS},
       (error, stdout, stderr) => {
-        const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0
+        const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? (error as {code: number}).code : 1) : 0
         resolve({code, stderr, stdout})
       },
     )
@@ -84,7 +87,10 @@ export function killStarted(): void {
 }
 
 /** Start a long-running cast command (e.g. `sessions -w --json`) and read its lines as they come. */
-export function startCast(args: readonly string[], env: Record<string, string>): {child: ChildProcess; lines: string[]; nextLine(timeoutMs?: number): Promise<string>; stop(): Promise<number | null>} {
+export function startCast(
+  args: readonly string[],
+  env: Record<string, string>,
+): {child: ChildProcess; lines: string[]; nextLine(timeoutMs?: number): Promise<string>; stop(): Promise<number | null>} {
   const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
   started.add(child)
   const lines: string[] = []
@@ -138,7 +144,14 @@ export function writeFile(p: string, text: string): void {
 }
 
 /** A minimal Claude Code transcript line set, for tests that need a session quickly. */
-export function claudeLines(opts: {sessionId: string; cwd: string; prompt: string; at: Date; settled?: boolean; question?: string}): string {
+export function claudeLines(opts: {
+  sessionId: string
+  cwd: string
+  prompt: string
+  at: Date
+  settled?: boolean
+  question?: string
+}): string {
   const t = (ms: number): string => new Date(opts.at.getTime() + ms).toISOString()
   const base = {cwd: opts.cwd, isSidechain: false, sessionId: opts.sessionId, userType: 'external', version: '2.1.100'}
   const lines: unknown[] = [
@@ -147,7 +160,13 @@ export function claudeLines(opts: {sessionId: string; cwd: string; prompt: strin
   if (opts.question) {
     lines.push({
       ...base,
-      message: {content: [{id: 'toolu_q1', input: {questions: [{question: opts.question}]}, name: 'AskUserQuestion', type: 'tool_use'}], id: 'msg_1', model: 'claude-sonnet-4-5', role: 'assistant', type: 'message'},
+      message: {
+        content: [{id: 'toolu_q1', input: {questions: [{question: opts.question}]}, name: 'AskUserQuestion', type: 'tool_use'}],
+        id: 'msg_1',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        type: 'message',
+      },
       parentUuid: 'u1',
       timestamp: t(1000),
       type: 'assistant',
@@ -156,7 +175,14 @@ export function claudeLines(opts: {sessionId: string; cwd: string; prompt: strin
   } else if (opts.settled !== false) {
     lines.push({
       ...base,
-      message: {content: [{text: 'Done.', type: 'text'}], id: 'msg_1', model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'},
+      message: {
+        content: [{text: 'Done.', type: 'text'}],
+        id: 'msg_1',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        stop_reason: 'end_turn',
+        type: 'message',
+      },
       parentUuid: 'u1',
       timestamp: t(1000),
       type: 'assistant',

@@ -24,7 +24,10 @@ describe('runCommand (in-process) against runCast (spawned)', () => {
     h = makeHome()
     const cwd = path.join(h.dir, 'proj')
     fs.mkdirSync(cwd)
-    writeFile(claudeTranscriptPath(h.home, cwd, SID), claudeLines({at: new Date('2026-11-29T12:00:00Z'), cwd, prompt: 'Port the parser', sessionId: SID}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, SID),
+      claudeLines({at: new Date('2026-11-29T12:00:00Z'), cwd, prompt: 'Port the parser', sessionId: SID}),
+    )
     env = {...h.env, CAST_NOW: '2026-11-29T12:05:00Z'}
   })
 
@@ -51,15 +54,30 @@ describe('runCommand (in-process) against runCast (spawned)', () => {
 
   it('fails the way the spawned CLI fails: exit codes differ between the cases above', async () => {
     const codes = new Set<number>()
-    for (const args of [['sessions', '--json'], ['sessions', '--bogus'], ['explain', 'zzzzzzzz', '--json']]) codes.add((await runCommand(args, {env})).code)
+    for (const args of [
+      ['sessions', '--json'],
+      ['sessions', '--bogus'],
+      ['explain', 'zzzzzzzz', '--json'],
+    ])
+      codes.add((await runCommand(args, {env})).code)
     expect([...codes].sort()).toEqual([0, 2, 3])
   })
 
   it('gives the command exactly the run environment, the run cwd and the input as stdin, then restores the test process', async () => {
-    const before = {cwd: process.cwd(), env: {...process.env}, exitCode: process.exitCode, stdin: process.stdin, write: process.stdout.write}
+    const before = {
+      cwd: process.cwd(),
+      env: {...process.env},
+      exitCode: process.exitCode,
+      stdin: process.stdin,
+      write: process.stdout.write,
+    }
     const cwd = fs.realpathSync(path.join(h.dir, 'proj'))
     // `state --status done -` reads the text from stdin and finds the session from CAST_SESSION.
-    const r = await runCommand(['state', '--status', 'done', '-', '--json'], {cwd, env: {...env, CAST_SESSION: SID}, input: 'Parser ported\n'})
+    const r = await runCommand(['state', '--status', 'done', '-', '--json'], {
+      cwd,
+      env: {...env, CAST_SESSION: SID},
+      input: 'Parser ported\n',
+    })
     expect(r.code, r.stderr).toBe(0)
     const shown = await runCommand(['state', 'show', SID, '--json'], {env})
     expect(JSON.parse(shown.stdout).state_line).toMatchObject({status: 'done', text: 'Parser ported'})

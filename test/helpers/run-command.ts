@@ -85,7 +85,11 @@ function override(target: object, key: string, value: unknown): Saved {
 /** Collect what is written to a stream: its `write` captured, its TTY-ness hidden (a pipe). */
 function capture(stream: NodeJS.WriteStream): {text(): string; saved: Saved[]} {
   const chunks: Buffer[] = []
-  const write = (chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), cb?: (err?: Error | null) => void): boolean => {
+  const write = (
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((err?: Error | null) => void),
+    cb?: (err?: Error | null) => void,
+  ): boolean => {
     const done = typeof encoding === 'function' ? encoding : cb
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk))
     if (done) process.nextTick(done)
@@ -93,7 +97,12 @@ function capture(stream: NodeJS.WriteStream): {text(): string; saved: Saved[]} {
   }
 
   return {
-    saved: [override(stream, 'write', write), override(stream, 'isTTY', false), override(stream, 'columns', undefined), override(stream, 'rows', undefined)],
+    saved: [
+      override(stream, 'write', write),
+      override(stream, 'isTTY', false),
+      override(stream, 'columns', undefined),
+      override(stream, 'rows', undefined),
+    ],
     text: () => Buffer.concat(chunks).toString('utf8'),
   }
 }

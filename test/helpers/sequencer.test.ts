@@ -8,7 +8,11 @@ import {describe, expect, it} from 'vitest'
 import {type Planned, planOrder} from './sequencer.js'
 
 /** Play the order out as vitest's pool does: each file goes to the first worker to come free. */
-function playOut(order: readonly string[], files: readonly Planned<string>[], workers: number): {id: string; start: number; end: number; heavy: boolean}[] {
+function playOut(
+  order: readonly string[],
+  files: readonly Planned<string>[],
+  workers: number,
+): {id: string; start: number; end: number; heavy: boolean}[] {
   const by = new Map(files.map((f) => [f.item, f]))
   const free = Array.from({length: workers}, () => 0)
   return order.map((id) => {
@@ -41,7 +45,8 @@ describe('planOrder', () => {
 
     expect([...order].sort()).toEqual(files.map((f) => f.item).sort())
     const heavy = runs.filter((r) => r.heavy)
-    for (const a of heavy) for (const b of heavy) if (a !== b) expect(a.end <= b.start || b.end <= a.start, `${a.id} and ${b.id} overlap`).toBe(true)
+    for (const a of heavy)
+      for (const b of heavy) if (a !== b) expect(a.end <= b.start || b.end <= a.start, `${a.id} and ${b.id} overlap`).toBe(true)
     // The heavy files run back to back on one worker while the other takes the rest.
     expect(Math.max(...runs.map((r) => r.end))).toBeLessThan(files.reduce((s, f) => s + f.estimateMs, 0) * 0.55)
   })

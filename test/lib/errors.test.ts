@@ -24,9 +24,32 @@ describe('parse failures', () => {
     ['a missing argument', [], {args: {session: Args.string({required: true})}}, /^Missing 1 required arg/],
     ['an unexpected argument', ['a', 'b'], {args: {session: Args.string()}, strict: true}, /^Unexpected argument: b$/],
     ['a flag without its value', ['--since'], {flags: {since: Flags.integer()}}, /^Flag --since expects a value$/],
-    ['a builtin flag that does not parse', ['--since', 'x'], {flags: {since: Flags.integer()}}, /^--since: Expected an integer but received: x$/],
-    ['a constraint', [], {flags: {a: Flags.string({exactlyOne: ['a', 'b']}), b: Flags.string({exactlyOne: ['a', 'b']})}}, /Exactly one of the following must be provided: --a, --b/],
-    ['a plain Error from a custom flag', ['--agent', 'x'], {flags: {agent: Flags.custom<string>({parse: async () => { throw new Error('"x" is not an agent') }})()}}, /^--agent: "x" is not an agent$/],
+    [
+      'a builtin flag that does not parse',
+      ['--since', 'x'],
+      {flags: {since: Flags.integer()}},
+      /^--since: Expected an integer but received: x$/,
+    ],
+    [
+      'a constraint',
+      [],
+      {flags: {a: Flags.string({exactlyOne: ['a', 'b']}), b: Flags.string({exactlyOne: ['a', 'b']})}},
+      /Exactly one of the following must be provided: --a, --b/,
+    ],
+    [
+      'a plain Error from a custom flag',
+      ['--agent', 'x'],
+      {
+        flags: {
+          agent: Flags.custom<string>({
+            parse: async () => {
+              throw new Error('"x" is not an agent')
+            },
+          })(),
+        },
+      },
+      /^--agent: "x" is not an agent$/,
+    ],
   ]
   for (const [what, argv, input, message] of cases) {
     it(`${what} is a usage error pointing at the help`, async () => {
@@ -47,7 +70,12 @@ describe('parse failures', () => {
 describe('classifyError', () => {
   const home = '/tmp/cast-home'
   it('reports cast errors with their exit code and suggestions', () => {
-    expect(classifyError(new CastError('refused', EXIT.REFUSED, ['try again']), home)).toEqual({exit: 5, kind: 'report', message: 'refused', suggestions: ['try again']})
+    expect(classifyError(new CastError('refused', EXIT.REFUSED, ['try again']), home)).toEqual({
+      exit: 5,
+      kind: 'report',
+      message: 'refused',
+      suggestions: ['try again'],
+    })
   })
 
   it('this.exit(n) ends quietly with n', () => {

@@ -36,7 +36,9 @@ function realHome(copies: number): string {
   const home = path.join(dir, 'home')
   const claude = path.join(FIXTURES, 'claude-code', 'real-2.1.328')
   const transcripts = fs.readdirSync(claude).filter((f) => f.endsWith('.jsonl'))
-  const rollouts = fs.readdirSync(path.join(FIXTURES, 'codex', 'real-0.169.0'), {recursive: true, withFileTypes: true}).filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+  const rollouts = fs
+    .readdirSync(path.join(FIXTURES, 'codex', 'real-0.169.0'), {recursive: true, withFileTypes: true})
+    .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
   for (let i = 0; i < copies; i++) {
     for (const [j, f] of transcripts.entries()) {
       const id = `${String(i).padStart(8, '0')}-0000-4000-8000-${String(j).padStart(12, '0')}`
@@ -73,9 +75,16 @@ function index(copies: number, runner = ME): void {
 
 function both(f: ListFilters, chunk = 7): {streamed: string; whole: string} {
   let streamed = ''
-  streamListing(store, ME, NOW, f, (c) => {
-    streamed += c
-  }, chunk)
+  streamListing(
+    store,
+    ME,
+    NOW,
+    f,
+    (c) => {
+      streamed += c
+    },
+    chunk,
+  )
   const whole = JSON.stringify(buildListing(store.loadSessions(), ME, NOW, f).listing, null, 2) + '\n'
   return {streamed, whole}
 }

@@ -54,8 +54,12 @@ describe('time flags', () => {
   })
 
   it('refuse nonsense, and with future a time that has passed', () => {
-    expect(() => parseTimeFlag('until', 'whenever', NOW)).toThrow('--until "whenever" is not a time: try "tomorrow 9am", "friday 3pm", "in 2 hours" or ISO 8601.')
-    expect(() => parseTimeFlag('until', '2026-11-30T09:00:00Z', NOW, {future: true})).toThrow(/^--until "2026-11-30T09:00:00Z" is (\d{4}-\d\d-\d\d )?\d\d:\d\d, already past\.$/)
+    expect(() => parseTimeFlag('until', 'whenever', NOW)).toThrow(
+      '--until "whenever" is not a time: try "tomorrow 9am", "friday 3pm", "in 2 hours" or ISO 8601.',
+    )
+    expect(() => parseTimeFlag('until', '2026-11-30T09:00:00Z', NOW, {future: true})).toThrow(
+      /^--until "2026-11-30T09:00:00Z" is (\d{4}-\d\d-\d\d )?\d\d:\d\d, already past\.$/,
+    )
     expect(parseTimeFlag('when', '2026-11-30T09:00:00Z', NOW)).toBe(Date.parse('2026-11-30T09:00:00Z'))
   })
 })

@@ -7,7 +7,17 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type RunResult, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  claudeLines,
+  claudeTranscriptPath,
+  json,
+  makeHome,
+  runCast,
+  type RunResult,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 import {fireHook, killChildren, openDb, random, SEED, sleep, spawnCast, transitionsProblems, withDb} from './helpers.js'
 
 const WRITERS = 20
@@ -41,7 +51,10 @@ describe('concurrent writers', () => {
     fs.writeFileSync(path.join(h.castHome, 'config.json'), JSON.stringify({agents: {claude_code: {resume: ['true', '{id}']}}}))
     const now = Date.now()
     for (let i = 0; i < SESSIONS; i++) {
-      writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 3_600_000 + i * 1000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}))
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 3_600_000 + i * 1000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}),
+      )
     }
 
     const listed = json(await runCast(['sessions', '--json', '--all'], {env: h.env}))
@@ -50,7 +63,10 @@ describe('concurrent writers', () => {
     const id = (i: number): string => ids.get(sid(i))!
     const cards: string[] = []
     for (let i = 0; i < SESSIONS; i++) {
-      const c = await runCast(['decide', `Which way for task ${i}?`, '--option', 'Left :: cheap', '--option', 'Right :: thorough', '--session', id(i), '--json'], {env: h.env})
+      const c = await runCast(
+        ['decide', `Which way for task ${i}?`, '--option', 'Left :: cheap', '--option', 'Right :: thorough', '--session', id(i), '--json'],
+        {env: h.env},
+      )
       expect(c.code, c.stderr + c.stdout).toBe(0)
       cards.push(json(c).card?.id ?? json(c).id)
     }
@@ -66,7 +82,11 @@ describe('concurrent writers', () => {
       declared.set(i, {status, text})
       tasks.push({args: ['state', '--session', id(i), '--status', status, text], session: i, verb: 'state'})
       tasks.push({args: ['pin', id(i).slice(0, 8)], session: i, verb: 'pin'})
-      tasks.push(i % 2 === 0 ? {args: ['snooze', id(i), '--for', '1h'], session: i, verb: 'snooze'} : {args: ['own', id(i), OWNER], session: i, verb: 'own'})
+      tasks.push(
+        i % 2 === 0
+          ? {args: ['snooze', id(i), '--for', '1h'], session: i, verb: 'snooze'}
+          : {args: ['own', id(i), OWNER], session: i, verb: 'own'},
+      )
       const choice = r.int(1, 2)
       answers.set(i, choice)
       tasks.push({args: ['decide', 'answer', cards[i]!, String(choice)], session: i, verb: 'answer'})
@@ -87,9 +107,30 @@ describe('concurrent writers', () => {
         const i = r.int(0, SESSIONS - 1)
         const at = new Date().toISOString()
         const file = claudeTranscriptPath(h.home, '/src/app', sid(i))
-        fs.appendFileSync(file, JSON.stringify({cwd: '/src/app', isSidechain: false, message: {content: `more work ${n}`, role: 'user'}, parentUuid: null, sessionId: sid(i), timestamp: at, type: 'user', userType: 'external', uuid: `x${n}`, version: '2.1.100'}) + '\n')
+        fs.appendFileSync(
+          file,
+          JSON.stringify({
+            cwd: '/src/app',
+            isSidechain: false,
+            message: {content: `more work ${n}`, role: 'user'},
+            parentUuid: null,
+            sessionId: sid(i),
+            timestamp: at,
+            type: 'user',
+            userType: 'external',
+            uuid: `x${n}`,
+            version: '2.1.100',
+          }) + '\n',
+        )
         const event = r.pick(['UserPromptSubmit', 'Stop', 'PreToolUse', 'Notification'])
-        const payload = {cwd: '/src/app', hook_event_name: event, message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt', session_id: sid(r.int(0, SESSIONS - 1)), tool_name: 'Bash'}
+        const payload = {
+          cwd: '/src/app',
+          hook_event_name: event,
+          message: 'Claude needs your permission to use Bash',
+          notification_type: 'permission_prompt',
+          session_id: sid(r.int(0, SESSIONS - 1)),
+          tool_name: 'Bash',
+        }
         hookResults.push(await fireHook('claude_code', JSON.stringify(payload), h.env))
         n++
         await sleep(r.int(20, 80))
@@ -141,7 +182,9 @@ describe('concurrent writers', () => {
 
       expect(transitionsProblems(db)).toEqual([])
     })
-    console.log(`[reliability] concurrent writers: ${WRITERS} writers, ${tasks.length} writes, ${hookResults.length} hooks, ${withDb(h.castHome, (db) => (db.prepare('SELECT COUNT(*) AS n FROM transitions').get() as any).n)} transitions`)
+    console.log(
+      `[reliability] concurrent writers: ${WRITERS} writers, ${tasks.length} writes, ${hookResults.length} hooks, ${withDb(h.castHome, (db) => (db.prepare('SELECT COUNT(*) AS n FROM transitions').get() as any).n)} transitions`,
+    )
   }, 180_000)
 
   it(`without a daemon, ${WRITERS} writers that each sync first: the store never goes back in time and no hook is applied twice`, async () => {
@@ -150,7 +193,10 @@ describe('concurrent writers', () => {
     const n = 10
     const expected = new Map<string, number>()
     for (let i = 0; i < n; i++) {
-      writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 3_600_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}))
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 3_600_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}),
+      )
       expected.set(sid(i), 2)
     }
 
@@ -177,21 +223,46 @@ describe('concurrent writers', () => {
     const agents = (async () => {
       for (let k = 0; !stop; k++) {
         const native = sid(r.int(0, n - 1))
-        fs.appendFileSync(claudeTranscriptPath(h.home, '/src/app', native), JSON.stringify({cwd: '/src/app', isSidechain: false, message: {content: `step ${k}`, role: 'user'}, parentUuid: null, sessionId: native, timestamp: new Date().toISOString(), type: 'user', userType: 'external', uuid: `y${k}`, version: '2.1.100'}) + '\n')
+        fs.appendFileSync(
+          claudeTranscriptPath(h.home, '/src/app', native),
+          JSON.stringify({
+            cwd: '/src/app',
+            isSidechain: false,
+            message: {content: `step ${k}`, role: 'user'},
+            parentUuid: null,
+            sessionId: native,
+            timestamp: new Date().toISOString(),
+            type: 'user',
+            userType: 'external',
+            uuid: `y${k}`,
+            version: '2.1.100',
+          }) + '\n',
+        )
         expected.set(native, expected.get(native)! + 1)
         if (k % 3 === 0) {
           // Unreadable payloads are counted once each, whoever consumes them.
           hookResults.push(await fireHook('claude_code', `{"hook_event_name": "Stop", "session_id": "${native}"`, h.env))
           bad++
         } else {
-          hookResults.push(await fireHook('claude_code', JSON.stringify({cwd: '/src/app', hook_event_name: r.pick(['UserPromptSubmit', 'Stop']), session_id: native}), h.env))
+          hookResults.push(
+            await fireHook(
+              'claude_code',
+              JSON.stringify({cwd: '/src/app', hook_event_name: r.pick(['UserPromptSubmit', 'Stop']), session_id: native}),
+              h.env,
+            ),
+          )
         }
 
         await sleep(r.int(5, 40))
       }
     })()
 
-    const verbs = [(id: string) => ['pin', id], (id: string) => ['unpin', id], (id: string) => ['state', '--session', id, `step ${r.hex(4)}`], () => ['sessions', '--json', '--all']]
+    const verbs = [
+      (id: string) => ['pin', id],
+      (id: string) => ['unpin', id],
+      (id: string) => ['state', '--session', id, `step ${r.hex(4)}`],
+      () => ['sessions', '--json', '--all'],
+    ]
     const results = await Promise.all(
       Array.from({length: WRITERS}, async () => {
         const out: {args: string[]; result: RunResult}[] = []
@@ -226,9 +297,16 @@ describe('concurrent writers', () => {
     const fired: string[] = []
     // Ten at once: stamps taken in one order land in another.
     for (let burst = 0; burst < 12; burst++) {
-      const batch = Array.from({length: 10}, (_, k) => `b0a710${String(burst).padStart(2, '0')}-${String(k).padStart(4, '0')}-4222-8333-444444444444`)
+      const batch = Array.from(
+        {length: 10},
+        (_, k) => `b0a710${String(burst).padStart(2, '0')}-${String(k).padStart(4, '0')}-4222-8333-444444444444`,
+      )
       fired.push(...batch)
-      const results = await Promise.all(batch.map((s) => fireHook('claude_code', JSON.stringify({cwd: '/src/app', hook_event_name: 'UserPromptSubmit', session_id: s}), h.env)))
+      const results = await Promise.all(
+        batch.map((s) =>
+          fireHook('claude_code', JSON.stringify({cwd: '/src/app', hook_event_name: 'UserPromptSubmit', session_id: s}), h.env),
+        ),
+      )
       expect(results.every((x) => x.code === 0)).toBe(true)
       await sleep(30)
     }
@@ -241,7 +319,11 @@ describe('concurrent writers', () => {
     await daemon.done
     expect((await runCast(['daemon', '--once'], {env: h.env})).code).toBe(0)
 
-    const applied = withDb(h.castHome, (db) => (db.prepare(`SELECT native_id FROM contributions WHERE path = 'hooks://claude_code'`).all() as {native_id: string}[]).map((r) => r.native_id))
+    const applied = withDb(h.castHome, (db) =>
+      (db.prepare(`SELECT native_id FROM contributions WHERE path = 'hooks://claude_code'`).all() as {native_id: string}[]).map(
+        (r) => r.native_id,
+      ),
+    )
     expect(applied.sort()).toEqual(fired.sort())
   }, 120_000)
 })

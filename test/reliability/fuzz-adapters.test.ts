@@ -102,7 +102,8 @@ function findExamples(): Example[] {
         for (const name of ['opencode.db', 'store.db', 'state.db', 'data.db', `${uuid}.db`]) {
           const full = path.join(root, dir, name)
           const match = adapter.match(full, ctx)
-          if (match?.kind === 'sqlite') candidates.push({adapter, match, rel: path.relative(home, full), score: 0, seed: null, source: full})
+          if (match?.kind === 'sqlite')
+            candidates.push({adapter, match, rel: path.relative(home, full), score: 0, seed: null, source: full})
         }
       }
     }
@@ -126,7 +127,10 @@ function findExamples(): Example[] {
 // ------------------------------------------------------------------ mutations
 
 function lines(seed: Buffer): string[] {
-  return seed.toString('utf8').split('\n').filter((l) => l.trim() !== '')
+  return seed
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
 }
 
 const isJson = (s: string): boolean => {
@@ -138,7 +142,8 @@ const isJson = (s: string): boolean => {
   }
 }
 
-const join = (ls: readonly (string | Buffer)[]): Buffer => Buffer.concat(ls.flatMap((l) => [Buffer.isBuffer(l) ? l : Buffer.from(l), Buffer.from('\n')]))
+const join = (ls: readonly (string | Buffer)[]): Buffer =>
+  Buffer.concat(ls.flatMap((l) => [Buffer.isBuffer(l) ? l : Buffer.from(l), Buffer.from('\n')]))
 
 function garbage(r: Random, n: number): Buffer {
   const b = Buffer.alloc(n)
@@ -156,7 +161,10 @@ function garbage(r: Random, n: number): Buffer {
 /** Replace values deep inside a JSON value. */
 function retype(v: unknown, how: 'numbers' | 'arrays' | 'nulls', depth = 0): unknown {
   if (typeof v === 'string') return how === 'numbers' ? 12_345 : how === 'nulls' ? null : v
-  if (Array.isArray(v)) return how === 'arrays' ? Object.fromEntries(v.map((x, i) => [String(i), retype(x, how, depth + 1)])) : v.map((x) => retype(x, how, depth + 1))
+  if (Array.isArray(v))
+    return how === 'arrays'
+      ? Object.fromEntries(v.map((x, i) => [String(i), retype(x, how, depth + 1)]))
+      : v.map((x) => retype(x, how, depth + 1))
   if (v && typeof v === 'object') {
     const entries = Object.entries(v).map(([k, x]) => [k, retype(x, how, depth + 1)] as const)
     if (how === 'arrays' && depth > 0) return entries.map(([, x]) => x)
@@ -173,7 +181,8 @@ function replaceLongestString(v: unknown, replacement: (s: string) => unknown): 
   const visit = (x: unknown, set: (y: unknown) => void): void => {
     if (typeof x === 'string' && x.length > best.len) best = {len: x.length, set}
     else if (Array.isArray(x)) x.forEach((y, i) => visit(y, (z) => (x[i] = z)))
-    else if (x && typeof x === 'object') for (const k of Object.keys(x)) visit((x as Record<string, unknown>)[k], (z) => ((x as Record<string, unknown>)[k] = z))
+    else if (x && typeof x === 'object')
+      for (const k of Object.keys(x)) visit((x as Record<string, unknown>)[k], (z) => ((x as Record<string, unknown>)[k] = z))
   }
 
   const root = {v}
@@ -240,7 +249,10 @@ function jsonlVariants(r: Random, seed: Buffer): Variant[] {
   out.push({content: join([...ls.slice(0, 1), ...tops, ...ls.slice(1)]), errors: [0, tops.length], label: 'non-record JSON lines'})
 
   const deep = [deepArray(), deepObject()]
-  if (body.length > 0) deep.push(JSON.stringify(replaceLongestString(JSON.parse(r.pick(body).l), () => DEEP_MARK)).replace(JSON.stringify(DEEP_MARK), deepObject()))
+  if (body.length > 0)
+    deep.push(
+      JSON.stringify(replaceLongestString(JSON.parse(r.pick(body).l), () => DEEP_MARK)).replace(JSON.stringify(DEEP_MARK), deepObject()),
+    )
   out.push({content: join([...ls.slice(0, 1), ...deep, ...ls.slice(1)]), errors: [0, deep.length], label: `${DEEP}-level nesting`})
 
   return out
@@ -257,8 +269,13 @@ function wholeVariants(r: Random, seed: Buffer): Variant[] {
     {content: Buffer.from('"' + 'z'.repeat(MB10) + '"'), errors: [0, 1], label: 'a 10 MB string'},
   ]
   if (parsed !== null && typeof parsed === 'object') {
-    for (const how of ['numbers', 'arrays', 'nulls'] as const) out.push({content: Buffer.from(JSON.stringify(retype(parsed, how))), errors: [0, 1], label: `wrong types (${how})`})
-    out.push({content: Buffer.from(JSON.stringify(replaceLongestString(parsed, () => DEEP_MARK)).replace(JSON.stringify(DEEP_MARK), deepObject())), errors: [0, 1], label: 'a field nested 10,000 deep'})
+    for (const how of ['numbers', 'arrays', 'nulls'] as const)
+      out.push({content: Buffer.from(JSON.stringify(retype(parsed, how))), errors: [0, 1], label: `wrong types (${how})`})
+    out.push({
+      content: Buffer.from(JSON.stringify(replaceLongestString(parsed, () => DEEP_MARK)).replace(JSON.stringify(DEEP_MARK), deepObject())),
+      errors: [0, 1],
+      label: 'a field nested 10,000 deep',
+    })
   }
 
   return out
@@ -274,7 +291,8 @@ function sqliteVariants(r: Random): Variant[] {
     return fs.readFileSync(f)
   }
 
-  const valid = make(`CREATE TABLE session (id TEXT PRIMARY KEY, data TEXT); CREATE TABLE meta (key TEXT, value TEXT); CREATE TABLE blobs (id TEXT, data BLOB);
+  const valid =
+    make(`CREATE TABLE session (id TEXT PRIMARY KEY, data TEXT); CREATE TABLE meta (key TEXT, value TEXT); CREATE TABLE blobs (id TEXT, data BLOB);
     INSERT INTO session VALUES ('s1', '{"title": 12}'); INSERT INTO meta VALUES ('0', 'nothex'); INSERT INTO blobs VALUES ('b', x'00ff');`)
   return [
     {content: garbage(r, 8192), errors: [0, 1], label: 'binary garbage'},
@@ -307,17 +325,23 @@ function ingest(home: string, castHome: string, adapters: readonly Adapter[] = A
 /** The parser as it is, except that `before` runs before each line is fed (a file changing under it). */
 function meddle(parser: LineParser<any>, before: () => void): LineParser<any> {
   if (parser.lines === 'text') {
-    const text: TextLineParser<any> = {...parser, line: (state, line: string, offset) => {
-      before()
-      return parser.line(state, line, offset)
-    }}
+    const text: TextLineParser<any> = {
+      ...parser,
+      line: (state, line: string, offset) => {
+        before()
+        return parser.line(state, line, offset)
+      },
+    }
     return text
   }
 
-  const json: JsonlParser<any> = {...parser, line: (state, rec: JsonRecord, offset) => {
-    before()
-    return parser.line(state, rec, offset)
-  }}
+  const json: JsonlParser<any> = {
+    ...parser,
+    line: (state, rec: JsonRecord, offset) => {
+      before()
+      return parser.line(state, rec, offset)
+    },
+  }
   return json
 }
 
@@ -330,16 +354,22 @@ beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-fuzz-'))
   dirs.push(tmp)
   examples = findExamples()
-  console.log(`[reliability] fuzz: seed ${SEED}; examples: ${examples.map((e) => `${e.adapter.agent}:${e.match.kind}:${path.basename(e.rel)}`).join(', ')}`)
+  console.log(
+    `[reliability] fuzz: seed ${SEED}; examples: ${examples.map((e) => `${e.adapter.agent}:${e.match.kind}:${path.basename(e.rel)}`).join(', ')}`,
+  )
 })
 
 describe('fuzzed adapter input', () => {
   it('finds example files for every adapter in ADAPTERS', () => {
     const missing = ADAPTERS.filter((a) => !examples.some((e) => e.adapter === a && e.match.kind !== 'sqlite')).map((a) => a.agent)
-    const sqliteMissing = ADAPTERS.filter((a) => a.readSqlite && !examples.some((e) => e.adapter === a && e.match.kind === 'sqlite')).map((a) => a.agent)
+    const sqliteMissing = ADAPTERS.filter((a) => a.readSqlite && !examples.some((e) => e.adapter === a && e.match.kind === 'sqlite')).map(
+      (a) => a.agent,
+    )
 
-    expect(missing, 'adapters with no fixture file their match() takes: add fixtures under test/fixtures in the agent\'s layout').toEqual([])
-    expect(sqliteMissing, 'adapters that read SQLite but match none of the probed database names: add the name to findExamples()').toEqual([])
+    expect(missing, "adapters with no fixture file their match() takes: add fixtures under test/fixtures in the agent's layout").toEqual([])
+    expect(sqliteMissing, 'adapters that read SQLite but match none of the probed database names: add the name to findExamples()').toEqual(
+      [],
+    )
   })
 
   for (const agent of ADAPTERS.map((a) => a.agent)) {
@@ -427,7 +457,11 @@ describe('fuzzed adapter input', () => {
           }),
         }
         const what = `${e.adapter.agent} ${path.basename(e.rel)} ${how} mid-read`
-        const a = ingest(home, castHome, ADAPTERS.map((x) => (x === e.adapter ? meddling : x)))
+        const a = ingest(
+          home,
+          castHome,
+          ADAPTERS.map((x) => (x === e.adapter ? meddling : x)),
+        )
         expect(() => a.ingester.sync(), what).not.toThrow()
         a.store.close()
         const b = ingest(home, castHome)
@@ -504,9 +538,21 @@ describe('fuzzed adapter input', () => {
       `{"hook_event_name":"PreToolUse","session_id":"s-4","tool_name":"AskUserQuestion","tool_input":{"questions":[${deepArray()}]}}`,
       `{"hook_event_name":"PreToolUse","session_id":"s-5","tool_name":"AskUserQuestion","tool_input":${deepObject()}}`,
       JSON.stringify({cwd: null, hook_event_name: 'Notification', message: null, notification_type: null, session_id: 's-6'}),
-      JSON.stringify({hook_event_name: 'Notification', message: {text: 1}, notification_type: ['permission_prompt'], session_id: 's-7', tool_name: 7}),
+      JSON.stringify({
+        hook_event_name: 'Notification',
+        message: {text: 1},
+        notification_type: ['permission_prompt'],
+        session_id: 's-7',
+        tool_name: 7,
+      }),
       JSON.stringify({hookEventName: 'BeforeTool', sessionId: 's-8', toolName: null}),
-      JSON.stringify({'agent-turn-complete': true, 'input-messages': 'x', 'last-assistant-message': 5, 'thread-id': 's-9', type: 'agent-turn-complete'}),
+      JSON.stringify({
+        'agent-turn-complete': true,
+        'input-messages': 'x',
+        'last-assistant-message': 5,
+        'thread-id': 's-9',
+        type: 'agent-turn-complete',
+      }),
       JSON.stringify({conversation_id: 's-10', hook_event_name: 'beforeShellExecution', command: {}}),
       JSON.stringify({sessionId: 's-11', timestamp: 'not a time', toolName: [], toolArgs: 3}),
       '{"session_id":"s-12","hook_event_name":"Stop","x":"' + 'q'.repeat(3 * 1024 * 1024) + '"}',
@@ -543,13 +589,24 @@ describe('fuzzed adapter input', () => {
       damaged.push({agent: e.adapter.agent, file})
     }
 
-    const env = {CAST_HOME: castHome, CAST_NOW: new Date(CORPUS_NOW).toISOString(), CAST_USER: 'me@example.com', HOME: home, NO_COLOR: '1', PATH: process.env.PATH ?? '/usr/bin:/bin'}
+    const env = {
+      CAST_HOME: castHome,
+      CAST_NOW: new Date(CORPUS_NOW).toISOString(),
+      CAST_USER: 'me@example.com',
+      HOME: home,
+      NO_COLOR: '1',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+    }
     const listing = await runCast(['sessions', '--json', '--all'], {env})
 
     expect(listing.code, listing.stderr).toBe(0)
     expect(listing.stderr).toBe('')
     const sessions = json(listing).sessions as {id: string; agent: string}[]
-    for (const {agent} of damaged) expect(sessions.some((s) => s.agent === agent), `${agent} session listed`).toBe(true)
+    for (const {agent} of damaged)
+      expect(
+        sessions.some((s) => s.agent === agent),
+        `${agent} session listed`,
+      ).toBe(true)
     const one = sessions.find((s) => s.agent === damaged[0]!.agent)!
     const explained = await runCast(['explain', one.id, '--json'], {env})
     expect(explained.code, explained.stderr).toBe(0)

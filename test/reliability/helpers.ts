@@ -36,7 +36,10 @@ export function random(seed: number): Random {
 
   const hex = (n: number): string => {
     let s = ''
-    while (s.length < n) s += Math.floor(next() * 0x1_0000_0000).toString(16).padStart(8, '0')
+    while (s.length < n)
+      s += Math.floor(next() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, '0')
     return s.slice(0, n)
   }
 
@@ -62,7 +65,10 @@ export function random(seed: number): Random {
   }
 }
 
-const WORDS = 'the parser test fails because offset of a line is read before its newline so we retry with the cache and index then build migrate schema table column query handler route token session stream buffer'.split(' ')
+const WORDS =
+  'the parser test fails because offset of a line is read before its newline so we retry with the cache and index then build migrate schema table column query handler route token session stream buffer'.split(
+    ' ',
+  )
 const CODE = [
   'export function readLines(fd: number, start: number): void {',
   '  const buf = Buffer.allocUnsafe(1 << 20)',
@@ -116,11 +122,16 @@ export interface CorpusSession {
  * toolUseResult, system turn_duration and api_error lines, ai-title, subagent files with their
  * meta). About `bytes` bytes over `sessions` sessions, log-normal sizes.
  */
-export function generateCorpus(home: string, opts: {sessions: number; bytes: number; seed: number; now?: number}): {sessions: CorpusSession[]; bytes: number; files: number} {
+export function generateCorpus(
+  home: string,
+  opts: {sessions: number; bytes: number; seed: number; now?: number},
+): {sessions: CorpusSession[]; bytes: number; files: number} {
   const r = random(opts.seed)
   const now = opts.now ?? CORPUS_NOW
   const base = path.join(home, '.claude', 'projects')
-  const weights = Array.from({length: opts.sessions}, () => Math.exp(1.2 * Math.sqrt(-2 * Math.log(r.next() || 1e-9)) * Math.cos(2 * Math.PI * r.next())))
+  const weights = Array.from({length: opts.sessions}, () =>
+    Math.exp(1.2 * Math.sqrt(-2 * Math.log(r.next() || 1e-9)) * Math.cos(2 * Math.PI * r.next())),
+  )
   const sum = weights.reduce((a, b) => a + b, 0)
   const ends: SessionEnd[] = ['settled', 'settled', 'settled', 'settled', 'question', 'tool', 'error', 'interrupt', 'prompt']
   const out: CorpusSession[] = []
@@ -141,7 +152,10 @@ export function generateCorpus(home: string, opts: {sessions: number; bytes: num
     for (const sub of s.subagents) {
       const subDir = path.join(dir, sessionId, 'subagents')
       writeLines(path.join(subDir, `agent-${sub.agentId}.jsonl`), sub.lines)
-      fs.writeFileSync(path.join(subDir, `agent-${sub.agentId}.meta.json`), JSON.stringify({agentType: 'general-purpose', description: 'Explore the codebase'}))
+      fs.writeFileSync(
+        path.join(subDir, `agent-${sub.agentId}.meta.json`),
+        JSON.stringify({agentType: 'general-purpose', description: 'Explore the codebase'}),
+      )
       bytes += sub.lines.reduce((a, l) => a + l.length + 1, 0)
       files += 2
     }
@@ -171,7 +185,15 @@ function claudeSession(
     return new Date(t).toISOString()
   }
 
-  const common = (): Record<string, unknown> => ({cwd: o.cwd, gitBranch: 'main', isSidechain: false, parentUuid: parent, sessionId: o.sessionId, userType: 'external', version: '2.1.180'})
+  const common = (): Record<string, unknown> => ({
+    cwd: o.cwd,
+    gitBranch: 'main',
+    isSidechain: false,
+    parentUuid: parent,
+    sessionId: o.sessionId,
+    userType: 'external',
+    version: '2.1.180',
+  })
   const push = (rec: Record<string, unknown>): void => {
     const s = JSON.stringify(rec)
     lines.push(s)
@@ -179,15 +201,52 @@ function claudeSession(
     if (typeof rec.uuid === 'string') parent = rec.uuid
   }
 
-  const usage = (): Record<string, unknown> => ({cache_creation_input_tokens: r.int(0, 4000), cache_read_input_tokens: r.int(1000, 90_000), input_tokens: r.int(1, 30), output_tokens: r.int(5, 2500), service_tier: 'standard'})
+  const usage = (): Record<string, unknown> => ({
+    cache_creation_input_tokens: r.int(0, 4000),
+    cache_read_input_tokens: r.int(1000, 90_000),
+    input_tokens: r.int(1, 30),
+    output_tokens: r.int(5, 2500),
+    service_tier: 'standard',
+  })
   const assistant = (id: string, block: Record<string, unknown>, stop: string | null): void =>
-    push({...common(), message: {content: [block], id, model, role: 'assistant', stop_reason: stop, stop_sequence: null, type: 'message', usage: usage()}, requestId: `req_011C${r.hex(16)}`, timestamp: at(200, 4000), type: 'assistant', uuid: r.uuid()})
+    push({
+      ...common(),
+      message: {content: [block], id, model, role: 'assistant', stop_reason: stop, stop_sequence: null, type: 'message', usage: usage()},
+      requestId: `req_011C${r.hex(16)}`,
+      timestamp: at(200, 4000),
+      type: 'assistant',
+      uuid: r.uuid(),
+    })
   const prompt = (text: string): void =>
-    push({...common(), message: {content: r.chance(0.5) ? text : [{text, type: 'text'}], role: 'user'}, permissionMode: 'default', promptId: r.uuid(), timestamp: at(5000, 120_000), type: 'user', uuid: r.uuid()})
+    push({
+      ...common(),
+      message: {content: r.chance(0.5) ? text : [{text, type: 'text'}], role: 'user'},
+      permissionMode: 'default',
+      promptId: r.uuid(),
+      timestamp: at(5000, 120_000),
+      type: 'user',
+      uuid: r.uuid(),
+    })
 
   push({permissionMode: 'default', sessionId: o.sessionId, type: 'permission-mode'})
-  push({isSnapshotUpdate: false, messageId: r.uuid(), snapshot: {messageId: r.uuid(), timestamp: new Date(t).toISOString(), trackedFileBackups: {}}, type: 'file-history-snapshot'})
-  push({...common(), isMeta: true, message: {content: '<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>', role: 'user'}, timestamp: at(0, 10), type: 'user', uuid: r.uuid()})
+  push({
+    isSnapshotUpdate: false,
+    messageId: r.uuid(),
+    snapshot: {messageId: r.uuid(), timestamp: new Date(t).toISOString(), trackedFileBackups: {}},
+    type: 'file-history-snapshot',
+  })
+  push({
+    ...common(),
+    isMeta: true,
+    message: {
+      content:
+        '<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>',
+      role: 'user',
+    },
+    timestamp: at(0, 10),
+    type: 'user',
+    uuid: r.uuid(),
+  })
   const subagents: {agentId: string; lines: string[]}[] = []
   for (let turn = 1; ; turn++) {
     prompt(prose(r, r.int(20, 400)))
@@ -195,31 +254,111 @@ function claudeSession(
       const id = `msg_01${r.hex(22)}`
       if (r.chance(0.5)) assistant(id, {signature: r.hex(120), thinking: prose(r, r.int(100, 1500)), type: 'thinking'}, null)
       if (r.chance(0.7)) assistant(id, {text: prose(r, r.int(40, 400)), type: 'text'}, null)
-      if (r.chance(0.03)) push({...common(), error: {status: 529, type: 'overloaded_error'}, level: 'error', maxRetries: 10, retryAttempt: 1, retryInMs: 612.5, subtype: 'api_error', timestamp: at(100, 900), type: 'system', uuid: r.uuid()})
+      if (r.chance(0.03))
+        push({
+          ...common(),
+          error: {status: 529, type: 'overloaded_error'},
+          level: 'error',
+          maxRetries: 10,
+          retryAttempt: 1,
+          retryInMs: 612.5,
+          subtype: 'api_error',
+          timestamp: at(100, 900),
+          type: 'system',
+          uuid: r.uuid(),
+        })
       const toolId = `toolu_01${r.hex(22)}`
       const task = subagents.length < o.subagents && r.chance(0.3)
       const name = task ? 'Task' : r.pick(['Read', 'Bash', 'Edit', 'Grep'])
-      const input = name === 'Task' ? {description: 'Explore the codebase', prompt: prose(r, 200), subagent_type: 'general-purpose'} : name === 'Bash' ? {command: 'npm test', description: 'Run the tests'} : {file_path: `${o.cwd}/src/${r.pick(WORDS)}.ts`}
+      const input =
+        name === 'Task'
+          ? {description: 'Explore the codebase', prompt: prose(r, 200), subagent_type: 'general-purpose'}
+          : name === 'Bash'
+            ? {command: 'npm test', description: 'Run the tests'}
+            : {file_path: `${o.cwd}/src/${r.pick(WORDS)}.ts`}
       assistant(id, {id: toolId, input, name, type: 'tool_use'}, 'tool_use')
       const big = Math.min(r.chance(0.15) ? r.int(20_000, 100_000) : r.int(200, 5000), Math.max(200, Math.floor(o.size / 3)))
       const content = name === 'Task' ? [{text: prose(r, 400), type: 'text'}] : code(r, big)
       const agentId = r.hex(16)
       if (task) subagents.push({agentId, lines: subagentLines(r, o, agentId, t, model)})
-      const toolUseResult = name === 'Task' ? {agentId, content, status: 'completed', totalDurationMs: r.int(5000, 90_000)} : name === 'Bash' ? {interrupted: false, isImage: false, stderr: '', stdout: content} : {durationMs: r.int(1, 80), filenames: []}
-      push({...common(), message: {content: [{content, tool_use_id: toolId, type: 'tool_result'}], role: 'user'}, sourceToolAssistantUUID: parent, timestamp: at(50, 20_000), toolUseResult, type: 'user', uuid: r.uuid()})
+      const toolUseResult =
+        name === 'Task'
+          ? {agentId, content, status: 'completed', totalDurationMs: r.int(5000, 90_000)}
+          : name === 'Bash'
+            ? {interrupted: false, isImage: false, stderr: '', stdout: content}
+            : {durationMs: r.int(1, 80), filenames: []}
+      push({
+        ...common(),
+        message: {content: [{content, tool_use_id: toolId, type: 'tool_result'}], role: 'user'},
+        sourceToolAssistantUUID: parent,
+        timestamp: at(50, 20_000),
+        toolUseResult,
+        type: 'user',
+        uuid: r.uuid(),
+      })
     }
 
     const last = bytes >= o.size * 0.85
     if (last && o.end !== 'settled') {
       const id = `msg_01${r.hex(22)}`
       if (o.end === 'question') {
-        assistant(id, {id: `toolu_01${r.hex(22)}`, input: {questions: [{header: 'Approach', multiSelect: false, options: [{description: 'small', label: 'A'}, {description: 'large', label: 'B'}], question: 'Which approach should I take?'}]}, name: 'AskUserQuestion', type: 'tool_use'}, 'tool_use')
+        assistant(
+          id,
+          {
+            id: `toolu_01${r.hex(22)}`,
+            input: {
+              questions: [
+                {
+                  header: 'Approach',
+                  multiSelect: false,
+                  options: [
+                    {description: 'small', label: 'A'},
+                    {description: 'large', label: 'B'},
+                  ],
+                  question: 'Which approach should I take?',
+                },
+              ],
+            },
+            name: 'AskUserQuestion',
+            type: 'tool_use',
+          },
+          'tool_use',
+        )
       } else if (o.end === 'tool') {
-        assistant(id, {id: `toolu_01${r.hex(22)}`, input: {command: 'npm run build', description: 'Build'}, name: 'Bash', type: 'tool_use'}, 'tool_use')
+        assistant(
+          id,
+          {id: `toolu_01${r.hex(22)}`, input: {command: 'npm run build', description: 'Build'}, name: 'Bash', type: 'tool_use'},
+          'tool_use',
+        )
       } else if (o.end === 'error') {
-        push({...common(), apiErrorStatus: 429, error: 'rate_limit', isApiErrorMessage: true, message: {content: [{text: "You've hit your limit · resets 6pm (UTC)", type: 'text'}], id: r.uuid(), model: '<synthetic>', role: 'assistant', stop_reason: 'stop_sequence', stop_sequence: '', type: 'message', usage: {input_tokens: 0, output_tokens: 0}}, requestId: `req_011C${r.hex(16)}`, timestamp: at(100, 2000), type: 'assistant', uuid: r.uuid()})
+        push({
+          ...common(),
+          apiErrorStatus: 429,
+          error: 'rate_limit',
+          isApiErrorMessage: true,
+          message: {
+            content: [{text: "You've hit your limit · resets 6pm (UTC)", type: 'text'}],
+            id: r.uuid(),
+            model: '<synthetic>',
+            role: 'assistant',
+            stop_reason: 'stop_sequence',
+            stop_sequence: '',
+            type: 'message',
+            usage: {input_tokens: 0, output_tokens: 0},
+          },
+          requestId: `req_011C${r.hex(16)}`,
+          timestamp: at(100, 2000),
+          type: 'assistant',
+          uuid: r.uuid(),
+        })
       } else if (o.end === 'interrupt') {
-        push({...common(), message: {content: [{text: '[Request interrupted by user]', type: 'text'}], role: 'user'}, timestamp: at(100, 5000), type: 'user', uuid: r.uuid()})
+        push({
+          ...common(),
+          message: {content: [{text: '[Request interrupted by user]', type: 'text'}], role: 'user'},
+          timestamp: at(100, 5000),
+          type: 'user',
+          uuid: r.uuid(),
+        })
       } else {
         prompt(prose(r, r.int(20, 200)))
       }
@@ -228,7 +367,16 @@ function claudeSession(
     }
 
     assistant(`msg_01${r.hex(22)}`, {text: prose(r, r.int(80, 1000)), type: 'text'}, 'end_turn')
-    push({...common(), durationMs: r.int(3000, 600_000), isMeta: false, messageCount: 4, subtype: 'turn_duration', timestamp: at(10, 200), type: 'system', uuid: r.uuid()})
+    push({
+      ...common(),
+      durationMs: r.int(3000, 600_000),
+      isMeta: false,
+      messageCount: 4,
+      subtype: 'turn_duration',
+      timestamp: at(10, 200),
+      type: 'system',
+      uuid: r.uuid(),
+    })
     if (turn === 1) push({aiTitle: prose(r, r.int(20, 50)), sessionId: o.sessionId, type: 'ai-title'})
     if (last) break
   }
@@ -242,18 +390,52 @@ function subagentLines(r: Random, o: {sessionId: string; cwd: string}, agentId: 
   let t = start
   const rec = (x: Record<string, unknown>): void => {
     const uuid = r.uuid()
-    lines.push(JSON.stringify({agentId, cwd: o.cwd, gitBranch: 'main', isSidechain: true, parentUuid: parent, sessionId: o.sessionId, timestamp: new Date((t += r.int(200, 3000))).toISOString(), userType: 'external', uuid, version: '2.1.180', ...x}))
+    lines.push(
+      JSON.stringify({
+        agentId,
+        cwd: o.cwd,
+        gitBranch: 'main',
+        isSidechain: true,
+        parentUuid: parent,
+        sessionId: o.sessionId,
+        timestamp: new Date((t += r.int(200, 3000))).toISOString(),
+        userType: 'external',
+        uuid,
+        version: '2.1.180',
+        ...x,
+      }),
+    )
     parent = uuid
   }
 
   rec({message: {content: prose(r, 200), role: 'user'}, type: 'user'})
   for (let k = r.int(1, 3); k > 0; k--) {
     const tid = `toolu_01${r.hex(22)}`
-    rec({message: {content: [{id: tid, input: {pattern: r.pick(WORDS)}, name: 'Grep', type: 'tool_use'}], id: `msg_01${r.hex(22)}`, model, role: 'assistant', stop_reason: 'tool_use', type: 'message'}, type: 'assistant'})
+    rec({
+      message: {
+        content: [{id: tid, input: {pattern: r.pick(WORDS)}, name: 'Grep', type: 'tool_use'}],
+        id: `msg_01${r.hex(22)}`,
+        model,
+        role: 'assistant',
+        stop_reason: 'tool_use',
+        type: 'message',
+      },
+      type: 'assistant',
+    })
     rec({message: {content: [{content: code(r, r.int(200, 4000)), tool_use_id: tid, type: 'tool_result'}], role: 'user'}, type: 'user'})
   }
 
-  rec({message: {content: [{text: prose(r, 300), type: 'text'}], id: `msg_01${r.hex(22)}`, model, role: 'assistant', stop_reason: 'end_turn', type: 'message'}, type: 'assistant'})
+  rec({
+    message: {
+      content: [{text: prose(r, 300), type: 'text'}],
+      id: `msg_01${r.hex(22)}`,
+      model,
+      role: 'assistant',
+      stop_reason: 'end_turn',
+      type: 'message',
+    },
+    type: 'assistant',
+  })
   return lines
 }
 
@@ -262,7 +444,10 @@ function subagentLines(r: Random, o: {sessionId: string; cwd: string}, agentId: 
 const children = new Set<ChildProcess>()
 
 /** Start the built CLI; the child is reaped by killChildren() if the test does not wait for it. */
-export function spawnCast(args: readonly string[], env: Record<string, string>): ChildProcess & {done: Promise<RunResult & {signal: NodeJS.Signals | null}>} {
+export function spawnCast(
+  args: readonly string[],
+  env: Record<string, string>,
+): ChildProcess & {done: Promise<RunResult & {signal: NodeJS.Signals | null}>} {
   const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
   children.add(child)
   let stdout = ''
@@ -347,11 +532,14 @@ export function transitionsProblems(db: Database.Database): string[] {
     const prev = last.get(row.session_id)
     const id = row.session_id.slice(0, 7)
     if (!prev) {
-      if (row.event !== 'new' || row.from_state !== null) problems.push(`${id}: first row (seq ${row.seq}) is ${row.event} from ${row.from_state}, not new`)
+      if (row.event !== 'new' || row.from_state !== null)
+        problems.push(`${id}: first row (seq ${row.seq}) is ${row.event} from ${row.from_state}, not new`)
     } else {
       if (row.event === 'new') problems.push(`${id}: a second 'new' at seq ${row.seq}`)
-      if (row.from_state !== prev.to_state) problems.push(`${id}: seq ${row.seq} from ${row.from_state} but seq ${prev.seq} went to ${prev.to_state}`)
-      if (row.from_bucket !== prev.bucket) problems.push(`${id}: seq ${row.seq} from bucket ${row.from_bucket} but seq ${prev.seq} went to ${prev.bucket}`)
+      if (row.from_state !== prev.to_state)
+        problems.push(`${id}: seq ${row.seq} from ${row.from_state} but seq ${prev.seq} went to ${prev.to_state}`)
+      if (row.from_bucket !== prev.bucket)
+        problems.push(`${id}: seq ${row.seq} from bucket ${row.from_bucket} but seq ${prev.seq} went to ${prev.bucket}`)
       if (row.to_state === prev.to_state && row.reason === prev.reason && row.bucket === prev.bucket) {
         problems.push(`${id}: seq ${row.seq} repeats seq ${prev.seq} (${row.to_state}/${row.reason}/${row.bucket})`)
       }
@@ -360,7 +548,12 @@ export function transitionsProblems(db: Database.Database): string[] {
     last.set(row.session_id, row)
   }
 
-  const sessions = db.prepare('SELECT id, state, reason, bucket FROM sessions').all() as {id: string; state: string | null; reason: string | null; bucket: string | null}[]
+  const sessions = db.prepare('SELECT id, state, reason, bucket FROM sessions').all() as {
+    id: string
+    state: string | null
+    reason: string | null
+    bucket: string | null
+  }[]
   for (const s of sessions) {
     const l = last.get(s.id)
     if (!l) {
@@ -369,7 +562,9 @@ export function transitionsProblems(db: Database.Database): string[] {
     }
 
     if (l.to_state !== s.state || l.reason !== s.reason || l.bucket !== s.bucket) {
-      problems.push(`${s.id.slice(0, 7)}: is ${s.state}/${s.reason}/${s.bucket} but its last row says ${l.to_state}/${l.reason}/${l.bucket}`)
+      problems.push(
+        `${s.id.slice(0, 7)}: is ${s.state}/${s.reason}/${s.bucket} but its last row says ${l.to_state}/${l.reason}/${l.bucket}`,
+      )
     }
   }
 

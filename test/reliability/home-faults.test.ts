@@ -65,20 +65,29 @@ const oneLine = (s: string): boolean => s.trim() !== '' && s.trim().split('\n').
 describe('a read-only CAST_HOME', () => {
   it('cast sessions and a triage verb fail with one clear line and a non-zero exit; writable again, the next run recovers', async (ctx) => {
     const now = Date.now()
-    for (let i = 0; i < 3; i++) writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}))
+    for (let i = 0; i < 3; i++)
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}),
+      )
     const first = json(await runCast(['sessions', '--json', '--all'], {env: h.env}))
     const id = first.sessions[0].id as string
     expect((await runCast(['pin', id], {env: h.env})).code).toBe(0)
     expect((await runCast(['own', id, 'bob@example.com'], {env: h.env})).code).toBe(0)
     const before = dump(h.castHome)
     // New work arrives while the store cannot be written.
-    writeFile(claudeTranscriptPath(h.home, '/src/app', sid(9)), claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: 'Arrived while read-only', sessionId: sid(9)}))
+    writeFile(
+      claudeTranscriptPath(h.home, '/src/app', sid(9)),
+      claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: 'Arrived while read-only', sessionId: sid(9)}),
+    )
 
     let how: string
     if (isRoot) {
       // Mode bits do not stop root: a read-only bind mount does.
       if (!mount(['--bind', h.castHome, h.castHome])) {
-        console.log('[reliability] read-only CAST_HOME: skipped (running as root without the right to mount: mode bits would not stop root)')
+        console.log(
+          '[reliability] read-only CAST_HOME: skipped (running as root without the right to mount: mode bits would not stop root)',
+        )
         ctx.skip()
         return
       }
@@ -117,7 +126,9 @@ describe('a read-only CAST_HOME', () => {
 
     expect(after.code, after.stderr).toBe(0)
     withDb(h.castHome, (db) => {
-      expect((db.prepare('SELECT native_id FROM sessions ORDER BY native_id').all() as {native_id: string}[]).map((s) => s.native_id)).toEqual([sid(0), sid(1), sid(2), sid(9)])
+      expect(
+        (db.prepare('SELECT native_id FROM sessions ORDER BY native_id').all() as {native_id: string}[]).map((s) => s.native_id),
+      ).toEqual([sid(0), sid(1), sid(2), sid(9)])
       expect(db.prepare('SELECT pinned FROM records WHERE session_id = ?').get(id)).toEqual({pinned: 1})
       expect(db.prepare('SELECT who FROM owners WHERE session_id = ?').all(id)).toEqual([{who: 'bob@example.com'}])
       expect(transitionsProblems(db)).toEqual([])
@@ -138,7 +149,11 @@ describe('a full CAST_HOME', () => {
     mounts.push(disk)
     const env = {...h.env, CAST_HOME: path.join(disk, 'cast')}
     const now = Date.now()
-    for (let i = 0; i < 3; i++) writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}))
+    for (let i = 0; i < 3; i++)
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: `Task ${i}`, sessionId: sid(i)}),
+      )
     expect((await runCast(['daemon', '--once'], {env})).code).toBe(0)
     const id = json(await runCast(['sessions', '--json', '--all'], {env})).sessions[0].id as string
     expect((await runCast(['pin', id], {env})).code).toBe(0)
@@ -146,7 +161,10 @@ describe('a full CAST_HOME', () => {
 
     // Much more to index than there is room for, then not a byte left.
     for (let i = 10; i < 110; i++) {
-      writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: `Later task ${i} ${'x'.repeat(3000)}`, sessionId: sid(i)}))
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: `Later task ${i} ${'x'.repeat(3000)}`, sessionId: sid(i)}),
+      )
     }
 
     const filler = path.join(disk, 'filler')
@@ -199,7 +217,10 @@ describe('a full CAST_HOME', () => {
     mounts.push(disk)
     const env = {...h.env, CAST_HOME: path.join(disk, 'cast')}
     const now = Date.now()
-    writeFile(claudeTranscriptPath(h.home, '/src/app', sid(0)), claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: 'Before', sessionId: sid(0)}))
+    writeFile(
+      claudeTranscriptPath(h.home, '/src/app', sid(0)),
+      claudeLines({at: new Date(now - 60_000), cwd: '/src/app', prompt: 'Before', sessionId: sid(0)}),
+    )
     const daemon = spawnCast(['daemon'], env)
     await waitForWatcher(env.CAST_HOME)
     let err = ''
@@ -215,7 +236,11 @@ describe('a full CAST_HOME', () => {
       fs.closeSync(fd)
     }
 
-    for (let i = 10; i < 60; i++) writeFile(claudeTranscriptPath(h.home, '/src/app', sid(i)), claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: `During ${i} ${'x'.repeat(3000)}`, sessionId: sid(i)}))
+    for (let i = 10; i < 60; i++)
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', sid(i)),
+        claudeLines({at: new Date(now - 30_000), cwd: '/src/app', prompt: `During ${i} ${'x'.repeat(3000)}`, sessionId: sid(i)}),
+      )
     await fireHook('claude_code', JSON.stringify({hook_event_name: 'UserPromptSubmit', session_id: sid(0)}), env)
     await waitFor(() => /failed: .*full/.test(err) || null)
     await sleep(4500)
@@ -227,7 +252,9 @@ describe('a full CAST_HOME', () => {
     fs.rmSync(filler)
     // Nothing else changes on disk: the daemon retries by itself.
     await waitFor(() => /sync recovered/.test(err) || null)
-    await waitFor(() => (withDb(env.CAST_HOME, (db) => (db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as {n: number}).n) === 51 ? true : null))
+    await waitFor(() =>
+      withDb(env.CAST_HOME, (db) => (db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as {n: number}).n) === 51 ? true : null,
+    )
     await waitFor(() => (fs.readdirSync(path.join(env.CAST_HOME, 'spool')).filter((n) => !n.startsWith('.')).length === 0 ? true : null))
     daemon.kill('SIGTERM')
     expect((await daemon.done).code).toBe(0)

@@ -26,7 +26,10 @@ function lease(): {pid: number; heartbeat_at: number; info: string} | null {
   try {
     const db = openDb(h.castHome)
     try {
-      return (db.prepare(`SELECT pid, heartbeat_at, info FROM leases WHERE name = 'ingester'`).get() as {pid: number; heartbeat_at: number; info: string} | undefined) ?? null
+      return (
+        (db.prepare(`SELECT pid, heartbeat_at, info FROM leases WHERE name = 'ingester'`).get() as
+          {pid: number; heartbeat_at: number; info: string} | undefined) ?? null
+      )
     } finally {
       db.close()
     }
@@ -43,7 +46,18 @@ describe('lease during a long catch-up', () => {
       fs.mkdirSync(dir, {recursive: true})
       for (let i = 0; i < PER_DIR; i++) {
         const sid = `b1600000-${String(d).padStart(4, '0')}-4000-8000-${String(i).padStart(12, '0')}`
-        fs.writeFileSync(path.join(dir, `${sid}.jsonl`), JSON.stringify({cwd: `/w/p${d}`, message: {content: 'x', role: 'user'}, parentUuid: null, sessionId: sid, timestamp: at, type: 'user', uuid: 'u1'}) + '\n')
+        fs.writeFileSync(
+          path.join(dir, `${sid}.jsonl`),
+          JSON.stringify({
+            cwd: `/w/p${d}`,
+            message: {content: 'x', role: 'user'},
+            parentUuid: null,
+            sessionId: sid,
+            timestamp: at,
+            type: 'user',
+            uuid: 'u1',
+          }) + '\n',
+        )
       }
     }
 
@@ -74,7 +88,9 @@ describe('lease during a long catch-up', () => {
     }
 
     const ms = performance.now() - t0
-    console.log(`[figure] first catch-up of ${FILES} files with the lease held: ${(ms / 1000).toFixed(1)} s; longest heartbeat gap seen ${(maxAge / 1000).toFixed(1)} s; ${refused} second ingesters refused meanwhile`)
+    console.log(
+      `[figure] first catch-up of ${FILES} files with the lease held: ${(ms / 1000).toFixed(1)} s; longest heartbeat gap seen ${(maxAge / 1000).toFixed(1)} s; ${refused} second ingesters refused meanwhile`,
+    )
     expect(others).toEqual([])
     expect(refused).toBeGreaterThan(0)
     expect(maxAge).toBeLessThan(LEASE_STALE_MS)

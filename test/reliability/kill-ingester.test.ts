@@ -27,7 +27,8 @@ function snapshot(castHome: string): Snapshot {
     }
 
     const files = new Map<string, {offset: number; parseErrors: number}>()
-    for (const r of db.prepare('SELECT path, offset, parse_errors FROM files').all() as any[]) files.set(r.path, {offset: r.offset, parseErrors: r.parse_errors})
+    for (const r of db.prepare('SELECT path, offset, parse_errors FROM files').all() as any[])
+      files.set(r.path, {offset: r.offset, parseErrors: r.parse_errors})
     return {files, sessions}
   })
 }
@@ -51,8 +52,18 @@ beforeAll(() => {
   payloads = Array.from({length: 40}, (_, i) => {
     const s = r.pick(corpus.sessions)
     const event = r.pick(['PermissionRequest', 'Stop', 'UserPromptSubmit', 'Notification'])
-    const body = JSON.stringify({cwd: '/home/dev/src/api', hook_event_name: event, message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt', session_id: s.nativeId, tool_name: 'Bash'})
-    return {body, name: `${Math.floor(CORPUS_NOW / 1000) - 600 + i}.${String(r.int(0, 999_999_999)).padStart(9, '0')}.${1000 + i}.claude_code.json`}
+    const body = JSON.stringify({
+      cwd: '/home/dev/src/api',
+      hook_event_name: event,
+      message: 'Claude needs your permission to use Bash',
+      notification_type: 'permission_prompt',
+      session_id: s.nativeId,
+      tool_name: 'Bash',
+    })
+    return {
+      body,
+      name: `${Math.floor(CORPUS_NOW / 1000) - 600 + i}.${String(r.int(0, 999_999_999)).padStart(9, '0')}.${1000 + i}.claude_code.json`,
+    }
   })
   env = (castHome) => ({...h.env, CAST_HOME: castHome, CAST_NOW: new Date(CORPUS_NOW).toISOString()})
 })
@@ -65,7 +76,9 @@ afterAll(async () => {
 describe('kill -9 during a cold index', () => {
   it(`at ${KILLS}+ random points, then a restart: the same sessions, facts and states as a clean index, and a sound transitions log`, async () => {
     const r = random(SEED)
-    console.log(`[reliability] kill -9: seed ${SEED}; corpus ${corpus.sessions.length} sessions, ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB`)
+    console.log(
+      `[reliability] kill -9: seed ${SEED}; corpus ${corpus.sessions.length} sessions, ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB`,
+    )
 
     // The clean index, timed: the kill points are spread over its length.
     const cleanHome = path.join(h.dir, 'clean')

@@ -41,7 +41,12 @@ describe('a cold index read on two threads', () => {
     const inlineHome = path.join(h.dir, 'inline')
     const store = new Store(inlineHome)
     try {
-      const ingester = new Ingester(store, ADAPTERS, {env: h.env, home: h.home}, {clock: () => CORPUS_NOW, device: 'box', me: 'me@example.com'})
+      const ingester = new Ingester(
+        store,
+        ADAPTERS,
+        {env: h.env, home: h.home},
+        {clock: () => CORPUS_NOW, device: 'box', me: 'me@example.com'},
+      )
       expect(ingester.sync().bytes).toBeGreaterThan(32 * 1024 * 1024)
     } finally {
       store.close()

@@ -11,7 +11,19 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {castId} from '../../src/core/model/ids.js'
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
-import {BIN, claudeLines, claudeTranscriptPath, json, makeHome, ROOT, runCast, type RunResult, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  BIN,
+  claudeLines,
+  claudeTranscriptPath,
+  json,
+  makeHome,
+  ROOT,
+  runCast,
+  type RunResult,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 import {fireHook, killChildren, sleep, spawnCast, transitionsProblems, withDb} from './helpers.js'
 
 let h: TempHome
@@ -26,9 +38,14 @@ afterEach(async () => {
 /** The built CLI under a given umask (000: the loosest a user could have). */
 function runWithUmask(umask: string, args: readonly string[], env: Record<string, string>): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args], {env, timeout: 30_000}, (error, stdout, stderr) => {
-      resolve({code: error ? Number((error as {code?: number}).code ?? 1) : 0, stderr, stdout})
-    })
+    execFile(
+      '/bin/sh',
+      ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args],
+      {env, timeout: 30_000},
+      (error, stdout, stderr) => {
+        resolve({code: error ? Number((error as {code?: number}).code ?? 1) : 0, stderr, stdout})
+      },
+    )
   })
 }
 
@@ -55,10 +72,15 @@ describe('CAST_HOME is private', () => {
     const proj = makeProject(h.dir)
     writeFakeConfig(h.castHome)
     const env = {...h.env, FAKE_DELAY_MS: '20'}
-    writeFile(claudeTranscriptPath(h.home, '/src/app', sid(1)), claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: 'Private work', sessionId: sid(1)}))
+    writeFile(
+      claudeTranscriptPath(h.home, '/src/app', sid(1)),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: 'Private work', sessionId: sid(1)}),
+    )
 
     // A hook payload waiting in the spool (the hook runs first, under the agent's umask).
-    expect((await fireHook('claude_code', JSON.stringify({hook_event_name: 'Stop', session_id: sid(1)}), {...env, CAST_HOME: h.castHome})).code).toBe(0)
+    expect(
+      (await fireHook('claude_code', JSON.stringify({hook_event_name: 'Stop', session_id: sid(1)}), {...env, CAST_HOME: h.castHome})).code,
+    ).toBe(0)
     const spooled = modes(h.castHome, ['config.json'])
     expect((await runWithUmask('000', ['sessions', '--json'], env)).code).toBe(0)
     // A headless run with its log, a declaration, and a daemon holding the database open (-wal, -shm).
@@ -84,7 +106,7 @@ describe('CAST_HOME is private', () => {
     expect(modes(h.castHome, ['config.json']).filter((m) => m.mode !== (m.dir ? '700' : '600'))).toEqual([])
   }, 60_000)
 
-  it('the agents cast starts keep the user\'s umask (their files are not made private)', async () => {
+  it("the agents cast starts keep the user's umask (their files are not made private)", async () => {
     const proj = makeProject(h.dir)
     writeFakeConfig(h.castHome)
     const env = {...h.env, FAKE_DELAY_MS: '20'}
@@ -93,7 +115,12 @@ describe('CAST_HOME is private', () => {
     expect(r.code, r.stderr).toBe(0)
     const transcript = await waitFor(() => {
       const dir = path.join(h.home, '.claude', 'projects')
-      const files = fs.existsSync(dir) ? fs.readdirSync(dir, {recursive: true}).map(String).filter((f) => f.endsWith('.jsonl')) : []
+      const files = fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir, {recursive: true})
+            .map(String)
+            .filter((f) => f.endsWith('.jsonl'))
+        : []
       return files.length > 0 ? path.join(dir, files[0]!) : null
     })
 
@@ -106,17 +133,36 @@ describe('the hook spool is data', () => {
   it('shell metacharacters, command substitutions and __proto__ keys are stored as text, never run, never pollute', async () => {
     const marker = path.join(h.dir, 'pwned')
     const cwd = '/src/app'
-    writeFile(claudeTranscriptPath(h.home, cwd, sid(1)), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Victim', sessionId: sid(1)}))
-    writeFile(claudeTranscriptPath(h.home, cwd, sid(2)), claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Bystander', sessionId: sid(2)}))
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sid(1)),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Victim', sessionId: sid(1)}),
+    )
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sid(2)),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Bystander', sessionId: sid(2)}),
+    )
     expect((await runCast(['sessions'], {env: h.env})).code).toBe(0)
     const bystanderBefore = json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env}))
     const hostile = `$(touch ${marker}) \`touch ${marker}\` ; rm -rf ${h.home} ; touch ${marker} && echo '"' "\\"" $HOME #{pane_id} #(touch ${marker})`
 
     const daemon = spawnCast(['daemon'], h.env)
     await waitForWatcher(h.castHome)
-    const drained = (): Promise<true> => waitFor(() => fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => !n.startsWith('.')).length === 0 || null)
+    const drained = (): Promise<true> =>
+      waitFor(() => fs.readdirSync(path.join(h.castHome, 'spool')).filter((n) => !n.startsWith('.')).length === 0 || null)
     // The question text carries every metacharacter: it must come out as the same text.
-    expect(await fireHook('claude_code', JSON.stringify({cwd, hook_event_name: 'PreToolUse', session_id: sid(1), tool_input: {questions: [{question: hostile}]}, tool_name: 'AskUserQuestion'}), h.env)).toMatchObject({code: 0})
+    expect(
+      await fireHook(
+        'claude_code',
+        JSON.stringify({
+          cwd,
+          hook_event_name: 'PreToolUse',
+          session_id: sid(1),
+          tool_input: {questions: [{question: hostile}]},
+          tool_name: 'AskUserQuestion',
+        }),
+        h.env,
+      ),
+    ).toMatchObject({code: 0})
     await drained()
     const asked = await waitFor(async () => {
       const s = json(await runCast(['sessions', '--json', '--all'], {env: h.env})).sessions.find((x: any) => x.native_id === sid(1))
@@ -130,13 +176,33 @@ describe('the hook spool is data', () => {
       fireHook(`claude_code; touch ${marker}`, JSON.stringify({hook_event_name: 'Stop', session_id: `$(touch ${marker})`}), h.env),
       fireHook(`$(touch ${marker})`, '{}', h.env, true),
       // Prototype pollution attempts: would make every later object carry an approval or a kill.
-      fireHook('claude_code', `{"hook_event_name":"Stop","session_id":"${sid(1)}","__proto__":{"approval":{"text":"polluted","at":1,"event":"x"},"killedAt":1,"settled":false,"pinned":true}}`, h.env),
-      fireHook('claude_code', `{"hook_event_name":"Stop","session_id":"${sid(1)}","constructor":{"prototype":{"question":{"text":"polluted","at":1,"event":"x"},"polluted":true}}}`, h.env),
+      fireHook(
+        'claude_code',
+        `{"hook_event_name":"Stop","session_id":"${sid(1)}","__proto__":{"approval":{"text":"polluted","at":1,"event":"x"},"killedAt":1,"settled":false,"pinned":true}}`,
+        h.env,
+      ),
+      fireHook(
+        'claude_code',
+        `{"hook_event_name":"Stop","session_id":"${sid(1)}","constructor":{"prototype":{"question":{"text":"polluted","at":1,"event":"x"},"polluted":true}}}`,
+        h.env,
+      ),
     ])
     expect(fired.every((f) => f.code === 0 && f.stderr === '')).toBe(true)
     await drained()
     // The same daemon process reads new work afterwards: a polluted prototype would show up in it.
-    fs.appendFileSync(claudeTranscriptPath(h.home, cwd, sid(2)), JSON.stringify({cwd, isSidechain: false, message: {content: 'more', role: 'user'}, parentUuid: 'a1', sessionId: sid(2), timestamp: new Date().toISOString(), type: 'user', uuid: 'u9'}) + '\n')
+    fs.appendFileSync(
+      claudeTranscriptPath(h.home, cwd, sid(2)),
+      JSON.stringify({
+        cwd,
+        isSidechain: false,
+        message: {content: 'more', role: 'user'},
+        parentUuid: 'a1',
+        sessionId: sid(2),
+        timestamp: new Date().toISOString(),
+        type: 'user',
+        uuid: 'u9',
+      }) + '\n',
+    )
     await waitFor(async () => (json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env})).state === 'working' ? true : null))
     const bystander = json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env}))
     daemon.kill('SIGTERM')
@@ -206,14 +272,22 @@ describe.runIf(hasTmux)('cast send types literally', () => {
       expect(r.code, `${m}: ${r.stderr}`).toBe(0)
       sent.push(m)
       // One turn at a time: the next message goes in once this one is in the transcript.
-      await waitFor(() => userTexts(h.home, proj, SID).length === sent.length || null, 20_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+      await waitFor(
+        () => userTexts(h.home, proj, SID).length === sent.length || null,
+        20_000,
+        () => JSON.stringify(userTexts(h.home, proj, SID)),
+      )
     }
 
     // Several lines, each with metacharacters: every line arrives, in order.
     const multi = [`first $(touch ${marker})`, 'C-c', `last; \`id\``]
     expect((await runCast(['send', SID, multi.join('\n')], {env})).code).toBe(0)
     sent.push(...multi)
-    await waitFor(() => userTexts(h.home, proj, SID).length === sent.length || null, 20_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+    await waitFor(
+      () => userTexts(h.home, proj, SID).length === sent.length || null,
+      20_000,
+      () => JSON.stringify(userTexts(h.home, proj, SID)),
+    )
 
     expect(userTexts(h.home, proj, SID)).toEqual(sent)
     const screen = server.tmux(['capture-pane', '-p', '-J', '-S', '-200', '-t', pane])
@@ -240,16 +314,30 @@ describe('an ambiguous prefix', () => {
   /** Everything a command could change. */
   function dump(): unknown {
     return withDb(h.castHome, (db) => {
-      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('leases', 'meta', 'files', 'sqlite_sequence')`).all() as {name: string}[]).map((t) => t.name)
+      const tables = (
+        db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('leases', 'meta', 'files', 'sqlite_sequence')`)
+          .all() as {name: string}[]
+      ).map((t) => t.name)
       return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}"`).all()]))
     })
   }
 
   it('every command that takes a session exits 4, names the matches, and changes nothing', async () => {
     const [a, b, castPrefix] = collidingNativeIds()
-    const natives = ['dup0aaaa-1111-4222-8333-444444444444', 'dup0bbbb-1111-4222-8333-444444444444', a, b, 'solo0000-1111-4222-8333-444444444444']
+    const natives = [
+      'dup0aaaa-1111-4222-8333-444444444444',
+      'dup0bbbb-1111-4222-8333-444444444444',
+      a,
+      b,
+      'solo0000-1111-4222-8333-444444444444',
+    ]
     const at = new Date(Date.now() - 60_000)
-    for (const n of natives) writeFile(claudeTranscriptPath(h.home, '/src/app', n), claudeLines({at, cwd: '/src/app', prompt: `Task ${n.slice(0, 8)}`, sessionId: n}))
+    for (const n of natives)
+      writeFile(
+        claudeTranscriptPath(h.home, '/src/app', n),
+        claudeLines({at, cwd: '/src/app', prompt: `Task ${n.slice(0, 8)}`, sessionId: n}),
+      )
     const env = {...h.env, CAST_NOW: new Date(at.getTime() + 30_000).toISOString()}
     expect((await runCast(['sessions', '--json'], {env})).code).toBe(0)
     const solo = castId('claude_code', natives[4]!)
@@ -300,10 +388,22 @@ describe('an ambiguous prefix', () => {
     withDb(h.castHome, (db) => expect(transitionsProblems(db)).toEqual([]))
 
     // Every command that takes a session is in the list above (a new one must be added).
-    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {args?: Record<string, unknown>; flags?: Record<string, unknown>; strict?: boolean}>}
-    const covered = new Set(cases('P').map((c) => (['state', 'schedule', 'decide'].includes(c[0]!) && ['list', 'clear', 'show'].includes(c[1]!) ? `${c[0]}:${c[1]}` : c[0]!)))
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, {args?: Record<string, unknown>; flags?: Record<string, unknown>; strict?: boolean}>
+    }
+    const covered = new Set(
+      cases('P').map((c) =>
+        ['state', 'schedule', 'decide'].includes(c[0]!) && ['list', 'clear', 'show'].includes(c[1]!) ? `${c[0]}:${c[1]}` : c[0]!,
+      ),
+    )
     const takesSession = Object.entries(manifest.commands)
-      .filter(([, c]) => Object.keys(c.args ?? {}).some((k) => /session/i.test(k)) || 'session' in (c.flags ?? {}) || 'parent' in (c.flags ?? {}) || c.strict === false)
+      .filter(
+        ([, c]) =>
+          Object.keys(c.args ?? {}).some((k) => /session/i.test(k)) ||
+          'session' in (c.flags ?? {}) ||
+          'parent' in (c.flags ?? {}) ||
+          c.strict === false,
+      )
       .map(([id]) => id)
     expect(takesSession.filter((id) => !covered.has(id))).toEqual([])
   }, 240_000)

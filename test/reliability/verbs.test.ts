@@ -122,15 +122,20 @@ describe('cast kill signals only a verified process', () => {
     const dry = json(await runCast(['kill', sid(1), '--dry-run', '--json'], {env: h.env}))
     const r = json(await runCast(['kill', sid(1), '--grace', '0', '--json'], {env: h.env}))
 
-    expect(dry.killed[0]).toMatchObject({refused: [{pid: process.pid, why: `pid ${process.pid} is cast itself or one of its ancestors`}], signalled: []})
+    expect(dry.killed[0]).toMatchObject({
+      refused: [{pid: process.pid, why: `pid ${process.pid} is cast itself or one of its ancestors`}],
+      signalled: [],
+    })
     expect(r.killed[0]).toMatchObject({signal: null, signalled: []})
   })
 
-  it('walks only the verified process\'s descendants, never the rest of its process group; --dry-run first signals nothing', async () => {
+  it("walks only the verified process's descendants, never the rest of its process group; --dry-run first signals nothing", async () => {
     // One process group: a leader with an unrelated child, and the "agent" (a child of the
     // leader) with a child of its own.
     const leader = spawnProc('sleep 303 & sh -c "sleep 304 & wait" & wait')
-    const agent = await waitFor(() => childrenOf(leader).find((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sleep 304')) ?? null)
+    const agent = await waitFor(
+      () => childrenOf(leader).find((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sleep 304')) ?? null,
+    )
     const agentChild = await waitFor(() => childrenOf(agent)[0] ?? null)
     const sibling = childrenOf(leader).find((p) => p !== agent)!
     writeSession(h, {cwd: proj, n: 1})
@@ -176,17 +181,16 @@ describe('cast send: text is data, panes need evidence', () => {
       const s = json(await runCast(['state', 'show', SID, '--json'], {env}))
       return s.state === 'needs_input' && s.reason === 'settled' ? s : null
     })
-  const offline = (): void => writeFile(claudeTranscriptPath(h.home, proj, SID), claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Start', sessionId: SID}))
+  const offline = (): void =>
+    writeFile(
+      claudeTranscriptPath(h.home, proj, SID),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Start', sessionId: SID}),
+    )
 
   it('control bytes (a bracketed-paste end marker, Ctrl-C, CR) and more than 64 KB are refused with exit 2, nothing typed', async () => {
     const pane = fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
     await settled()
-    const hostile = [
-      'first line\n\u001b[201~\nrm -rf ~',
-      'stop \u0003 now',
-      'one\rtwo',
-      'bell \u0007',
-    ]
+    const hostile = ['first line\n\u001b[201~\nrm -rf ~', 'stop \u0003 now', 'one\rtwo', 'bell \u0007']
 
     const results = []
     for (const m of hostile) results.push(await runCast(['send', SID, m], {env}))
@@ -213,7 +217,11 @@ describe('cast send: text is data, panes need evidence', () => {
 
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).route).toBe('headless')
-    await waitFor(() => userTexts(h.home, proj, SID).includes(message) || null, 30_000, () => JSON.stringify(userTexts(h.home, proj, SID)))
+    await waitFor(
+      () => userTexts(h.home, proj, SID).includes(message) || null,
+      30_000,
+      () => JSON.stringify(userTexts(h.home, proj, SID)),
+    )
     expect(userTexts(h.home, proj, SID)).toEqual(['Start', message])
   })
 
@@ -225,7 +233,10 @@ describe('cast send: text is data, panes need evidence', () => {
 
     const dash = await runCast(['send', SID, '--', '-rf'], {env})
     const bad = 'not-a-session-id'
-    writeFile(claudeTranscriptPath(h.home, proj, bad), claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Other', sessionId: bad}))
+    writeFile(
+      claudeTranscriptPath(h.home, proj, bad),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: 'Other', sessionId: bad}),
+    )
     const odd = await runCast(['send', bad, 'hello'], {env})
 
     expect(dash.code).toBe(5)
@@ -251,13 +262,19 @@ describe('cast send: text is data, panes need evidence', () => {
     expect(userTexts(h.home, proj, SID)).not.toContain('Which one?')
   })
 
-  it('a process two sessions claim (a shared daemon) ties neither to its pane; a helper under another session\'s process does not either', async () => {
+  it("a process two sessions claim (a shared daemon) ties neither to its pane; a helper under another session's process does not either", async () => {
     // Pane 1 runs a "TUI" (sh) with a "daemon" (sleep) under it.
-    const out = server.tmux(['new-window', '-d', '-P', '-F', '#{pane_id} #{pane_pid}', '-t', 'base:', '--', 'sh', '-c', 'sleep 600 & wait']).trim()
+    const out = server
+      .tmux(['new-window', '-d', '-P', '-F', '#{pane_id} #{pane_pid}', '-t', 'base:', '--', 'sh', '-c', 'sleep 600 & wait'])
+      .trim()
     const [pane, tuiPid] = [out.split(' ')[0]!, Number(out.split(' ')[1])]
     const daemon = await waitFor(() => childrenOf(tuiPid)[0] ?? null)
     const ids = ['5e1f0000-0000-4000-8000-00000000d001', '5e1f0000-0000-4000-8000-00000000d002', '5e1f0000-0000-4000-8000-00000000d003']
-    for (const id of ids) writeFile(claudeTranscriptPath(h.home, proj, id), claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: `task ${id.slice(-1)}`, sessionId: id}))
+    for (const id of ids)
+      writeFile(
+        claudeTranscriptPath(h.home, proj, id),
+        claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt: `task ${id.slice(-1)}`, sessionId: id}),
+      )
     // Sessions 2 and 3 both claim the daemon; session 1 claims the TUI.
     registry(h, '900011', {cwd: proj, pid: tuiPid, sessionId: ids[0], startedAt: startedAtOf(tuiPid), status: 'idle'})
     registry(h, '900012', {cwd: proj, pid: daemon, sessionId: ids[1], startedAt: startedAtOf(daemon), status: 'idle'})

@@ -7,7 +7,17 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  claudeLines,
+  claudeTranscriptPath,
+  json,
+  makeHome,
+  runCast,
+  startCast,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 import {writeFakeConfig} from '../fakes/agents.js'
 import type {Cluster} from './pg.js'
 
@@ -84,7 +94,17 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   const m: Machine = {
     addSession(sessionId, s = {}) {
       const p = claudeTranscriptPath(h.home, project, sessionId)
-      writeFile(p, claudeLines({at: new Date((s.at ?? Date.now()) - 5000), cwd: project, prompt: s.prompt ?? `task ${sessionId.slice(0, 4)}`, question: s.settled ? undefined : (s.question ?? 'Which database?'), sessionId, settled: s.settled}))
+      writeFile(
+        p,
+        claudeLines({
+          at: new Date((s.at ?? Date.now()) - 5000),
+          cwd: project,
+          prompt: s.prompt ?? `task ${sessionId.slice(0, 4)}`,
+          question: s.settled ? undefined : (s.question ?? 'Which database?'),
+          sessionId,
+          settled: s.settled,
+        }),
+      )
     },
     cast: (args, extra = {}) => runCast(args, {cwd: project, env: {...env, ...extra}, timeout: 90_000}),
     daemon: null,
@@ -119,7 +139,12 @@ export async function setupSchema(cluster: Cluster): Promise<void> {
   }
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs = 60_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {

@@ -15,7 +15,10 @@ export function pgBinDir(): string {
   if (process.env.PG_BIN && fs.existsSync(path.join(process.env.PG_BIN, 'initdb'))) return process.env.PG_BIN
   const base = '/usr/lib/postgresql'
   if (fs.existsSync(base)) {
-    const versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))
+    const versions = fs
+      .readdirSync(base)
+      .filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a))
     if (versions[0]) return path.join(base, versions[0], 'bin')
   }
 
@@ -72,14 +75,43 @@ export async function startCluster(): Promise<Cluster> {
   }
 
   const as = (cmd: string, args: string[]): [string, string[]] =>
-    root ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args]
-  const [c, a] = as('initdb', ['-D', data, '-U', 'cast_admin', '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync'])
+    root
+      ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', path.join(bin, cmd), ...args]]
+      : [path.join(bin, cmd), args]
+  const [c, a] = as('initdb', [
+    '-D',
+    data,
+    '-U',
+    'cast_admin',
+    '--pwfile',
+    pwfile,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ])
   execFileSync(c, a, {stdio: 'pipe'})
   const port = await freePort()
   let proc: ChildProcess | null = null
   let log = ''
   const start = async (): Promise<void> => {
-    const [cmd, args] = as('postgres', ['-D', data, '-p', String(port), '-k', sock, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'shared_buffers=32MB'])
+    const [cmd, args] = as('postgres', [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      sock,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'shared_buffers=32MB',
+    ])
     proc = spawn(cmd, args, {stdio: ['ignore', 'pipe', 'pipe']})
     proc.stderr!.on('data', (d) => (log = (log + String(d)).slice(-4000)))
     const deadline = Date.now() + 30_000
@@ -119,7 +151,9 @@ export async function startCluster(): Promise<Cluster> {
   }
 
   // The team's schema belongs to the admin (as `cast team join` with the owner's URL would make it).
-  await sql(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'cast_member') THEN CREATE ROLE cast_member NOLOGIN; END IF; END $$`)
+  await sql(
+    `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'cast_member') THEN CREATE ROLE cast_member NOLOGIN; END IF; END $$`,
+  )
   return {
     adminUrl,
     async addMachine(user, password) {

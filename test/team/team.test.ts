@@ -55,7 +55,11 @@ async function localTransitions(m: Machine): Promise<number[]> {
 }
 
 async function publishedTransitions(device: string): Promise<number[]> {
-  return (await cluster.sql(`SELECT (payload->>'seq')::int AS s FROM cast_team.events WHERE device = $1 AND kind = 'transition' ORDER BY seq`, [device])).map((r) => Number(r.s))
+  return (
+    await cluster.sql(`SELECT (payload->>'seq')::int AS s FROM cast_team.events WHERE device = $1 AND kind = 'transition' ORDER BY seq`, [
+      device,
+    ])
+  ).map((r) => Number(r.s))
 }
 
 describe('team', () => {
@@ -72,7 +76,13 @@ describe('team', () => {
     expect(inbox.sessions.map((x: {id: string}) => x.id)).not.toContain(id)
     const team = json(await b.cast(['sessions', '--team', '--json']))
     const row = team.sessions.find((x: {id: string}) => x.id === id)
-    expect(row).toMatchObject({device: 'laptop-a', runner: 'bob@example.com', state: 'needs_input', reason: 'settled', title: 'Plan the migration'})
+    expect(row).toMatchObject({
+      device: 'laptop-a',
+      runner: 'bob@example.com',
+      state: 'needs_input',
+      reason: 'settled',
+      title: 'Plan the migration',
+    })
     const feed = json(await b.cast(['feed', '-g', '--json']))
     expect(feed.sessions.find((x: {id: string}) => x.id === id)).toMatchObject({device: 'laptop-a', who: ['bob@example.com']})
 
@@ -80,12 +90,24 @@ describe('team', () => {
     const own = await a.cast(['own', id, 'ana@example.com', '--json'])
     expect(own.code).toBe(0)
     const handed = Date.now()
-    await until('the handoff on the server', async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('ana@example.com'), 10_000, 10)
+    await until(
+      'the handoff on the server',
+      async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('ana@example.com'),
+      10_000,
+      10,
+    )
     const latency = Date.now() - handed
-    fs.appendFileSync(path.join(a.h.dir, '..', 'cast-team-figures.jsonl'), JSON.stringify({at: new Date().toISOString(), handoff_ms: latency}) + '\n')
+    fs.appendFileSync(
+      path.join(a.h.dir, '..', 'cast-team-figures.jsonl'),
+      JSON.stringify({at: new Date().toISOString(), handoff_ms: latency}) + '\n',
+    )
     // The figure is recorded (cast-team-figures.jsonl, bench/team); the 10 s bound above is liveness.
     inbox = json(await b.cast(['sessions', '--json']))
-    expect(inbox.sessions.find((x: {id: string}) => x.id === id)).toMatchObject({device: 'laptop-a', owners: ['ana@example.com'], runner: 'bob@example.com'})
+    expect(inbox.sessions.find((x: {id: string}) => x.id === id)).toMatchObject({
+      device: 'laptop-a',
+      owners: ['ana@example.com'],
+      runner: 'bob@example.com',
+    })
 
     // Her answer, typed on her machine, goes into the agent on A: exactly once.
     const sent = await b.cast(['send', id.slice(0, 8), 'Use the staging database', '--json'])
@@ -94,12 +116,12 @@ describe('team', () => {
     await until('the answer in the transcript', async () => userTexts(a.h.home, a.project, s).includes('Use the staging database'))
     await new Promise((r) => setTimeout(r, 1500))
     expect(userTexts(a.h.home, a.project, s).filter((t) => t === 'Use the staging database')).toHaveLength(1)
-    const action = (await cluster.sql(`SELECT * FROM cast_team.actions WHERE session_id = $1`, [id]))
+    const action = await cluster.sql(`SELECT * FROM cast_team.actions WHERE session_id = $1`, [id])
     expect(action).toHaveLength(1)
     expect(action[0]).toMatchObject({requested_by: 'ana@example.com', requested_from: 'laptop-b', status: 'delivered'})
   })
 
-  it('watch ingests: cast sessions -w with its own ingester (no daemon) publishes a handoff and carries out a teammate\'s send once', async () => {
+  it("watch ingests: cast sessions -w with its own ingester (no daemon) publishes a handoff and carries out a teammate's send once", async () => {
     const a = await machine('laptop-w', 'wren@example.com')
     const b = await machine('laptop-z', 'zoe@example.com')
     const s = sid(9, 'ab')
@@ -110,7 +132,12 @@ describe('team', () => {
       await waitForWatcher(a.h.castHome, 60_000)
       await until('the session on the server', () => serverRow(id))
       expect((await a.cast(['own', id, 'zoe@example.com'])).code).toBe(0)
-      await until('the handoff on the server', async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('zoe@example.com'), 10_000, 20)
+      await until(
+        'the handoff on the server',
+        async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('zoe@example.com'),
+        10_000,
+        20,
+      )
       const sent = await b.cast(['send', id.slice(0, 8), 'Keep a week of logs', '--json'])
       expect(sent.code, sent.stderr).toBe(0)
       expect(json(sent)).toMatchObject({device: 'laptop-w', status: 'delivered'})
@@ -144,7 +171,9 @@ describe('team', () => {
     // Even the runner is held to the local safety rules: no message into an open question.
     const own = await a.cast(['own', id, 'quinn@example.com'])
     expect(own.code).toBe(0)
-    await until('the handoff on the server', async () => ((await serverRow(id))?.owners as string[] | undefined)?.includes('quinn@example.com'))
+    await until('the handoff on the server', async () =>
+      ((await serverRow(id))?.owners as string[] | undefined)?.includes('quinn@example.com'),
+    )
     const intoDialog = await c.cast(['send', id, 'yes', '--json'])
     expect(intoDialog.code).toBe(5)
     expect(intoDialog.stderr).toMatch(/question dialog open/)
@@ -155,10 +184,17 @@ describe('team', () => {
     const client = new pg.Client({connectionString: cUrl})
     await client.connect()
     await expect(client.query(`UPDATE cast_team.sessions SET state = 'done' WHERE id = $1`, [id]).then((r) => r.rowCount)).resolves.toBe(0)
-    await expect(client.query(`INSERT INTO cast_team.events (device, epoch, local_seq, session_id, kind, payload) VALUES ('host-p', 'x', 1, $1, 'transition', '{}')`, [id])).rejects.toThrow(/row-level security/)
+    await expect(
+      client.query(
+        `INSERT INTO cast_team.events (device, epoch, local_seq, session_id, kind, payload) VALUES ('host-p', 'x', 1, $1, 'transition', '{}')`,
+        [id],
+      ),
+    ).rejects.toThrow(/row-level security/)
     await client.end()
     expect((await serverRow(id))?.state).toBe('needs_input')
-    const steal = await runCast(['team', 'join', cUrl, '--json'], {env: {...c.env, CAST_DEVICE: 'host-p', CAST_HOME: path.join(c.h.dir, 'other')}})
+    const steal = await runCast(['team', 'join', cUrl, '--json'], {
+      env: {...c.env, CAST_DEVICE: 'host-p', CAST_HOME: path.join(c.h.dir, 'other')},
+    })
     expect(steal.code).toBe(5)
     expect(steal.stdout + steal.stderr).not.toContain(new URL(cUrl).password)
   })
@@ -177,10 +213,15 @@ describe('team', () => {
       const before = (await localTransitions(a)).length
       for (const s of ids) appendTurn(a, s, `round ${round}`)
       // Each round moves each session (working, then settled): wait for it here and on the server.
-      await until(`round ${round} published`, async () => {
-        const local = await localTransitions(a)
-        return local.length >= before + 4 && local.length === (await publishedTransitions('host-r')).length
-      }, 60_000, 100)
+      await until(
+        `round ${round} published`,
+        async () => {
+          const local = await localTransitions(a)
+          return local.length >= before + 4 && local.length === (await publishedTransitions('host-r')).length
+        },
+        60_000,
+        100,
+      )
     }
 
     for (let round = 1; round <= 6; round++) {
@@ -191,11 +232,14 @@ describe('team', () => {
         await cluster.start()
       }
 
-      if (round === 5) await cluster.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename LIKE 'm\\_%' AND pid <> pg_backend_pid()`)
+      if (round === 5)
+        await cluster.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename LIKE 'm\\_%' AND pid <> pg_backend_pid()`)
       await turnAll(round)
     }
 
-    const expected = (await cluster.sql(`SELECT seq FROM cast_team.events WHERE kind = 'transition' AND seq > $1 ORDER BY seq`, [from])).map((r) => Number(r.seq))
+    const expected = (
+      await cluster.sql(`SELECT seq FROM cast_team.events WHERE kind = 'transition' AND seq > $1 ORDER BY seq`, [from])
+    ).map((r) => Number(r.seq))
     expect(expected.length).toBeGreaterThanOrEqual(12)
     await until('the stream caught up', async () => {
       while (watch.lines.length > seen.length) seen.push(JSON.parse(watch.lines[seen.length]!).seq)
@@ -233,13 +277,22 @@ describe('team', () => {
     await until('the changes queued', async () => json(await c.cast(['team', 'status', '--json'])).pending > 0)
     expect((await serverRow(id))?.owners).toEqual([])
     l.heal()
-    await until('the outbox drained', async () => ((await serverRow(id))?.owners as string[]).includes('ana@example.com') && (await localTransitions(c)).length === (await publishedTransitions('host-t')).length, 60_000, 100)
+    await until(
+      'the outbox drained',
+      async () =>
+        ((await serverRow(id))?.owners as string[]).includes('ana@example.com') &&
+        (await localTransitions(c)).length === (await publishedTransitions('host-t')).length,
+      60_000,
+      100,
+    )
     expect(await publishedTransitions('host-t')).toEqual(await localTransitions(c))
     const owners = await cluster.sql(`SELECT payload FROM cast_team.events WHERE device = 'host-t' AND kind = 'owners'`)
     expect(owners).toHaveLength(1)
     const st = json(await c.cast(['team', 'status', '--json']))
     expect(st).toMatchObject({pending: 0, reachable: true})
-    expect(JSON.stringify(st)).not.toContain(new URL(JSON.parse(fs.readFileSync(path.join(c.h.castHome, 'config.json'), 'utf8')).team.url).password)
+    expect(JSON.stringify(st)).not.toContain(
+      new URL(JSON.parse(fs.readFileSync(path.join(c.h.castHome, 'config.json'), 'utf8')).team.url).password,
+    )
   })
 
   it('clock skew: machines an hour apart are ordered by the server clock', async () => {
@@ -255,22 +308,59 @@ describe('team', () => {
     fs.utimesSync(dFile, new Date(Date.now() + skew), new Date(Date.now() + skew))
     await a.startDaemon()
     // Its clock (not a frozen CAST_NOW: real time goes on, an hour behind), file times with it.
-    await d.startDaemon({CAST_TEST_CLOCK_OFFSET_MS: String(skew), NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'skewed-clock.cjs')}`})
-    await until('both on the server', async () => (await serverRow(castId('claude_code', sa))) && (await serverRow(castId('claude_code', sd))))
+    await d.startDaemon({
+      CAST_TEST_CLOCK_OFFSET_MS: String(skew),
+      NODE_OPTIONS: `--require ${path.join(import.meta.dirname, 'skewed-clock.cjs')}`,
+    })
+    await until(
+      'both on the server',
+      async () => (await serverRow(castId('claude_code', sa))) && (await serverRow(castId('claude_code', sd))),
+    )
     const from = Number((await cluster.sql('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events'))[0]!.s)
     appendTurn(a, sa, 'first')
-    await until('a first', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u' AND payload->>'to' = 'needs_input'`, [from])).length > 0)
+    await until(
+      'a first',
+      async () =>
+        (
+          await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u' AND payload->>'to' = 'needs_input'`, [
+            from,
+          ])
+        ).length > 0,
+    )
     appendTurn(d, sd, 'second', Date.now() + skew)
-    await until('d second', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-v' AND payload->>'to' = 'needs_input'`, [from])).length > 0)
+    await until(
+      'd second',
+      async () =>
+        (
+          await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-v' AND payload->>'to' = 'needs_input'`, [
+            from,
+          ])
+        ).length > 0,
+    )
     const mid = Number((await cluster.sql('SELECT MAX(seq) AS s FROM cast_team.events'))[0]!.s)
     appendTurn(a, sa, 'third')
-    await until('a third', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u' AND payload->>'to' = 'needs_input'`, [mid])).length > 0)
+    await until(
+      'a third',
+      async () =>
+        (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE seq > $1 AND device = 'host-u' AND payload->>'to' = 'needs_input'`, [mid]))
+          .length > 0,
+    )
     // Both machines settled and published: the stream replays exactly what the server holds.
-    for (const [m, dev] of [[a, 'host-u'], [d, 'host-v']] as const) {
-      await until(`${dev} published`, async () => (await localTransitions(m)).length === (await publishedTransitions(dev)).length, 60_000, 100)
+    for (const [m, dev] of [
+      [a, 'host-u'],
+      [d, 'host-v'],
+    ] as const) {
+      await until(
+        `${dev} published`,
+        async () => (await localTransitions(m)).length === (await publishedTransitions(dev)).length,
+        60_000,
+        100,
+      )
     }
 
-    const expected = (await cluster.sql(`SELECT seq FROM cast_team.events WHERE kind = 'transition' AND seq > $1 ORDER BY seq`, [from])).map((r) => Number(r.seq))
+    const expected = (
+      await cluster.sql(`SELECT seq FROM cast_team.events WHERE kind = 'transition' AND seq > $1 ORDER BY seq`, [from])
+    ).map((r) => Number(r.seq))
     const watch = startCast(['sessions', '--team', '-w', '--json', '--since', String(from)], a.env)
     const lines: {device: string; ts: string; device_ts: string; seq: number}[] = []
     await until('the replay', async () => {
@@ -306,23 +396,45 @@ describe('team', () => {
     await until('the session on the server', () => serverRow(id))
     expect((await a.cast(['own', id, 'xan@example.com'])).code).toBe(0)
     expect((await a.cast(['own', id, 'yul@example.com'])).code).toBe(0)
-    const asked = await a.cast(['decide', 'Which index?', '--option', 'btree :: default', '--option', 'brin :: small', '--session', id, '--json'])
+    const asked = await a.cast([
+      'decide',
+      'Which index?',
+      '--option',
+      'btree :: default',
+      '--option',
+      'brin :: small',
+      '--session',
+      id,
+      '--json',
+    ])
     expect(asked.code, asked.stderr).toBe(0)
     const card = json(asked).card?.id ?? json(asked).id
     await until('the card on the server', async () => ((await serverRow(id))?.summary as {decision?: {id: string}})?.decision?.id === card)
-    const [rb, rc] = await Promise.all([b.cast(['decide', 'answer', card, '1', '--json']), c.cast(['decide', 'answer', card, '2', '--json'])])
+    const [rb, rc] = await Promise.all([
+      b.cast(['decide', 'answer', card, '1', '--json']),
+      c.cast(['decide', 'answer', card, '2', '--json']),
+    ])
     expect([rb.code, rc.code].sort()).toEqual([0, 5])
     const loser = rb.code === 5 ? rb : rc
     expect(loser.stderr).toMatch(/already answered by (xan|yul)@example\.com/)
     const winner = rb.code === 0 ? 'xan@example.com' : 'yul@example.com'
     expect(json(rb.code === 0 ? rb : rc)).toMatchObject({device: 'host-w', status: 'delivered'})
     // One answer on the machine it runs on, by the winner, published once.
-    await until('the answer on the server', async () => (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`)).length > 0)
+    await until(
+      'the answer on the server',
+      async () =>
+        (await cluster.sql(`SELECT 1 FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`))
+          .length > 0,
+    )
     await new Promise((r) => setTimeout(r, 1500))
-    const answered = await cluster.sql(`SELECT payload FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`)
+    const answered = await cluster.sql(
+      `SELECT payload FROM cast_team.events WHERE device = 'host-w' AND kind = 'decision' AND payload->>'op' = 'answered'`,
+    )
     expect(answered).toHaveLength(1)
     expect(answered[0]!.payload).toMatchObject({answer: rb.code === 0 ? 1 : 2, by: winner, card})
-    const actions = await cluster.sql(`SELECT status FROM cast_team.actions WHERE session_id = $1 AND verb = 'answer' ORDER BY status`, [id])
+    const actions = await cluster.sql(`SELECT status FROM cast_team.actions WHERE session_id = $1 AND verb = 'answer' ORDER BY status`, [
+      id,
+    ])
     expect(actions.map((x) => x.status)).toEqual(['delivered', 'refused'])
   })
 })
@@ -343,7 +455,21 @@ function appendTurn(m: Machine, sessionId: string, text: string, at = Date.now()
 
   stamp()
   const later = (): void => {
-    const reply = {...base, message: {content: [{text: `Done: ${text}`, type: 'text'}], id: `msg-${u}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'}, parentUuid: u, timestamp: new Date(at + 500).toISOString(), type: 'assistant', uuid: `a-${u}`}
+    const reply = {
+      ...base,
+      message: {
+        content: [{text: `Done: ${text}`, type: 'text'}],
+        id: `msg-${u}`,
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        stop_reason: 'end_turn',
+        type: 'message',
+      },
+      parentUuid: u,
+      timestamp: new Date(at + 500).toISOString(),
+      type: 'assistant',
+      uuid: `a-${u}`,
+    }
     fs.appendFileSync(p, JSON.stringify(reply) + '\n')
     stamp()
   }

@@ -145,4 +145,3 @@ export function newest<T>(candidates: readonly (Candidate<T> | null)[]): Candida
   for (const c of candidates) if (c !== null && (out === null || c.at >= out.at)) out = c
   return out
 }
-

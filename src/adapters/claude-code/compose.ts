@@ -145,7 +145,8 @@ function title(d: Draft): void {
     titles.push({rank: t.titleRank, source: t.facts.sources['title'], text: t.facts.title})
   }
   const anyReg = src.registries.find((c) => factsOf(c, 'registry')?.name != null)
-  if (anyReg?.processClaim !== undefined) titles.push({rank: 'registry', source: anyReg.processClaim.source, text: factsOf(anyReg, 'registry')?.name ?? ''})
+  if (anyReg?.processClaim !== undefined)
+    titles.push({rank: 'registry', source: anyReg.processClaim.source, text: factsOf(anyReg, 'registry')?.name ?? ''})
   const meta = factsOf(src.meta, 'subagent-meta')
   const description = meta?.description ?? null
   if (meta !== null && description !== null) {

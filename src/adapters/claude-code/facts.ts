@@ -86,7 +86,10 @@ export function claudeFacts(c: Pick<Contribution, 'extra'>): ClaudeFacts | null 
 }
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends ClaudeFacts['role']>(c: Pick<Contribution, 'extra'> | null, role: R): Extract<ClaudeFacts, {role: R}> | null {
+export function factsOf<R extends ClaudeFacts['role']>(
+  c: Pick<Contribution, 'extra'> | null,
+  role: R,
+): Extract<ClaudeFacts, {role: R}> | null {
   const f = c === null ? null : claudeFacts(c)
   return f?.role === role ? (f as Extract<ClaudeFacts, {role: R}>) : null
 }

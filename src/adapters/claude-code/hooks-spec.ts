@@ -44,7 +44,9 @@ export const claudeCodeHookSpec: HookSpec = {
   // The nudge (docs/hooks.md): Stop answers {"decision":"block","reason"}, SessionStart and
   // UserPromptSubmit answer hookSpecificOutput.additionalContext.
   nudgeEvents: ['Stop', 'SessionStart', 'UserPromptSubmit'],
-  notes: ['Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).'],
+  notes: [
+    'Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).',
+  ],
   settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
   where: '$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json',
   settingsNotes(doc) {

@@ -71,7 +71,12 @@ export function parseAgentMeta(path: string, text: string, match: FileMatch & {k
   if (!isObject(rec)) return []
   const description = str(rec['description'])
   const parent = match.nativeId.includes('/') ? match.nativeId.slice(0, match.nativeId.indexOf('/')) : null
-  const extra: SubagentMetaFacts = {agentType: str(rec['agentType']), description: description === null ? null : oneLine(description), path, role: 'subagent-meta'}
+  const extra: SubagentMetaFacts = {
+    agentType: str(rec['agentType']),
+    description: description === null ? null : oneLine(description),
+    path,
+    role: 'subagent-meta',
+  }
   return [
     {
       extra,

@@ -55,11 +55,7 @@ function sessionOf(s: TranscriptState, match: FileMatch & {kind: 'jsonl'}): {nat
   return {nativeId: match.nativeId, parent}
 }
 
-export function transcriptContributions(
-  s: TranscriptState,
-  path: string,
-  match: FileMatch & {kind: 'jsonl'},
-): Contribution[] {
+export function transcriptContributions(s: TranscriptState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[] {
   const source = (off: number): FactSource => ({kind: 'transcript', offset: off, ref: path})
   const {nativeId, parent} = sessionOf(s, match)
   const title = bestTitle(s)

@@ -28,12 +28,7 @@ function isHook(c: CheckedContribution): boolean {
   return factsOf(c, 'hook') !== null
 }
 
-function apply(
-  draft: Draft,
-  sources: Record<string, FactSource>,
-  c: CheckedContribution,
-  keys: readonly string[] | null,
-): void {
+function apply(draft: Draft, sources: Record<string, FactSource>, c: CheckedContribution, keys: readonly string[] | null): void {
   const fromSources = c.facts.sources ?? {}
   const target: Record<string, unknown> = draft
   for (const [key, value] of Object.entries(c.facts)) {

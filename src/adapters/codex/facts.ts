@@ -50,7 +50,10 @@ export function codexFacts(c: Pick<Contribution, 'extra'>): CodexFacts | null {
 }
 
 /** Narrowed to one source (null: the contribution is not that source's). */
-export function factsOf<K extends CodexFacts['codex']>(c: Pick<Contribution, 'extra'> | null | undefined, kind: K): Extract<CodexFacts, {codex: K}> | null {
+export function factsOf<K extends CodexFacts['codex']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  kind: K,
+): Extract<CodexFacts, {codex: K}> | null {
   const f = c == null ? null : codexFacts(c)
   return f?.codex === kind ? (f as Extract<CodexFacts, {codex: K}>) : null
 }

@@ -101,7 +101,7 @@ export function reduceHook(state: CodexHookState, event: HookEvent): CodexHookSt
     at: Math.max(prev?.at ?? 0, event.at),
     cwd: str(p.cwd) ?? prev?.cwd ?? null,
     model: str(p.model) ?? prev?.model ?? null,
-    turn: turn !== null && (prev?.turn == null || turn.at >= prev.turn.at) ? turn : prev?.turn ?? null,
+    turn: turn !== null && (prev?.turn == null || turn.at >= prev.turn.at) ? turn : (prev?.turn ?? null),
   }
   return {sessions: {...state.sessions, [id]: next}}
 }

@@ -149,7 +149,7 @@ function responseItem(s: RolloutState, p: Json, at: number | null, offset: numbe
     }
 
     default:
-      // ghost_snapshot and item types this parser does not know: not part of the turn's shape.
+    // ghost_snapshot and item types this parser does not know: not part of the turn's shape.
   }
 }
 
@@ -184,7 +184,13 @@ function itemCompleted(s: RolloutState, p: Json, at: number | null, offset: numb
   // A command's item completes when the command exits: also a background terminal's, after
   // the turn that started it is over.
   if (item.type === 'CommandExecution' && s.background && s.background.length > 0) {
-    closeBackground(s, (b) => b[0] === item.id || ((typeof item.process_id === 'number' || typeof item.process_id === 'string') && b[1] === String(item.process_id)), offset)
+    closeBackground(
+      s,
+      (b) =>
+        b[0] === item.id ||
+        ((typeof item.process_id === 'number' || typeof item.process_id === 'string') && b[1] === String(item.process_id)),
+      offset,
+    )
   }
 }
 
@@ -280,8 +286,8 @@ function eventMsg(s: RolloutState, p: Json, at: number | null, offset: number): 
     }
 
     default:
-      // stream_error is a retry in progress, not an error; token_count, warnings, hook runs and
-      // anything newer than this parser carry no turn state.
+    // stream_error is a retry in progress, not an error; token_count, warnings, hook runs and
+    // anything newer than this parser carry no turn state.
   }
 }
 

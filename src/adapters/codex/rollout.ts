@@ -19,8 +19,6 @@ import {initRollout, repliedAndIdle, type RolloutState, tallyCount} from './roll
 export {feedRollout} from './rollout-lines.js'
 export {initRollout, type RolloutState} from './rollout-state.js'
 
-
-
 /** Whether the current turn has ended (or no turn ever started). */
 export function isSettled(s: RolloutState): boolean {
   if (s.turnIndex === 0) return false

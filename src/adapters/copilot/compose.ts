@@ -76,7 +76,12 @@ function sortSources(contributions: readonly CheckedContribution[]): Sources {
 }
 
 /** workspace.yaml: the cwd and start time when the log has none; the title; a newer update. */
-function fromWorkspace(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, workspace: CheckedContribution | null, others: CheckedContribution[]): void {
+function fromWorkspace(
+  f: Mutable<SessionFacts>,
+  sources: Record<string, FactSource>,
+  workspace: CheckedContribution | null,
+  others: CheckedContribution[],
+): void {
   const ws = factsOf(workspace, 'workspace')
   const wsSource: FactSource | null = workspace === null ? null : {kind: 'workspace', ref: ws?.ref ?? ''}
   const wsCwd = ws?.cwd ?? null
@@ -114,7 +119,12 @@ function fromWorkspace(f: Mutable<SessionFacts>, sources: Record<string, FactSou
 }
 
 /** The hooks: the turn when newer than the log's progress, asks that stand, an error, activity, cwd. */
-function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, hooks: CheckedContribution, progressAt: number | null): void {
+function fromHooks(
+  f: Mutable<SessionFacts>,
+  sources: Record<string, FactSource>,
+  hooks: CheckedContribution,
+  progressAt: number | null,
+): void {
   const h = hooks.facts
   const x = factsOf(hooks, 'hooks')
   const settledAt = x?.settledAt ?? null
@@ -129,7 +139,10 @@ function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>
   }
 
   const stands = (b: HardBlock | null | undefined): b is HardBlock =>
-    b != null && (exitedAt === null || exitedAt < b.at) && (progressAt === null || progressAt <= b.at + SLACK_MS) && f.process?.alive !== false
+    b != null &&
+    (exitedAt === null || exitedAt < b.at) &&
+    (progressAt === null || progressAt <= b.at + SLACK_MS) &&
+    f.process?.alive !== false
   if (f.approval === null && stands(h.approval)) {
     f.approval = h.approval
     sources['approval'] = h.approval.source
@@ -140,7 +153,12 @@ function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>
     sources['question'] = h.question.source
   }
 
-  if (f.error === null && h.error != null && (promptAt === null || promptAt <= h.error.at) && (progressAt === null || progressAt <= h.error.at + SLACK_MS)) {
+  if (
+    f.error === null &&
+    h.error != null &&
+    (promptAt === null || promptAt <= h.error.at) &&
+    (progressAt === null || progressAt <= h.error.at + SLACK_MS)
+  ) {
     f.error = h.error
     sources['error'] = h.error.source
   } else if (f.error !== null && promptAt !== null && promptAt > f.error.at) {
@@ -166,7 +184,8 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
   const {hooks, locks, logs, others, workspace} = sortSources(contributions)
   // The folder's events.jsonl over an older flat file of the same session; else the newest.
   const notFlat = (c: CheckedContribution): number => Number(factsOf(c, 'events')?.flat === false)
-  const events = [...logs].sort((a, b) => notFlat(a) - notFlat(b) || (a.facts.lastActivityAt ?? 0) - (b.facts.lastActivityAt ?? 0)).at(-1) ?? null
+  const events =
+    [...logs].sort((a, b) => notFlat(a) - notFlat(b) || (a.facts.lastActivityAt ?? 0) - (b.facts.lastActivityAt ?? 0)).at(-1) ?? null
   const f: Mutable<SessionFacts> = {...EMPTY_FACTS}
   const sources: Record<string, FactSource> = {}
   if (events !== null) {

@@ -83,7 +83,8 @@ function onSystemNotification(s: CopilotState, {at, data, inside, offset}: Copil
   if (inside) return
   const kind = data['kind']
   const shell = isObject(kind) ? str(kind['shellId']) : null
-  if (shell !== null && isObject(kind) && /^shell_(?:completed|failed|killed|exited)/.test(str(kind['type']) ?? '')) closeShell(s, shell, offset)
+  if (shell !== null && isObject(kind) && /^shell_(?:completed|failed|killed|exited)/.test(str(kind['type']) ?? ''))
+    closeShell(s, shell, offset)
   // At a settled prompt the CLI answers the notification itself: a turn starts with no
   // user.message (1.0.102: shell_completed, then a read_bash and a reply).
   if (isSettled(s)) {
@@ -244,7 +245,19 @@ function onSubagentStarted(s: CopilotState, {at, data, env}: CopilotEvent): void
   if (id === null) return
   let a = s.subagents.find((x) => x.id === id)
   if (a === undefined) {
-    a = {agentId: null, cancelled: false, endedAt: null, failed: null, id, lastAt: at, messages: 0, model: null, name: null, startedAt: at, title: null}
+    a = {
+      agentId: null,
+      cancelled: false,
+      endedAt: null,
+      failed: null,
+      id,
+      lastAt: at,
+      messages: 0,
+      model: null,
+      name: null,
+      startedAt: at,
+      title: null,
+    }
     s.subagents.push(a)
     if (s.subagents.length > MAX_SUBAGENTS) s.subagents.shift()
   }
@@ -287,7 +300,7 @@ export const HANDLERS: Readonly<Record<string, (s: CopilotState, e: CopilotEvent
   'assistant.turn_end': onAssistantTurnEnd,
   'assistant.message': onAssistantMessage,
   'assistant.reasoning': onAssistantReasoning,
-  'abort': onAbort,
+  abort: onAbort,
   'tool.execution_start': onToolExecutionStart,
   'tool.execution_complete': onToolExecutionComplete,
   'permission.requested': onPermissionRequested,

@@ -147,7 +147,7 @@ export function permissionText(req: unknown): string {
   const kind = str(req['kind'])
   const tool = str(req['toolTitle']) ?? str(req['toolName'])
   const names: Readonly<Record<string, string>> = {memory: 'memory', read: 'view', shell: 'bash', url: 'web_fetch', write: 'write'}
-  const name = tool ?? (kind === 'mcp' ? str(req['serverName']) : null) ?? (kind === null ? null : names[kind] ?? kind) ?? 'tool'
+  const name = tool ?? (kind === 'mcp' ? str(req['serverName']) : null) ?? (kind === null ? null : (names[kind] ?? kind)) ?? 'tool'
   const detail = str(req['fullCommandText']) ?? str(req['fileName']) ?? str(req['path']) ?? str(req['url'])
   const line = detail === null ? null : oneLine(detail, 120)
   return line === null || line === name ? name : `${name}: ${line}`

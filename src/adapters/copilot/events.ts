@@ -31,7 +31,15 @@ import type {EventsFacts, SubagentFacts} from './facts.js'
 import {type CopilotState, initCopilot, insideSubagent, isSettled, PROGRESS, type Subagent, subagentOf} from './events-state.js'
 import {isObject, later, toMs} from './text.js'
 
-export {type CopilotState, initCopilot, isSettled, type OpenPermission, type OpenTool, permissionText, type Subagent} from './events-state.js'
+export {
+  type CopilotState,
+  initCopilot,
+  isSettled,
+  type OpenPermission,
+  type OpenTool,
+  permissionText,
+  type Subagent,
+} from './events-state.js'
 
 /** Feed one line, parsed by the engine. Returns false for an event with no type (counted as malformed). */
 export function feedEvents(s: CopilotState, env: JsonRecord, offset: number): boolean {
@@ -67,11 +75,16 @@ export function eventsContributions(s: CopilotState, path: string, match: FileMa
   if (s.firstPrompt !== null) sources['title'] = at('title')
 
   const ask = s.openTools.find((t) => t.question !== undefined)
-  const question: HardBlock | null = ask === undefined ? null : {at: ask.at ?? s.progressAt ?? 0, source: at('question'), text: ask.question ?? 'Question'}
+  const question: HardBlock | null =
+    ask === undefined ? null : {at: ask.at ?? s.progressAt ?? 0, source: at('question'), text: ask.question ?? 'Question'}
   const perm = s.permissions[0]
-  const approval: HardBlock | null = perm === undefined ? null : {at: perm.at ?? s.progressAt ?? 0, source: {kind: 'transcript', offset: perm.offset, ref: path}, text: perm.text}
+  const approval: HardBlock | null =
+    perm === undefined
+      ? null
+      : {at: perm.at ?? s.progressAt ?? 0, source: {kind: 'transcript', offset: perm.offset, ref: path}, text: perm.text}
   if (approval !== null) sources['approval'] = approval.source
-  const error: HardBlock | null = s.error === null ? null : {at: s.error.at ?? s.lastActivityAt ?? 0, source: at('error'), text: s.error.text}
+  const error: HardBlock | null =
+    s.error === null ? null : {at: s.error.at ?? s.lastActivityAt ?? 0, source: at('error'), text: s.error.text}
 
   const facts: Partial<SessionFacts> = {
     approval,
@@ -117,7 +130,8 @@ const SUBAGENT: SubagentFacts = {role: 'subagent'}
 /** A subagent's contribution: a child of the session that ran it. */
 function subagentContribution(s: CopilotState, a: Subagent, nativeId: string, path: string): Contribution {
   const childSources: Record<string, FactSource> = {parentNativeId: {kind: 'transcript', ref: path}}
-  const failed: HardBlock | null = a.failed === null ? null : {at: a.endedAt ?? a.lastAt ?? 0, source: {kind: 'transcript', ref: path}, text: a.failed}
+  const failed: HardBlock | null =
+    a.failed === null ? null : {at: a.endedAt ?? a.lastAt ?? 0, source: {kind: 'transcript', ref: path}, text: a.failed}
   return {
     extra: SUBAGENT,
     facts: {

@@ -74,7 +74,10 @@ export function copilotFacts(c: Pick<Contribution, 'extra'>): CopilotFacts | nul
 }
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends CopilotFacts['role']>(c: Pick<Contribution, 'extra'> | null | undefined, role: R): Extract<CopilotFacts, {role: R}> | null {
+export function factsOf<R extends CopilotFacts['role']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  role: R,
+): Extract<CopilotFacts, {role: R}> | null {
   const f = c == null ? null : copilotFacts(c)
   return f?.role === role ? (f as Extract<CopilotFacts, {role: R}>) : null
 }

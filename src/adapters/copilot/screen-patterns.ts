@@ -24,7 +24,10 @@ export const copilotScreenPatterns: ScreenPatterns = {
     String.raw`/confirm with .+ enter/i`,
   ],
   busy: [String.raw`^\s*[○◎◉●◐◑◒◓◔◕⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+Working\b[^\n]*\besc\b`, String.raw`/(?:ctrl\+c|esc) to interrupt/i`],
-  error: [String.raw`^\s*✗\s+(Failed to get response from the AI model[^\n]*)`, String.raw`^\s*✗\s+((?:Authentication|Unauthorized|Rate limit|Request failed)[^\n]*)`],
+  error: [
+    String.raw`^\s*✗\s+(Failed to get response from the AI model[^\n]*)`,
+    String.raw`^\s*✗\s+((?:Authentication|Unauthorized|Rate limit|Request failed)[^\n]*)`,
+  ],
   idle: [String.raw`← open sidebar · `, String.raw`/ commands · \? help`],
   // cast approve: `1` then Enter picks "Yes". cast deny: Esc ("No (Esc to stop)") declines and
   // ends the turn. A note: the last choice ("No, and tell Copilot what to do differently") is

@@ -18,7 +18,6 @@ type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 
 const SLACK_MS = 5000
 
-
 function definedOnly(facts: Partial<SessionFacts>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
@@ -29,7 +28,13 @@ function definedOnly(facts: Partial<SessionFacts>): Record<string, unknown> {
  * The hooks: the turn, an error, activity and the prompt's time when newer than the store's
  * evidence (`storeAt`, with SLACK_MS), the reply text, cwd and model where the files have none.
  */
-function fromHooks(f: Mutable<SessionFacts>, sources: Record<string, FactSource>, hooks: CheckedContribution, hasStore: boolean, storeAt: number | null): void {
+function fromHooks(
+  f: Mutable<SessionFacts>,
+  sources: Record<string, FactSource>,
+  hooks: CheckedContribution,
+  hasStore: boolean,
+  storeAt: number | null,
+): void {
   const h = hooks.facts
   const x = factsOf(hooks, 'hooks')
   const settledAt = x?.settledAt ?? null

@@ -51,7 +51,10 @@ export function cursorFacts(c: Pick<Contribution, 'extra'>): CursorFacts | null 
 }
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends CursorFacts['role']>(c: Pick<Contribution, 'extra'> | null | undefined, role: R): Extract<CursorFacts, {role: R}> | null {
+export function factsOf<R extends CursorFacts['role']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  role: R,
+): Extract<CursorFacts, {role: R}> | null {
   const f = c == null ? null : cursorFacts(c)
   return f?.role === role ? (f as Extract<CursorFacts, {role: R}>) : null
 }

@@ -118,7 +118,8 @@ export function reduceCursorHook(prev: CursorHookState, event: HookEvent): Curso
 
     case 'stop': {
       settle(s, true, at, name)
-      if (str(p['status']) === 'error') s.error = {at, text: oneLine(str(p['error']) ?? str(p['message']) ?? '', 500) ?? 'the agent stopped with an error'}
+      if (str(p['status']) === 'error')
+        s.error = {at, text: oneLine(str(p['error']) ?? str(p['message']) ?? '', 500) ?? 'the agent stopped with an error'}
       break
     }
 

@@ -17,11 +17,7 @@ export const cursorScreenPatterns: ScreenPatterns = {
     String.raw`skip \(esc or n\)`,
     String.raw`reject & propose changes`,
   ],
-  busy: [
-    String.raw`/ctrl\+c to stop/i`,
-    String.raw`^\s*[⬡⬢] \S+ing(?:[^\n]*…|[^\n]*\.{2,})`,
-    String.raw`/(?:ctrl\+c|esc) to interrupt/i`,
-  ],
+  busy: [String.raw`/ctrl\+c to stop/i`, String.raw`^\s*[⬡⬢] \S+ing(?:[^\n]*…|[^\n]*\.{2,})`, String.raw`/(?:ctrl\+c|esc) to interrupt/i`],
   error: [],
   idle: [String.raw`How can I help`, String.raw`Ask questions`, String.raw`^\s*›\s*$`],
   processes: ['cursor-agent'],

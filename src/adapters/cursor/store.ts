@@ -273,7 +273,12 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
   const model = str(meta['lastUsedModel']) ?? str(meta['model'])
   const cwd = workspacePath(workspace) ?? str(meta['cwd'])
   const sources: Record<string, FactSource> = {messages: source, settled: source, turnIndex: source}
-  for (const [fact, known] of [['model', model], ['createdAt', createdAt], ['cwd', cwd], ['lastAssistantText', lastAssistantText]] as const) {
+  for (const [fact, known] of [
+    ['model', model],
+    ['createdAt', createdAt],
+    ['cwd', cwd],
+    ['lastAssistantText', lastAssistantText],
+  ] as const) {
     if (known !== null) sources[fact] = source
   }
 

@@ -104,8 +104,10 @@ const INJECTED = /^\s*<session_context>/
 /** A `user` message whose parts are all tool results (`functionResponse`), not a prompt. */
 function isToolResults(content: unknown): boolean {
   if (!Array.isArray(content) || content.length === 0) return false
-  return content.every((p) => isObject(p) && (isObject(p['functionResponse']) || (typeof p['text'] === 'string' && p['text'].trim() === '')))
-    && content.some((p) => isObject(p) && isObject(p['functionResponse']))
+  return (
+    content.every((p) => isObject(p) && (isObject(p['functionResponse']) || (typeof p['text'] === 'string' && p['text'].trim() === ''))) &&
+    content.some((p) => isObject(p) && isObject(p['functionResponse']))
+  )
 }
 
 /** What a message record is: a `user` record may be a prompt, tool results or injected context. */
@@ -255,10 +257,12 @@ export function applyMeta(s: ChatState, patch: Json, offset: number | undefined)
     // still settles the turn. Any other checkpoint (compression: a summary replaces history)
     // replaces the list.
     const list = messages.filter(isObject)
-    const onlyDrops = s.win.length > 0 && list.every((m) => {
-      const id = str(m['id'])
-      return id !== null && (s.win.some((w) => w.id === id) || kindOf(m, partsText(m['content'])) === 'x')
-    })
+    const onlyDrops =
+      s.win.length > 0 &&
+      list.every((m) => {
+        const id = str(m['id'])
+        return id !== null && (s.win.some((w) => w.id === id) || kindOf(m, partsText(m['content'])) === 'x')
+      })
     if (onlyDrops) {
       for (const m of list) applyMessage(s, m, offset)
     } else {

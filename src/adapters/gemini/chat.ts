@@ -35,7 +35,6 @@ import {later} from './text.js'
 
 export {applyMessage, applyMeta, type ChatState, feedChatLine, initChat, type Msg, readLegacy, rewindTo, WINDOW} from './chat-state.js'
 
-
 /** The turn has ended: the newest prompt, reply, error or cancel notice says so. */
 export function isSettled(s: ChatState): boolean {
   for (let i = s.win.length - 1; i >= 0; i--) {
@@ -83,7 +82,8 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
   }
 
   const sources: Record<string, FactSource> = {}
-  for (const fact of ['messages', 'settled', 'lastOutputAt', 'model', 'lastAssistantText', 'createdAt', 'lastActivityAt', 'turnIndex']) sources[fact] = at(fact)
+  for (const fact of ['messages', 'settled', 'lastOutputAt', 'model', 'lastAssistantText', 'createdAt', 'lastActivityAt', 'turnIndex'])
+    sources[fact] = at(fact)
   sources['turnStartedAt'] = at('turnIndex')
   if (s.compactions > 0 || s.checkpoints > 0) sources['compaction'] = at(s.src['compaction'] !== undefined ? 'compaction' : 'checkpoint')
 

@@ -19,7 +19,6 @@ type Mutable<T> = {-readonly [K in keyof T]: T[K]}
 /** Clock skew allowed between a hook and a line in the file (same machine). */
 const SLACK_MS = 1000
 
-
 function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(facts)) if (value !== undefined && key !== 'sources') out[key] = value
@@ -62,7 +61,12 @@ function fromHooks(
   // Did the turn end? The newer of the file's last message and the last turn hook. A session
   // that has no prompt yet has no turn to settle: SessionStart of a fresh TUI leaves it idle.
   const lifecycle = h.sources?.['settled']?.ref === 'SessionStart' || h.sources?.['settled']?.ref === 'SessionEnd'
-  if (h.settled !== undefined && settledAt !== null && !(lifecycle && f.messages === 0) && (!hasChat || chatAt === null || settledAt + SLACK_MS >= chatAt)) {
+  if (
+    h.settled !== undefined &&
+    settledAt !== null &&
+    !(lifecycle && f.messages === 0) &&
+    (!hasChat || chatAt === null || settledAt + SLACK_MS >= chatAt)
+  ) {
     f.settled = h.settled
     if (h.sources?.['settled'] !== undefined) sources['settled'] = h.sources['settled']
   }

@@ -48,7 +48,10 @@ export function geminiFacts(c: Pick<Contribution, 'extra'>): GeminiFacts | null 
 }
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends GeminiFacts['role']>(c: Pick<Contribution, 'extra'> | null | undefined, role: R): Extract<GeminiFacts, {role: R}> | null {
+export function factsOf<R extends GeminiFacts['role']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  role: R,
+): Extract<GeminiFacts, {role: R}> | null {
   const f = c == null ? null : geminiFacts(c)
   return f?.role === role ? (f as Extract<GeminiFacts, {role: R}>) : null
 }

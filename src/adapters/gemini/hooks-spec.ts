@@ -48,9 +48,11 @@ export const geminiHookSpec: HookSpec = {
   settingsNotes(doc) {
     const out: string[] = []
     const config = doc['hooksConfig']
-    if (isObject(config) && config['enabled'] === false) out.push('settings.json has "hooksConfig": {"enabled": false}: Gemini CLI runs no hooks.')
+    if (isObject(config) && config['enabled'] === false)
+      out.push('settings.json has "hooksConfig": {"enabled": false}: Gemini CLI runs no hooks.')
     const tools = doc['tools']
-    if (isObject(tools) && tools['enableHooks'] === false) out.push('settings.json has "tools": {"enableHooks": false}: older Gemini CLI builds run no hooks.')
+    if (isObject(tools) && tools['enableHooks'] === false)
+      out.push('settings.json has "tools": {"enableHooks": false}: older Gemini CLI builds run no hooks.')
     return out
   },
   settingsPath: (ctx) => join(geminiDir(ctx), 'settings.json'),

@@ -135,7 +135,11 @@ export function hardBlock(b: HookBlock | null): HardBlock | null {
 }
 
 /** Name the source of each block fact that is set, in the order given. */
-export function blockSources(facts: HookFacts, sources: Record<string, FactSource>, keys: readonly ('approval' | 'question' | 'error')[]): void {
+export function blockSources(
+  facts: HookFacts,
+  sources: Record<string, FactSource>,
+  keys: readonly ('approval' | 'question' | 'error')[],
+): void {
   for (const key of keys) {
     const b = facts[key]
     if (b != null) sources[key] = b.source

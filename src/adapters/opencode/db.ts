@@ -63,7 +63,8 @@ function modelId(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return null
   try {
     const parsed = JSON.parse(value) as unknown
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as {id?: unknown}).id === 'string') return (parsed as {id: string}).id
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as {id?: unknown}).id === 'string')
+      return (parsed as {id: string}).id
   } catch {
     // not JSON: ignore
   }
@@ -123,7 +124,12 @@ function sessionOf(row: Row): OcSession {
  * statement is compiled anew: batching keeps that to a handful per read, not a few per session).
  * Every message when most sessions are wanted, else those of the listed sessions.
  */
-function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: boolean): {bySession: Map<string, OcMessage[]>; bad: Map<string, number>} {
+function readMessages(
+  db: ReadonlyDb,
+  s: Schema,
+  ids: readonly string[],
+  all: boolean,
+): {bySession: Map<string, OcMessage[]>; bad: Map<string, number>} {
   const m = s.message!
   const where = all ? '' : 'WHERE session_id IN (SELECT value FROM json_each(?))'
   // Message records are small (parts carry the content): parsing them here is cheaper than
@@ -145,7 +151,8 @@ function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: bo
       j = null
     }
 
-    const message = typeof j === 'object' && j !== null && !Array.isArray(j) ? messageRecord(String(r.id), j as Record<string, unknown>) : null
+    const message =
+      typeof j === 'object' && j !== null && !Array.isArray(j) ? messageRecord(String(r.id), j as Record<string, unknown>) : null
     if (message === null) {
       bad.set(sid, (bad.get(sid) ?? 0) + 1)
       continue
@@ -162,7 +169,12 @@ function readMessages(db: ReadonlyDb, s: Schema, ids: readonly string[], all: bo
 }
 
 /** The parts of the listed messages, in one statement; `textOnly` keeps only text parts. */
-function readParts(db: ReadonlyDb, s: Schema, messageIds: readonly string[], textOnly: boolean): {byMessage: Map<string, OcPart[]>; bad: Map<string, number>} {
+function readParts(
+  db: ReadonlyDb,
+  s: Schema,
+  messageIds: readonly string[],
+  textOnly: boolean,
+): {byMessage: Map<string, OcPart[]>; bad: Map<string, number>} {
   const byMessage = new Map<string, OcPart[]>()
   const bad = new Map<string, number>()
   if (messageIds.length === 0) return {bad, byMessage}
@@ -239,7 +251,10 @@ function readSessions(db: ReadonlyDb, s: Schema, path: string, sessions: readonl
     const fu = firstUser.get(session.id)
     let firstPrompt: string | null = null
     if (fu && prompts) {
-      const text = (prompts.byMessage.get(fu) ?? []).filter((p) => !p.synthetic && p.text !== null).map((p) => p.text!).join('\n')
+      const text = (prompts.byMessage.get(fu) ?? [])
+        .filter((p) => !p.synthetic && p.text !== null)
+        .map((p) => p.text!)
+        .join('\n')
       firstPrompt = firstLine(text)
     }
 
@@ -313,7 +328,13 @@ export function readOpencodeDb(db: ReadonlyDb, path: string): Contribution[] {
   if (todo.length > 0) {
     // Most of the database wanted (a first read): one pass over every message beats a lookup each.
     const all = todo.length * 2 > rows.length
-    const read = readSessions(db, s, path, todo.map((x) => x.session), all)
+    const read = readSessions(
+      db,
+      s,
+      path,
+      todo.map((x) => x.session),
+      all,
+    )
     for (const [i, contribution] of read.entries()) {
       const {session, sig, slot} = todo[i]!
       out[slot] = contribution

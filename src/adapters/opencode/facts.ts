@@ -43,13 +43,19 @@ export function opencodeFacts(c: Pick<Contribution, 'extra'>): OpencodeFacts | n
 }
 
 /** Narrowed to one source (null: the contribution is not that source's). */
-export function factsOf<K extends OpencodeFacts['opencode']>(c: Pick<Contribution, 'extra'> | null | undefined, source: K): Extract<OpencodeFacts, {opencode: K}> | null {
+export function factsOf<K extends OpencodeFacts['opencode']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  source: K,
+): Extract<OpencodeFacts, {opencode: K}> | null {
   const f = c == null ? null : opencodeFacts(c)
   return f?.opencode === source ? (f as Extract<OpencodeFacts, {opencode: K}>) : null
 }
 
 /** A storage record of one kind (null: another kind, or not a storage record). */
-export function storageRecord<R extends StorageFacts['record']>(c: Pick<Contribution, 'extra'> | null | undefined, record: R): Extract<StorageFacts, {record: R}> | null {
+export function storageRecord<R extends StorageFacts['record']>(
+  c: Pick<Contribution, 'extra'> | null | undefined,
+  record: R,
+): Extract<StorageFacts, {record: R}> | null {
   const f = factsOf(c, 'storage')
   return f?.record === record ? (f as Extract<StorageFacts, {record: R}>) : null
 }

@@ -95,7 +95,13 @@ export const opencodeLogParser: TextLineParser<LogState> = {
     for (const [session, asks] of bySession) {
       const first = asks.reduce((x, y) => (y.at < x.at ? y : x))
       const extra: LogFacts = {
-        approval: {at: first.at, id: first.id, offset: first.offset, permission: first.permission, text: askText(first.permission, first.patterns)},
+        approval: {
+          at: first.at,
+          id: first.id,
+          offset: first.offset,
+          permission: first.permission,
+          text: askText(first.permission, first.patterns),
+        },
         opencode: 'log',
         ref: path,
       }

@@ -221,14 +221,21 @@ function turnOf(
     } else if (last.errorName !== null) {
       settled = true
       tail = 'error'
-      error = {at: last.completed ?? last.updated ?? last.created ?? 0, source: refs.message(last.id), text: errorText(last.errorName, last.errorText)}
+      error = {
+        at: last.completed ?? last.updated ?? last.created ?? 0,
+        source: refs.message(last.id),
+        text: errorText(last.errorName, last.errorText),
+      }
       sources.error = error.source
     } else if (active.length > 0) {
       tail = 'tool_running'
       sources.settled = refs.part(active[0]!.id)
     } else if (last.completed === null) {
       tail = 'streaming'
-    } else if (last.finish === 'tool-calls' && parts.some((p) => p.type === 'tool' && p.status === 'error' && REJECTED.test(p.error ?? ''))) {
+    } else if (
+      last.finish === 'tool-calls' &&
+      parts.some((p) => p.type === 'tool' && p.status === 'error' && REJECTED.test(p.error ?? ''))
+    ) {
       settled = true
       tail = 'rejected'
     } else if (last.finish === 'tool-calls') {

@@ -13,7 +13,9 @@ export const opencodeScreenPatterns: ScreenPatterns = {
     // 1.18.33: `┃  △ Permission required` then `┃    ← Access external directory /etc` (the
     // dialog sits in the prompt box, every line behind its `┃` rail; a sidebar may follow after a gap).
     String.raw`Permission required[^\n]*\n[\s┃]*(?:[→←]\s*)?(\S(?:[^\n]*?\S)?)(?: {3,}|[ \t]*$)`,
-    String.raw`(△\s*Permission required[^\n]*)`, String.raw`^\s*(Permission required[^\n]*)`],
+    String.raw`(△\s*Permission required[^\n]*)`,
+    String.raw`^\s*(Permission required[^\n]*)`,
+  ],
   busy: [
     String.raw`/esc\s+(?:to\s+)?interrupt/i`,
     String.raw`^\s*(?:Thinking|Generating|Building tool call|Waiting for tool response)\.\.\.`,

@@ -73,10 +73,32 @@ export const PI_MAX_RETRIES = 3
  */
 const RETRYABLE = new RegExp(
   [
-    'overloaded', String.raw`provider.?returned.?error`, String.raw`rate.?limit`, 'too many requests', '429', '500', '502', '503', '504',
-    String.raw`service.?unavailable`, String.raw`server.?error`, String.raw`internal.?error`, String.raw`network.?error`, String.raw`connection.?(?:error|refused|lost)`,
-    String.raw`websocket.?(?:closed|error)`, 'other side closed', 'fetch failed', String.raw`upstream.?connect`, 'reset before headers', 'socket hang up',
-    'ended without', 'http2 request did not get a response', String.raw`timed? out`, 'timeout', 'terminated', 'retry delay',
+    'overloaded',
+    String.raw`provider.?returned.?error`,
+    String.raw`rate.?limit`,
+    'too many requests',
+    '429',
+    '500',
+    '502',
+    '503',
+    '504',
+    String.raw`service.?unavailable`,
+    String.raw`server.?error`,
+    String.raw`internal.?error`,
+    String.raw`network.?error`,
+    String.raw`connection.?(?:error|refused|lost)`,
+    String.raw`websocket.?(?:closed|error)`,
+    'other side closed',
+    'fetch failed',
+    String.raw`upstream.?connect`,
+    'reset before headers',
+    'socket hang up',
+    'ended without',
+    'http2 request did not get a response',
+    String.raw`timed? out`,
+    'timeout',
+    'terminated',
+    'retry delay',
   ].join('|'),
   'i',
 )
@@ -134,7 +156,8 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
       s.failed = failed
       const said = raw === '' ? null : oneLine(readableError(raw), MAX_ERROR_TEXT)
       // What pi's banner says once its retries are spent; an error it does not retry is shown as it is.
-      const text = said === null ? 'error' : retryable ? oneLine(`Retry failed after ${failed - 1} attempts: ${said}`, MAX_ERROR_TEXT)! : said
+      const text =
+        said === null ? 'error' : retryable ? oneLine(`Retry failed after ${failed - 1} attempts: ${said}`, MAX_ERROR_TEXT)! : said
       s.error = {at: later(at, toMs(m.timestamp)), offset, text}
       s.src.error = offset
       return

@@ -42,8 +42,6 @@ import {initPi, type PiState} from './session-state.js'
 export {feedPi, isRetryableError, PI_MAX_RETRIES} from './session-lines.js'
 export {initPi, type PiState, type Tail} from './session-state.js'
 
-
-
 /** The turn has ended: the leaf assistant stopped (stop, length, aborted, error) or the user moved the leaf. */
 export function isSettled(s: PiState): boolean {
   return s.tail === 'settled' || s.tail === 'error'
@@ -67,7 +65,9 @@ export function piContribution(s: PiState, path: string, match: FileMatch & {kin
   const title = piTitle(s)
   if (title.title !== null) sources.title = at(title.offset)
   const error: HardBlock | null =
-    s.tail === 'error' && s.error !== null ? {at: s.error.at ?? s.lastActivityAt ?? 0, source: at(s.error.offset), text: s.error.text} : null
+    s.tail === 'error' && s.error !== null
+      ? {at: s.error.at ?? s.lastActivityAt ?? 0, source: at(s.error.offset), text: s.error.text}
+      : null
   const facts: Partial<SessionFacts> = {
     createdAt: s.createdAt,
     cwd: s.cwd,

@@ -18,7 +18,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   static override examples = [
     {command: '<%= config.bin %> <%= command.id %>', description: 'Keep the store current, in the foreground, until stopped (Ctrl-C).'},
     {command: '<%= config.bin %> <%= command.id %> --once', description: 'Sync once and exit (for cron or a login script).'},
-    {command: '<%= config.bin %> <%= command.id %> --notify', description: 'Keep the store current and page you when a session needs you, until stopped.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --notify',
+      description: 'Keep the store current and page you when a session needs you, until stopped.',
+    },
     '<%= config.bin %> daemon status',
   ]
   static override flags = {
@@ -58,7 +61,9 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       },
     })
     if (!live.tryAcquire((l) => !leaseIsLive(l))) {
-      this.fail(`Another ingester holds the lease (pid ${current?.pid} on ${current?.host}).`, EXIT.REFUSED, ['See it with: cast daemon status'])
+      this.fail(`Another ingester holds the lease (pid ${current?.pid} on ${current?.host}).`, EXIT.REFUSED, [
+        'See it with: cast daemon status',
+      ])
     }
 
     if (flags.once) {
@@ -67,7 +72,13 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         const spool = consumeSpool(store, ingester, home, clock)
         const ticked = ingester.tick()
         const delivered = await deliverDue(store, this.env, clock, this.me)
-        const result: DaemonOnceJson = {...stats, delivered, hook_events: spool.consumed, sessions: store.countSessions(), timed_transitions: ticked}
+        const result: DaemonOnceJson = {
+          ...stats,
+          delivered,
+          hook_events: spool.consumed,
+          sessions: store.countSessions(),
+          timed_transitions: ticked,
+        }
         if (!this.jsonEnabled()) {
           this.log(
             `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
@@ -88,10 +99,18 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       process.once('SIGTERM', resolve)
     })
     await live.start()
-    if (live.leaseLost) this.fail('Another ingester took the lease over; this daemon stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
-    process.stderr.write(`cast daemon: watching ${live.watched} files under ${ingester.roots().map((r) => r.root).join(', ')} (pid ${process.pid})\n`)
+    if (live.leaseLost)
+      this.fail('Another ingester took the lease over; this daemon stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
+    process.stderr.write(
+      `cast daemon: watching ${live.watched} files under ${ingester
+        .roots()
+        .map((r) => r.root)
+        .join(', ')} (pid ${process.pid})\n`,
+    )
     const schedules = setInterval(() => {
-      void deliverDue(store, this.env, clock, this.me).catch((error: Error) => process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`))
+      void deliverDue(store, this.env, clock, this.me).catch((error: Error) =>
+        process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`),
+      )
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
@@ -104,7 +123,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   }
 
   /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */
-  private async startTeam(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number): Promise<{kick(): void; stop(): Promise<void>} | null> {
+  private async startTeam(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    clock: () => number,
+  ): Promise<{kick(): void; stop(): Promise<void>} | null> {
     const {loadConfig} = await import('../../lib/config.js')
     const {deviceName} = await import('../../lib/env.js')
     const {startTeamSync} = await import('../../core/store/team/index.js')

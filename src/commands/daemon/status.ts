@@ -20,7 +20,8 @@ export interface DaemonStatusJson {
 }
 
 export default class DaemonStatus extends BaseCommand {
-  static override description = 'Shows who holds the ingester lease (pid, host), since when, its last heartbeat, the files it watches, and the store: sessions, files read, malformed lines skipped.'
+  static override description =
+    'Shows who holds the ingester lease (pid, host), since when, its last heartbeat, the files it watches, and the store: sessions, files read, malformed lines skipped.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override summary = 'Show the ingester and the store.'
 
@@ -53,14 +54,20 @@ export default class DaemonStatus extends BaseCommand {
     if (!this.jsonEnabled()) {
       if (running && result.holder) {
         const h = result.holder
-        this.log(`ingester: running, pid ${h.pid} on ${h.host}, up ${Math.round(h.uptime_ms / 1000)} s, heartbeat ${Math.round(h.heartbeat_age_ms / 1000)} s ago`)
+        this.log(
+          `ingester: running, pid ${h.pid} on ${h.host}, up ${Math.round(h.uptime_ms / 1000)} s, heartbeat ${Math.round(h.heartbeat_age_ms / 1000)} s ago`,
+        )
         this.log(`watching: ${h.files_watched ?? '?'} files under ${h.roots.join(', ')}`)
       } else {
-        this.log(`ingester: not running${lease ? ` (stale lease of pid ${lease.pid} on ${lease.host})` : ''}; cast sessions syncs by itself`)
+        this.log(
+          `ingester: not running${lease ? ` (stale lease of pid ${lease.pid} on ${lease.host})` : ''}; cast sessions syncs by itself`,
+        )
       }
 
       this.log(`store: ${result.store}`)
-      this.log(`sessions: ${result.sessions} · files read: ${result.files} · malformed lines skipped: ${result.parse_errors} · last seq: ${result.last_seq}`)
+      this.log(
+        `sessions: ${result.sessions} · files read: ${result.files} · malformed lines skipped: ${result.parse_errors} · last seq: ${result.last_seq}`,
+      )
     }
 
     return result

@@ -24,8 +24,16 @@ export default class DecideAnswer extends BaseCommand {
 
 Answering a card the agent auto-decided while you were away confirms it (same option: nothing is sent) or changes it (another option: the change is sent to the session).`
   static override examples = [
-    {command: 'card=$(<%= config.bin %> decide "Keep the raw-header call sites?" --option "Keep :: no churn" --option "Migrate :: one style" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card" 2', description: 'An agent asks (the id is in its JSON), you pick option 2.'},
-    {command: 'card=$(<%= config.bin %> decide "Which table layout?" --option "Wide table :: fast reads" --option "EAV :: flexible" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card" "Wide table" --note "and add an index on ts"', description: 'Pick by label, with a note for the agent.'},
+    {
+      command:
+        'card=$(<%= config.bin %> decide "Keep the raw-header call sites?" --option "Keep :: no churn" --option "Migrate :: one style" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card" 2',
+      description: 'An agent asks (the id is in its JSON), you pick option 2.',
+    },
+    {
+      command:
+        'card=$(<%= config.bin %> decide "Which table layout?" --option "Wide table :: fast reads" --option "EAV :: flexible" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card" "Wide table" --note "and add an index on ts"',
+      description: 'Pick by label, with a note for the agent.',
+    },
   ]
   static override flags = {
     ...teamFlags,

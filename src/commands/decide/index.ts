@@ -24,12 +24,26 @@ With --wait the command blocks until the answer comes and prints the chosen labe
 Without --wait, the answer is delivered to your session as its next turn when it comes.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> "Which schema for the events table?" --option "Wide table :: one migration, fast reads" --option "EAV :: flexible, slower reports" --recommend 1 --why "Reports are the hot path"',
-    {command: '<%= config.bin %> <%= command.id %> --option "Ship :: today" --option "Wait :: a day" "Ship the fix now?"', description: 'Options may come before the question.'},
-    {command: 'choice=$(<%= config.bin %> <%= command.id %> "Deploy now?" --option "Yes :: 10 min downtime" --option "Tonight :: no downtime" --recommend 2 --wait --timeout 2s)', description: 'Block until answered or the presence budget runs out; here nobody answers within 2s (exit 124).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --option "Ship :: today" --option "Wait :: a day" "Ship the fix now?"',
+      description: 'Options may come before the question.',
+    },
+    {
+      command:
+        'choice=$(<%= config.bin %> <%= command.id %> "Deploy now?" --option "Yes :: 10 min downtime" --option "Tonight :: no downtime" --recommend 2 --wait --timeout 2s)',
+      description: 'Block until answered or the presence budget runs out; here nobody answers within 2s (exit 124).',
+    },
   ]
   static override flags = {
     // Non-greedy: `cast decide --option A --option B "Question?"` leaves the question an argument.
-    option: Flags.string({char: 'o', helpValue: '"LABEL :: effect"', multiple: true, multipleNonGreedy: true, required: true, summary: 'An option (2 to 9, in order; repeat the flag for each).'}),
+    option: Flags.string({
+      char: 'o',
+      helpValue: '"LABEL :: effect"',
+      multiple: true,
+      multipleNonGreedy: true,
+      required: true,
+      summary: 'An option (2 to 9, in order; repeat the flag for each).',
+    }),
     recommend: Flags.integer({helpValue: 'N', min: 1, summary: 'The option you recommend (1-based).'}),
     session: sessionFlag,
     timeout: durationFlag({dependsOn: ['wait'], helpValue: 'D', summary: 'With --wait: give up after D (exit 124); the card stays open.'}),
@@ -43,7 +57,8 @@ Without --wait, the answer is delivered to your session as its next turn when it
     const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/decide.js')
     const question = args.question.trim()
     if (question === '') this.fail('The question is empty.', EXIT.USAGE)
-    if (question.length > MAX_QUESTION) this.fail(`The question is ${question.length} characters; keep it under ${MAX_QUESTION}.`, EXIT.USAGE)
+    if (question.length > MAX_QUESTION)
+      this.fail(`The question is ${question.length} characters; keep it under ${MAX_QUESTION}.`, EXIT.USAGE)
     for (const o of flags.option) {
       if (o.length > MAX_OPTION) this.fail(`An option is ${o.length} characters; keep each under ${MAX_OPTION}.`, EXIT.USAGE)
     }
@@ -96,7 +111,12 @@ Without --wait, the answer is delivered to your session as its next turn when it
       return decisionJson(card)
     }
 
-    const answered = await this.waitForAnswer(store, clock, card.id, flags.timeout === undefined ? null : {ms: flags.timeout, text: flagInput(raw, 'timeout') ?? `${flags.timeout} ms`})
+    const answered = await this.waitForAnswer(
+      store,
+      clock,
+      card.id,
+      flags.timeout === undefined ? null : {ms: flags.timeout, text: flagInput(raw, 'timeout') ?? `${flags.timeout} ms`},
+    )
     const json = decisionJson(answered)
     if (!this.jsonEnabled()) {
       if (answered.auto && answered.answerNote) process.stderr.write(`cast: auto-decided: ${answered.answerNote}\n`)
@@ -111,7 +131,12 @@ Without --wait, the answer is delivered to your session as its next turn when it
    * recommended option (else the first) once the card has waited that long, by the store's clock
    * or the real one, whichever ran further.
    */
-  private async waitForAnswer(store: import('../../core/store/store.js').Store, clock: () => number, id: string, timeout: {ms: number; text: string} | null) {
+  private async waitForAnswer(
+    store: import('../../core/store/store.js').Store,
+    clock: () => number,
+    id: string,
+    timeout: {ms: number; text: string} | null,
+  ) {
     const {hostname} = await import('node:os')
     const {autoDecide, getDecision, waiterLeaseName} = await import('../../core/store/decisions.js')
     const {presenceFor, waitBudget} = await import('../../lib/decide.js')
@@ -148,7 +173,8 @@ Without --wait, the answer is delivered to your session as its next turn when it
         }
 
         if (!announced && !this.jsonEnabled()) {
-          const limit = budgetMs === null ? '' : `; ${binding?.who} is ${binding?.name}, so at most ${Math.round((budgetMs - waited) / 1000)} s more`
+          const limit =
+            budgetMs === null ? '' : `; ${binding?.who} is ${binding?.name}, so at most ${Math.round((budgetMs - waited) / 1000)} s more`
           process.stderr.write(`cast: waiting for an answer to ${id} (cast decide answer ${id} N)${limit}\n`)
           announced = true
         }

@@ -12,7 +12,7 @@ export default class DecideList extends BaseCommand {
   static override description = `Lists the decision cards waiting on you, oldest first: the card id, the session, how long it has waited, the question and the options (* marks the recommended one). A card an agent auto-decided while you were away stays here, marked "auto", until you confirm or change it with "cast decide answer". Cards of sessions owned by others are left out unless --all.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override flags = {
-    all: Flags.boolean({summary: "Include cards of sessions owned by others."}),
+    all: Flags.boolean({summary: 'Include cards of sessions owned by others.'}),
   }
   static override summary = 'List open decision cards, oldest first.'
 
@@ -33,11 +33,16 @@ export default class DecideList extends BaseCommand {
         this.log('No open decision cards.')
       } else {
         const {default: Table} = await import('cli-table3')
-        const table = new Table({head: ['CARD', 'SESSION', 'WAITING', 'QUESTION', 'OPTIONS'], style: {border: [], head: []}, wordWrap: true, colWidths: [10, 9, 10, 40, 36]})
+        const table = new Table({
+          head: ['CARD', 'SESSION', 'WAITING', 'QUESTION', 'OPTIONS'],
+          style: {border: [], head: []},
+          wordWrap: true,
+          colWidths: [10, 9, 10, 40, 36],
+        })
         for (const c of mine) {
           const options = c.options.map((o, i) => `${i + 1} ${o.label}${c.recommend === i + 1 ? '*' : ''}`).join(' · ')
           const status = c.auto && c.answer !== null ? `\nauto: ${c.answer}. ${c.options[c.answer - 1]?.label ?? '?'}` : ''
-                    table.push([c.id, shortId(c.sessionId), formatAge(now - c.askedAt).replace(' ago', ''), c.question, options + status])
+          table.push([c.id, shortId(c.sessionId), formatAge(now - c.askedAt).replace(' ago', ''), c.question, options + status])
         }
 
         this.log(table.toString())

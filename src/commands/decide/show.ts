@@ -5,9 +5,14 @@ import type {DecisionJson} from '../../lib/views.js'
 
 export default class DecideShow extends BaseCommand {
   static override args = {card: Args.string({description: 'Card id or a unique prefix (4+ characters).', required: true})}
-  static override description = 'Prints one decision card: the question, why it was asked, the options with their effects, the recommendation, and the answer if there is one.'
+  static override description =
+    'Prints one decision card: the question, why it was asked, the options with their effects, the recommendation, and the answer if there is one.'
   static override examples = [
-    {command: 'card=$(<%= config.bin %> decide "Ship the fix now?" --option "Ship :: today" --option "Wait :: a day" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card"', description: 'One card in full: question, options, reasoning, answer.'},
+    {
+      command:
+        'card=$(<%= config.bin %> decide "Ship the fix now?" --option "Ship :: today" --option "Wait :: a day" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$card"',
+      description: 'One card in full: question, options, reasoning, answer.',
+    },
     '<%= config.bin %> <%= command.id %> "$(<%= config.bin %> decide "Ship the fix now?" --option "Ship :: today" --option "Wait :: a day" --json | jq -r .id)" --json',
   ]
   static override summary = 'Show a decision card.'

@@ -20,7 +20,10 @@ The nudge (${nudgeAgentLabels()}, on by default, --no-nudge to skip): when a tur
 Where: ${hookFilesText()}.`
   static override examples = [
     `<%= config.bin %> <%= command.id %> ${exampleHookAgent(0)}`,
-    {command: `<%= config.bin %> <%= command.id %> ${exampleHookAgent(1)} --dry-run`, description: 'Show what would change, write nothing.'},
+    {
+      command: `<%= config.bin %> <%= command.id %> ${exampleHookAgent(1)} --dry-run`,
+      description: 'Show what would change, write nothing.',
+    },
     `<%= config.bin %> <%= command.id %> ${exampleHookAgent(2)} --json`,
   ]
   static override flags = {
@@ -42,7 +45,8 @@ Where: ${hookFilesText()}.`
     try {
       result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now(), nudge: flags.nudge})
     } catch (error) {
-      if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
+      if (error instanceof HooksFileError)
+        this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
       throw error
     }
 
@@ -62,14 +66,18 @@ Where: ${hookFilesText()}.`
     }
 
     this.log(`  command   ${result.command}`)
-    if (result.nudge) this.log(`  nudge     on: a turn that ends without "cast state --status done|blocked|dormant" is asked once to declare (--no-nudge to skip)`)
+    if (result.nudge)
+      this.log(
+        `  nudge     on: a turn that ends without "cast state --status done|blocked|dormant" is asked once to declare (--no-nudge to skip)`,
+      )
     if (result.backup) this.log(`  backup    ${t(result.backup)}`)
     if (result.toml) {
       const tm = result.toml
       const file = t(tm.file)
       if (tm.result === 'taken') this.log(`  ${tm.key.padEnd(9)} ${file} already runs ${tm.value}; left as it is`)
       else if (tm.result === 'unchanged') this.log(`  ${tm.key.padEnd(9)} already set in ${file}`)
-      else this.log(`  ${tm.key.padEnd(9)} ${result.dry_run ? 'would set' : 'set'} in ${file}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
+      else
+        this.log(`  ${tm.key.padEnd(9)} ${result.dry_run ? 'would set' : 'set'} in ${file}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
     }
 
     if (result.changed) for (const note of result.notes) this.log(`  note: ${note}`)

@@ -47,7 +47,9 @@ export default class HooksStatus extends BaseCommand {
       if (a.events_missing.length > 0 && a.events_installed.length > 0) this.log(`  missing   ${a.events_missing.join(', ')}`)
       if (a.command !== null) {
         this.log(`  command   ${a.command}`)
-        this.log(`  binary    ${a.binary ?? '(none found in the command)'} ${a.binary_exists ? '(ok)' : '(MISSING: hooks fail until you reinstall)'}`)
+        this.log(
+          `  binary    ${a.binary ?? '(none found in the command)'} ${a.binary_exists ? '(ok)' : '(MISSING: hooks fail until you reinstall)'}`,
+        )
         if (a.state === 'stale') this.log(`  expected  ${a.expected_command}`)
       }
 

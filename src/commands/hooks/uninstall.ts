@@ -29,7 +29,8 @@ export default class HooksUninstall extends BaseCommand {
     const {args, flags} = await this.parse(HooksUninstall)
     const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks/index.js')
     if (flags.all && args.agent) this.fail('Name one agent or --all, not both.', EXIT.USAGE)
-    if (!flags.all && !args.agent) this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])
+    if (!flags.all && !args.agent)
+      this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])
     let specs: readonly HookSpec[]
     if (flags.all) specs = HOOK_SPECS
     else {
@@ -43,7 +44,8 @@ export default class HooksUninstall extends BaseCommand {
       try {
         results.push(uninstallHooks(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()}))
       } catch (error) {
-        if (error instanceof HooksFileError) this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
+        if (error instanceof HooksFileError)
+          this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
         throw error
       }
     }
@@ -55,16 +57,20 @@ export default class HooksUninstall extends BaseCommand {
   private show(result: UninstallResult, quietWhenNone: boolean, t: (p: string) => string): void {
     const verb = result.dry_run ? 'Would remove' : 'Removed'
     if (result.removed.length === 0) {
-      if (!quietWhenNone || !result.toml || result.toml.result !== 'removed') this.log(`No cast hooks for ${result.label} in ${t(result.file)}.`)
+      if (!quietWhenNone || !result.toml || result.toml.result !== 'removed')
+        this.log(`No cast hooks for ${result.label} in ${t(result.file)}.`)
     } else {
-      this.log(`${verb} cast's hooks for ${result.label} from ${t(result.file)}${result.deleted ? ' (nothing else was in it: file deleted)' : ''}`)
+      this.log(
+        `${verb} cast's hooks for ${result.label} from ${t(result.file)}${result.deleted ? ' (nothing else was in it: file deleted)' : ''}`,
+      )
       this.log(`  events    ${result.removed.join(', ')}`)
       if (result.backup) this.log(`  backup    ${t(result.backup)}`)
     }
 
     const tm = result.toml
     if (tm) {
-      if (tm.result === 'removed') this.log(`  ${tm.key.padEnd(9)} ${verb.toLowerCase()} from ${t(tm.file)}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
+      if (tm.result === 'removed')
+        this.log(`  ${tm.key.padEnd(9)} ${verb.toLowerCase()} from ${t(tm.file)}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
       else if (tm.result === 'taken') this.log(`  ${tm.key.padEnd(9)} ${t(tm.file)} runs ${tm.value}, not cast's; left as it is`)
     }
   }

@@ -6,9 +6,14 @@ import {EXIT} from '../../lib/exit-codes.js'
 
 export default class ScheduleCancel extends BaseCommand {
   static override args = {id: Args.string({description: 'Schedule id or a unique prefix (4+ characters).', required: true})}
-  static override description = 'Disarms a scheduled message (a recurring one stops for good). The session is re-placed at once: without the trigger, a settled session reads needs_input again.'
+  static override description =
+    'Disarms a scheduled message (a recurring one stops for good). The session is re-placed at once: without the trigger, a settled session reads needs_input again.'
   static override examples = [
-    {command: 'id=$(<%= config.bin %> schedule kdsmarj --in 2h "Check whether CI passed" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$id"', description: 'Schedule a message, keep its id, cancel it.'},
+    {
+      command:
+        'id=$(<%= config.bin %> schedule kdsmarj --in 2h "Check whether CI passed" --json | jq -r .id) && <%= config.bin %> <%= command.id %> "$id"',
+      description: 'Schedule a message, keep its id, cancel it.',
+    },
   ]
   static override summary = 'Cancel a scheduled message.'
 
@@ -19,7 +24,8 @@ export default class ScheduleCancel extends BaseCommand {
     const {cancelSchedule, findSchedule} = await import('../../core/store/schedules.js')
     const {scheduleJson} = await import('../../lib/deliver.js')
     const found = findSchedule(store, args.id)
-    if (found.kind === 'many') this.fail(`"${args.id}" matches several schedules; type more of the id: ${found.ids.join(', ')}`, EXIT.AMBIGUOUS)
+    if (found.kind === 'many')
+      this.fail(`"${args.id}" matches several schedules; type more of the id: ${found.ids.join(', ')}`, EXIT.AMBIGUOUS)
     if (found.kind === 'none') {
       this.fail(`No schedule matches "${args.id}".`, EXIT.NOT_FOUND, ['List them with: cast schedule list --all'])
     }
@@ -27,7 +33,8 @@ export default class ScheduleCancel extends BaseCommand {
     const r = cancelSchedule(store, found.schedule.id, now)!
     if (!r.cancelled) this.fail(`Schedule ${r.schedule.id} is ${r.schedule.status}, not armed: nothing to cancel.`, EXIT.REFUSED)
     const row = store.loadSessions([r.schedule.sessionId])[0]
-    if (!this.jsonEnabled()) this.log(`${r.schedule.id}: cancelled${row ? `; session ${row.id.slice(0, 7)} now ${row.state}:${row.reason}` : ''}`)
+    if (!this.jsonEnabled())
+      this.log(`${r.schedule.id}: cancelled${row ? `; session ${row.id.slice(0, 7)} now ${row.state}:${row.reason}` : ''}`)
     return scheduleJson(r.schedule)
   }
 }

@@ -22,7 +22,10 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
   static override examples = [
     '<%= config.bin %> <%= command.id %> kdsmarj --in 2h "Check whether CI run 8841 passed"',
     '<%= config.bin %> <%= command.id %> kdsmarj --at "tomorrow 9am" --every 1d "Triage the new issues"',
-    {command: '<%= config.bin %> <%= command.id %> --in 30m "Re-check the deploy"', description: 'From inside an agent: into its own session.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --in 30m "Re-check the deploy"',
+      description: 'From inside an agent: into its own session.',
+    },
   ]
   static override flags = {
     at: timeFlag({exclusive: ['in'], future: true, helpValue: 'T', summary: 'When: a time ("tomorrow 9am", ISO 8601, epoch ms).'}),
@@ -74,7 +77,9 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
       const {formatIn} = await import('../../core/model/age.js')
       const {humanTime} = await import('../../lib/time-format.js')
       const row = store.loadSessions([sessionId])[0]!
-      this.log(`${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`)
+      this.log(
+        `${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`,
+      )
     }
 
     return json

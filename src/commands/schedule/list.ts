@@ -9,12 +9,9 @@ export interface ScheduleListJson {
 }
 
 export default class ScheduleList extends BaseCommand {
-  static override args = {session: Args.string({description: 'Only this session\'s schedules (id or prefix).'})}
+  static override args = {session: Args.string({description: "Only this session's schedules (id or prefix)."})}
   static override description = `Lists scheduled messages by due time: the armed ones (and any being delivered right now), or with --all also the delivered, cancelled and failed ones, with their delivery count and last error.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> kdsmarj --all --json',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> kdsmarj --all --json']
   static override flags = {all: Flags.boolean({summary: 'Include delivered, cancelled and failed schedules.'})}
   static override summary = 'List scheduled messages.'
 
@@ -35,12 +32,24 @@ export default class ScheduleList extends BaseCommand {
         const {shortId} = await import('../../core/model/ids.js')
         const {formatIn} = await import('../../core/model/age.js')
         const {humanTime} = await import('../../lib/time-format.js')
-        const table = new Table({colWidths: [10, 9, 24, 7, 13, 40], head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'], style: {border: [], head: []}, wordWrap: true})
+        const table = new Table({
+          colWidths: [10, 9, 24, 7, 13, 40],
+          head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'],
+          style: {border: [], head: []},
+          wordWrap: true,
+        })
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''
           const due = `${humanTime(s.dueAt, now)}${pending}`
           const status = s.status + (s.deliveries > 0 ? ` ×${s.deliveries}` : '') + (s.lastError ? '\n(error)' : '')
-          table.push([s.id, shortId(s.sessionId), due, s.everyMs === null ? '-' : formatEvery(s.everyMs), status, s.message + (s.lastError ? `\nerror: ${s.lastError}` : '')])
+          table.push([
+            s.id,
+            shortId(s.sessionId),
+            due,
+            s.everyMs === null ? '-' : formatEvery(s.everyMs),
+            status,
+            s.message + (s.lastError ? `\nerror: ${s.lastError}` : ''),
+          ])
         }
 
         this.log(table.toString())

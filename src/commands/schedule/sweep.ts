@@ -21,7 +21,9 @@ export default class ScheduleSweep extends BaseCommand {
       const {humanTime} = await import('../../lib/time-format.js')
       const now = this.now()
       for (const d of delivered) {
-        this.log(`${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${humanTime(d.next_due_at, now)})` : ''}`)
+        this.log(
+          `${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${humanTime(d.next_due_at, now)})` : ''}`,
+        )
       }
     }
 

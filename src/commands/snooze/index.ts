@@ -18,7 +18,12 @@ use this machine's time zone.`
   ]
   static override flags = {
     for: durationFlag({exactlyOne: ['for', 'until'], helpValue: 'D', min: 1, summary: 'Snooze for this long (2h, 30m, 1d).'}),
-    until: timeFlag({exactlyOne: ['for', 'until'], future: true, helpValue: 'T', summary: 'Snooze until this time (tomorrow 9am, ISO 8601).'}),
+    until: timeFlag({
+      exactlyOne: ['for', 'until'],
+      future: true,
+      helpValue: 'T',
+      summary: 'Snooze until this time (tomorrow 9am, ISO 8601).',
+    }),
   }
   static override strict = false
   static override summary = 'Snooze sessions until a time; they come back as needs input.'

@@ -22,7 +22,10 @@ snooze is woken by exactly one sweep and each change is one line in the
 transitions log. CAST_NOW sets the clock (reproducible sweeps).`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {command: '<%= config.bin %> <%= command.id %> --json >> ~/cast-sweep.log', description: 'What a crontab line runs, e.g. every five minutes: */5 * * * * followed by this.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --json >> ~/cast-sweep.log',
+      description: 'What a crontab line runs, e.g. every five minutes: */5 * * * * followed by this.',
+    },
   ]
   static override summary = 'Wake snoozed sessions that came due and deliver due scheduled messages.'
 

@@ -9,12 +9,9 @@ export interface StateClearJson {
 
 export default class StateClear extends BaseCommand {
   static override description = 'Removes the state line your session declared; the session falls back to what its files show.'
-  static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --session kdsmarj',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --session kdsmarj']
   static override flags = {session: sessionFlag}
-  static override summary = 'Clear your session\'s declared state.'
+  static override summary = "Clear your session's declared state."
 
   async run(): Promise<StateClearJson> {
     const {flags} = await this.parse(StateClear)

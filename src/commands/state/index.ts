@@ -80,7 +80,10 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     const {setDeclaredMark} = await import('../../lib/turn-marks.js')
     setDeclaredMark(this.env, row.agent, row.nativeId, status !== 'working')
     const json = sessionJson(row, this.me, now)
-    if (!this.jsonEnabled()) this.log(`${json.short_id}: ${status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`)
+    if (!this.jsonEnabled())
+      this.log(
+        `${json.short_id}: ${status}${text ? ` — ${text.split('\n')[0]}` : ''}  (now ${row.state}:${row.reason}; found via ${self.via})`,
+      )
     return {session: json, via: self.via}
   }
 }

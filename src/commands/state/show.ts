@@ -18,10 +18,7 @@ export default class StateShow extends BaseCommand {
   static override args = {session: Args.string({description: 'Another session to read (default: your own).'})}
   static override description = `Prints the state line a session declared, its status, when, and how many messages have
 passed since it was written — with the session's current state and reason.`
-  static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> kdsmarj --json',
-  ]
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> kdsmarj --json']
   static override flags = {session: sessionFlag}
   static override summary = "Read a session's declared state line."
 
@@ -38,7 +35,9 @@ passed since it was written — with the session's current state and reason.`
     if (!this.jsonEnabled()) {
       this.log(`${json.short_id}  ${json.title ?? '(untitled)'}  — ${row.state}:${row.reason}`)
       if (json.state_line) {
-        this.log(`${json.state_line.status} at ${(await import('../../lib/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`)
+        this.log(
+          `${json.state_line.status} at ${(await import('../../lib/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`,
+        )
         this.log(json.state_line.text)
       } else {
         this.log('No state declared.')

@@ -30,7 +30,10 @@ or the variable team.url_env names; the password is never printed. See docs/team
 policy (each machine its own credentials) and the admin's setup.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> postgres://laptop:secret@db.example.com/cast --name platform',
-    {command: 'CAST_TEAM_URL=postgres://me:pw@db.example.com/cast <%= config.bin %> <%= command.id %>', description: 'The URL from the environment (not written anywhere).'},
+    {
+      command: 'CAST_TEAM_URL=postgres://me:pw@db.example.com/cast <%= config.bin %> <%= command.id %>',
+      description: 'The URL from the environment (not written anywhere).',
+    },
   ]
   static override flags = {
     name: Flags.string({helpValue: 'NAME', summary: "The team's name (shown by cast team status)."}),
@@ -48,7 +51,9 @@ policy (each machine its own credentials) and the admin's setup.`
     const {deviceName} = await import('../../lib/env.js')
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
-    const target = args.url ? {from: 'argument', name: flags.name ?? config.teamStore?.name ?? null, url: args.url} : teamTarget(this.env, config)
+    const target = args.url
+      ? {from: 'argument', name: flags.name ?? config.teamStore?.name ?? null, url: args.url}
+      : teamTarget(this.env, config)
     if (!target) this.fail('No team store URL: pass one (cast team join postgres://…), or set CAST_TEAM_URL.', EXIT.USAGE)
     if (!/^postgres(ql)?:\/\//.test(target.url)) this.fail(`"${redact(target.url)}" is not a postgres:// URL.`, EXIT.USAGE)
     const name = flags.name ?? target.name
@@ -69,7 +74,10 @@ policy (each machine its own credentials) and the admin's setup.`
       const e = error as {code?: string; name?: string}
       if (e.name === 'TeamSchemaFromFutureError') this.fail((error as Error).message, EXIT.REFUSED)
       if (e.code === '42501') {
-        this.fail(`The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`, EXIT.REFUSED)
+        this.fail(
+          `The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`,
+          EXIT.REFUSED,
+        )
       }
 
       this.fail(`Cannot join ${redact(target.url)}: ${cleanError(error, target.url)}`, EXIT.FAILURE)
@@ -89,15 +97,27 @@ policy (each machine its own credentials) and the admin's setup.`
     try {
       published = (await publishAll(store, pool, {device, epoch: teamJoin(store)!.epoch, now: clock})).sent
     } catch (error) {
-      process.stderr.write(`cast: joined, but the first publish failed (${cleanError(error, target.url)}); cast daemon sends it when the store is reachable\n`)
+      process.stderr.write(
+        `cast: joined, but the first publish failed (${cleanError(error, target.url)}); cast daemon sends it when the store is reachable\n`,
+      )
     } finally {
       await pool.end().catch(() => {})
     }
 
-    const result: TeamJoinJson = {device, name: name ?? null, published, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: this.me}
+    const result: TeamJoinJson = {
+      device,
+      name: name ?? null,
+      published,
+      schema_version: schema.to,
+      server: redact(target.url),
+      url_from: target.from,
+      who: this.me,
+    }
     if (!this.jsonEnabled()) {
-      this.log(`Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`)
-      this.log('cast daemon keeps publishing and carries out teammates\' actions on this machine\'s sessions.')
+      this.log(
+        `Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`,
+      )
+      this.log("cast daemon keeps publishing and carries out teammates' actions on this machine's sessions.")
     }
 
     return result

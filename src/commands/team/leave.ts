@@ -48,7 +48,10 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
     writeTeamConfig(configPath(this.env), null)
     if (!this.jsonEnabled()) {
       if (!wasJoined && !target) this.log('Not in a team.')
-      else this.log(`Left${target ? ` ${redact(target.url)}` : ''}: ${dropped} unsent change(s) dropped; ${removed === null ? `this machine's rows stay on the server (${error ?? 'no server'})` : `${removed} session row(s) removed from the team store`}.`)
+      else
+        this.log(
+          `Left${target ? ` ${redact(target.url)}` : ''}: ${dropped} unsent change(s) dropped; ${removed === null ? `this machine's rows stay on the server (${error ?? 'no server'})` : `${removed} session row(s) removed from the team store`}.`,
+        )
     }
 
     return {device, dropped, error, removed, was_joined: wasJoined}

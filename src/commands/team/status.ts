@@ -89,15 +89,23 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       if (!this.jsonEnabled()) {
         const {humanTime} = await import('../../lib/time-format.js')
         this.log(`team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · schema v${version} · reachable`)
-        this.log(`this machine: ${device} (${this.me}) · outbox ${pending} pending${pending > 0 ? `, oldest ${Math.round(base.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${result.actions_queued} action(s) queued here`)
+        this.log(
+          `this machine: ${device} (${this.me}) · outbox ${pending} pending${pending > 0 ? `, oldest ${Math.round(base.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${result.actions_queued} action(s) queued here`,
+        )
         this.log(`machines seen (${list.length}):`)
-        for (const m of list) this.log(`  ${m.device}  ${m.who}  ${m.sessions} sessions  last seen ${humanTime(m.lastSeen.getTime(), now)}  ${m.pending} pending`)
+        for (const m of list)
+          this.log(
+            `  ${m.device}  ${m.who}  ${m.sessions} sessions  last seen ${humanTime(m.lastSeen.getTime(), now)}  ${m.pending} pending`,
+          )
       }
 
       return result
     } catch (error) {
       const why = cleanError(error, target.url)
-      if (!this.jsonEnabled()) this.log(`team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · UNREACHABLE: ${why}\nthis machine: ${device} · outbox ${pending} pending (kept until the server is back)`)
+      if (!this.jsonEnabled())
+        this.log(
+          `team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · UNREACHABLE: ${why}\nthis machine: ${device} · outbox ${pending} pending (kept until the server is back)`,
+        )
       process.exitCode = EXIT.FAILURE
       return {...base, error: why, reachable: false}
     } finally {

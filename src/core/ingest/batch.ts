@@ -53,4 +53,3 @@ export class Batcher {
     this.bytes = 0
   }
 }
-

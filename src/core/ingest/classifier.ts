@@ -61,7 +61,11 @@ export function settleInputOf(row: SessionRow): SettleInput {
 
 /** Read the command's answer: one JSON object (the last JSON line wins when it prints several). */
 export function parseSettleAnswer(stdout: string): {verdict: SettleVerdict; why: string | null} | {error: string} {
-  const lines = stdout.trim().split('\n').map((l) => l.trim()).filter((l) => l.startsWith('{'))
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('{'))
   const candidates = [stdout.trim(), ...lines.reverse()]
   for (const c of candidates) {
     let v: unknown
@@ -214,7 +218,10 @@ export class SettleRunner {
     let changed = false
     try {
       this.store.tx(() => {
-        if (!putSettleVerdict(this.store, {at: now, error: o.error, ms: o.ms, sessionId: id, turnIndex: turn, verdict: o.verdict, why: o.why})) return
+        if (
+          !putSettleVerdict(this.store, {at: now, error: o.error, ms: o.ms, sessionId: id, turnIndex: turn, verdict: o.verdict, why: o.why})
+        )
+          return
         // Only while the same turn still rests undeclared: a new turn or a declaration outranks it.
         const row = this.store.loadSessions([id])[0]
         if (o.verdict === 'delivered' && row && row.facts.turnIndex === turn) {

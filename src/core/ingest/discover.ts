@@ -64,7 +64,12 @@ function walk(w: Walk, dir: string, depth: number): void {
 }
 
 /** Paths the watcher saw that discovery had not (new files), matched by the adapters whose roots hold them. */
-export function discoverPaths(adapters: readonly Adapter[], ctx: AdapterEnv, paths: Iterable<string>, known: ReadonlySet<string>): Discovered[] {
+export function discoverPaths(
+  adapters: readonly Adapter[],
+  ctx: AdapterEnv,
+  paths: Iterable<string>,
+  known: ReadonlySet<string>,
+): Discovered[] {
   const out: Discovered[] = []
   for (const p of paths) {
     if (known.has(p) || isSymlink(p)) continue

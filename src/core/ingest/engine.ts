@@ -118,7 +118,18 @@ export class Ingester {
    */
   sync(only?: ReadonlySet<string>, options: SyncOptions = {}): SyncStats {
     const t0 = performance.now()
-    const stats: SyncStats = {bytes: 0, deferred: 0, deferredBytes: 0, files: 0, lines: 0, ms: 0, parseErrors: 0, read: 0, sessionsChanged: 0, transitions: 0}
+    const stats: SyncStats = {
+      bytes: 0,
+      deferred: 0,
+      deferredBytes: 0,
+      files: 0,
+      lines: 0,
+      ms: 0,
+      parseErrors: 0,
+      read: 0,
+      sessionsChanged: 0,
+      transitions: 0,
+    }
     const found = this.filesOf(only)
     stats.files = found.length
     // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
@@ -134,7 +145,11 @@ export class Ingester {
     const known = this.knownRows(pass, holders)
     const present = new Set<string>()
     if (options.defer && !only) this.defer(pass, known, options.defer, present, stats)
-    const batch = new Batcher((b) => this.commit(b), stats, () => this.progress?.())
+    const batch = new Batcher(
+      (b) => this.commit(b),
+      stats,
+      () => this.progress?.(),
+    )
     this.readPass(pass, known, holders, present, batch, stats)
     if (!only) {
       for (const [p, row] of known) {
@@ -244,8 +259,15 @@ export class Ingester {
     return names.length > 0 ? openFilesOf(names) : new Map<string, number>()
   }
 
-  private readOne(d: Discovered, prev: FileRow | undefined, holders: ReadonlyMap<string, number>, counts: ReadCounts, pre?: fs.Stats): Pending | null {
-    if (d.match.kind === 'jsonl') return readJsonlFile(d.adapter, d.match, d.path, prev, holders.get(d.path) ?? null, this.opts.clock(), counts, pre)
+  private readOne(
+    d: Discovered,
+    prev: FileRow | undefined,
+    holders: ReadonlyMap<string, number>,
+    counts: ReadCounts,
+    pre?: fs.Stats,
+  ): Pending | null {
+    if (d.match.kind === 'jsonl')
+      return readJsonlFile(d.adapter, d.match, d.path, prev, holders.get(d.path) ?? null, this.opts.clock(), counts, pre)
     return readWholeFile(d, prev, this.opts.clock(), counts, pre)
   }
 
@@ -259,7 +281,8 @@ export class Ingester {
         if (!this.stillCurrent(p)) continue
         if (p.deleted) {
           this.recent.delete(p.row.path)
-          for (const a of this.store.deleteFile(p.row.path)) affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
+          for (const a of this.store.deleteFile(p.row.path))
+            affected.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
           continue
         }
 

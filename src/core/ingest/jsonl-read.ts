@@ -79,7 +79,14 @@ export function readJsonlFile(
 }
 
 /** Unchanged bytes: only the process holding the file open may have changed (null: it did not). */
-function holderChange(adapter: Adapter, match: JsonlMatch, file: string, prev: FileRow, holder: number | null, now: number): JsonlRead | null {
+function holderChange(
+  adapter: Adapter,
+  match: JsonlMatch,
+  file: string,
+  prev: FileRow,
+  holder: number | null,
+  now: number,
+): JsonlRead | null {
   if (!adapter.jsonl || !adapter.openFileProcesses || !prev.state) return null
   const heldBefore = prev.state.includes('"__holder":')
   // Nobody holds it, now or before: nothing to learn, and the state is not parsed (a no-op

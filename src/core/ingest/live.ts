@@ -201,12 +201,14 @@ export class LiveIngester {
       this.flushTimer ??= setTimeout(() => this.flush(), this.opts.debounceMs ?? 15)
     }
 
-    w.on('add', onEvent).on('change', onEvent).on('unlink', (p: string) => {
-      if (this.stopped) return
-      // A vanished file (a registry deleted on clean exit): a full pass forgets it.
-      this.pending.add(p)
-      this.flushTimer ??= setTimeout(() => this.flush(true), this.opts.debounceMs ?? 15)
-    })
+    w.on('add', onEvent)
+      .on('change', onEvent)
+      .on('unlink', (p: string) => {
+        if (this.stopped) return
+        // A vanished file (a registry deleted on clean exit): a full pass forgets it.
+        this.pending.add(p)
+        this.flushTimer ??= setTimeout(() => this.flush(true), this.opts.debounceMs ?? 15)
+      })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
     // The heart beats while the watcher scans: on a big home (60,000 files) under load its

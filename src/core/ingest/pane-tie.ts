@@ -115,7 +115,9 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   // Several in the folder: the one session created just after this process started is the one
   // it started (an agent that creates its thread as the TUI comes up; each TUI its own).
   if (candidates.length > 1 && ap.startedAt !== null) {
-    const born = candidates.filter((c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS)
+    const born = candidates.filter(
+      (c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS,
+    )
     if (born.length === 1) return {nativeId: born[0]!.nativeId, via: 'cwd'}
   }
 

@@ -123,7 +123,14 @@ export function claimFor(
   previous: ProcessClaim | null,
 ): ProcessClaim | null {
   const t = tied.get(`${s.agent}\0${s.nativeId}`)
-  if (t) return {heartbeatAt: null, pid: t.pid, source: {kind: 'scan', ref: `tmux pane ${t.pane} runs pid ${t.pid}`}, startedAt: t.startedAt, status: null}
+  if (t)
+    return {
+      heartbeatAt: null,
+      pid: t.pid,
+      source: {kind: 'scan', ref: `tmux pane ${t.pane} runs pid ${t.pid}`},
+      startedAt: t.startedAt,
+      status: null,
+    }
   // A process found before keeps the session while it lives (another one may have started since).
   if (previous && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)) return previous
   const last = s.lastActivityAt ?? Number.POSITIVE_INFINITY
@@ -142,7 +149,13 @@ export function claimFor(
   )
   if (candidates.length === 1) {
     const p = candidates[0]!
-    return {heartbeatAt: null, pid: p.pid, source: {kind: 'scan', ref: `pid ${p.pid} (${s.agent} in ${s.cwd})`}, startedAt: p.startedAt, status: null}
+    return {
+      heartbeatAt: null,
+      pid: p.pid,
+      source: {kind: 'scan', ref: `pid ${p.pid} (${s.agent} in ${s.cwd})`},
+      startedAt: p.startedAt,
+      status: null,
+    }
   }
 
   if (candidates.length > 1) return null
@@ -174,7 +187,10 @@ interface Planned {
 }
 
 /** The contributions to write (changed ones only) and the paths to keep, from the planned claims. */
-function writesOf(planned: readonly Planned[]): {keep: Set<string>; writes: {path: string; agent: string; nativeId: string; data: string}[]} {
+function writesOf(planned: readonly Planned[]): {
+  keep: Set<string>
+  writes: {path: string; agent: string; nativeId: string; data: string}[]
+} {
   // One process found by folder for several sessions runs at most one of them: none gets it.
   const wanted = new Map<number, number>()
   for (const p of planned) if (p.fresh && p.claim.pid > 0) wanted.set(p.claim.pid, (wanted.get(p.claim.pid) ?? 0) + 1)
@@ -183,7 +199,13 @@ function writesOf(planned: readonly Planned[]): {keep: Set<string>; writes: {pat
   for (const p of planned) {
     if (p.fresh && p.claim.pid > 0 && (wanted.get(p.claim.pid) ?? 0) > 1) continue
     keep.add(p.path)
-    const c: Contribution = {facts: {}, nativeId: p.s.nativeId, priority: SCAN_PRIORITY, processClaim: p.claim, ...(p.atRest ? {extra: {scan: 'at_rest'}} : {})}
+    const c: Contribution = {
+      facts: {},
+      nativeId: p.s.nativeId,
+      priority: SCAN_PRIORITY,
+      processClaim: p.claim,
+      ...(p.atRest ? {extra: {scan: 'at_rest'}} : {}),
+    }
     const data = JSON.stringify(c)
     if (p.prev === data) continue
     writes.push({agent: p.s.agent, data, nativeId: p.s.nativeId, path: p.path})
@@ -253,7 +275,8 @@ export function scanSessions(
   if (writes.length === 0 && removals.length === 0) return stats
   const r = store.tx(() => {
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
-    for (const e of removals) for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
+    for (const e of removals)
+      for (const a of store.deleteFile(e.path)) touched.set(`${a.agent}\0${a.nativeId}`, {agent: a.agent, nativeId: a.nativeId})
     for (const w of writes) {
       store.upsertContribution(w.path, w.agent, 'scan', w.nativeId, w.data, opts.now)
       touched.set(`${w.agent}\0${w.nativeId}`, {agent: w.agent, nativeId: w.nativeId})

@@ -46,7 +46,14 @@ export function shareReads(
     if (given < WORKER_SHARE * seen) {
       const d = found[i]!
       toWorker.add(i)
-      jobs.push({agent: d.adapter.agent, holder: holders.get(d.path) ?? null, match: d.match as FileMatch & {kind: 'jsonl'}, now, path: d.path, prev: known.get(d.path)})
+      jobs.push({
+        agent: d.adapter.agent,
+        holder: holders.get(d.path) ?? null,
+        match: d.match as FileMatch & {kind: 'jsonl'},
+        now,
+        path: d.path,
+        prev: known.get(d.path),
+      })
       given += bytes
     }
 

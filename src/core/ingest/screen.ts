@@ -36,7 +36,14 @@ import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
 import {scanSessions, type TiedProcess} from './process-scan.js'
 import {isSameProcessAlive} from './process-table.js'
-import {IDLE_CONFIRM_MS, isObject, type ScreenMatcher, type ScreenObservation, type ScreenReading, screenObservationOf} from './screen-overlay.js'
+import {
+  IDLE_CONFIRM_MS,
+  isObject,
+  type ScreenMatcher,
+  type ScreenObservation,
+  type ScreenReading,
+  screenObservationOf,
+} from './screen-overlay.js'
 import {capturePanes, listPanes, parsePaneList, type TmuxServer, tmuxServers} from './tmux.js'
 
 export * from './pane-tie.js'
@@ -100,7 +107,13 @@ function listServers(
   env: SweepOptions['env'],
   matcher: ScreenMatcher,
   stats: ScreenSweepStats,
-): {agentPanes: AgentPane[]; answered: ReturnType<typeof screenContributions>; ok: number; serverOf: Map<string, TmuxServer>; swept: string[]} {
+): {
+  agentPanes: AgentPane[]
+  answered: ReturnType<typeof screenContributions>
+  ok: number
+  serverOf: Map<string, TmuxServer>
+  swept: string[]
+} {
   // The readings this sweep answers for: kept when a pane still shows them, removed otherwise.
   const answered: typeof existing = []
   const swept: string[] = []
@@ -187,7 +200,17 @@ function readPanes(
  * a failure is reported in the stats and the stored readings are left as they were.
  */
 export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMatcher, options: SweepOptions): ScreenSweepStats {
-  const stats: ScreenSweepStats = {agentPanes: 0, calls: 0, mapped: 0, panes: 0, removed: 0, servers: 0, tmux: 'ok', transitions: 0, written: 0}
+  const stats: ScreenSweepStats = {
+    agentPanes: 0,
+    calls: 0,
+    mapped: 0,
+    panes: 0,
+    removed: 0,
+    servers: 0,
+    tmux: 'ok',
+    transitions: 0,
+    written: 0,
+  }
   forgetProcessTree()
   const tied: TiedProcess[] = []
   try {
@@ -211,7 +234,12 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
 
   // The process scan (process-scan.ts): the pane ties found above, then /proc.
   try {
-    const scan = scanSessions(store, ingester, {agents: options.scanAgents ?? new Set(), names: matcher.processes, now: options.clock(), tied})
+    const scan = scanSessions(store, ingester, {
+      agents: options.scanAgents ?? new Set(),
+      names: matcher.processes,
+      now: options.clock(),
+      tied,
+    })
     stats.transitions += scan.transitions
     stats.scanned = scan.scanned
   } catch (error) {
@@ -276,7 +304,9 @@ function write(
   }
 
   const keep = new Set(desired.map((d) => d.path))
-  const removals = existing.filter((e) => !keep.has(e.path) || writes.some((w) => w.path === e.path && (w.agent !== e.agent || w.nativeId !== e.nativeId)))
+  const removals = existing.filter(
+    (e) => !keep.has(e.path) || writes.some((w) => w.path === e.path && (w.agent !== e.agent || w.nativeId !== e.nativeId)),
+  )
   if (writes.length === 0 && removals.length === 0) return
   const r = store.tx(() => {
     const touched = new Map<string, {agent: Agent; nativeId: string}>()
@@ -328,7 +358,8 @@ export function readScreenOverrides(file: string): Record<string, Record<string,
   for (const [agent, kinds] of Object.entries(sp)) {
     if (!isObject(kinds)) continue
     const k: Record<string, string[]> = {}
-    for (const [kind, list] of Object.entries(kinds)) if (Array.isArray(list)) k[kind] = list.filter((p): p is string => typeof p === 'string')
+    for (const [kind, list] of Object.entries(kinds))
+      if (Array.isArray(list)) k[kind] = list.filter((p): p is string => typeof p === 'string')
     out[agent] = k
   }
 

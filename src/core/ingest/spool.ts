@@ -90,7 +90,14 @@ function applyEvent(store: Store, ingester: Ingester, event: HookEvent, clock: (
   const prevState = prev ? (JSON.parse(prev) as {hookState?: unknown}).hookState : undefined
   const state = reducer.reduce(prevState ?? reducer.init(), event)
   const contribution: Contribution | null = reducer.contribution(state, nativeId)
-  store.upsertContribution(source, adapter.agent, 'hook', nativeId, JSON.stringify({...(contribution ?? {facts: {}, nativeId}), hookState: state}), clock())
+  store.upsertContribution(
+    source,
+    adapter.agent,
+    'hook',
+    nativeId,
+    JSON.stringify({...(contribution ?? {facts: {}, nativeId}), hookState: state}),
+    clock(),
+  )
   return {agent: adapter.agent, nativeId}
 }
 
@@ -200,7 +207,8 @@ export function untrustedFolder(dir: string, what: string): string | null {
 
   if (!st.isDirectory()) return `${what} ${dir} is not a folder`
   if (uid !== undefined && st.uid !== uid) return `${what} ${dir} is owned by uid ${st.uid}, not by you (uid ${uid})`
-  if ((st.mode & 0o022) !== 0) return `${what} ${dir} can be written by ${(st.mode & 0o002) !== 0 ? 'anyone' : 'its group'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`
+  if ((st.mode & 0o022) !== 0)
+    return `${what} ${dir} can be written by ${(st.mode & 0o002) !== 0 ? 'anyone' : 'its group'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`
   return null
 }
 

@@ -60,7 +60,10 @@ export function tmuxEnv(env: Readonly<Record<string, string | undefined>>): Reco
   return clean
 }
 
-export function tmuxServers(env: Readonly<Record<string, string | undefined>>): {servers: TmuxServer[]; why: 'missing' | 'no_server' | null} {
+export function tmuxServers(env: Readonly<Record<string, string | undefined>>): {
+  servers: TmuxServer[]
+  why: 'missing' | 'no_server' | null
+} {
   const bin = tmuxBinary(env)
   if (bin === null) return {servers: [], why: 'missing'}
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0
@@ -94,7 +97,10 @@ export function tmuxServers(env: Readonly<Record<string, string | undefined>>): 
 }
 
 /** tmux and a server socket, checked without starting a process; null when either is missing. */
-export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {server: TmuxServer | null; why: 'missing' | 'no_server' | null} {
+export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {
+  server: TmuxServer | null
+  why: 'missing' | 'no_server' | null
+} {
   const bin = tmuxBinary(env)
   if (bin === null) return {server: null, why: 'missing'}
   const socket = tmuxSocket(env)
@@ -107,9 +113,18 @@ export function tmuxServer(env: Readonly<Record<string, string | undefined>>): {
   return {server: {bin, socket}, why: null}
 }
 
-function runTmux(server: TmuxServer, args: readonly string[], env: Readonly<Record<string, string | undefined>>): {ok: boolean; stdout: string; stderr: string} {
+function runTmux(
+  server: TmuxServer,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): {ok: boolean; stdout: string; stderr: string} {
   const clean = tmuxEnv(env)
-  const r = spawnSync(server.bin, ['-S', server.socket, ...args], {encoding: 'utf8', env: clean, maxBuffer: 32 * 1024 * 1024, timeout: 5000})
+  const r = spawnSync(server.bin, ['-S', server.socket, ...args], {
+    encoding: 'utf8',
+    env: clean,
+    maxBuffer: 32 * 1024 * 1024,
+    timeout: 5000,
+  })
   return {ok: r.status === 0 && !r.error, stderr: r.stderr ?? String(r.error ?? ''), stdout: r.stdout ?? ''}
 }
 
@@ -121,7 +136,10 @@ export interface PaneInfo {
 }
 
 /** `tmux list-panes -a` over every session of one server. */
-export function listPanes(server: TmuxServer, env: Readonly<Record<string, string | undefined>>): {ok: boolean; stdout: string; stderr: string} {
+export function listPanes(
+  server: TmuxServer,
+  env: Readonly<Record<string, string | undefined>>,
+): {ok: boolean; stdout: string; stderr: string} {
   return runTmux(server, ['list-panes', '-a', '-F', LIST_FORMAT], env)
 }
 
@@ -145,7 +163,11 @@ export function parsePaneList(out: string): PaneInfo[] {
  * at the first failing command (a pane closed since the listing): the panes after it are
  * captured in one more invocation, without the one that failed.
  */
-export function capturePanes(server: TmuxServer, ids: readonly string[], env: Readonly<Record<string, string | undefined>>): {screens: Map<string, string>; calls: number} {
+export function capturePanes(
+  server: TmuxServer,
+  ids: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): {screens: Map<string, string>; calls: number} {
   const screens = new Map<string, string>()
   let todo = [...ids]
   let calls = 0

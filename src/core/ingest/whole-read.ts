@@ -50,7 +50,19 @@ export function readWholeFile(d: Discovered, prev: FileRow | undefined, now: num
   if (!st.isFile()) return null
   const {mtimeMs, size} = markOf(d, st)
   if (prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === size && prev.mtimeMs === mtimeMs) return null
-  const row: FileRow = {agent: d.adapter.agent, dev: st.dev, ino: st.ino, kind: d.match.kind, mtimeMs, offset: st.size, parseErrors: 0, path: d.path, readAt: now, size, state: null}
+  const row: FileRow = {
+    agent: d.adapter.agent,
+    dev: st.dev,
+    ino: st.ino,
+    kind: d.match.kind,
+    mtimeMs,
+    offset: st.size,
+    parseErrors: 0,
+    path: d.path,
+    readAt: now,
+    size,
+    state: null,
+  }
   counts.read++
   try {
     if (d.match.kind === 'whole') {

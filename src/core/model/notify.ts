@@ -106,7 +106,10 @@ export function dedupeKey(s: Pick<NotifySubject, 'id' | 'turn'>, kind: NotifyKin
 }
 
 const firstLine = (text: string | null | undefined): string | null => {
-  const line = (text ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '')
+  const line = (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '')
   return line === undefined ? null : line.length > 160 ? line.slice(0, 159) + '…' : line
 }
 
@@ -114,7 +117,12 @@ const firstLine = (text: string | null | undefined): string | null => {
  * The candidate a transition makes, or null (not a demand of mine, or already sent: `sent` holds
  * the dedupe keys already paged).
  */
-export function candidateOf(t: NotifyTransition, s: NotifySubject, sent: ReadonlySet<string>, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): Candidate | null {
+export function candidateOf(
+  t: NotifyTransition,
+  s: NotifySubject,
+  sent: ReadonlySet<string>,
+  options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS,
+): Candidate | null {
   const kind = notifyKindOf(t, s, options)
   if (kind === null) return null
   const key = dedupeKey(s, kind)
@@ -199,7 +207,14 @@ function build(cands: readonly Candidate[], urgency: 'low' | 'normal', names: Re
 
   const lines = cands.slice(0, MAX_GROUP_LINES).map((c) => `${agentName(c.agent, names)} · ${describe(c)}`)
   if (cands.length > MAX_GROUP_LINES) lines.push(`+${cands.length - MAX_GROUP_LINES} more`)
-  return {body: lines.join('\n'), keys: cands.map((c) => c.key), kind: shared, sessions: cands.map((c) => c.sessionId), summary: groupSentence(kinds), urgency}
+  return {
+    body: lines.join('\n'),
+    keys: cands.map((c) => c.key),
+    kind: shared,
+    sessions: cands.map((c) => c.sessionId),
+    summary: groupSentence(kinds),
+    urgency,
+  }
 }
 
 /**
@@ -231,7 +246,12 @@ export function quietKey(s: Pick<NotifySubject, 'id' | 'workingSince' | 'turn'>)
  * The quiet band's sentence, when a session of mine newly went quiet and nothing louder asks:
  * "2 agents have gone quiet" (counting every quiet session of mine), or null.
  */
-export function quietNotice(subjects: readonly NotifySubject[], sent: ReadonlySet<string>, now: number, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): Notification | null {
+export function quietNotice(
+  subjects: readonly NotifySubject[],
+  sent: ReadonlySet<string>,
+  now: number,
+  options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS,
+): Notification | null {
   if (!options.quiet) return null
   const mine = subjects.filter((s) => mayPage(s))
   if (mine.some((s) => s.state === 'needs_input' || s.bucket === 'questions')) return null
@@ -239,7 +259,10 @@ export function quietNotice(subjects: readonly NotifySubject[], sent: ReadonlySe
   const fresh = quiet.filter((s) => !sent.has(quietKey(s)))
   if (fresh.length === 0) return null
   const n = quiet.length
-  const lines = n === 1 ? [firstLine(quiet[0]!.title) ?? '(untitled)'] : quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent, options.agentNames)} · ${firstLine(s.title) ?? '(untitled)'}`)
+  const lines =
+    n === 1
+      ? [firstLine(quiet[0]!.title) ?? '(untitled)']
+      : quiet.slice(0, MAX_GROUP_LINES).map((s) => `${agentName(s.agent, options.agentNames)} · ${firstLine(s.title) ?? '(untitled)'}`)
   if (n > MAX_GROUP_LINES) lines.push(`+${n - MAX_GROUP_LINES} more`)
   return {
     body: lines.join('\n'),
@@ -266,10 +289,26 @@ export function nextQuietAt(subjects: readonly NotifySubject[], now: number): nu
  * The status line (`cast status`): "3 need you · 1 quiet", or "nothing needs you". `format`
  * fills {need}, {quiet}, {working}, {done}, {questions}, {total}.
  */
-export function statusLine(counts: {readonly needs_input: number; readonly quiet: number; readonly working: number; readonly done: number; readonly questions: number}, format?: string): string {
+export function statusLine(
+  counts: {
+    readonly needs_input: number
+    readonly quiet: number
+    readonly working: number
+    readonly done: number
+    readonly questions: number
+  },
+  format?: string,
+): string {
   const need = counts.needs_input
   if (format !== undefined) {
-    const values: Record<string, number> = {done: counts.done, need, questions: counts.questions, quiet: counts.quiet, total: need + counts.quiet, working: counts.working}
+    const values: Record<string, number> = {
+      done: counts.done,
+      need,
+      questions: counts.questions,
+      quiet: counts.quiet,
+      total: need + counts.quiet,
+      working: counts.working,
+    }
     return format.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m))
   }
 

@@ -38,7 +38,15 @@ export interface InboxInput {
  * Unowned: only if I run it, and only within the recency window unless `all`. A session with no
  * known activity time is outside the window.
  */
-export function inInbox({all = false, lastActivityAt, me, now, owners, recencyMs = TIME_LIMITS.RECENCY_WINDOW_MS, runner}: InboxInput): boolean {
+export function inInbox({
+  all = false,
+  lastActivityAt,
+  me,
+  now,
+  owners,
+  recencyMs = TIME_LIMITS.RECENCY_WINDOW_MS,
+  runner,
+}: InboxInput): boolean {
   if (isOwnedBy(owners, me)) return true
   if (owners.length > 0) return false
   if (runner !== null && !sameIdentity(runner, me)) return false

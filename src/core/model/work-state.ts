@@ -192,7 +192,11 @@ function deadRule({declaration, facts, live}: Context): Outcome {
   if (facts.messages === 0) return `process ${proc.pid} gone, no messages`
   const how = proc.exited === null ? 'is gone' : `exited (${proc.exited})`
   if (declaration?.status === 'done' && proc.exited !== 'crash') {
-    return {note: `process ${proc.pid} ${how} after the agent declared done: ${clip(declaration.text)}`, reason: 'declared_done', state: 'done'}
+    return {
+      note: `process ${proc.pid} ${how} after the agent declared done: ${clip(declaration.text)}`,
+      reason: 'declared_done',
+      state: 'done',
+    }
   }
 
   return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
@@ -204,7 +208,8 @@ function settledRule(ctx: Context): Outcome {
   // No prompt yet, no turn to settle (a fresh TUI at its prompt): rule 8 reads it idle/empty.
   if (facts.messages === 0 && !pendingSend && declaration === null) return 'settled, but no messages yet'
   if (pendingSend) return `settled, but a send ${at(records.lastSendAt)} is not picked up yet`
-  const stale = records.declaration !== null && declaration === null ? `; declaration from turn ${records.declaration.turnIndex} no longer applies` : ''
+  const stale =
+    records.declaration !== null && declaration === null ? `; declaration from turn ${records.declaration.turnIndex} no longer applies` : ''
   const wake = verifiableWake(facts, records, children)
 
   if (declaration?.status === 'blocked') {
@@ -213,7 +218,11 @@ function settledRule(ctx: Context): Outcome {
 
   if (declaration?.status === 'dormant') {
     if (wake !== null) {
-      return {note: `settled, declared dormant, wake verified (${wake}): ${clip(declaration.text)}`, reason: 'declared_dormant', state: 'dormant'}
+      return {
+        note: `settled, declared dormant, wake verified (${wake}): ${clip(declaration.text)}`,
+        reason: 'declared_dormant',
+        state: 'dormant',
+      }
     }
 
     const expiresAt = (later(declaration.at, activityAt) ?? declaration.at) + TIME_LIMITS.DORMANT_CLAIM_TTL_MS
@@ -226,7 +235,11 @@ function settledRule(ctx: Context): Outcome {
       }
     }
 
-    return {note: `settled, declared dormant, no verifiable wake: trust ran out ${at(expiresAt)}`, reason: 'unverified_claim', state: 'needs_input'}
+    return {
+      note: `settled, declared dormant, no verifiable wake: trust ran out ${at(expiresAt)}`,
+      reason: 'unverified_claim',
+      state: 'needs_input',
+    }
   }
 
   if (records.triggers.recurring > 0) {
@@ -241,7 +254,11 @@ function settledRule(ctx: Context): Outcome {
 
   if (declaration?.status === 'done') {
     if (records.triggers.oneShot > 0) {
-      return {note: `settled, declared done, ${plural(records.triggers.oneShot, 'one-shot trigger')} armed`, reason: 'trigger', state: 'dormant'}
+      return {
+        note: `settled, declared done, ${plural(records.triggers.oneShot, 'one-shot trigger')} armed`,
+        reason: 'trigger',
+        state: 'dormant',
+      }
     }
 
     return {note: `settled, declared done: ${clip(declaration.text)}`, reason: 'declared_done', state: 'done'}

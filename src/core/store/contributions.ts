@@ -46,13 +46,15 @@ export function loadFiles(store: Store): Map<string, FileRow> {
 }
 
 export function saveFile(store: Store, f: FileRow): void {
-  store.q(
-    `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at)
+  store
+    .q(
+      `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at)
      VALUES (@path, @agent, @kind, @dev, @ino, @size, @mtimeMs, @offset, @state, @parseErrors, @readAt)
      ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, kind = excluded.kind, dev = excluded.dev,
        ino = excluded.ino, size = excluded.size, mtime_ms = excluded.mtime_ms, offset = excluded.offset,
        state = excluded.state, parse_errors = excluded.parse_errors, read_at = excluded.read_at`,
-  ).run(f)
+    )
+    .run(f)
 }
 
 /** Forget a file that disappeared; returns the sessions it contributed to. */
@@ -67,7 +69,12 @@ export function deleteFile(store: Store, path: string): {agent: string; nativeId
 }
 
 /** Replace what one file says; returns every session whose contributions changed. */
-export function replaceContributions(store: Store, path: string, agent: string, contribs: readonly {nativeId: string; data: string}[]): string[] {
+export function replaceContributions(
+  store: Store,
+  path: string,
+  agent: string,
+  contribs: readonly {nativeId: string; data: string}[],
+): string[] {
   const old = new Map<string, string>()
   for (const r of store.q('SELECT native_id, data FROM contributions WHERE path = ?').all(path) as Row[]) {
     old.set(String(r.native_id), String(r.data))
@@ -78,10 +85,12 @@ export function replaceContributions(store: Store, path: string, agent: string, 
   for (const c of contribs) {
     seen.add(c.nativeId)
     if (old.get(c.nativeId) === c.data) continue
-    store.q(
-      `INSERT INTO contributions (path, agent, native_id, data) VALUES (?, ?, ?, ?)
+    store
+      .q(
+        `INSERT INTO contributions (path, agent, native_id, data) VALUES (?, ?, ?, ?)
        ON CONFLICT (path, native_id) DO UPDATE SET data = excluded.data, agent = excluded.agent`,
-    ).run(path, agent, c.nativeId, c.data)
+      )
+      .run(path, agent, c.nativeId, c.data)
     changed.push(c.nativeId)
   }
 
@@ -95,15 +104,27 @@ export function replaceContributions(store: Store, path: string, agent: string, 
 }
 
 /** Set what one source says about one session (hook state), creating the source row. */
-export function upsertContribution(store: Store, path: string, agent: string, kind: string, nativeId: string, data: string, now: number): void {
-  store.q(
-    `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at)
+export function upsertContribution(
+  store: Store,
+  path: string,
+  agent: string,
+  kind: string,
+  nativeId: string,
+  data: string,
+  now: number,
+): void {
+  store
+    .q(
+      `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at)
      VALUES (?, ?, ?, 0, 0, 0, 0, 0, NULL, 0, ?) ON CONFLICT (path) DO UPDATE SET read_at = excluded.read_at`,
-  ).run(path, agent, kind, now)
-  store.q(
-    `INSERT INTO contributions (path, agent, native_id, data) VALUES (?, ?, ?, ?)
+    )
+    .run(path, agent, kind, now)
+  store
+    .q(
+      `INSERT INTO contributions (path, agent, native_id, data) VALUES (?, ?, ?, ?)
      ON CONFLICT (path, native_id) DO UPDATE SET data = excluded.data`,
-  ).run(path, agent, nativeId, data)
+    )
+    .run(path, agent, nativeId, data)
 }
 
 export function getContribution(store: Store, path: string, nativeId: string): string | null {
@@ -115,9 +136,10 @@ export function addParseErrors(store: Store, path: string, n: number): void {
 }
 
 export function contributionsFor(store: Store, agent: string, nativeId: string): StoredContribution[] {
-  return (store.q('SELECT path, data FROM contributions WHERE agent = ? AND native_id = ?').all(agent, nativeId) as Row[]).map(
-    (r) => ({data: String(r.data), path: String(r.path)}),
-  )
+  return (store.q('SELECT path, data FROM contributions WHERE agent = ? AND native_id = ?').all(agent, nativeId) as Row[]).map((r) => ({
+    data: String(r.data),
+    path: String(r.path),
+  }))
 }
 
 /**
@@ -128,16 +150,18 @@ export function contributionsFor(store: Store, agent: string, nativeId: string):
  */
 export function sessionsWithProcessClaims(store: Store): {agent: string; nativeId: string; data: string}[] {
   return (
-    store.q(`SELECT agent, native_id, data FROM contributions INDEXED BY contributions_claims WHERE instr(data, '"processClaim"') > 0`).all() as Row[]
+    store
+      .q(`SELECT agent, native_id, data FROM contributions INDEXED BY contributions_claims WHERE instr(data, '"processClaim"') > 0`)
+      .all() as Row[]
   ).map((r) => ({agent: String(r.agent), data: String(r.data), nativeId: String(r.native_id)}))
 }
 
 /** The files that describe one session, with their read position and parse errors. */
 export function filesFor(store: Store, agent: string, nativeId: string): FileRow[] {
   return (
-    store.q(
-      `SELECT f.* FROM files f JOIN contributions c ON c.path = f.path WHERE c.agent = ? AND c.native_id = ? ORDER BY f.path`,
-    ).all(agent, nativeId) as Row[]
+    store
+      .q(`SELECT f.* FROM files f JOIN contributions c ON c.path = f.path WHERE c.agent = ? AND c.native_id = ? ORDER BY f.path`)
+      .all(agent, nativeId) as Row[]
   ).map((r) => ({
     agent: String(r.agent),
     dev: Number(r.dev),

@@ -104,7 +104,8 @@ export function openDatabase(home: string, options: {readonly?: boolean} = {}): 
     db.close()
     if ((error as Error).name === 'SchemaFromFutureError') throw error
     const e = error as Error & {code?: string}
-    if (/^SQLITE_(FULL|IOERR)/.test(e.code ?? '') && diskFull(home)) throw new StoreOpenError(noSpaceMessage(home, `${e.code}: ${e.message}`))
+    if (/^SQLITE_(FULL|IOERR)/.test(e.code ?? '') && diskFull(home))
+      throw new StoreOpenError(noSpaceMessage(home, `${e.code}: ${e.message}`))
     throw new StoreOpenError(`Cannot use the cast store ${file}: ${e.code ? e.code + ': ' : ''}${e.message}`)
   }
 

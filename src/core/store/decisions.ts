@@ -99,7 +99,9 @@ export function answerDecision(store: Store, id: string, answer: {choice: number
 export function autoDecide(store: Store, id: string, decision: {choice: number; note: string; by: string; at: number}): boolean {
   return store.tx(() => {
     const r = store
-      .q('UPDATE decisions SET answer = ?, answer_note = ?, answered_by = ?, auto = 1 WHERE id = ? AND answer IS NULL AND answered_at IS NULL')
+      .q(
+        'UPDATE decisions SET answer = ?, answer_note = ?, answered_by = ?, auto = 1 WHERE id = ? AND answer IS NULL AND answered_at IS NULL',
+      )
       .run(decision.choice, decision.note, decision.by, id)
     if (r.changes === 0) return false
     const card = getDecision(store, id)!

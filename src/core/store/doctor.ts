@@ -36,14 +36,18 @@ export interface AgentStoreStats {
 
 /** Per-agent figures from the sessions, files and contributions tables. */
 export function agentStoreStats(store: Store): Map<string, AgentStoreStats> {
-  const out = new Map<string, {sessions: number; files: number; parseErrors: number; claims: Record<string, number>; hookSessions: number; screenSessions: number}>()
+  const out = new Map<
+    string,
+    {sessions: number; files: number; parseErrors: number; claims: Record<string, number>; hookSessions: number; screenSessions: number}
+  >()
   const get = (agent: string) => {
     let s = out.get(agent)
     if (!s) out.set(agent, (s = {claims: {}, files: 0, hookSessions: 0, parseErrors: 0, screenSessions: 0, sessions: 0}))
     return s
   }
 
-  for (const r of store.q('SELECT agent, COUNT(*) AS n FROM sessions GROUP BY agent').all() as Row[]) get(String(r.agent)).sessions = Number(r.n)
+  for (const r of store.q('SELECT agent, COUNT(*) AS n FROM sessions GROUP BY agent').all() as Row[])
+    get(String(r.agent)).sessions = Number(r.n)
   for (const r of store
     .q(`SELECT agent, COUNT(*) AS n, COALESCE(SUM(parse_errors), 0) AS errors FROM files WHERE path NOT LIKE '%://%' GROUP BY agent`)
     .all() as Row[]) {

@@ -15,15 +15,24 @@ export interface Lease {
 }
 
 /** Take the named lease if it is free, ours, or its holder is dead/stale. */
-export function acquireLease(store: Store, name: string, holder: {pid: number; host: string}, now: number, isStale: (l: Lease) => boolean, info: Record<string, unknown> = {}): boolean {
+export function acquireLease(
+  store: Store,
+  name: string,
+  holder: {pid: number; host: string},
+  now: number,
+  isStale: (l: Lease) => boolean,
+  info: Record<string, unknown> = {},
+): boolean {
   return store.tx(() => {
     const cur = store.getLease(name, now)
     if (cur && !(cur.pid === holder.pid && cur.host === holder.host) && !isStale(cur)) return false
-    store.q(
-      `INSERT INTO leases (name, pid, host, started_at, heartbeat_at, info) VALUES (?, ?, ?, ?, ?, ?)
+    store
+      .q(
+        `INSERT INTO leases (name, pid, host, started_at, heartbeat_at, info) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host, started_at = excluded.started_at,
          heartbeat_at = excluded.heartbeat_at, info = excluded.info`,
-    ).run(name, holder.pid, holder.host, now, now, JSON.stringify(info))
+      )
+      .run(name, holder.pid, holder.host, now, now, JSON.stringify(info))
     return true
   })
 }
@@ -33,7 +42,14 @@ export function acquireLease(store: Store, name: string, holder: {pid: number; h
  * the lease's info), the holder is that token, not only the pid: pids repeat across pid
  * namespaces and hosts.
  */
-export function heartbeatLease(store: Store, name: string, pid: number, now: number, info?: Record<string, unknown>, token?: string): boolean {
+export function heartbeatLease(
+  store: Store,
+  name: string,
+  pid: number,
+  now: number,
+  info?: Record<string, unknown>,
+  token?: string,
+): boolean {
   const who = token === undefined ? '' : ` AND json_extract(info, '$.token') IS ?`
   const args = token === undefined ? [name, pid] : [name, pid, token]
   const r = info
@@ -44,7 +60,9 @@ export function heartbeatLease(store: Store, name: string, pid: number, now: num
 
 /** Is the lease still this holder's? (Checked inside each of the live ingester's write transactions.) */
 export function holdsLease(store: Store, name: string, pid: number, token: string): boolean {
-  return store.q(`SELECT 1 FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).get(name, pid, token) !== undefined
+  return (
+    store.q(`SELECT 1 FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).get(name, pid, token) !== undefined
+  )
 }
 
 export function releaseLease(store: Store, name: string, pid: number, token?: string): void {
@@ -66,7 +84,9 @@ export function getLease(store: Store, name: string, now = Date.now()): Lease | 
     heartbeatAt = Number.isFinite(heartbeatAt) ? Math.min(heartbeatAt, now) : 0
     startedAt = Math.min(startedAt, heartbeatAt)
     try {
-      store.q('UPDATE leases SET heartbeat_at = ?, started_at = ? WHERE name = ? AND heartbeat_at = ?').run(heartbeatAt, startedAt, name, r.heartbeat_at)
+      store
+        .q('UPDATE leases SET heartbeat_at = ?, started_at = ? WHERE name = ? AND heartbeat_at = ?')
+        .run(heartbeatAt, startedAt, name, r.heartbeat_at)
     } catch {
       // a read-only store: clamped for this reading only
     }

@@ -51,12 +51,16 @@ export interface InboxCandidates {
 export function inboxCandidates(store: Store, since: number): InboxCandidates {
   // Through the covering index sessions_inbox (migration 6): every column and expression read here
   // is in it, so the scan never reads the facts.
-  const rows = store.q(`SELECT id, ${CANDIDATE}, coalesce(bucket, 'new'), runner FROM sessions INDEXED BY sessions_inbox ORDER BY rowid`).raw(true).all({since}) as [string, number, string, string | null][]
+  const rows = store
+    .q(`SELECT id, ${CANDIDATE}, coalesce(bucket, 'new'), runner FROM sessions INDEXED BY sessions_inbox ORDER BY rowid`)
+    .raw(true)
+    .all({since}) as [string, number, string, string | null][]
   const ids: string[] = []
   const olderByRunner = new Map<string | null, number>()
   for (const [id, candidate, bucket, runner] of rows) {
     if (candidate) ids.push(id)
-    else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden') olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
+    else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden')
+      olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
   }
 
   return {ids, olderByRunner}

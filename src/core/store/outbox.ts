@@ -46,7 +46,9 @@ export function markJoined(store: Store, join: TeamJoin): number {
     const first = store.getMeta(JOINED) === null
     store.setMeta(JOINED, JSON.stringify(join))
     if (!first) return 0
-    return store.q(`INSERT INTO outbox (at, session_id, kind, payload) SELECT ?, id, 'summary', '{}' FROM sessions ORDER BY first_seen_at`).run(join.joinedAt).changes
+    return store
+      .q(`INSERT INTO outbox (at, session_id, kind, payload) SELECT ?, id, 'summary', '{}' FROM sessions ORDER BY first_seen_at`)
+      .run(join.joinedAt).changes
   })
 }
 
@@ -102,10 +104,20 @@ export interface DoneAction {
 
 /** Record, before it is carried out, that this machine took an action: it never runs twice. */
 export function claimAction(store: Store, actionId: number, at: number): boolean {
-  return store.q(`INSERT INTO team_done (action_id, status, result, done_at) VALUES (?, 'running', '{}', ?) ON CONFLICT DO NOTHING`).run(actionId, at).changes > 0
+  return (
+    store
+      .q(`INSERT INTO team_done (action_id, status, result, done_at) VALUES (?, 'running', '{}', ?) ON CONFLICT DO NOTHING`)
+      .run(actionId, at).changes > 0
+  )
 }
 
-export function finishAction(store: Store, actionId: number, status: 'delivered' | 'refused', result: Record<string, unknown>, at: number): void {
+export function finishAction(
+  store: Store,
+  actionId: number,
+  status: 'delivered' | 'refused',
+  result: Record<string, unknown>,
+  at: number,
+): void {
   store.q('UPDATE team_done SET status = ?, result = ?, done_at = ? WHERE action_id = ?').run(status, JSON.stringify(result), at, actionId)
 }
 
@@ -113,10 +125,18 @@ export function markReported(store: Store, actionId: number): void {
   store.q('UPDATE team_done SET reported = 1 WHERE action_id = ?').run(actionId)
 }
 
-export function doneAction(store: Store, actionId: number): (Omit<DoneAction, 'status'> & {status: DoneAction['status'] | 'running'}) | null {
+export function doneAction(
+  store: Store,
+  actionId: number,
+): (Omit<DoneAction, 'status'> & {status: DoneAction['status'] | 'running'}) | null {
   const r = store.q('SELECT * FROM team_done WHERE action_id = ?').get(actionId) as Row | undefined
   if (!r) return null
-  return {actionId: Number(r.action_id), reported: Boolean(r.reported), result: parse(r.result), status: String(r.status) as DoneAction['status'] | 'running'}
+  return {
+    actionId: Number(r.action_id),
+    reported: Boolean(r.reported),
+    result: parse(r.result),
+    status: String(r.status) as DoneAction['status'] | 'running',
+  }
 }
 
 /** Results carried out but not yet on the server (the connection dropped in between). */

@@ -35,9 +35,9 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
     let targets = ids ? new Set(ids) : undefined
     if (targets && targets.size > 0) {
       // A parent's state depends on its children.
-      const parents = store.q('SELECT DISTINCT parent_id FROM sessions WHERE parent_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))').all(
-        JSON.stringify([...targets]),
-      ) as Row[]
+      const parents = store
+        .q('SELECT DISTINCT parent_id FROM sessions WHERE parent_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))')
+        .all(JSON.stringify([...targets])) as Row[]
       for (const p of parents) targets.add(String(p.parent_id))
     }
 
@@ -52,9 +52,7 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
         children = summarizeChildren(
           kids.map((k) => {
             const f = fresh.get(String(k.id))
-            return f
-              ? {facts: f.facts, state: f.state}
-              : {facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: str(k.state)}
+            return f ? {facts: f.facts, state: f.state} : {facts: parseJson<Partial<SessionFacts>>(k.facts, {}), state: str(k.state)}
           }),
         )
       }
@@ -84,14 +82,18 @@ function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<str
   fresh.set(row.id, {facts: row.facts, state: c.state})
   if (plan.write === 'check') store.q('UPDATE sessions SET rule = ?, next_check_at = ? WHERE id = ?').run(c.rule, c.nextCheckAt, row.id)
   if (plan.write !== 'row') return 0
-  store.q(
-    `UPDATE sessions SET state = ?, reason = ?, rule = ?, bucket = ?, next_check_at = ?,
+  store
+    .q(
+      `UPDATE sessions SET state = ?, reason = ?, rule = ?, bucket = ?, next_check_at = ?,
        state_since = coalesce(?, state_since), working_since = ? WHERE id = ?`,
-  ).run(c.state, c.reason, c.rule, plan.bucket, c.nextCheckAt, plan.stateSince, plan.workingSince, row.id)
-  store.q(
-    `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
+    )
+    .run(c.state, c.reason, c.rule, plan.bucket, c.nextCheckAt, plan.stateSince, plan.workingSince, row.id)
+  store
+    .q(
+      `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(now, row.id, plan.event, stored.state, c.state, c.reason, plan.bucket, stored.bucket)
+    )
+    .run(now, row.id, plan.event, stored.state, c.state, c.reason, plan.bucket, stored.bucket)
   return 1
 }
 

@@ -43,7 +43,10 @@ export function integrityOf(file: string): string {
 
 export function repairStore(home: string, now = Date.now()): RepairReport {
   const file = path.join(home, 'cast.db')
-  const stamp = new Date(now).toISOString().replaceAll(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  const stamp = new Date(now)
+    .toISOString()
+    .replaceAll(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
   const work = path.join(home, `.repair-${process.pid}`)
   fs.rmSync(work, {force: true, recursive: true})
   fs.mkdirSync(work, {mode: 0o700})
@@ -60,7 +63,9 @@ export function repairStore(home: string, now = Date.now()): RepairReport {
   const fresh = openDatabase(work)
   try {
     fresh.pragma('foreign_keys = OFF')
-    const tables = (fresh.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as {name: string}[]).map((r) => r.name)
+    const tables = (
+      fresh.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as {name: string}[]
+    ).map((r) => r.name)
     fresh.transaction(() => {
       for (const t of tables) {
         if (REREAD.has(t)) continue

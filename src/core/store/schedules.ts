@@ -186,7 +186,9 @@ export function failAbandonedClaims(store: Store, isAbandoned: (claimer: string)
       const error = `the delivering process (${s.claimedBy}) died mid-delivery; not re-sent`
       if (s.everyMs !== null && s.everyMs > 0) {
         const steps = Math.max(1, Math.floor((now - s.dueAt) / s.everyMs) + 1)
-        store.q(`UPDATE schedules SET status = 'armed', due_at = ?, claimed_by = NULL, last_error = ? WHERE id = ?`).run(s.dueAt + steps * s.everyMs, error, s.id)
+        store
+          .q(`UPDATE schedules SET status = 'armed', due_at = ?, claimed_by = NULL, last_error = ? WHERE id = ?`)
+          .run(s.dueAt + steps * s.everyMs, error, s.id)
       } else {
         store.q(`UPDATE schedules SET status = 'failed', last_error = ? WHERE id = ?`).run(error, s.id)
       }

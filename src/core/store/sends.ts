@@ -19,7 +19,9 @@ export interface SendRecord {
 /** Record a send and re-place the session, in one transaction. */
 export function recordSend(store: Store, send: SendRecord): void {
   store.tx(() => {
-    store.q('INSERT INTO sends (session_id, at, who, via, message) VALUES (?, ?, ?, ?, ?)').run(send.sessionId, send.at, send.who, send.via, send.message)
+    store
+      .q('INSERT INTO sends (session_id, at, who, via, message) VALUES (?, ?, ?, ?, ?)')
+      .run(send.sessionId, send.at, send.who, send.via, send.message)
     store.patchRecords(send.sessionId, {lastSendAt: send.at})
     store.reconcile(send.at, [send.sessionId])
   })
@@ -27,11 +29,13 @@ export function recordSend(store: Store, send: SendRecord): void {
 
 /** The latest sends into a session, newest first. */
 export function recentSends(store: Store, sessionId: string, limit = 20): SendRecord[] {
-  return (store.q('SELECT * FROM sends WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?').all(sessionId, limit) as Row[]).map((r) => ({
-    at: Number(r.at),
-    message: String(r.message),
-    sessionId: String(r.session_id),
-    via: String(r.via),
-    who: String(r.who),
-  }))
+  return (store.q('SELECT * FROM sends WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?').all(sessionId, limit) as Row[]).map(
+    (r) => ({
+      at: Number(r.at),
+      message: String(r.message),
+      sessionId: String(r.session_id),
+      via: String(r.via),
+      who: String(r.who),
+    }),
+  )
 }

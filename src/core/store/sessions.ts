@@ -4,7 +4,19 @@
  */
 import {castId} from '../model/ids.js'
 import {summarizeChildren} from '../model/reconcile.js'
-import type {Agent, Bucket, ChildSummary, Declaration, Filing, Reason, Rule, SessionFacts, SessionRecords, Verdict, WorkState} from '../model/types.js'
+import type {
+  Agent,
+  Bucket,
+  ChildSummary,
+  Declaration,
+  Filing,
+  Reason,
+  Rule,
+  SessionFacts,
+  SessionRecords,
+  Verdict,
+  WorkState,
+} from '../model/types.js'
 import {EMPTY_FACTS} from '../model/types.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {Store} from './store.js'
@@ -69,24 +81,23 @@ export function upsertFacts(
   const existing = store.q('SELECT facts, parent_id FROM sessions WHERE id = ?').get(id) as Row | undefined
   if (existing && existing.facts === data && str(existing.parent_id) === parentId) return {changed: false, id}
   if (existing) {
-    store.q('UPDATE sessions SET facts = ?, cwd = ?, title = ?, last_activity_at = ?, parent_id = ? WHERE id = ?').run(
-      data,
-      facts.cwd,
-      facts.title,
-      facts.lastActivityAt,
-      parentId,
-      id,
-    )
+    store
+      .q('UPDATE sessions SET facts = ?, cwd = ?, title = ?, last_activity_at = ?, parent_id = ? WHERE id = ?')
+      .run(data, facts.cwd, facts.title, facts.lastActivityAt, parentId, id)
   } else {
-    store.q(
-      `INSERT INTO sessions (id, agent, native_id, parent_id, facts, cwd, title, last_activity_at, runner, device, first_seen_at)
+    store
+      .q(
+        `INSERT INTO sessions (id, agent, native_id, parent_id, facts, cwd, title, last_activity_at, runner, device, first_seen_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, agent, nativeId, parentId, data, facts.cwd, facts.title, facts.lastActivityAt, context.runner, context.device, context.now)
+      )
+      .run(id, agent, nativeId, parentId, data, facts.cwd, facts.title, facts.lastActivityAt, context.runner, context.device, context.now)
     // A session `cast spawn --label` started carries its label from its first transition on.
-    store.q(
-      `INSERT INTO labels (session_id, who, label) SELECT session_id, spawned_by, label FROM spawns
+    store
+      .q(
+        `INSERT INTO labels (session_id, who, label) SELECT session_id, spawned_by, label FROM spawns
        WHERE session_id = ? AND label IS NOT NULL ON CONFLICT (session_id, who) DO NOTHING`,
-    ).run(id)
+      )
+      .run(id)
   }
 
   return {changed: true, id}
@@ -119,7 +130,8 @@ export function countSessions(store: Store): number {
 function sessionRows(store: Store, ids: readonly string[] | undefined, list: string | null): Row[] {
   if (!ids) return store.q('SELECT * FROM sessions').all() as Row[]
   const byId = new Map<string, Row>()
-  for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[]) byId.set(String(r.id), r)
+  for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[])
+    byId.set(String(r.id), r)
   const rows: Row[] = []
   for (const id of ids) {
     const r = byId.get(id)
@@ -142,7 +154,9 @@ interface Joined {
 function joined(store: Store, list: string | null): Joined {
   const j: Joined = {children: new Map(), decisions: new Map(), labels: new Map(), owners: new Map(), recs: new Map(), triggers: new Map()}
   const pull = (sql: string): Row[] =>
-    list === null ? (store.q(sql).all() as Row[]) : (store.q(`${sql} AND session_id IN (SELECT value FROM json_each(?))`).all(list) as Row[])
+    list === null
+      ? (store.q(sql).all() as Row[])
+      : (store.q(`${sql} AND session_id IN (SELECT value FROM json_each(?))`).all(list) as Row[])
 
   for (const r of pull('SELECT * FROM records WHERE 1')) j.recs.set(String(r.session_id), r)
   for (const r of pull('SELECT session_id, who FROM owners WHERE 1')) {

@@ -121,11 +121,15 @@ export function dropSpawn(store: Store, id: string): void {
  */
 export function linkSpawn(store: Store, id: string, sessionId: string, now: number): SpawnRow {
   return store.tx(() => {
-    store.q(`UPDATE spawns SET session_id = ?, root_id = COALESCE(root_id, ?), status = 'running' WHERE id = ?`).run(sessionId, sessionId, id)
+    store
+      .q(`UPDATE spawns SET session_id = ?, root_id = COALESCE(root_id, ?), status = 'running' WHERE id = ?`)
+      .run(sessionId, sessionId, id)
     const s = getSpawn(store, id)!
     if (s.parentId !== null) store.q('UPDATE sessions SET parent_id = ? WHERE id = ? AND parent_id IS NULL').run(s.parentId, sessionId)
     if (s.label !== null) {
-      store.q('INSERT INTO labels (session_id, who, label) VALUES (?, ?, ?) ON CONFLICT (session_id, who) DO NOTHING').run(sessionId, s.spawnedBy, s.label)
+      store
+        .q('INSERT INTO labels (session_id, who, label) VALUES (?, ?, ?) ON CONFLICT (session_id, who) DO NOTHING')
+        .run(sessionId, s.spawnedBy, s.label)
     }
 
     store.reconcile(now, s.parentId === null ? [sessionId] : [sessionId, s.parentId])

@@ -134,7 +134,13 @@ export class Store {
    * Store the composed facts of a session, creating it on first sight. Returns its cast id and
    * whether anything changed.
    */
-  upsertFacts(agent: Agent, nativeId: string, facts: SessionFacts, parentNativeId: string | null, context: {now: number; runner: string; device: string}): {id: string; changed: boolean} {
+  upsertFacts(
+    agent: Agent,
+    nativeId: string,
+    facts: SessionFacts,
+    parentNativeId: string | null,
+    context: {now: number; runner: string; device: string},
+  ): {id: string; changed: boolean} {
     return upsertFacts(this, agent, nativeId, facts, parentNativeId, context)
   }
 
@@ -199,7 +205,13 @@ export class Store {
   // ---------------------------------------------------------------- leases (leases.ts)
 
   /** Take the named lease if it is free, ours, or its holder is dead/stale. */
-  acquireLease(name: string, holder: {pid: number; host: string}, now: number, isStale: (l: Lease) => boolean, info: Record<string, unknown> = {}): boolean {
+  acquireLease(
+    name: string,
+    holder: {pid: number; host: string},
+    now: number,
+    isStale: (l: Lease) => boolean,
+    info: Record<string, unknown> = {},
+  ): boolean {
     return acquireLease(this, name, holder, now, isStale, info)
   }
 

@@ -142,7 +142,9 @@ export function setLabel(store: Store, sessionId: string, who: string, label: st
 
 /** Cancel a session's armed scheduled messages; returns their ids. */
 export function cancelArmedSchedules(store: Store, sessionId: string): string[] {
-  const ids = (store.q(`SELECT id FROM schedules WHERE session_id = ? AND status = 'armed'`).all(sessionId) as Row[]).map((r) => String(r.id))
+  const ids = (store.q(`SELECT id FROM schedules WHERE session_id = ? AND status = 'armed'`).all(sessionId) as Row[]).map((r) =>
+    String(r.id),
+  )
   store.q(`UPDATE schedules SET status = 'cancelled' WHERE session_id = ? AND status = 'armed'`).run(sessionId)
   return ids
 }
@@ -187,9 +189,9 @@ export function listActions(store: Store, who: string | null, limit: number): Hi
  */
 export function undoLast(store: Store, who: string, now: number): (HistoryAction & {transitions: number}) | null {
   return store.tx(() => {
-    const last = store.q(`SELECT ${ACTION} AS action FROM history WHERE who = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1`).get(who) as
-      | Row
-      | undefined
+    const last = store
+      .q(`SELECT ${ACTION} AS action FROM history WHERE who = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1`)
+      .get(who) as Row | undefined
     if (!last) return null
     const action = Number(last.action)
     const rows = store.q(`SELECT * FROM history WHERE ${ACTION} = ? AND undone_at IS NULL ORDER BY id`).all(action) as Row[]
@@ -231,7 +233,9 @@ export interface SweepResult {
 export function sweepSnoozes(store: Store, now: number): SweepResult {
   return store.tx(() => {
     const woken = (
-      store.q(`SELECT session_id FROM records WHERE filing = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= ?`).all(now) as Row[]
+      store
+        .q(`SELECT session_id FROM records WHERE filing = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= ?`)
+        .all(now) as Row[]
     ).map((r) => String(r.session_id))
     for (const id of woken) store.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(id)
     const checked = store.dueForCheck(now).filter((id) => !woken.includes(id))

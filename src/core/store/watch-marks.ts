@@ -17,5 +17,7 @@ export function historyMark(store: Store): HistoryMark {
 
 /** Sessions touched by history rows after `id`. */
 export function historySessionsAfter(store: Store, id: number): string[] {
-  return (store.q('SELECT DISTINCT session_id FROM history WHERE id > ?').all(id) as {session_id: string}[]).map((r) => String(r.session_id))
+  return (store.q('SELECT DISTINCT session_id FROM history WHERE id > ?').all(id) as {session_id: string}[]).map((r) =>
+    String(r.session_id),
+  )
 }

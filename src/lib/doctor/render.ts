@@ -23,9 +23,14 @@ export function renderDoctor(report: DoctorReport, env: Env): string[] {
   )
   if (tmux.binary === null) lines.push('tmux     not installed: no screen fallback')
   else if (!tmux.server) lines.push(`tmux     ${tmux.binary}: no server running (the screen is read once one runs)`)
-  else lines.push(`tmux     ${tmux.binary}: ${plural(tmux.panes, 'pane')}, ${tmux.agent_panes} running an agent, ${tmux.read} tied to a session${tmux.error ? ` (error: ${tmux.error})` : ''}`)
+  else
+    lines.push(
+      `tmux     ${tmux.binary}: ${plural(tmux.panes, 'pane')}, ${tmux.agent_panes} running an agent, ${tmux.read} tied to a session${tmux.error ? ` (error: ${tmux.error})` : ''}`,
+    )
   if (tmux.servers.length > 0) lines.push(`         servers: ${tmux.servers.map((x) => t(x)).join(', ')}`)
-  lines.push(`config   ${t(cfg)}${cfgExists ? '' : ' (none)'}${Object.keys(overrides).length > 0 ? `: screen_patterns for ${Object.keys(overrides).join(', ')}` : ''}`)
+  lines.push(
+    `config   ${t(cfg)}${cfgExists ? '' : ' (none)'}${Object.keys(overrides).length > 0 ? `: screen_patterns for ${Object.keys(overrides).join(', ')}` : ''}`,
+  )
   for (const a of adapters) lines.push('', ...adapterLines(a, t))
   lines.push('')
   for (const w of warnings) lines.push(`warning: ${w}`)
@@ -61,13 +66,19 @@ function adapterLines(a: DoctorAdapter, t: (p: string) => string): string[] {
   lines.push(`  sessions  ${a.sessions} · ${plural(a.files, 'file')} read · ${plural(a.parse_errors, 'malformed line')} skipped`)
   if (a.cli) {
     const c = a.cli
-    const v = c.path === null ? `${c.bin} not on PATH` : `${c.bin} ${c.installed ?? '(version unknown)'}${c.compared === 'newer' ? ' — NEWER than' : ' · conformance passed with'} ${c.tested}`
+    const v =
+      c.path === null
+        ? `${c.bin} not on PATH`
+        : `${c.bin} ${c.installed ?? '(version unknown)'}${c.compared === 'newer' ? ' — NEWER than' : ' · conformance passed with'} ${c.tested}`
     lines.push(`  cli       ${v}`)
   }
   const h = a.hooks
   const where = h.file ? ` (${t(h.file)})` : ''
   const bin = h.binary_exists === false ? `, binary MISSING: ${h.binary ?? '?'}` : ''
-  const hint = h.state === 'not_installed' || h.state === 'stale' || h.state === 'partial' ? ` · cast hooks install ${HOOK_SPECS.find((x) => x.agent === a.agent)?.name}` : ''
+  const hint =
+    h.state === 'not_installed' || h.state === 'stale' || h.state === 'partial'
+      ? ` · cast hooks install ${HOOK_SPECS.find((x) => x.agent === a.agent)?.name}`
+      : ''
   lines.push(`  hooks     ${HOOKS[h.state] ?? h.state}${where}${bin}${hint}`)
   const parts = a.sources.map((src) => {
     if (src === 'hooks') return `hooks (${plural(a.hook_sessions, 'session')})`

@@ -120,7 +120,9 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
   }
 
   const tmux = tmuxReport(ctx.env, store.sweep)
-  const adapters = registry().adapters.map((adapter) => adapterReport(adapter, {env: ctx.env, matcher, problems, stats: store.stats.get(adapter.agent), tmux: tmux.binary, warnings}))
+  const adapters = registry().adapters.map((adapter) =>
+    adapterReport(adapter, {env: ctx.env, matcher, problems, stats: store.stats.get(adapter.agent), tmux: tmux.binary, warnings}),
+  )
   return {
     adapters,
     config: {exists: fs.existsSync(cfg), path: cfg, screen_pattern_errors: [...matcher.errors]},
@@ -195,8 +197,13 @@ function repair(ctx: DoctorContext, dbPath: string, warnings: string[]): void {
   }
 
   const r = repairStore(castHome(ctx.env))
-  const kept = Object.entries(r.copied).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ')
-  const lost = Object.entries(r.unreadable).map(([t, n]) => `${t} ${n}`).join(', ')
+  const kept = Object.entries(r.copied)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${t} ${n}`)
+    .join(', ')
+  const lost = Object.entries(r.unreadable)
+    .map(([t, n]) => `${t} ${n}`)
+    .join(', ')
   ctx.warn(
     `cast: repaired the store (${check}): kept ${kept || 'nothing'}${lost ? `; unreadable rows: ${lost}` : ''}${r.lostTables.length > 0 ? `; unreadable tables: ${r.lostTables.join(', ')}` : ''}; re-reading the agents' files. The damaged file is ${r.damaged}\n`,
   )
@@ -232,7 +239,9 @@ function adapterReport(adapter: Adapter, inputs: AdapterInputs): DoctorAdapter {
   const {env, matcher, stats: s, warnings} = inputs
   const cli = adapter.cli ? cliVersion(adapter.cli, env.PATH) : null
   if (cli?.compared === 'newer') {
-    warnings.push(`${adapter.label} ${cli.installed} is newer than ${cli.tested}, the version cast's conformance suite last passed with: what it writes may have changed.`)
+    warnings.push(
+      `${adapter.label} ${cli.installed} is newer than ${cli.tested}, the version cast's conformance suite last passed with: what it writes may have changed.`,
+    )
   }
 
   const roots = [...new Set(adapter.roots(adapterEnv(env)))].map((p) => ({exists: fs.existsSync(p), path: p}))
@@ -291,7 +300,11 @@ function hooksReport(adapter: Adapter, env: Env, problems: DoctorProblem[], warn
   if (notify && (notify.state === 'installed' || notify.state === 'stale') && notify.value) {
     const bin = /[^\s"',[\]]*cast-hook\b/.exec(notify.value)?.[0]
     if (bin && !fs.existsSync(bin)) {
-      problems.push({agent: adapter.agent, fix: `cast hooks install ${spec.name}`, message: `${adapter.label}'s ${notify.key} runs ${bin}, which does not exist.`})
+      problems.push({
+        agent: adapter.agent,
+        fix: `cast hooks install ${spec.name}`,
+        message: `${adapter.label}'s ${notify.key} runs ${bin}, which does not exist.`,
+      })
     }
   }
 
@@ -317,9 +330,12 @@ function storeFix(error: Error & {code?: unknown; damaged?: boolean}, dbPath: st
     return "Run: cast doctor --repair (copies what can be read, keeping cast's own records, into a new store, keeps the damaged file beside it, and re-reads the agents' files)"
   }
 
-  if (/refusing to use it|owned by uid|can be written by/.test(msg)) return 'Make the folder yours and private (chmod 700), or set CAST_HOME to a folder of your own.'
-  if (/SQLITE_FULL|ENOSPC|EDQUOT|no space|disk is full/i.test(`${code} ${msg}`)) return `Free some space on the disk that holds ${dbPath}; nothing needs to be moved.`
+  if (/refusing to use it|owned by uid|can be written by/.test(msg))
+    return 'Make the folder yours and private (chmod 700), or set CAST_HOME to a folder of your own.'
+  if (/SQLITE_FULL|ENOSPC|EDQUOT|no space|disk is full/i.test(`${code} ${msg}`))
+    return `Free some space on the disk that holds ${dbPath}; nothing needs to be moved.`
   if (/SQLITE_(BUSY|LOCKED)|locked/i.test(`${code} ${msg}`)) return 'Another process held the store too long; run cast doctor again.'
-  if (/READONLY|EROFS|EACCES|EPERM|read-only|readonly|permission/i.test(`${code} ${msg}`)) return `Make ${dbPath} and its folder writable by you again.`
+  if (/READONLY|EROFS|EACCES|EPERM|read-only|readonly|permission/i.test(`${code} ${msg}`))
+    return `Make ${dbPath} and its folder writable by you again.`
   return `Check the file's permissions and the disk that holds ${dbPath}, then run cast doctor again.`
 }

@@ -48,8 +48,11 @@ export function readJsonFile(file: string, jsonc = false): JsonFile {
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (error) {
-    const hint = jsonc ? '; comments are not supported by cast\'s installer: add the entries by hand (see --dry-run)' : ''
-    throw new HooksFileError(`${file} is not valid JSON (${jsonErrorWhere(text, (error as Error).message)})${hint}. Nothing was changed.`, file)
+    const hint = jsonc ? "; comments are not supported by cast's installer: add the entries by hand (see --dry-run)" : ''
+    throw new HooksFileError(
+      `${file} is not valid JSON (${jsonErrorWhere(text, (error as Error).message)})${hint}. Nothing was changed.`,
+      file,
+    )
   }
 
   if (!isPlainObject(doc)) throw new HooksFileError(`${file} does not hold a JSON object. Nothing was changed.`, file)
@@ -80,7 +83,10 @@ export function serializeJson(doc: unknown, original = ''): string {
 }
 
 function stamp(now: number): string {
-  return new Date(now).toISOString().replaceAll(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return new Date(now)
+    .toISOString()
+    .replaceAll(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 }
 
 /** Copy the file beside itself as `<file>.cast-backup-<UTC timestamp>` (never over another backup). */

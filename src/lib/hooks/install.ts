@@ -89,7 +89,13 @@ export function installHooks(spec: HookSpec, options: InstallOptions): InstallRe
 }
 
 /** Set cast's program in the TOML file, unless the user runs their own there. */
-function setTomlProgram(t: TomlProgramSpec, file: string, current: TextFile, argv: readonly string[], options: InstallOptions): TomlOutcome {
+function setTomlProgram(
+  t: TomlProgramSpec,
+  file: string,
+  current: TextFile,
+  argv: readonly string[],
+  options: InstallOptions,
+): TomlOutcome {
   const found = t.find(current.text)
   if (found !== null && !found.cast) return {backup: null, file, key: t.key, result: 'taken', value: found.value}
   const next = t.set(current.text, argv)

@@ -10,7 +10,9 @@ import type {HookSpec} from '../../core/ingest/hook-spec.js'
 export const HOOK_SPECS: readonly HookSpec[] = MODULES.flatMap((m) => (m.hooks.spec ? [m.hooks.spec] : []))
 
 /** Agents cast reads without shell hooks, and why (for a clear refusal): each module's `hooks.none`. */
-export const NO_HOOKS: Readonly<Record<string, string>> = Object.fromEntries(MODULES.flatMap((m) => (m.hooks.none === undefined ? [] : [[m.id, m.hooks.none]])))
+export const NO_HOOKS: Readonly<Record<string, string>> = Object.fromEntries(
+  MODULES.flatMap((m) => (m.hooks.none === undefined ? [] : [[m.id, m.hooks.none]])),
+)
 
 export function hookSpecFor(name: string): HookSpec | undefined {
   const n = name.trim().toLowerCase()
@@ -24,7 +26,10 @@ export function lookupHookSpec(name: string): {spec: HookSpec} | {message: strin
   const n = name.trim().toLowerCase()
   const names = HOOK_SPECS.map((s) => s.name).join(', ')
   if (n in NO_HOOKS) return {message: NO_HOOKS[n]!, suggestions: [`Agents with hooks: ${names}.`]}
-  return {message: `Unknown agent "${name}". Agents with hooks: ${names}.`, suggestions: ['cast hooks status   lists them with what is installed.']}
+  return {
+    message: `Unknown agent "${name}". Agents with hooks: ${names}.`,
+    suggestions: ['cast hooks status   lists them with what is installed.'],
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -37,12 +42,18 @@ function list(words: readonly string[], last: string): string {
 
 /** The names `cast hooks` takes, as a list: `a, b or c`. */
 export function hookAgentNames(last = ' or '): string {
-  return list(HOOK_SPECS.map((s) => s.name), last)
+  return list(
+    HOOK_SPECS.map((s) => s.name),
+    last,
+  )
 }
 
 /** The agents whose hook protocol carries the nudge, by label: `A and B`. */
 export function nudgeAgentLabels(): string {
-  return list(HOOK_SPECS.filter((s) => (s.nudgeEvents?.length ?? 0) > 0).map((s) => s.label), ' and ')
+  return list(
+    HOOK_SPECS.filter((s) => (s.nudgeEvents?.length ?? 0) > 0).map((s) => s.label),
+    ' and ',
+  )
 }
 
 /** Where each agent's settings file is: `<name> → <where>; …`. */
@@ -57,10 +68,16 @@ export function exampleHookAgent(n = 0): string {
 
 /** Files that hold only cast's hooks (deleted when emptied), as a list of where they are. */
 export function hooksOnlyFilesText(): string {
-  return list(HOOK_SPECS.filter((s) => s.hooksOnly).map((s) => s.where), ', ')
+  return list(
+    HOOK_SPECS.filter((s) => s.hooksOnly).map((s) => s.where),
+    ', ',
+  )
 }
 
 /** The agents cast also sets a TOML program for, by label, with the key: `Label's notify`. */
 export function tomlProgramsText(): string {
-  return list(HOOK_SPECS.flatMap((s) => (s.toml ? [`${s.label}'s ${s.toml.key}`] : [])), ' and ')
+  return list(
+    HOOK_SPECS.flatMap((s) => (s.toml ? [`${s.label}'s ${s.toml.key}`] : [])),
+    ' and ',
+  )
 }

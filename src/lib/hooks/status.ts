@@ -5,7 +5,17 @@ import type {AdapterEnv} from '../../core/ingest/adapter.js'
 import type {HookSpec} from '../../core/ingest/hook-spec.js'
 import type {Agent} from '../../core/model/types.js'
 import type {Env} from '../env.js'
-import {adapterEnvOf, commandArgv, type HookCommand, hasNudge, hookCommandFor, NUDGE_WORD, parseCastCommand, shellCommand, shellWords} from './command.js'
+import {
+  adapterEnvOf,
+  commandArgv,
+  type HookCommand,
+  hasNudge,
+  hookCommandFor,
+  NUDGE_WORD,
+  parseCastCommand,
+  shellCommand,
+  shellWords,
+} from './command.js'
 import {type Inspection, inspectHooks} from './document.js'
 import {executable, type JsonFile, readJsonFile, readText} from './files.js'
 
@@ -61,8 +71,15 @@ export function hooksStatus(spec: HookSpec, options: {env: Env; binary?: string}
   const parsed = command === null ? {binary: null, castHome: null} : parseCastCommand(command)
   const binaryExists = parsed.binary !== null && executable(parsed.binary)
   const notes = current.exists ? [...(spec.settingsNotes?.(current.doc) ?? [])] : []
-  const distinct = new Set(ins.commands.map((c) => shellWords(c).filter((w) => w !== NUDGE_WORD).join(' ')))
-  if (distinct.size > 1) notes.push(`${distinct.size} different cast commands are installed; "cast hooks install ${spec.name}" makes them one.`)
+  const distinct = new Set(
+    ins.commands.map((c) =>
+      shellWords(c)
+        .filter((w) => w !== NUDGE_WORD)
+        .join(' '),
+    ),
+  )
+  if (distinct.size > 1)
+    notes.push(`${distinct.size} different cast commands are installed; "cast hooks install ${spec.name}" makes them one.`)
   const toml = tomlStatus(spec, ctx, cmd, notes)
   // Keys in reading order, not alphabetical: this is what `--json` prints.
   return {

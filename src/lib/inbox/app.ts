@@ -122,9 +122,22 @@ class Inbox {
     const o = this.o
     try {
       const {execa} = await import('execa')
-      const r = await execa(o.self[0]!, [...o.self.slice(1), ...args], {env: {...(o.env as Record<string, string>), NO_COLOR: '1'}, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000})
-      const first = (t: string): string => t.split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('›')) ?? ''
-      const text = r.exitCode === 0 ? first(r.stdout) || `${doing}: done` : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
+      const r = await execa(o.self[0]!, [...o.self.slice(1), ...args], {
+        env: {...(o.env as Record<string, string>), NO_COLOR: '1'},
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 120_000,
+      })
+      const first = (t: string): string =>
+        t
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => l !== '' && !l.startsWith('›')) ?? ''
+      const text =
+        r.exitCode === 0
+          ? first(r.stdout) || `${doing}: done`
+          : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
       this.busy = false
       this.reload()
       this.say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
@@ -156,7 +169,8 @@ class Inbox {
     const {execa} = await import('execa')
     const pane = found.pane
     const base = pane.socket ? ['-S', pane.socket] : []
-    const tmux = (args: string[]) => execa('tmux', [...base, ...args], {env: o.env as Record<string, string>, extendEnv: false, reject: false, timeout: 10_000})
+    const tmux = (args: string[]) =>
+      execa('tmux', [...base, ...args], {env: o.env as Record<string, string>, extendEnv: false, reject: false, timeout: 10_000})
     await tmux(['select-window', '-t', pane.id])
     await tmux(['select-pane', '-t', pane.id])
     const ours = o.env.TMUX?.split(',')[0]
@@ -325,7 +339,11 @@ class Inbox {
       case 'p':
         return void (await this.cast([row.records.pinned ? 'unpin' : 'pin', row.id], row.records.pinned ? 'unpinning' : 'pinning'))
       case 'm':
-        this.mode = {kind: 'choose', label: `mark ${title} as: d done · o dormant · n needs input · u unread (other key cancels)`, purpose: 'mark'}
+        this.mode = {
+          kind: 'choose',
+          label: `mark ${title} as: d done · o dormant · n needs input · u unread (other key cancels)`,
+          purpose: 'mark',
+        }
         return this.render()
       case 'K':
         this.mode = {kind: 'confirm', label: `kill ${title}? It stops the agent process.`, purpose: 'kill'}

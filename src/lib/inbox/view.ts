@@ -48,13 +48,14 @@ export interface Style extends RenderStyle {
   readonly inverse: (s: string) => string
 }
 
-export const KEY_BAR = 'j/k move  ⏎ jump  a approve  d deny  r reply  s snooze  x stash  p pin  m mark  K kill  u undo  n/N next waiting  / filter  ? help  q quit'
+export const KEY_BAR =
+  'j/k move  ⏎ jump  a approve  d deny  r reply  s snooze  x stash  p pin  m mark  K kill  u undo  n/N next waiting  / filter  ? help  q quit'
 
 export const HELP = [
   'cast inbox: keys',
   '',
   '  j / k / ↓ / ↑   move the cursor          g / G   first / last',
-  '  Enter           jump to the agent\'s tmux pane (switch-client; attaches when outside tmux)',
+  "  Enter           jump to the agent's tmux pane (switch-client; attaches when outside tmux)",
   '  a / d           approve / deny the open permission prompt (as cast approve / cast deny)',
   '  r               reply: type a message as its next turn (as cast send: never into an open dialog)',
   '  s               snooze: for a duration (30m, 2h) or until a time (tomorrow 9am)',
@@ -96,7 +97,11 @@ export function renderInbox(s: InboxState, width: number, height: number, style:
     formatTally(s.listing.counts),
   ]
   const foot = [promptLine(s), fitLine(s.mode.kind === 'list' && s.message === '' ? KEY_BAR : s.message || KEY_BAR, width)]
-  if (s.mode.kind === 'help') return pad([...head, '', ...HELP].map((l) => fitLine(l, width)), height)
+  if (s.mode.kind === 'help')
+    return pad(
+      [...head, '', ...HELP].map((l) => fitLine(l, width)),
+      height,
+    )
 
   const body: string[] = []
   let cursorLine = 0
@@ -124,7 +129,10 @@ export function renderInbox(s: InboxState, width: number, height: number, style:
   if (cursorLine + 6 > room) top = Math.min(cursorLine - 2, Math.max(0, body.length - room))
   top = Math.max(0, top)
   const visible = body.slice(top, top + room)
-  return pad([...head, ...visible].map((l) => fitLine(l, width)), height - foot.length).concat(foot)
+  return pad(
+    [...head, ...visible].map((l) => fitLine(l, width)),
+    height - foot.length,
+  ).concat(foot)
 }
 
 function promptLine(s: InboxState): string {

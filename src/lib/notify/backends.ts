@@ -57,20 +57,59 @@ export function resolveBackends(config: NotifyBackendConfig, env: Env): BackendN
 
 async function run(argv: readonly string[], env: Env, input?: string): Promise<void> {
   const {execa} = await import('execa')
-  await execa(argv[0]!, argv.slice(1), {env: env as Record<string, string>, extendEnv: false, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], timeout: 10_000})
+  await execa(argv[0]!, argv.slice(1), {
+    env: env as Record<string, string>,
+    extendEnv: false,
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    timeout: 10_000,
+  })
 }
 
 /** freedesktop: org.freedesktop.Notifications.Notify on the session bus. */
 async function freedesktop(n: Notification, env: Env): Promise<void> {
   const urgency = n.urgency === 'low' ? 'low' : 'normal'
   if (onPath('notify-send', env)) {
-    await run(['notify-send', '--app-name=cast', `--urgency=${urgency}`, `--category=${n.kind === 'done' ? 'im.received' : 'presence'}`, '--', n.summary, n.body], env)
+    await run(
+      [
+        'notify-send',
+        '--app-name=cast',
+        `--urgency=${urgency}`,
+        `--category=${n.kind === 'done' ? 'im.received' : 'presence'}`,
+        '--',
+        n.summary,
+        n.body,
+      ],
+      env,
+    )
     return
   }
 
   // gdbus: app_name, replaces_id, icon, summary, body, actions, hints, timeout.
   const hint = `{'urgency': <byte ${urgency === 'low' ? 0 : 1}>}`
-  await run(['gdbus', 'call', '--session', '--dest', 'org.freedesktop.Notifications', '--object-path', '/org/freedesktop/Notifications', '--method', 'org.freedesktop.Notifications.Notify', '--', 'cast', '0', '', gvariantString(n.summary), gvariantString(n.body), '[]', hint, '-1'], env)
+  await run(
+    [
+      'gdbus',
+      'call',
+      '--session',
+      '--dest',
+      'org.freedesktop.Notifications',
+      '--object-path',
+      '/org/freedesktop/Notifications',
+      '--method',
+      'org.freedesktop.Notifications.Notify',
+      '--',
+      'cast',
+      '0',
+      '',
+      gvariantString(n.summary),
+      gvariantString(n.body),
+      '[]',
+      hint,
+      '-1',
+    ],
+    env,
+  )
 }
 
 /** A GVariant text literal for gdbus (it parses its arguments as GVariant). */
@@ -80,7 +119,20 @@ export function gvariantString(s: string): string {
 
 async function macos(n: Notification, env: Env): Promise<void> {
   // The text goes in as argv, never into the script.
-  await run(['osascript', '-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title "cast" subtitle (item 1 of argv)', '-e', 'end run', n.summary, n.body.replace(/\n/g, ' · ')], env)
+  await run(
+    [
+      'osascript',
+      '-e',
+      'on run argv',
+      '-e',
+      'display notification (item 2 of argv) with title "cast" subtitle (item 1 of argv)',
+      '-e',
+      'end run',
+      n.summary,
+      n.body.replace(/\n/g, ' · '),
+    ],
+    env,
+  )
 }
 
 /** tmux: a message on every attached client of every server the user owns. */
@@ -93,7 +145,11 @@ async function tmux(n: Notification, env: Env): Promise<void> {
     const base = socket ? ['-S', socket] : []
     let clients: string[] = []
     try {
-      const r = await execa('tmux', [...base, 'list-clients', '-F', '#{client_name}'], {env: env as Record<string, string>, extendEnv: false, timeout: 5000})
+      const r = await execa('tmux', [...base, 'list-clients', '-F', '#{client_name}'], {
+        env: env as Record<string, string>,
+        extendEnv: false,
+        timeout: 5000,
+      })
       clients = r.stdout.split('\n').filter((c) => c.trim() !== '')
     } catch {
       continue
@@ -101,7 +157,11 @@ async function tmux(n: Notification, env: Env): Promise<void> {
 
     for (const c of clients) {
       try {
-        await execa('tmux', [...base, 'display-message', '-c', c, '-d', '8000', text], {env: env as Record<string, string>, extendEnv: false, timeout: 5000})
+        await execa('tmux', [...base, 'display-message', '-c', c, '-d', '8000', text], {
+          env: env as Record<string, string>,
+          extendEnv: false,
+          timeout: 5000,
+        })
         shown++
       } catch {
         // that client went away
@@ -132,11 +192,20 @@ async function command(n: Notification, argv: readonly string[] | null, env: Env
     a.replace(/\{(summary|body|kind|urgency|sessions)\}/g, (_m, k: string) =>
       k === 'summary' ? n.summary : k === 'body' ? n.body : k === 'kind' ? n.kind : k === 'urgency' ? n.urgency : n.sessions.join(','),
     )
-  await run(argv.map(fill), env, JSON.stringify({body: n.body, kind: n.kind, sessions: n.sessions, summary: n.summary, urgency: n.urgency}) + '\n')
+  await run(
+    argv.map(fill),
+    env,
+    JSON.stringify({body: n.body, kind: n.kind, sessions: n.sessions, summary: n.summary, urgency: n.urgency}) + '\n',
+  )
 }
 
 /** Send one notification to every backend; a failing backend does not stop the others. */
-export async function deliver(n: Notification, backends: readonly BackendName[], config: NotifyBackendConfig, env: Env): Promise<Delivery[]> {
+export async function deliver(
+  n: Notification,
+  backends: readonly BackendName[],
+  config: NotifyBackendConfig,
+  env: Env,
+): Promise<Delivery[]> {
   const out: Delivery[] = []
   for (const b of backends) {
     try {
@@ -148,7 +217,13 @@ export async function deliver(n: Notification, backends: readonly BackendName[],
       out.push({backend: b, ok: true})
     } catch (error) {
       const e = error as {stderr?: string; shortMessage?: string; message?: string}
-      out.push({backend: b, error: String(e.stderr || e.shortMessage || e.message || error).trim().split('\n')[0], ok: false})
+      out.push({
+        backend: b,
+        error: String(e.stderr || e.shortMessage || e.message || error)
+          .trim()
+          .split('\n')[0],
+        ok: false,
+      })
     }
   }
 

@@ -22,7 +22,15 @@ export interface Follower {
 
 export const SAFETY_TICK_MS = 2000
 
-export async function followLog(o: {store: Store; env: Env; clock: () => number; me: string; ingest: boolean; onWake: () => void; log?: (m: string) => void}): Promise<Follower> {
+export async function followLog(o: {
+  store: Store
+  env: Env
+  clock: () => number
+  me: string
+  ingest: boolean
+  onWake: () => void
+  log?: (m: string) => void
+}): Promise<Follower> {
   const home = castHome(o.env)
   let live: LiveIngester | null = null
   let stopped = false

@@ -206,7 +206,10 @@ export class Notifier {
     const subjects = this.store.loadSessions().map((r) => subjectOf(r, this.me, now, this.recencyMs))
     const notice = quietNotice(subjects, this.sentSet, now, this.options)
     if (notice) {
-      this.busy = this.busy.then(() => this.send(notice)).then(() => this.save()).catch(() => undefined)
+      this.busy = this.busy
+        .then(() => this.send(notice))
+        .then(() => this.save())
+        .catch(() => undefined)
     }
 
     if (this.quietTimer) clearTimeout(this.quietTimer)
@@ -242,7 +245,15 @@ export async function startNotifying(o: {
 }): Promise<{notifier: Notifier; stop(): Promise<void>}> {
   const {followLog} = await import('./follow.js')
   const notifier = new Notifier(o.store, o.env, o.clock, o.me, o.config, o.backends, o.recencyMs, o.onSent, o.since)
-  const follower = await followLog({clock: o.clock, env: o.env, ingest: o.ingest, log: o.log, me: o.me, onWake: () => notifier.pump(), store: o.store})
+  const follower = await followLog({
+    clock: o.clock,
+    env: o.env,
+    ingest: o.ingest,
+    log: o.log,
+    me: o.me,
+    onWake: () => notifier.pump(),
+    store: o.store,
+  })
   notifier.pump()
   return {
     notifier,

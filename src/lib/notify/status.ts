@@ -33,7 +33,10 @@ export function statusCounts(store: Store, me: string, now: number, recencyMs?: 
     const bucket = (r.bucket ?? r.state ?? 'idle') as Bucket
     if (r.parentId !== null || bucket === 'folded' || isFiledBucket(bucket) || bucket === 'hidden') continue
     const outlives = r.pinned || bucket === 'questions' || (r.state === 'needs_input' && OUTLIVES.has(r.reason ?? ''))
-    if (!inInbox({all: outlives, lastActivityAt: r.lastActivityAt ?? r.firstSeenAt, me, now, owners: r.owners, recencyMs, runner: r.runner})) continue
+    if (
+      !inInbox({all: outlives, lastActivityAt: r.lastActivityAt ?? r.firstSeenAt, me, now, owners: r.owners, recencyMs, runner: r.runner})
+    )
+      continue
     if (bucket === 'questions') c.questions++
     if (r.state === 'needs_input') c.needs_input++
     if (bucket === 'questions' || r.state === 'needs_input') c.need++
@@ -104,7 +107,9 @@ async function fastRecency(env: NodeJS.ProcessEnv, home: string): Promise<number
   const fs = await import('node:fs')
   const path = await import('node:path')
   const {homeDir} = await import('../env.js')
-  const file = env.CAST_HOME ? path.join(home, 'config.json') : path.join(env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config'), 'cast', 'config.json')
+  const file = env.CAST_HOME
+    ? path.join(home, 'config.json')
+    : path.join(env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config'), 'cast', 'config.json')
   let text: string
   try {
     text = fs.readFileSync(file, 'utf8')

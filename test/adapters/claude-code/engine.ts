@@ -175,7 +175,10 @@ export function liveRegistry(sessionId: string, fields: Record<string, unknown>)
 }
 
 /** Feed records (objects or raw text) as one file's lines; returns the composed facts. */
-export function feedRecords(records: readonly (Record<string, unknown> | string)[], nativeId = 'c0ffee00-0000-4000-8000-000000000000'): {facts: SessionFacts; rejected: number} {
+export function feedRecords(
+  records: readonly (Record<string, unknown> | string)[],
+  nativeId = 'c0ffee00-0000-4000-8000-000000000000',
+): {facts: SessionFacts; rejected: number} {
   const path = join(PROJ, `${nativeId}.jsonl`)
   const match = claudeCode.match(path, ctx)
   if (match?.kind !== 'jsonl' || claudeCode.jsonl === undefined) throw new Error('no parser')

@@ -17,7 +17,11 @@ describe('Claude Code hooks', () => {
   })
 
   it('PermissionRequest opens an approval (tool name) with priority 20', () => {
-    const c = hookFacts([ev(0, 'UserPromptSubmit', {prompt: 'go'}), ev(2, 'PreToolUse', {tool_name: 'Bash'}), ev(3, 'PermissionRequest', {tool_name: 'Bash'})])
+    const c = hookFacts([
+      ev(0, 'UserPromptSubmit', {prompt: 'go'}),
+      ev(2, 'PreToolUse', {tool_name: 'Bash'}),
+      ev(3, 'PermissionRequest', {tool_name: 'Bash'}),
+    ])
 
     expect(c).toMatchObject({
       facts: {approval: {at: base + 3000, source: {kind: 'hook', ref: 'PermissionRequest'}, text: 'Bash'}, settled: false},
@@ -27,7 +31,9 @@ describe('Claude Code hooks', () => {
   })
 
   it('a permission_prompt notification opens one too, naming the tool from the message', () => {
-    const c = hookFacts([ev(3, 'Notification', {message: 'Claude needs your permission to use Write', notification_type: 'permission_prompt'})])
+    const c = hookFacts([
+      ev(3, 'Notification', {message: 'Claude needs your permission to use Write', notification_type: 'permission_prompt'}),
+    ])
 
     expect(c?.facts.approval).toMatchObject({source: {kind: 'hook', ref: 'Notification'}, text: 'Write'})
   })
@@ -52,7 +58,10 @@ describe('Claude Code hooks', () => {
   it('an elicitation dialog is a question; AskUserQuestion in PreToolUse too', () => {
     const dialog = hookFacts([ev(1, 'Notification', {message: 'Pick a server', notification_type: 'elicitation_dialog'})])
     const ask = hookFacts([ev(1, 'PreToolUse', {tool_input: {questions: [{question: 'Which one?'}]}, tool_name: 'AskUserQuestion'})])
-    const answered = hookFacts([ev(1, 'PreToolUse', {tool_input: {questions: [{question: 'Which one?'}]}, tool_name: 'AskUserQuestion'}), ev(9, 'PostToolUse', {tool_name: 'AskUserQuestion'})])
+    const answered = hookFacts([
+      ev(1, 'PreToolUse', {tool_input: {questions: [{question: 'Which one?'}]}, tool_name: 'AskUserQuestion'}),
+      ev(9, 'PostToolUse', {tool_name: 'AskUserQuestion'}),
+    ])
 
     expect(dialog?.facts.question).toMatchObject({source: {ref: 'Notification'}, text: 'Pick a server'})
     expect(ask?.facts.question).toMatchObject({source: {ref: 'PreToolUse'}, text: 'Which one?'})
@@ -70,7 +79,10 @@ describe('Claude Code hooks', () => {
   })
 
   it('composed: a hook approval over a transcript waiting on its tool call', () => {
-    const f = compose(S, [...feedFile(transcriptPath(4)).contributions, ...reduceHooks([ev(2.5, 'PreToolUse', {tool_name: 'Bash'}), ev(2.6, 'PermissionRequest', {tool_name: 'Bash'})])])
+    const f = compose(S, [
+      ...feedFile(transcriptPath(4)).contributions,
+      ...reduceHooks([ev(2.5, 'PreToolUse', {tool_name: 'Bash'}), ev(2.6, 'PermissionRequest', {tool_name: 'Bash'})]),
+    ])
 
     expect(f.approval).toMatchObject({source: {kind: 'hook', ref: 'PermissionRequest'}, text: 'Bash'})
     expect(f.settled).toBe(false)
@@ -121,9 +133,14 @@ describe('Claude Code hooks', () => {
   it('composed: an idle reminder is not activity; a permission request is', () => {
     const idle = compose(sid(2), [
       ...feedFile(transcriptPath(2)).contributions,
-      ...reduceHooks([hook(base + 200_000, {...common, hook_event_name: 'Notification', notification_type: 'idle_prompt', session_id: sid(2)})]),
+      ...reduceHooks([
+        hook(base + 200_000, {...common, hook_event_name: 'Notification', notification_type: 'idle_prompt', session_id: sid(2)}),
+      ]),
     ])
-    const asked = compose(S, [...feedFile(transcriptPath(4)).contributions, ...reduceHooks([ev(40, 'PermissionRequest', {tool_name: 'Bash'})])])
+    const asked = compose(S, [
+      ...feedFile(transcriptPath(4)).contributions,
+      ...reduceHooks([ev(40, 'PermissionRequest', {tool_name: 'Bash'})]),
+    ])
 
     expect(idle.lastActivityAt).toBe(base + 63_000)
     expect(asked.lastActivityAt).toBe(base + 40_000)

@@ -3,7 +3,13 @@ import {describe, expect, it} from 'vitest'
 import {base, feedRecords} from './engine.js'
 
 const ts = (seconds: number): string => new Date(base + seconds * 1000).toISOString()
-const user = (seconds: number, content: unknown, extra: Record<string, unknown> = {}) => ({cwd: '/tmp/proj', message: {content, role: 'user'}, timestamp: ts(seconds), type: 'user', ...extra})
+const user = (seconds: number, content: unknown, extra: Record<string, unknown> = {}) => ({
+  cwd: '/tmp/proj',
+  message: {content, role: 'user'},
+  timestamp: ts(seconds),
+  type: 'user',
+  ...extra,
+})
 const assistant = (seconds: number, id: string, content: unknown[], extra: Record<string, unknown> = {}) => ({
   cwd: '/tmp/proj',
   message: {content, id, model: 'claude-sonnet-4-5', role: 'assistant'},
@@ -27,7 +33,11 @@ describe('Claude Code transcript lines', () => {
   })
 
   it('an interrupt line settles even with a tool call left open', () => {
-    const {facts} = feedRecords([user(0, 'go'), assistant(1, 'm1', [toolUse('t1', 'Bash')]), user(5, [text('[Request interrupted by user]')])])
+    const {facts} = feedRecords([
+      user(0, 'go'),
+      assistant(1, 'm1', [toolUse('t1', 'Bash')]),
+      user(5, [text('[Request interrupted by user]')]),
+    ])
 
     expect(facts.settled).toBe(true)
   })
@@ -60,7 +70,12 @@ describe('Claude Code transcript lines', () => {
       user(0, 'hello'),
       assistant(1, 'm1', [text('hi')]),
       {content: '<command-name>/model</command-name>', subtype: 'local_command', timestamp: ts(2), type: 'system'},
-      {content: '<local-command-stdout>Set model to sonnet</local-command-stdout>', subtype: 'local_command', timestamp: ts(2.1), type: 'system'},
+      {
+        content: '<local-command-stdout>Set model to sonnet</local-command-stdout>',
+        subtype: 'local_command',
+        timestamp: ts(2.1),
+        type: 'system',
+      },
     ])
 
     expect(facts.settled).toBe(true)
@@ -81,7 +96,13 @@ describe('Claude Code transcript lines', () => {
     const {facts} = feedRecords([
       user(0, 'start'),
       assistant(1, 'm1', [text('ok')]),
-      {compactMetadata: {trigger: 'auto'}, content: 'Conversation compacted', subtype: 'compact_boundary', timestamp: ts(2), type: 'system'},
+      {
+        compactMetadata: {trigger: 'auto'},
+        content: 'Conversation compacted',
+        subtype: 'compact_boundary',
+        timestamp: ts(2),
+        type: 'system',
+      },
       user(2.1, 'This session is being continued from a previous conversation…', {isCompactSummary: true}),
       user(2.2, '<local-command-caveat>Caveat</local-command-caveat>', {isMeta: true}),
     ])
@@ -93,7 +114,9 @@ describe('Claude Code transcript lines', () => {
     const {facts: running} = feedRecords([
       user(0, 'go'),
       assistant(1, 'm1', [toolUse('t1', 'Agent', {prompt: 'dig', run_in_background: true})]),
-      user(1.1, [toolResult('t1', 'Async agent launched successfully.')], {toolUseResult: {agentId: 'ag1', isAsync: true, status: 'async_launched'}}),
+      user(1.1, [toolResult('t1', 'Async agent launched successfully.')], {
+        toolUseResult: {agentId: 'ag1', isAsync: true, status: 'async_launched'},
+      }),
       assistant(2, 'm2', [toolUse('t2', 'Bash', {command: 'tail -f log', run_in_background: true})]),
       user(2.1, [toolResult('t2', 'Command running in background with ID: sh1')], {toolUseResult: {backgroundTaskId: 'sh1'}}),
       assistant(3, 'm3', [text('Both started.')]),
@@ -101,11 +124,20 @@ describe('Claude Code transcript lines', () => {
     const {facts: done} = feedRecords([
       user(0, 'go'),
       assistant(1, 'm1', [toolUse('t1', 'Agent', {prompt: 'dig', run_in_background: true})]),
-      user(1.1, [toolResult('t1', 'Async agent launched successfully.')], {toolUseResult: {agentId: 'ag1', isAsync: true, status: 'async_launched'}}),
+      user(1.1, [toolResult('t1', 'Async agent launched successfully.')], {
+        toolUseResult: {agentId: 'ag1', isAsync: true, status: 'async_launched'},
+      }),
       assistant(2, 'm2', [toolUse('t2', 'Bash', {command: 'tail -f log', run_in_background: true})]),
       user(2.1, [toolResult('t2', 'Command running in background with ID: sh1')]),
       assistant(3, 'm3', [text('Both started.')]),
-      {attachment: {prompt: '<task-notification>\n<task-id>ag1</task-id>\n<status>completed</status>\n</task-notification>', type: 'queued_command'}, timestamp: ts(9), type: 'attachment'},
+      {
+        attachment: {
+          prompt: '<task-notification>\n<task-id>ag1</task-id>\n<status>completed</status>\n</task-notification>',
+          type: 'queued_command',
+        },
+        timestamp: ts(9),
+        type: 'attachment',
+      },
       assistant(10, 'm4', [toolUse('t3', 'KillShell', {shell_id: 'sh1'})]),
       user(10.1, [toolResult('t3', 'Shell sh1 killed')]),
       assistant(11, 'm5', [text('Stopped the tail.')]),
@@ -122,7 +154,12 @@ describe('Claude Code transcript lines', () => {
       assistant(1, 'm1', [toolUse('t1', 'Bash', {command: 'watch', run_in_background: true})]),
       user(1.1, [toolResult('t1', 'started')], {toolUseResult: {backgroundTaskId: 'b1'}}),
       assistant(2, 'm2', [text('Watching.')]),
-      {content: '<task-notification>\n<task-id>b1</task-id>\n<summary>Monitor event</summary>\n</task-notification>', operation: 'enqueue', timestamp: ts(5), type: 'queue-operation'},
+      {
+        content: '<task-notification>\n<task-id>b1</task-id>\n<summary>Monitor event</summary>\n</task-notification>',
+        operation: 'enqueue',
+        timestamp: ts(5),
+        type: 'queue-operation',
+      },
     ])
 
     expect(facts).toMatchObject({backgroundWork: 1, queued: 1})
@@ -133,7 +170,11 @@ describe('Claude Code transcript lines', () => {
       user(0, 'go'),
       assistant(1, 'm1', [text('hi')]),
       user(2, 'more'),
-      assistant(3, 'e1', [text('API Error: 401 · Please run /login')], {error: 'authentication_failed', isApiErrorMessage: true, message: {content: [text('API Error: 401 · Please run /login')], id: 'e1', model: '<synthetic>', role: 'assistant'}}),
+      assistant(3, 'e1', [text('API Error: 401 · Please run /login')], {
+        error: 'authentication_failed',
+        isApiErrorMessage: true,
+        message: {content: [text('API Error: 401 · Please run /login')], id: 'e1', model: '<synthetic>', role: 'assistant'},
+      }),
     ])
 
     expect(facts).toMatchObject({error: {text: 'API Error: 401 · Please run /login'}, lastAssistantText: 'hi', model: 'claude-sonnet-4-5'})
@@ -147,7 +188,10 @@ describe('Claude Code transcript lines', () => {
   })
 
   it('a session id copied from an older file does not matter: the file name is the session', () => {
-    const {facts} = feedRecords([user(0, 'go', {sessionId: 'older'}), assistant(1, 'm1', [text('ok')], {sessionId: 'newer'})], 'c0ffee00-0000-4000-8000-000000000001')
+    const {facts} = feedRecords(
+      [user(0, 'go', {sessionId: 'older'}), assistant(1, 'm1', [text('ok')], {sessionId: 'newer'})],
+      'c0ffee00-0000-4000-8000-000000000001',
+    )
 
     expect(facts.messages).toBe(2)
   })

@@ -9,7 +9,10 @@ describe('where Claude Code keeps its files', () => {
   it('roots: $CLAUDE_CONFIG_DIR, else <home>/.claude', () => {
     expect(claudeCode.roots(ctx)).toEqual([join(HOME, 'projects'), join(HOME, 'sessions')])
     expect(claudeCode.roots({env: {}, home: '/home/u'})).toEqual(['/home/u/.claude/projects', '/home/u/.claude/sessions'])
-    expect(claudeCode.roots({env: {CLAUDE_CONFIG_DIR: ''}, home: '/home/u'})).toEqual(['/home/u/.claude/projects', '/home/u/.claude/sessions'])
+    expect(claudeCode.roots({env: {CLAUDE_CONFIG_DIR: ''}, home: '/home/u'})).toEqual([
+      '/home/u/.claude/projects',
+      '/home/u/.claude/sessions',
+    ])
   })
 
   it.each([
@@ -18,7 +21,10 @@ describe('where Claude Code keeps its files', () => {
       join(PROJ, sid(7), 'subagents', 'agent-a7f3c21.jsonl'),
       {kind: 'jsonl', nativeId: `${sid(7)}/agent-a7f3c21`, parentNativeId: sid(7), role: 'subagent'},
     ],
-    [join(PROJ, sid(7), 'subagents', 'agent-a7f3c21.meta.json'), {kind: 'whole', nativeId: `${sid(7)}/agent-a7f3c21`, role: 'subagent-meta'}],
+    [
+      join(PROJ, sid(7), 'subagents', 'agent-a7f3c21.meta.json'),
+      {kind: 'whole', nativeId: `${sid(7)}/agent-a7f3c21`, role: 'subagent-meta'},
+    ],
     [join(PROJ, 'agent-a7f3c21.jsonl'), {kind: 'jsonl', nativeId: 'agent-a7f3c21', role: 'subagent'}],
     [join(HOME, 'sessions', '50224.json'), {kind: 'whole', role: 'registry'}],
   ])('match %s', (path, expected) => {

@@ -17,7 +17,10 @@ const REAL = fileURLToPath(new URL('../../fixtures/claude-code/real-2.1.328/', i
 function registry(name: string): {contributions: ReturnType<typeof parseWhole>; sessionId: string} {
   const rec = JSON.parse(readFileSync(join(REAL, name), 'utf8')) as Record<string, unknown>
   const live = {...rec, pid: process.pid, startedAt: processStartMs(process.pid)}
-  return {contributions: parseWhole(join(HOME, 'sessions', `${process.pid}.json`), JSON.stringify(live)), sessionId: String(rec['sessionId'])}
+  return {
+    contributions: parseWhole(join(HOME, 'sessions', `${process.pid}.json`), JSON.stringify(live)),
+    sessionId: String(rec['sessionId']),
+  }
 }
 
 /** The transcript up to and including the first line matching `until` (all of it without). */
@@ -64,14 +67,14 @@ describe('Claude Code 2.1.328 (real files)', () => {
     expect(f.backgroundWork).toBe(0)
   })
 
-  it('the same busy registry while the subagent\'s notification has woken the parent again: producing', () => {
+  it("the same busy registry while the subagent's notification has woken the parent again: producing", () => {
     const reg = registry('registry-busy-subagent.json')
     const f = compose(reg.sessionId, [...transcript('subagent-full.jsonl', reg.sessionId, /<task-notification>/), ...reg.contributions])
     expect(f.settled).toBe(false)
     expect(f.process).toMatchObject({alive: true, status: 'working'})
   })
 
-  it('the subagent\'s own file is a child session of the parent', () => {
+  it("the subagent's own file is a child session of the parent", () => {
     const sub = join(REAL, 'subagent', 'agent-a410a2495beb61ba0.jsonl')
     const parent = '089dca1e-c736-47ba-98b5-f68d60bdbe3b'
     const id = `${parent}/agent-a410a2495beb61ba0`
@@ -99,14 +102,23 @@ describe('Claude Code 2.1.328 (real files)', () => {
 describe('Claude Code 2.1.328 hooks (payload shapes seen on the real CLI, real-clis.md)', () => {
   const sid = '76890e24-14aa-4d4f-8608-cdd0a9338e07'
   const base = Date.parse('2026-12-01T08:58:00.000Z')
-  const ask = {questions: [{header: 'Colour', multiSelect: false, options: [{label: 'Red'}, {label: 'Blue'}], question: 'Which colour should the button be?'}]}
+  const ask = {
+    questions: [
+      {header: 'Colour', multiSelect: false, options: [{label: 'Red'}, {label: 'Blue'}], question: 'Which colour should the button be?'},
+    ],
+  }
 
   it('PermissionRequest for AskUserQuestion and the later permission_prompt Notification are the question, not an approval', () => {
     const [c] = reduceHooks([
       hook(base, {hook_event_name: 'UserPromptSubmit', prompt: 'ask me', session_id: sid}),
       hook(base + 100, {hook_event_name: 'PreToolUse', session_id: sid, tool_input: ask, tool_name: 'AskUserQuestion'}),
       hook(base + 110, {hook_event_name: 'PermissionRequest', session_id: sid, tool_input: ask, tool_name: 'AskUserQuestion'}),
-      hook(base + 6100, {hook_event_name: 'Notification', message: 'Claude needs your permission', notification_type: 'permission_prompt', session_id: sid}),
+      hook(base + 6100, {
+        hook_event_name: 'Notification',
+        message: 'Claude needs your permission',
+        notification_type: 'permission_prompt',
+        session_id: sid,
+      }),
     ])
     expect(c?.facts.question).toMatchObject({text: 'Which colour should the button be?'})
     expect(c?.facts.approval).toBeNull()
@@ -124,12 +136,25 @@ describe('Claude Code 2.1.328 hooks (payload shapes seen on the real CLI, real-c
   it("a subagent's PermissionRequest (agent_id) outlives the parent's Stop and turn end; SubagentStop closes it", () => {
     const events = [
       hook(base, {hook_event_name: 'UserPromptSubmit', prompt: 'start a helper', session_id: sid}),
-      hook(base + 900, {agent_id: 'a410a2495beb61ba0', agent_type: 'general-purpose', hook_event_name: 'PermissionRequest', session_id: sid, tool_name: 'Bash'}),
-      hook(base + 905, {background_tasks: [{id: 'a410a2495beb61ba0', status: 'running', type: 'subagent'}], hook_event_name: 'Stop', session_id: sid}),
+      hook(base + 900, {
+        agent_id: 'a410a2495beb61ba0',
+        agent_type: 'general-purpose',
+        hook_event_name: 'PermissionRequest',
+        session_id: sid,
+        tool_name: 'Bash',
+      }),
+      hook(base + 905, {
+        background_tasks: [{id: 'a410a2495beb61ba0', status: 'running', type: 'subagent'}],
+        hook_event_name: 'Stop',
+        session_id: sid,
+      }),
     ]
     const [open] = reduceHooks(events)
     expect(open?.facts.approval).toMatchObject({text: 'Bash'})
-    const [closed] = reduceHooks([...events, hook(base + 9000, {agent_id: 'a410a2495beb61ba0', hook_event_name: 'SubagentStop', session_id: sid})])
+    const [closed] = reduceHooks([
+      ...events,
+      hook(base + 9000, {agent_id: 'a410a2495beb61ba0', hook_event_name: 'SubagentStop', session_id: sid}),
+    ])
     expect(closed?.facts.approval).toBeNull()
   })
 })

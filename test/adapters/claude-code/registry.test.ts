@@ -68,7 +68,10 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
   })
 
   it('a stale file older than a later prompt belongs to an earlier run: ignored', () => {
-    const stale = parseWhole(registryPath(2147483601), JSON.stringify({pid: 2147483601, sessionId: sid(9), startedAt: base - 60_000, status: 'idle', updatedAt: base + 10_000}))
+    const stale = parseWhole(
+      registryPath(2147483601),
+      JSON.stringify({pid: 2147483601, sessionId: sid(9), startedAt: base - 60_000, status: 'idle', updatedAt: base + 10_000}),
+    )
     const f = compose(sid(9), [...transcript(9), ...stale])
 
     expect(f.process).toBeNull()
@@ -76,7 +79,10 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
   })
 
   it('a stale idle file written before the prompt of a turn still open: the process died before writing busy, dead (2.1.328 kill -9)', () => {
-    const stale = parseWhole(registryPath(2147483603), JSON.stringify({pid: 2147483603, sessionId: sid(4), startedAt: base - 60_000, status: 'idle', updatedAt: base - 30_000}))
+    const stale = parseWhole(
+      registryPath(2147483603),
+      JSON.stringify({pid: 2147483603, sessionId: sid(4), startedAt: base - 60_000, status: 'idle', updatedAt: base - 30_000}),
+    )
     const f = compose(sid(4), [...transcript(4), ...stale])
 
     expect(f.process).toMatchObject({alive: false, exited: 'crash', pid: 2147483603})
@@ -84,14 +90,20 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
   })
 
   it('a stale file drops background work: the shells died with the process', () => {
-    const stale = parseWhole(registryPath(2147483602), JSON.stringify({pid: 2147483602, sessionId: sid(5), startedAt: base - 60_000, status: 'idle', updatedAt: base + 5_000}))
+    const stale = parseWhole(
+      registryPath(2147483602),
+      JSON.stringify({pid: 2147483602, sessionId: sid(5), startedAt: base - 60_000, status: 'idle', updatedAt: base + 5_000}),
+    )
 
     expect(compose(sid(5), transcript(5, 5)).backgroundWork).toBe(1)
     expect(compose(sid(5), [...transcript(5, 5), ...stale])).toMatchObject({backgroundWork: 0, process: {alive: false, exited: 'crash'}})
   })
 
   it('a live process waiting on "approve Bash" is an approval hard block', () => {
-    const f = compose(sid(4), [...transcript(4), ...live(4, {status: 'waiting', statusUpdatedAt: base + 3000, updatedAt: base + 3000, waitingFor: 'approve Bash'})])
+    const f = compose(sid(4), [
+      ...transcript(4),
+      ...live(4, {status: 'waiting', statusUpdatedAt: base + 3000, updatedAt: base + 3000, waitingFor: 'approve Bash'}),
+    ])
 
     expect(f.approval).toEqual({at: base + 3000, source: {kind: 'registry', ref: livePath}, text: 'Bash'})
     expect(f.process).toMatchObject({alive: true, exited: null, pid: process.pid, status: 'waiting'})
@@ -133,7 +145,10 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
   it('a dialog open is a question; the transcript question keeps its text', () => {
     const dialog = {status: 'waiting', statusUpdatedAt: base + 4000, updatedAt: base + 4000, waitingFor: 'dialog open'}
 
-    expect(compose(sid(4), [...transcript(4), ...live(4, dialog)]).question).toMatchObject({source: {kind: 'registry'}, text: 'dialog open'})
+    expect(compose(sid(4), [...transcript(4), ...live(4, dialog)]).question).toMatchObject({
+      source: {kind: 'registry'},
+      text: 'dialog open',
+    })
     expect(compose(sid(2), [...transcript(2, 3), ...live(2, dialog)]).question?.text).toBe('Which database should I use?')
   })
 
@@ -156,6 +171,12 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     const f = compose(sid(12), live(12, {status: 'idle'}))
 
     // Nothing asked yet: nothing to settle (the session is new, idle).
-    expect(f).toMatchObject({createdAt: processStartMs(process.pid), cwd: '/tmp/proj', messages: 0, process: {alive: true, status: 'idle'}, settled: false})
+    expect(f).toMatchObject({
+      createdAt: processStartMs(process.pid),
+      cwd: '/tmp/proj',
+      messages: 0,
+      process: {alive: true, status: 'idle'},
+      settled: false,
+    })
   })
 })

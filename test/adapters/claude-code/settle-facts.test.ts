@@ -12,7 +12,11 @@ import {compose, feedFile, PROJ} from './engine.js'
 const REAL = fileURLToPath(new URL('../../fixtures/claude-code/real-2.1.328/', import.meta.url))
 
 function facts(name: string) {
-  const first = JSON.parse(readFileSync(join(REAL, name), 'utf8').split('\n').find((l) => l.includes('"sessionId"'))!) as {sessionId: string}
+  const first = JSON.parse(
+    readFileSync(join(REAL, name), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"sessionId"'))!,
+  ) as {sessionId: string}
   const c = feedFile(join(REAL, name), {as: join(PROJ, `${first.sessionId}.jsonl`)}).contributions
   return compose(first.sessionId, c)
 }

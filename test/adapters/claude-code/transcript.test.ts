@@ -192,9 +192,26 @@ describe('incremental feeding', () => {
     for (let i = 0; i < 5000; i++) {
       const lines = [
         {message: {content: `prompt ${i}`, role: 'user'}, timestamp: new Date(base + i * 10_000).toISOString(), type: 'user'},
-        {message: {content: [{id: `t${i}`, input: {command: 'ls'}, name: 'Bash', type: 'tool_use'}], id: `m${i}a`, model: 'claude-opus-4-6', role: 'assistant'}, timestamp: new Date(base + i * 10_000 + 1000).toISOString(), type: 'assistant'},
-        {message: {content: [{content: 'x'.repeat(500), tool_use_id: `t${i}`, type: 'tool_result'}], role: 'user'}, timestamp: new Date(base + i * 10_000 + 2000).toISOString(), type: 'user'},
-        {message: {content: [{text: `reply ${i}`, type: 'text'}], id: `m${i}b`, model: 'claude-opus-4-6', role: 'assistant'}, timestamp: new Date(base + i * 10_000 + 3000).toISOString(), type: 'assistant'},
+        {
+          message: {
+            content: [{id: `t${i}`, input: {command: 'ls'}, name: 'Bash', type: 'tool_use'}],
+            id: `m${i}a`,
+            model: 'claude-opus-4-6',
+            role: 'assistant',
+          },
+          timestamp: new Date(base + i * 10_000 + 1000).toISOString(),
+          type: 'assistant',
+        },
+        {
+          message: {content: [{content: 'x'.repeat(500), tool_use_id: `t${i}`, type: 'tool_result'}], role: 'user'},
+          timestamp: new Date(base + i * 10_000 + 2000).toISOString(),
+          type: 'user',
+        },
+        {
+          message: {content: [{text: `reply ${i}`, type: 'text'}], id: `m${i}b`, model: 'claude-opus-4-6', role: 'assistant'},
+          timestamp: new Date(base + i * 10_000 + 3000).toISOString(),
+          type: 'assistant',
+        },
       ]
       for (const line of lines) {
         const text = JSON.stringify(line)
@@ -204,6 +221,10 @@ describe('incremental feeding', () => {
     }
 
     expect(JSON.stringify(state).length).toBeLessThan(2000)
-    expect(parser.contributions(state, transcriptPath(6), match)[0]?.facts).toMatchObject({messages: 15_000, settled: true, turnIndex: 5000})
+    expect(parser.contributions(state, transcriptPath(6), match)[0]?.facts).toMatchObject({
+      messages: 15_000,
+      settled: true,
+      turnIndex: 5000,
+    })
   })
 })

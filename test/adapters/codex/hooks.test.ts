@@ -13,18 +13,26 @@ function event(at: string, payload: Record<string, unknown>): HookEvent {
 /** The legacy `notify` program's argument (agent-formats §10.3). */
 function notify(at: string, threadId: string, turnId: string, last: string): HookEvent {
   return event(at, {
-    'client': 'codex-tui',
-    'cwd': '/home/dev/projects/api',
+    client: 'codex-tui',
+    cwd: '/home/dev/projects/api',
     'input-messages': ['Migrate the users table to UUID keys'],
     'last-assistant-message': last,
     'thread-id': threadId,
     'turn-id': turnId,
-    'type': 'agent-turn-complete',
+    type: 'agent-turn-complete',
   })
 }
 
 function lifecycle(at: string, name: string, sessionId: string, extra: Record<string, unknown> = {}): HookEvent {
-  return event(at, {cwd: '/home/dev/projects/api', hook_event_name: name, model: 'gpt-5.5', session_id: sessionId, transcript_path: null, turn_id: 'turn-1', ...extra})
+  return event(at, {
+    cwd: '/home/dev/projects/api',
+    hook_event_name: name,
+    model: 'gpt-5.5',
+    session_id: sessionId,
+    transcript_path: null,
+    turn_id: 'turn-1',
+    ...extra,
+  })
 }
 
 function reduceAll(events: readonly HookEvent[]): unknown {
@@ -51,7 +59,9 @@ describe('codex hooks', () => {
   })
 
   it('notify agent-turn-complete settles the turn, at priority 20 with a hook source', () => {
-    const c = hookContribution(IDS.working, [notify('2026-04-27T20:16:30Z', IDS.working, 'turn-1', 'Migration written; run it with pnpm db:migrate.')])
+    const c = hookContribution(IDS.working, [
+      notify('2026-04-27T20:16:30Z', IDS.working, 'turn-1', 'Migration written; run it with pnpm db:migrate.'),
+    ])
 
     const f = compose(IDS.working, {}, [c])
 
@@ -64,7 +74,9 @@ describe('codex hooks', () => {
   })
 
   it('lifecycle Stop settles too', () => {
-    const c = hookContribution(IDS.working, [lifecycle('2026-04-27T20:16:30Z', 'Stop', IDS.working, {last_assistant_message: 'Done.', stop_hook_active: false})])
+    const c = hookContribution(IDS.working, [
+      lifecycle('2026-04-27T20:16:30Z', 'Stop', IDS.working, {last_assistant_message: 'Done.', stop_hook_active: false}),
+    ])
 
     const f = compose(IDS.working, {}, [c])
 
@@ -86,7 +98,7 @@ describe('codex hooks', () => {
     expect(f.sources.settled?.kind).toBe('transcript')
   })
 
-  it('a turn-complete for the transcript\'s current turn stands even when lines were written after it', () => {
+  it("a turn-complete for the transcript's current turn stands even when lines were written after it", () => {
     const c = hookContribution(IDS.working, [notify('2026-04-27T20:15:45.500Z', IDS.working, 'turn-1', 'answer')])
 
     const f = compose(IDS.working, {}, [c])
@@ -97,7 +109,10 @@ describe('codex hooks', () => {
   it('PermissionRequest opens an approval block with the tool name', () => {
     const c = hookContribution(IDS.working, [
       lifecycle('2026-04-27T20:15:47Z', 'PreToolUse', IDS.working, {tool_name: 'Bash'}),
-      lifecycle('2026-04-27T20:15:47.200Z', 'PermissionRequest', IDS.working, {tool_input: {command: 'psql -c "\\d users"'}, tool_name: 'Bash'}),
+      lifecycle('2026-04-27T20:15:47.200Z', 'PermissionRequest', IDS.working, {
+        tool_input: {command: 'psql -c "\\d users"'},
+        tool_name: 'Bash',
+      }),
     ])
 
     const f = compose(IDS.working, {}, [c])
@@ -108,7 +123,9 @@ describe('codex hooks', () => {
 
   it('the approval clears once the transcript moves past it (the call got its output)', () => {
     const c = hookContribution(IDS.working, [lifecycle('2026-04-27T20:15:47.200Z', 'PermissionRequest', IDS.working, {tool_name: 'Bash'})])
-    const answered = ['{"timestamp":"2026-04-27T20:16:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_w1","output":"Table users"}}']
+    const answered = [
+      '{"timestamp":"2026-04-27T20:16:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_w1","output":"Table users"}}',
+    ]
 
     const f = compose(IDS.working, {append: answered}, [c])
 
@@ -189,7 +206,14 @@ describe('codex compose: process claims', () => {
 
     const f = codex.compose!(IDS.working, [claimed])
 
-    expect(f.process).toEqual({alive: true, exited: null, heartbeatAt: null, pid: 4242, source: {kind: 'process', ref: '/proc/4242/fd'}, status: null})
+    expect(f.process).toEqual({
+      alive: true,
+      exited: null,
+      heartbeatAt: null,
+      pid: 4242,
+      source: {kind: 'process', ref: '/proc/4242/fd'},
+      status: null,
+    })
     expect(f.sources.process?.kind).toBe('process')
     expect(f.settled).toBe(false)
   })

@@ -14,15 +14,15 @@ describe('codex roots and match', () => {
   })
 
   it.each`
-    path                                                                                      | expected
-    ${`sessions/2026/04/27/rollout-2026-04-27T12-01-00-${IDS.settled}.jsonl`}                | ${{kind: 'jsonl', nativeId: IDS.settled, role: 'rollout'}}
-    ${`archived_sessions/rollout-2026-03-02T08-30-00-${IDS.archived}.jsonl`}                 | ${{kind: 'jsonl', nativeId: IDS.archived, role: 'archived'}}
-    ${'session_index.jsonl'}                                                                  | ${{kind: 'whole', role: 'session_index'}}
-    ${'history.jsonl'}                                                                        | ${null}
-    ${'sessions/2026/04/27/notes.jsonl'}                                                      | ${null}
-    ${`sessions/2026/04/27/rollout-2026-04-27T12-01-00-${IDS.settled}.json`}                 | ${null}
-    ${`log/rollout-2026-04-27T12-01-00-${IDS.settled}.jsonl`}                                | ${null}
-    ${'sessions/2026/04/27/session_index.jsonl'}                                              | ${null}
+    path                                                                      | expected
+    ${`sessions/2026/04/27/rollout-2026-04-27T12-01-00-${IDS.settled}.jsonl`} | ${{kind: 'jsonl', nativeId: IDS.settled, role: 'rollout'}}
+    ${`archived_sessions/rollout-2026-03-02T08-30-00-${IDS.archived}.jsonl`}  | ${{kind: 'jsonl', nativeId: IDS.archived, role: 'archived'}}
+    ${'session_index.jsonl'}                                                  | ${{kind: 'whole', role: 'session_index'}}
+    ${'history.jsonl'}                                                        | ${null}
+    ${'sessions/2026/04/27/notes.jsonl'}                                      | ${null}
+    ${`sessions/2026/04/27/rollout-2026-04-27T12-01-00-${IDS.settled}.json`}  | ${null}
+    ${`log/rollout-2026-04-27T12-01-00-${IDS.settled}.jsonl`}                 | ${null}
+    ${'sessions/2026/04/27/session_index.jsonl'}                              | ${null}
   `('match($path)', ({path, expected}) => {
     const match = codex.match(join(HOME, path), ctx)
 
@@ -30,7 +30,10 @@ describe('codex roots and match', () => {
   })
 
   it('takes the thread id from the file name, whatever it looks like', () => {
-    const match = codex.match('/c/sessions/2026/04/27/rollout-2026-04-27T12-01-00-sample-session-1.jsonl', {env: {CODEX_HOME: '/c'}, home: '/h'})
+    const match = codex.match('/c/sessions/2026/04/27/rollout-2026-04-27T12-01-00-sample-session-1.jsonl', {
+      env: {CODEX_HOME: '/c'},
+      home: '/h',
+    })
 
     expect(match).toEqual({kind: 'jsonl', nativeId: 'sample-session-1', role: 'rollout'})
   })

@@ -79,12 +79,17 @@ describe('codex 0.169.0 real rollouts', () => {
     const [running] = rolloutParser.contributions(state, path, match)
     expect(running!.facts.settled).toBe(true)
     expect(running!.facts.backgroundWork).toBe(1)
-    const held = {...running!, processAlive: true, processClaim: {heartbeatAt: null, pid: 4242, source: {kind: 'process', ref: '/proc/4242/fd'}, startedAt: 1, status: null}}
+    const held = {
+      ...running!,
+      processAlive: true,
+      processClaim: {heartbeatAt: null, pid: 4242, source: {kind: 'process', ref: '/proc/4242/fd'}, startedAt: 1, status: null},
+    }
     expect(codex.compose!(id, [held]).backgroundWork).toBe(1)
     // With no live holder the terminals went with it.
     expect(codex.compose!(id, [running!]).backgroundWork).toBe(0)
 
-    for (const l of lines.filter((x) => x.offset >= lines.find((y) => exits(y.text))!.offset)) feedLine(rolloutParser, state, l.text, l.offset)
+    for (const l of lines.filter((x) => x.offset >= lines.find((y) => exits(y.text))!.offset))
+      feedLine(rolloutParser, state, l.text, l.offset)
     expect(rolloutParser.contributions(state, path, match)[0]!.facts.backgroundWork).toBe(0)
   })
 })

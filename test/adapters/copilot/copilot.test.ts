@@ -38,7 +38,10 @@ const hook = (seconds: number, payload: Record<string, unknown>, k = 1): HookEve
 describe('Copilot CLI paths', () => {
   it('reads $COPILOT_HOME (what 1.0.102 documents), else $COPILOT_CONFIG_DIR, else ~/.copilot; the legacy folder too', () => {
     expect(copilot.roots(ctx)).toEqual([STATE, join(HOME, 'history-session-state')])
-    expect(copilot.roots({env: {COPILOT_HOME: '/x/cop'}, home: '/home/u'})).toEqual(['/x/cop/session-state', '/x/cop/history-session-state'])
+    expect(copilot.roots({env: {COPILOT_HOME: '/x/cop'}, home: '/home/u'})).toEqual([
+      '/x/cop/session-state',
+      '/x/cop/history-session-state',
+    ])
     expect(copilot.roots({env: {COPILOT_CONFIG_DIR: '/y/old', COPILOT_HOME: '/x/cop'}, home: '/home/u'})[0]).toBe('/x/cop/session-state')
     expect(copilot.roots({env: {}, home: '/home/u'})[0]).toBe('/home/u/.copilot/session-state')
   })
@@ -124,7 +127,13 @@ describe('Copilot CLI events', () => {
     const running = factsOf(copilot, ctx, `${sid(6)}/task-b`)
 
     expect(parent).toMatchObject({messages: 2, settled: false})
-    expect(done).toMatchObject({messages: 2, model: 'claude-sonnet-4.5', parentNativeId: sid(6), settled: true, title: 'Code review: Reviews a diff for bugs'})
+    expect(done).toMatchObject({
+      messages: 2,
+      model: 'claude-sonnet-4.5',
+      parentNativeId: sid(6),
+      settled: true,
+      title: 'Code review: Reviews a diff for bugs',
+    })
     expect(running).toMatchObject({parentNativeId: sid(6), settled: false, title: 'Explore: Maps the session handling'})
     expect([...bySession.keys()].filter((k) => k.startsWith(sid(6)))).toHaveLength(3)
   })
@@ -164,10 +173,15 @@ describe('Copilot CLI events', () => {
   it('incremental: permission.completed appended later closes the prompt; a resume settles a crashed turn', () => {
     const path = join(STATE, sid(3), 'events.jsonl')
     const match = copilot.match(path, ctx)!
-    const line = (t: number, type: string, data: Record<string, unknown>) => JSON.stringify({data, id: `x${t}`, parentId: null, timestamp: new Date(sec(t)).toISOString(), type})
+    const line = (t: number, type: string, data: Record<string, unknown>) =>
+      JSON.stringify({data, id: `x${t}`, parentId: null, timestamp: new Date(sec(t)).toISOString(), type})
 
-    const answered = feedJsonl(copilot, path, match, {append: [line(9, 'permission.completed', {requestId: 'perm-3', result: {kind: 'approved'}})]})
-    const resumed = feedJsonl(copilot, join(STATE, sid(2), 'events.jsonl'), copilot.match(join(STATE, sid(2), 'events.jsonl'), ctx)!, {append: [line(60, 'session.resume', {context: {cwd: '/tmp/webapp'}})]})
+    const answered = feedJsonl(copilot, path, match, {
+      append: [line(9, 'permission.completed', {requestId: 'perm-3', result: {kind: 'approved'}})],
+    })
+    const resumed = feedJsonl(copilot, join(STATE, sid(2), 'events.jsonl'), copilot.match(join(STATE, sid(2), 'events.jsonl'), ctx)!, {
+      append: [line(60, 'session.resume', {context: {cwd: '/tmp/webapp'}})],
+    })
 
     expect(answered.contributions[0]?.facts).toMatchObject({approval: null, settled: false})
     expect(resumed.contributions[0]?.facts).toMatchObject({settled: true})
@@ -218,8 +232,20 @@ describe('Copilot CLI hooks', () => {
 
   it('UserPromptSubmit works, Stop settles, a permission_prompt notification is an approval', () => {
     expect(hookFacts([hook(0, {hook_event_name: 'UserPromptSubmit', prompt: 'go'})])?.facts.settled).toBe(false)
-    expect(hookFacts([hook(0, {hook_event_name: 'UserPromptSubmit'}), hook(5, {hook_event_name: 'Stop', stop_reason: 'end_turn'})])?.facts.settled).toBe(true)
-    expect(hookFacts([hook(2, {hook_event_name: 'Notification', message: 'Allow bash: npm publish?', notification_type: 'permission_prompt', title: 'Permission needed'})])?.facts.approval).toEqual({
+    expect(
+      hookFacts([hook(0, {hook_event_name: 'UserPromptSubmit'}), hook(5, {hook_event_name: 'Stop', stop_reason: 'end_turn'})])?.facts
+        .settled,
+    ).toBe(true)
+    expect(
+      hookFacts([
+        hook(2, {
+          hook_event_name: 'Notification',
+          message: 'Allow bash: npm publish?',
+          notification_type: 'permission_prompt',
+          title: 'Permission needed',
+        }),
+      ])?.facts.approval,
+    ).toEqual({
       at: sec(2),
       source: {kind: 'hook', ref: 'Notification'},
       text: 'Allow bash: npm publish?',
@@ -228,8 +254,13 @@ describe('Copilot CLI hooks', () => {
 
   it('ask_user in PreToolUse is a question until its PostToolUse; a fatal error is a banner', () => {
     const open = hookFacts([hook(1, {hook_event_name: 'PreToolUse', tool_input: {question: 'Which region?'}, tool_name: 'ask_user'})])
-    const closed = hookFacts([hook(1, {hook_event_name: 'PreToolUse', tool_input: {question: 'Which region?'}, tool_name: 'ask_user'}), hook(4, {hook_event_name: 'PostToolUse', tool_name: 'ask_user'})])
-    const error = hookFacts([hook(1, {error: {message: 'Model unavailable', name: 'Error'}, errorContext: 'model_call', recoverable: false, sessionId: sid(1)})])
+    const closed = hookFacts([
+      hook(1, {hook_event_name: 'PreToolUse', tool_input: {question: 'Which region?'}, tool_name: 'ask_user'}),
+      hook(4, {hook_event_name: 'PostToolUse', tool_name: 'ask_user'}),
+    ])
+    const error = hookFacts([
+      hook(1, {error: {message: 'Model unavailable', name: 'Error'}, errorContext: 'model_call', recoverable: false, sessionId: sid(1)}),
+    ])
 
     expect(open?.facts.question).toMatchObject({text: 'Which region?'})
     expect(closed?.facts.question).toBeNull()
@@ -237,13 +268,25 @@ describe('Copilot CLI hooks', () => {
   })
 
   it('composed: a hook approval over a log that shows nothing newer', () => {
-    const f = facts(2, reduceHooks(copilot, [hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2)]))
+    const f = facts(
+      2,
+      reduceHooks(copilot, [
+        hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2),
+      ]),
+    )
 
     // A lock with only a pid is no evidence either way: the hook's prompt stands.
     expect(f.approval).toMatchObject({text: 'Allow bash?'})
     const {env, state} = copyHome()
     writeFileSync(join(state, sid(2), `inuse.${process.pid}.lock`), JSON.stringify({startedAt: processStartMs(process.pid)}))
-    const live = factsOf(copilot, env, sid(2), reduceHooks(copilot, [hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2)]))
+    const live = factsOf(
+      copilot,
+      env,
+      sid(2),
+      reduceHooks(copilot, [
+        hook(10, {hook_event_name: 'Notification', message: 'Allow bash?', notification_type: 'permission_prompt'}, 2),
+      ]),
+    )
     expect(live).toMatchObject({approval: {text: 'Allow bash?'}, lastActivityAt: sec(3.5)})
   })
 
@@ -258,8 +301,12 @@ describe('Copilot CLI 1.0.102, real files', () => {
   const real: AdapterEnv = {env: {COPILOT_HOME: REAL}, home: '/home/nobody'}
   const events = (id: string): string => join(REAL, 'session-state', id, 'events.jsonl')
   const lines = (id: string): string[] => readFileSync(events(id), 'utf8').split('\n').filter(Boolean)
-  const typeAt = (id: string, type: string, nth = 0): number => lines(id).map((l) => JSON.parse(l).type).reduce<number[]>((a, t, i) => (t === type ? [...a, i] : a), [])[nth]!
-  const upTo = (id: string, n: number) => compose(copilot, id, feedJsonl(copilot, events(id), copilot.match(events(id), real)!, {limit: n}).contributions)
+  const typeAt = (id: string, type: string, nth = 0): number =>
+    lines(id)
+      .map((l) => JSON.parse(l).type)
+      .reduce<number[]>((a, t, i) => (t === type ? [...a, i] : a), [])[nth]!
+  const upTo = (id: string, n: number) =>
+    compose(copilot, id, feedJsonl(copilot, events(id), copilot.match(events(id), real)!, {limit: n}).contributions)
 
   it('autopilot: session.task_complete then assistant.turn_end settles the turn (the reply asked for the task_complete tool)', () => {
     const id = 'ed3ed6c4-de3e-4768-9726-60343960d2e8'
@@ -292,10 +339,26 @@ describe('Copilot CLI 1.0.102, real files', () => {
     temps.push(dir)
     mkdirSync(join(dir, 'history-session-state'))
     // Shape as public readers of the layout document it (no real file of it here: 1.0.102 no longer writes it).
-    const body = {chatMessages: [{content: 'please add mcp servers', role: 'user'}, {content: 'sure', role: 'assistant'}, {content: 'x', role: 'tool'}, {content: 'thanks', role: 'user'}], sessionId: 'hhh', startTime: '2025-10-08T21:10:16.398Z', timeline: []}
+    const body = {
+      chatMessages: [
+        {content: 'please add mcp servers', role: 'user'},
+        {content: 'sure', role: 'assistant'},
+        {content: 'x', role: 'tool'},
+        {content: 'thanks', role: 'user'},
+      ],
+      sessionId: 'hhh',
+      startTime: '2025-10-08T21:10:16.398Z',
+      timeline: [],
+    }
     writeFileSync(join(dir, 'history-session-state', 'hhh.json'), JSON.stringify(body, null, 2))
     const env: AdapterEnv = {env: {COPILOT_HOME: dir}, home: '/home/nobody'}
-    expect(factsOf(copilot, env, 'hhh')).toMatchObject({createdAt: Date.parse('2025-10-08T21:10:16.398Z'), messages: 3, process: null, settled: true, title: 'please add mcp servers'})
+    expect(factsOf(copilot, env, 'hhh')).toMatchObject({
+      createdAt: Date.parse('2025-10-08T21:10:16.398Z'),
+      messages: 3,
+      process: null,
+      settled: true,
+      title: 'please add mcp servers',
+    })
   })
 })
 

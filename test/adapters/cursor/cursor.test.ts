@@ -65,7 +65,14 @@ describe('Cursor agent store', () => {
   })
 
   it('working: the last message is a tool call; a placeholder name gives way to the first prompt', () => {
-    expect(facts(2)).toMatchObject({cwd: '/tmp/shop', lastActivityAt: sec(1), messages: 2, model: 'gpt-5', settled: false, title: 'Run the test suite'})
+    expect(facts(2)).toMatchObject({
+      cwd: '/tmp/shop',
+      lastActivityAt: sec(1),
+      messages: 2,
+      model: 'gpt-5',
+      settled: false,
+      title: 'Run the test suite',
+    })
   })
 
   it('store only: the workspace URL is decoded; injected context is not a prompt', () => {
@@ -103,12 +110,26 @@ describe('Cursor agent store', () => {
     const dir = join(chats, cwdBucket('/tmp/wal'), cid(8))
     mkdirSync(dir, {recursive: true})
     const path = join(dir, 'store.db')
-    writeStore(path, {agentId: cid(8), createdAt: base, journal: 'WAL', messages: [{content: 'Ship it', role: 'user'}, {content: 'Shipped.', role: 'assistant'}], name: 'Ship', workspace: '/tmp/wal'})
+    writeStore(path, {
+      agentId: cid(8),
+      createdAt: base,
+      journal: 'WAL',
+      messages: [
+        {content: 'Ship it', role: 'user'},
+        {content: 'Shipped.', role: 'assistant'},
+      ],
+      name: 'Ship',
+      workspace: '/tmp/wal',
+    })
     const writer = new Database(path)
     writer.exec('BEGIN IMMEDIATE')
     writer.prepare("UPDATE meta SET value = 'garbage' WHERE key = '0'").run()
     try {
-      expect(readOne(cursor, path, cursor.match(path, env)!).contributions[0]?.facts).toMatchObject({cwd: '/tmp/wal', messages: 2, settled: true})
+      expect(readOne(cursor, path, cursor.match(path, env)!).contributions[0]?.facts).toMatchObject({
+        cwd: '/tmp/wal',
+        messages: 2,
+        settled: true,
+      })
     } finally {
       writer.exec('ROLLBACK')
       writer.close()
@@ -120,7 +141,9 @@ describe('Cursor agent store', () => {
     const dir = join(chats, cwdBucket('/tmp/kv'), cid(7))
     mkdirSync(dir, {recursive: true})
     const db = new Database(join(dir, 'store.db'))
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB); INSERT INTO meta VALUES ('name', 'Old chat'), ('cwd', '/tmp/kv'), ('createdAt', '1785578400000')")
+    db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB); INSERT INTO meta VALUES ('name', 'Old chat'), ('cwd', '/tmp/kv'), ('createdAt', '1785578400000')",
+    )
     db.close()
 
     expect(factsOf(cursor, env, cid(7))).toMatchObject({cwd: '/tmp/kv', messages: 0, title: 'Old chat'})
@@ -144,20 +167,35 @@ describe('Cursor agent hooks', () => {
 
   it('beforeSubmitPrompt works, stop settles, a stop with an error is an error banner', () => {
     expect(hookFacts([hook(0, 'beforeSubmitPrompt', {prompt: 'go'})])?.facts.settled).toBe(false)
-    expect(hookFacts([hook(0, 'beforeSubmitPrompt'), hook(9, 'stop', {loop_count: 0, status: 'completed'})])?.facts).toMatchObject({error: null, settled: true})
-    expect(hookFacts([hook(0, 'beforeSubmitPrompt'), hook(9, 'stop', {status: 'error'})])?.facts.error).toMatchObject({at: sec(9), text: 'the agent stopped with an error'})
+    expect(hookFacts([hook(0, 'beforeSubmitPrompt'), hook(9, 'stop', {loop_count: 0, status: 'completed'})])?.facts).toMatchObject({
+      error: null,
+      settled: true,
+    })
+    expect(hookFacts([hook(0, 'beforeSubmitPrompt'), hook(9, 'stop', {status: 'error'})])?.facts.error).toMatchObject({
+      at: sec(9),
+      text: 'the agent stopped with an error',
+    })
     expect(hookFacts([hook(0, 'stop', {status: 'aborted'})])?.facts.settled).toBe(true)
   })
 
   it('composed: a prompt submitted after the store was last written starts a turn', () => {
-    const f = facts(1, reduceHooks(cursor, [hook(120, 'beforeSubmitPrompt', {prompt: 'Now the checkout'}), hook(121, 'postToolUse', {tool_name: 'read_file'})]))
+    const f = facts(
+      1,
+      reduceHooks(cursor, [
+        hook(120, 'beforeSubmitPrompt', {prompt: 'Now the checkout'}),
+        hook(121, 'postToolUse', {tool_name: 'read_file'}),
+      ]),
+    )
 
     expect(f).toMatchObject({lastActivityAt: sec(121), settled: false, turnStartedAt: sec(120)})
     expect(f.sources['settled']).toEqual({kind: 'hook', ref: 'postToolUse'})
   })
 
   it('composed: a stop settles a store whose last message is a tool call; afterAgentResponse gives the text', () => {
-    const f = facts(2, reduceHooks(cursor, [hook(30, 'afterAgentResponse', {text: 'All 212 tests pass.'}, 2), hook(31, 'stop', {status: 'completed'}, 2)]))
+    const f = facts(
+      2,
+      reduceHooks(cursor, [hook(30, 'afterAgentResponse', {text: 'All 212 tests pass.'}, 2), hook(31, 'stop', {status: 'completed'}, 2)]),
+    )
 
     expect(f).toMatchObject({lastAssistantText: 'All 212 tests pass.', settled: true})
   })

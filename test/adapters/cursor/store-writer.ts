@@ -31,7 +31,10 @@ function varint(n: number): Buffer {
 
 const field = (num: number, bytes: Buffer): Buffer => Buffer.concat([varint((num << 3) | 2), varint(bytes.length), bytes])
 
-export function writeStore(path: string, {agentId, name, createdAt, model, workspace, messages, extraRootFields = true, journal = 'DELETE'}: StoreSpec): void {
+export function writeStore(
+  path: string,
+  {agentId, name, createdAt, model, workspace, messages, extraRootFields = true, journal = 'DELETE'}: StoreSpec,
+): void {
   rmSync(path, {force: true})
   const db = new Database(path)
   db.pragma(`journal_mode = ${journal}`)

@@ -41,7 +41,17 @@ const parser: JsonlParser<FixtureState> = {
     }
     return [{facts, nativeId: match.nativeId}]
   },
-  init: () => ({createdAt: null, cwd: null, lastAt: null, lastReply: null, messages: 0, settled: false, title: null, turns: 0, turnStartedAt: null}),
+  init: () => ({
+    createdAt: null,
+    cwd: null,
+    lastAt: null,
+    lastReply: null,
+    messages: 0,
+    settled: false,
+    title: null,
+    turns: 0,
+    turnStartedAt: null,
+  }),
   line(s, rec) {
     // The engine parsed the line once (a malformed one never gets here).
     const o = rec as {type?: string; at?: string; cwd?: string; text?: string}
@@ -77,7 +87,10 @@ const hooks: HookReducer<Record<string, {tool: string; at: number} | null>> = {
     if (!(nativeId in state)) return null
     const open = state[nativeId]
     return {
-      facts: {approval: open ? {at: open.at, source: {kind: 'hook', ref: 'Ask'}, text: open.tool} : null, settled: open ? false : undefined},
+      facts: {
+        approval: open ? {at: open.at, source: {kind: 'hook', ref: 'Ask'}, text: open.tool} : null,
+        settled: open ? false : undefined,
+      },
       nativeId,
       priority: 20,
     }
@@ -126,6 +139,14 @@ export const fixtureAgent: AgentModule = {
     },
     roots: (ctx) => [path.join(ctx.env['FIXTURE_AGENT_HOME'] ?? path.join(ctx.home, '.fixture-agent'), 'sessions')],
   },
-  screen: {agent: ID, approval: ['^Allow (\\w+)\\?'], busy: ['working…'], error: [], idle: ['^fx> $'], processes: ['fixture-agent'], question: []},
+  screen: {
+    agent: ID,
+    approval: ['^Allow (\\w+)\\?'],
+    busy: ['working…'],
+    error: [],
+    idle: ['^fx> $'],
+    processes: ['fixture-agent'],
+    question: [],
+  },
   sessionVariable: 'FIXTURE_AGENT_SESSION_ID',
 }

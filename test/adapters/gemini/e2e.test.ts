@@ -60,7 +60,13 @@ function fakeCopilot(): ChildProcess {
 function copilotSession(pid: number | null): void {
   // Written just after its process started (as Copilot writes it): times under a second old.
   const dir = path.join(h.home, '.copilot', 'session-state', COPILOT)
-  const ev = (agoMs: number, type: string, data: Record<string, unknown>) => ({data, id: `${type}-${agoMs}`, parentId: null, timestamp: iso(agoMs), type})
+  const ev = (agoMs: number, type: string, data: Record<string, unknown>) => ({
+    data,
+    id: `${type}-${agoMs}`,
+    parentId: null,
+    timestamp: iso(agoMs),
+    type,
+  })
   writeFile(
     path.join(dir, 'events.jsonl'),
     lines([
@@ -72,7 +78,10 @@ function copilotSession(pid: number | null): void {
       ev(690, 'tool.execution_start', {arguments: {command: 'npx codemod react/19'}, toolCallId: 'c1', toolName: 'bash'}),
     ]),
   )
-  writeFile(path.join(dir, 'workspace.yaml'), `id: ${COPILOT}\ncwd: ${webDir()}\nname: React 19 upgrade\nuser_named: true\ncreated_at: ${iso(900)}\nupdated_at: ${iso(800)}\n`)
+  writeFile(
+    path.join(dir, 'workspace.yaml'),
+    `id: ${COPILOT}\ncwd: ${webDir()}\nname: React 19 upgrade\nuser_named: true\ncreated_at: ${iso(900)}\nupdated_at: ${iso(800)}\n`,
+  )
   if (pid !== null) writeFile(path.join(dir, `inuse.${pid}.lock`), String(pid))
 }
 
@@ -86,13 +95,30 @@ function cursorSession(): void {
     messages: [
       {content: 'You are a coding agent.', role: 'system'},
       {content: [{text: '<user_info>linux</user_info>\n<user_query>Add a --verbose flag</user_query>', type: 'text'}], role: 'user'},
-      {content: [{text: 'Editing cli.ts', type: 'text'}, {args: {}, toolCallId: 't1', toolName: 'edit_file', type: 'tool-call'}], role: 'assistant'},
+      {
+        content: [
+          {text: 'Editing cli.ts', type: 'text'},
+          {args: {}, toolCallId: 't1', toolName: 'edit_file', type: 'tool-call'},
+        ],
+        role: 'assistant',
+      },
     ],
     model: 'claude-4.5-sonnet',
     name: 'New Agent',
     workspace: 'file:///src/cli',
   })
-  writeFile(path.join(dir, 'meta.json'), JSON.stringify({createdAtMs: Date.now() - 300_000, cwd: '/src/cli', hasConversation: true, isSubagent: false, schemaVersion: 1, title: 'Verbose flag', updatedAtMs: Date.now() - 50_000}))
+  writeFile(
+    path.join(dir, 'meta.json'),
+    JSON.stringify({
+      createdAtMs: Date.now() - 300_000,
+      cwd: '/src/cli',
+      hasConversation: true,
+      isSubagent: false,
+      schemaVersion: 1,
+      title: 'Verbose flag',
+      updatedAtMs: Date.now() - 50_000,
+    }),
+  )
 }
 
 function hook(agent: string, payload: Record<string, unknown>): void {
@@ -113,14 +139,49 @@ describe('Gemini CLI, Copilot CLI and Cursor agent sessions in one home', () => 
 
     const first = json(await runCast(['sessions', '--json'], {env: h.env}))
 
-    expect(row(byAgent(first, 'gemini'))).toEqual({bucket: 'needs_input', cwd: '/src/shop-api', model: 'gemini-2.5-pro', reason: 'settled', state: 'needs_input', title: 'Add pagination to /orders'})
-    expect(row(byAgent(first, 'copilot'))).toEqual({bucket: 'working', cwd: webDir(), model: 'gpt-5.4', reason: 'turn_pending', state: 'working', title: 'React 19 upgrade'})
+    expect(row(byAgent(first, 'gemini'))).toEqual({
+      bucket: 'needs_input',
+      cwd: '/src/shop-api',
+      model: 'gemini-2.5-pro',
+      reason: 'settled',
+      state: 'needs_input',
+      title: 'Add pagination to /orders',
+    })
+    expect(row(byAgent(first, 'copilot'))).toEqual({
+      bucket: 'working',
+      cwd: webDir(),
+      model: 'gpt-5.4',
+      reason: 'turn_pending',
+      state: 'working',
+      title: 'React 19 upgrade',
+    })
     expect(byAgent(first, 'copilot')).toMatchObject({live: true, pid: sleeper.pid})
-    expect(row(byAgent(first, 'cursor'))).toEqual({bucket: 'working', cwd: '/src/cli', model: 'claude-4.5-sonnet', reason: 'turn_pending', state: 'working', title: 'Verbose flag'})
+    expect(row(byAgent(first, 'cursor'))).toEqual({
+      bucket: 'working',
+      cwd: '/src/cli',
+      model: 'claude-4.5-sonnet',
+      reason: 'turn_pending',
+      state: 'working',
+      title: 'Verbose flag',
+    })
 
     // Gemini asks for a permission, Cursor's turn ends, Copilot's process dies mid-turn.
-    hook('gemini', {cwd: '/src/shop-api', details: {command: 'rm -rf build', rootCommand: 'rm', type: 'exec'}, hook_event_name: 'Notification', message: 'Tool run_shell_command requires confirmation', notification_type: 'ToolPermission', session_id: GEMINI})
-    hook('cursor', {conversation_id: CURSOR, generation_id: 'g1', hook_event_name: 'stop', loop_count: 0, status: 'completed', workspace_roots: ['/src/cli']})
+    hook('gemini', {
+      cwd: '/src/shop-api',
+      details: {command: 'rm -rf build', rootCommand: 'rm', type: 'exec'},
+      hook_event_name: 'Notification',
+      message: 'Tool run_shell_command requires confirmation',
+      notification_type: 'ToolPermission',
+      session_id: GEMINI,
+    })
+    hook('cursor', {
+      conversation_id: CURSOR,
+      generation_id: 'g1',
+      hook_event_name: 'stop',
+      loop_count: 0,
+      status: 'completed',
+      workspace_roots: ['/src/cli'],
+    })
     sleeper.kill('SIGKILL')
     await new Promise((resolve) => sleeper?.once('exit', resolve))
 

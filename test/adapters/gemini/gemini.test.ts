@@ -27,7 +27,14 @@ function feed(path: string, opts: Parameters<typeof feedJsonl>[3] = {}) {
 const hook = (seconds: number, name: string, extra: Record<string, unknown> = {}, k = 1): HookEvent => ({
   agent: 'gemini',
   at: sec(seconds),
-  payload: {cwd: '/tmp/my-app', hook_event_name: name, session_id: sid(k), timestamp: new Date(sec(seconds)).toISOString(), transcript_path: join(APP, file(k)), ...extra},
+  payload: {
+    cwd: '/tmp/my-app',
+    hook_event_name: name,
+    session_id: sid(k),
+    timestamp: new Date(sec(seconds)).toISOString(),
+    transcript_path: join(APP, file(k)),
+    ...extra,
+  },
 })
 
 afterEach(() => resetProjectRoots())
@@ -43,7 +50,11 @@ describe('Gemini CLI paths', () => {
 
     expect(found).toContainEqual({file: `.gemini/tmp/my-app/chats/${file(1)}`, kind: 'jsonl', role: 'chat'})
     expect(found).toContainEqual({file: `.gemini/tmp/my-app/chats/${sid(6)}/${sid(7)}.jsonl`, kind: 'jsonl', role: 'subagent'})
-    expect(found).toContainEqual({file: `.gemini/tmp/${projectHash('/tmp/legacy-proj')}/chats/${file(10, 'json')}`, kind: 'whole', role: 'chat'})
+    expect(found).toContainEqual({
+      file: `.gemini/tmp/${projectHash('/tmp/legacy-proj')}/chats/${file(10, 'json')}`,
+      kind: 'whole',
+      role: 'chat',
+    })
     expect(found.some((f) => /logs\.json|checkpoint|tool-outputs|project_root|projects\.json/.test(f.file))).toBe(false)
     expect(found).toHaveLength(13)
   })
@@ -111,7 +122,13 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
   it('compaction: a $set.messages checkpoint replaces the list; the notice is noted', () => {
     const f = facts(5)
 
-    expect(f).toMatchObject({lastAssistantText: 'Added bench/lexer.ts.', messages: 4, settled: true, title: 'Refactor the parser', turnIndex: 2})
+    expect(f).toMatchObject({
+      lastAssistantText: 'Added bench/lexer.ts.',
+      messages: 4,
+      settled: true,
+      title: 'Refactor the parser',
+      turnIndex: 2,
+    })
     expect(f.sources['compaction']).toMatchObject({kind: 'transcript'})
   })
 
@@ -120,7 +137,14 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
     const child = facts(7)
 
     expect(parent).toMatchObject({messages: 2, settled: false})
-    expect(child).toMatchObject({cwd: '/tmp/my-app', messages: 2, model: 'gemini-2.5-flash', parentNativeId: sid(6), settled: true, title: 'Find why test/retry.test.ts is flaky'})
+    expect(child).toMatchObject({
+      cwd: '/tmp/my-app',
+      messages: 2,
+      model: 'gemini-2.5-flash',
+      parentNativeId: sid(6),
+      settled: true,
+      title: 'Find why test/retry.test.ts is flaky',
+    })
   })
 
   it('a cancelled request ends the turn', () => {
@@ -141,7 +165,11 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
   })
 
   it('incremental: a prompt appended later starts a new turn', () => {
-    const fed = feed(join(APP, file(1)), {append: [JSON.stringify({content: [{text: 'Also add /ready'}], id: 'later', timestamp: new Date(sec(90)).toISOString(), type: 'user'})]})
+    const fed = feed(join(APP, file(1)), {
+      append: [
+        JSON.stringify({content: [{text: 'Also add /ready'}], id: 'later', timestamp: new Date(sec(90)).toISOString(), type: 'user'}),
+      ],
+    })
 
     expect(fed.contributions[0]?.facts).toMatchObject({messages: 3, settled: false, turnIndex: 2, turnStartedAt: sec(90)})
   })
@@ -156,7 +184,9 @@ describe('Gemini CLI chat log (≥ 0.39)', () => {
     for (let i = 0; i < n; i++) {
       const t = new Date(sec(i)).toISOString()
       lines.push(JSON.stringify({content: [{text: `prompt ${i}`}], id: `u${i}`, timestamp: t, type: 'user'}))
-      lines.push(JSON.stringify({content: `reply ${i} ${'x'.repeat(200)}`, id: `g${i}`, model: 'gemini-2.5-pro', timestamp: t, type: 'gemini'}))
+      lines.push(
+        JSON.stringify({content: `reply ${i} ${'x'.repeat(200)}`, id: `g${i}`, model: 'gemini-2.5-pro', timestamp: t, type: 'gemini'}),
+      )
     }
 
     lines.push(JSON.stringify({$rewindTo: `u${n - 1}`}))
@@ -218,30 +248,56 @@ describe('Gemini CLI hooks', () => {
   })
 
   it('Notification ToolPermission opens an approval naming the tool; the next tool event closes it', () => {
-    const open = hookFacts([hook(0, 'BeforeAgent'), hook(2, 'BeforeTool', {tool_name: 'run_shell_command'}), hook(3, 'Notification', {details: {rootCommand: 'rm', type: 'exec'}, message: 'Tool run_shell_command requires confirmation', notification_type: 'ToolPermission'})])
-    const closed = hookFacts([hook(3, 'Notification', {details: {toolName: 'write_file'}, notification_type: 'ToolPermission'}), hook(9, 'AfterTool', {tool_name: 'write_file'})])
+    const open = hookFacts([
+      hook(0, 'BeforeAgent'),
+      hook(2, 'BeforeTool', {tool_name: 'run_shell_command'}),
+      hook(3, 'Notification', {
+        details: {rootCommand: 'rm', type: 'exec'},
+        message: 'Tool run_shell_command requires confirmation',
+        notification_type: 'ToolPermission',
+      }),
+    ])
+    const closed = hookFacts([
+      hook(3, 'Notification', {details: {toolName: 'write_file'}, notification_type: 'ToolPermission'}),
+      hook(9, 'AfterTool', {tool_name: 'write_file'}),
+    ])
 
     expect(open?.facts.approval).toEqual({at: sec(3), source: {kind: 'hook', ref: 'Notification'}, text: 'shell: rm'})
     expect(closed?.facts.approval).toBeNull()
   })
 
   it('the approval names what it asks about; an ask_user dialog is a question', () => {
-    const text = (details: Record<string, unknown>) => hookFacts([hook(1, 'Notification', {details, message: 'm', notification_type: 'ToolPermission'})])?.facts
+    const text = (details: Record<string, unknown>) =>
+      hookFacts([hook(1, 'Notification', {details, message: 'm', notification_type: 'ToolPermission'})])?.facts
 
-    expect(text({command: 'git push --force', rootCommand: 'git', title: 'Confirm Shell Command', type: 'exec'})?.approval?.text).toBe('shell: git push --force')
+    expect(text({command: 'git push --force', rootCommand: 'git', title: 'Confirm Shell Command', type: 'exec'})?.approval?.text).toBe(
+      'shell: git push --force',
+    )
     expect(text({fileName: 'src/app.ts', filePath: '/tmp/my-app/src/app.ts', type: 'edit'})?.approval?.text).toBe('edit: src/app.ts')
     expect(text({serverName: 'github', toolName: 'create_issue', type: 'mcp'})?.approval?.text).toBe('github.create_issue')
-    expect(text({questions: [{question: 'Which database?'}], type: 'ask_user'})).toMatchObject({approval: null, question: {text: 'Which database?'}})
+    expect(text({questions: [{question: 'Which database?'}], type: 'ask_user'})).toMatchObject({
+      approval: null,
+      question: {text: 'Which database?'},
+    })
   })
 
   it('SessionEnd settles and records the exit; SessionStart is at the prompt', () => {
-    expect(hookFacts([hook(0, 'BeforeAgent'), hook(4, 'SessionEnd', {reason: 'exit'})])).toMatchObject({extra: {exitedAt: sec(4)}, facts: {settled: true}})
+    expect(hookFacts([hook(0, 'BeforeAgent'), hook(4, 'SessionEnd', {reason: 'exit'})])).toMatchObject({
+      extra: {exitedAt: sec(4)},
+      facts: {settled: true},
+    })
     expect(hookFacts([hook(0, 'SessionStart', {source: 'startup'})])?.facts.settled).toBe(true)
   })
 
   it('composed: a permission prompt over a file whose last reply looks final', () => {
     // The file's reply at 5 s looks settled; the tool it announced then asks for permission.
-    const f = facts(1, reduceHooks(gemini, [hook(6, 'BeforeTool', {tool_name: 'run_shell_command'}), hook(7, 'Notification', {details: {toolName: 'run_shell_command'}, notification_type: 'ToolPermission'})]))
+    const f = facts(
+      1,
+      reduceHooks(gemini, [
+        hook(6, 'BeforeTool', {tool_name: 'run_shell_command'}),
+        hook(7, 'Notification', {details: {toolName: 'run_shell_command'}, notification_type: 'ToolPermission'}),
+      ]),
+    )
 
     expect(f).toMatchObject({approval: {text: 'run_shell_command'}, lastActivityAt: sec(7), settled: false})
   })
@@ -255,7 +311,10 @@ describe('Gemini CLI hooks', () => {
   })
 
   it('composed: an approval is stale once the file shows a reply made after it', () => {
-    const f = facts(2, reduceHooks(gemini, [hook(1.5, 'Notification', {details: {toolName: 'run_shell_command'}, notification_type: 'ToolPermission'}, 2)]))
+    const f = facts(
+      2,
+      reduceHooks(gemini, [hook(1.5, 'Notification', {details: {toolName: 'run_shell_command'}, notification_type: 'ToolPermission'}, 2)]),
+    )
 
     expect(f.approval).toBeNull()
   })
@@ -281,7 +340,9 @@ describe('Gemini CLI project path cache', () => {
       resetProjectRoots()
       expect(gemini.match(chat, env)).toMatchObject({cwd: '/srv/fresh'})
       expect(compose(gemini, 'x', [])).toMatchObject({messages: 0})
-      expect(chatLogParser.contributions(chatLogParser.init(chat, {kind: 'jsonl', nativeId: 'x'}), chat, {kind: 'jsonl', nativeId: 'x'})).toEqual([])
+      expect(
+        chatLogParser.contributions(chatLogParser.init(chat, {kind: 'jsonl', nativeId: 'x'}), chat, {kind: 'jsonl', nativeId: 'x'}),
+      ).toEqual([])
     } finally {
       rmSync(dir, {force: true, recursive: true})
     }

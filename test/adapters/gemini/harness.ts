@@ -9,7 +9,15 @@ import Database from 'better-sqlite3'
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import type {Adapter, AdapterEnv, CheckedContribution, Contribution, FileMatch, HookEvent, ReadonlyDb} from '../../../src/core/ingest/adapter.js'
+import type {
+  Adapter,
+  AdapterEnv,
+  CheckedContribution,
+  Contribution,
+  FileMatch,
+  HookEvent,
+  ReadonlyDb,
+} from '../../../src/core/ingest/adapter.js'
 import {composeFacts} from '../../../src/core/ingest/compose.js'
 import {feedLine, withParseErrors} from '../../../src/core/ingest/jsonl-line.js'
 import type {SessionFacts} from '../../../src/core/model/types.js'

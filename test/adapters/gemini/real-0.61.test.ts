@@ -11,11 +11,20 @@ import type {GeminiMatch} from '../../../src/adapters/gemini/paths.js'
 import {feedLine} from '../../../src/core/ingest/jsonl-line.js'
 
 const DIR = fileURLToPath(new URL('../../fixtures/gemini/real-0.61.0/', import.meta.url))
-const match = {cwd: '/work', kind: 'jsonl', nativeId: 'x', parentNativeId: null, project: 'work', role: 'chat'} as const satisfies GeminiMatch
+const match = {
+  cwd: '/work',
+  kind: 'jsonl',
+  nativeId: 'x',
+  parentNativeId: null,
+  project: 'work',
+  role: 'chat',
+} as const satisfies GeminiMatch
 
 /** The facts after the first `n` lines of a fixture (all of them by default). */
 function facts(name: string, n?: number) {
-  const lines = readFileSync(DIR + name, 'utf8').split('\n').filter((l) => l.trim() !== '')
+  const lines = readFileSync(DIR + name, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
   const state = chatLogParser.init(DIR + name, match)
   let offset = 0
   for (const line of lines.slice(0, n ?? lines.length)) {
@@ -44,7 +53,9 @@ describe('Gemini CLI 0.61.0 chat files', () => {
   })
 
   it('tool results (a user message of functionResponse parts) are no prompt; the reply after them settles', () => {
-    const all = readFileSync(DIR + 'tool-roundtrip.jsonl', 'utf8').split('\n').filter(Boolean)
+    const all = readFileSync(DIR + 'tool-roundtrip.jsonl', 'utf8')
+      .split('\n')
+      .filter(Boolean)
     const results = all.findIndex((l) => l.includes('"functionResponse"'))
     expect(results).toBeGreaterThan(0)
     const mid = facts('tool-roundtrip.jsonl', results + 1)
@@ -60,7 +71,9 @@ describe('Gemini CLI 0.61.0 chat files', () => {
   })
 
   it('a cancel ("Request cancelled." then a checkpoint without the prompt) settles the turn; the next prompt starts one', () => {
-    const all = readFileSync(DIR + 'cancel-then-prompt.jsonl', 'utf8').split('\n').filter(Boolean)
+    const all = readFileSync(DIR + 'cancel-then-prompt.jsonl', 'utf8')
+      .split('\n')
+      .filter(Boolean)
     const checkpoint = all.findIndex((l, i) => i > 1 && l.startsWith('{"$set":{"messages"'))
     expect(all[checkpoint - 2]).toContain('Request cancelled.')
     const cancelled = facts('cancel-then-prompt.jsonl', checkpoint + 1)

@@ -21,7 +21,8 @@ import {
 } from '../../../src/adapters/kit/hook-steps.js'
 import type {FactSource} from '../../../src/core/model/types.js'
 
-const ask = (event: string, agent?: string): HookBlock => (agent === undefined ? {at: 1, event, text: event} : {agent, at: 1, event, text: event})
+const ask = (event: string, agent?: string): HookBlock =>
+  agent === undefined ? {at: 1, event, text: event} : {agent, at: 1, event, text: event}
 
 /** A state with every field the steps know, asks open (one the session's, one a subagent's). */
 function full(): Record<string, unknown> & any {
@@ -44,19 +45,52 @@ describe('hook steps', () => {
     {name: 'closeAsks', step: (s) => closeAsks(s), want: {approval: null, askTool: null, question: null}},
     {name: 'closeQuestion', step: (s) => closeQuestion(s), want: {askTool: null, question: null}},
     {name: "closeAsksOf the session's own: a subagent's question stays", step: (s) => closeAsksOf(s, undefined), want: {approval: null}},
-    {name: "closeAsksOf a subagent: only its question", step: (s) => closeAsksOf(s, 'sub1'), want: {askTool: null, question: null}},
+    {name: 'closeAsksOf a subagent: only its question', step: (s) => closeAsksOf(s, 'sub1'), want: {askTool: null, question: null}},
     {name: 'closeAsksOf another subagent: nothing', step: (s) => closeAsksOf(s, 'sub2'), want: {}},
-    {name: 'openApproval', step: (s) => openApproval(s, 9, 'Notification', 'Bash'), want: {approval: {at: 9, event: 'Notification', text: 'Bash'}}},
-    {name: "openApproval, a subagent's", step: (s) => openApproval(s, 9, 'PermissionRequest', 'Bash', 'sub2'), want: {approval: {agent: 'sub2', at: 9, event: 'PermissionRequest', text: 'Bash'}}},
-    {name: 'openQuestion', step: (s) => openQuestion(s, 9, 'Notification', 'Which?'), want: {question: {at: 9, event: 'Notification', text: 'Which?'}}},
-    {name: 'toolMoved: the approval was answered, the turn runs', step: (s) => toolMoved(s, 9, 'PostToolUse'), want: {approval: null, settled: false, settledAt: 9, settledEvent: 'PostToolUse'}},
+    {
+      name: 'openApproval',
+      step: (s) => openApproval(s, 9, 'Notification', 'Bash'),
+      want: {approval: {at: 9, event: 'Notification', text: 'Bash'}},
+    },
+    {
+      name: "openApproval, a subagent's",
+      step: (s) => openApproval(s, 9, 'PermissionRequest', 'Bash', 'sub2'),
+      want: {approval: {agent: 'sub2', at: 9, event: 'PermissionRequest', text: 'Bash'}},
+    },
+    {
+      name: 'openQuestion',
+      step: (s) => openQuestion(s, 9, 'Notification', 'Which?'),
+      want: {question: {at: 9, event: 'Notification', text: 'Which?'}},
+    },
+    {
+      name: 'toolMoved: the approval was answered, the turn runs',
+      step: (s) => toolMoved(s, 9, 'PostToolUse'),
+      want: {approval: null, settled: false, settledAt: 9, settledEvent: 'PostToolUse'},
+    },
     {
       name: 'startSession',
       step: (s) => startSession(s, 9, 'SessionStart'),
-      want: {approval: null, askTool: null, exitedAt: null, question: null, sessionStartAt: 9, settled: true, settledAt: 9, settledEvent: 'SessionStart'},
+      want: {
+        approval: null,
+        askTool: null,
+        exitedAt: null,
+        question: null,
+        sessionStartAt: 9,
+        settled: true,
+        settledAt: 9,
+        settledEvent: 'SessionStart',
+      },
     },
-    {name: 'startTurn (asks are the reducer’s to close)', step: (s) => startTurn(s, 9, 'UserPromptSubmit'), want: {exitedAt: null, promptAt: 9, settled: false, settledAt: 9, settledEvent: 'UserPromptSubmit'}},
-    {name: 'endSession', step: (s) => endSession(s, 9, 'SessionEnd'), want: {exitedAt: 9, settled: true, settledAt: 9, settledEvent: 'SessionEnd'}},
+    {
+      name: 'startTurn (asks are the reducer’s to close)',
+      step: (s) => startTurn(s, 9, 'UserPromptSubmit'),
+      want: {exitedAt: null, promptAt: 9, settled: false, settledAt: 9, settledEvent: 'UserPromptSubmit'},
+    },
+    {
+      name: 'endSession',
+      step: (s) => endSession(s, 9, 'SessionEnd'),
+      want: {exitedAt: 9, settled: true, settledAt: 9, settledEvent: 'SessionEnd'},
+    },
   ]
 
   it.each(cases)('$name changes exactly its fields', ({step, want}) => {
@@ -80,7 +114,11 @@ describe('hook steps', () => {
 
 describe('hook facts', () => {
   it('hard blocks, their sources in the order asked, settled once a turn event said it', () => {
-    const facts: HookFacts = {approval: hardBlock(ask('PermissionRequest')), error: hardBlock(ask('StopFailure')), question: hardBlock(null)}
+    const facts: HookFacts = {
+      approval: hardBlock(ask('PermissionRequest')),
+      error: hardBlock(ask('StopFailure')),
+      question: hardBlock(null),
+    }
     const sources: Record<string, FactSource> = {}
     blockSources(facts, sources, ['error', 'approval', 'question'])
     settledFact({settled: null, settledAt: null, settledEvent: null}, facts, sources)

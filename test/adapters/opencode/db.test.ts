@@ -81,7 +81,11 @@ describe('OpenCode ≥ 1.2: the SQLite database', () => {
   it('question: a running question tool is an open question with its text', () => {
     const f = facts(ID.question)
 
-    expect(f.question).toEqual({at: t(404), source: {kind: 'sqlite', ref: `${file}#part=prt_e03`}, text: 'Which database should the migration target?'})
+    expect(f.question).toEqual({
+      at: t(404),
+      source: {kind: 'sqlite', ref: `${file}#part=prt_e03`},
+      text: 'Which database should the migration target?',
+    })
     expect(f.settled).toBe(false)
   })
 
@@ -104,7 +108,12 @@ describe('OpenCode ≥ 1.2: the SQLite database', () => {
     const child = facts(ID.child)
     const parent = facts(ID.parent)
 
-    expect(child).toMatchObject({model: 'claude-haiku-4-5', parentNativeId: ID.parent, settled: false, title: 'Explore the auth module (@explore subagent)'})
+    expect(child).toMatchObject({
+      model: 'claude-haiku-4-5',
+      parentNativeId: ID.parent,
+      settled: false,
+      title: 'Explore the auth module (@explore subagent)',
+    })
     expect(parent).toMatchObject({parentNativeId: null, settled: false})
   })
 
@@ -142,11 +151,20 @@ describe('OpenCode database: incremental reads', () => {
 
   it('a new prompt in a settled session shows at once, and matches a cold read', () => {
     const copy = path.join(dir, 'inc', 'opencode.db')
-    buildDb(copy, SCENARIOS.filter((s) => s.id === ID.settled || s.id === ID.error))
+    buildDb(
+      copy,
+      SCENARIOS.filter((s) => s.id === ID.settled || s.id === ID.error),
+    )
     expect(dbFacts(copy).get(ID.settled)!.settled).toBe(true)
 
     const db = new Database(copy)
-    insertSessions(db, [{...SCENARIOS.find((s) => s.id === ID.settled)!, messages: [{created: t(60), id: 'msg_a04', parts: [text('prt_a09', 'Also add a test', t(60))], role: 'user'}], updated: t(60)}])
+    insertSessions(db, [
+      {
+        ...SCENARIOS.find((s) => s.id === ID.settled)!,
+        messages: [{created: t(60), id: 'msg_a04', parts: [text('prt_a09', 'Also add a test', t(60))], role: 'user'}],
+        updated: t(60),
+      },
+    ])
     db.close()
 
     const warm = dbFacts(copy)
@@ -158,7 +176,10 @@ describe('OpenCode database: incremental reads', () => {
 
   it('a tool finishing in a working session (a part change alone) shows at once', () => {
     const copy = path.join(dir, 'parts', 'opencode.db')
-    buildDb(copy, SCENARIOS.filter((s) => s.id === ID.question))
+    buildDb(
+      copy,
+      SCENARIOS.filter((s) => s.id === ID.question),
+    )
     expect(dbFacts(copy).get(ID.question)!.question).not.toBe(null)
 
     const db = new Database(copy)
@@ -184,7 +205,12 @@ describe('OpenCode database: tables and columns are probed', () => {
     db.exec('DROP TABLE part')
     db.close()
 
-    expect(dbFacts(old).get(ID.settled)).toMatchObject({lastAssistantText: null, messages: 3, settled: true, title: 'Fix the login redirect loop'})
+    expect(dbFacts(old).get(ID.settled)).toMatchObject({
+      lastAssistantText: null,
+      messages: 3,
+      settled: true,
+      title: 'Fix the login redirect loop',
+    })
   })
 
   it('a database with no session table (or an empty file) gives nothing, without throwing', () => {
@@ -207,6 +233,12 @@ describe('OpenCode database: tables and columns are probed', () => {
        INSERT INTO session_v2 (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES ('ses_v2', 'global', 'readme', '/home/dev/r', 'readme', '2.0.19', ${t(0)}, ${t(9)});`,
     )
 
-    expect(dbFacts(v2).get('ses_v2')).toMatchObject({cwd: '/home/dev/r', lastActivityAt: t(9), messages: 0, settled: false, title: 'readme'})
+    expect(dbFacts(v2).get('ses_v2')).toMatchObject({
+      cwd: '/home/dev/r',
+      lastActivityAt: t(9),
+      messages: 0,
+      settled: false,
+      title: 'readme',
+    })
   })
 })

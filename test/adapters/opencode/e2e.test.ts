@@ -39,13 +39,34 @@ describe('cast sessions over pi and OpenCode', () => {
     const r = await runCast(['sessions', '--json'], {env})
     expect(r.code).toBe(0)
     const out = json(r)
-    const by = (agent: string, title: string) => out.sessions.find((s: {agent: string; title: string}) => s.agent === agent && s.title === title)
+    const by = (agent: string, title: string) =>
+      out.sessions.find((s: {agent: string; title: string}) => s.agent === agent && s.title === title)
 
-    expect(by('pi', 'README rewrite')).toMatchObject({cwd: '/home/dev/projects/docs', messages: 2, model: 'claude-sonnet-4-5', reason: 'settled', state: 'needs_input'})
+    expect(by('pi', 'README rewrite')).toMatchObject({
+      cwd: '/home/dev/projects/docs',
+      messages: 2,
+      model: 'claude-sonnet-4-5',
+      reason: 'settled',
+      state: 'needs_input',
+    })
     expect(by('pi', 'Summarize the open issues')).toMatchObject({model: 'claude-sonnet-4-5', reason: 'error', state: 'needs_input'})
-    expect(by('opencode', 'Set up the database')).toMatchObject({bucket: 'questions', model: 'claude-sonnet-4-5', reason: 'question', state: 'needs_input'})
-    expect(by('opencode', 'Summarize the changelog')).toMatchObject({cwd: '/home/dev/projects/notes', reason: 'error', state: 'needs_input'})
-    expect(by('opencode', 'Fix the login redirect loop')).toMatchObject({messages: 3, native_id: ID.settled, reason: 'settled', state: 'needs_input'})
+    expect(by('opencode', 'Set up the database')).toMatchObject({
+      bucket: 'questions',
+      model: 'claude-sonnet-4-5',
+      reason: 'question',
+      state: 'needs_input',
+    })
+    expect(by('opencode', 'Summarize the changelog')).toMatchObject({
+      cwd: '/home/dev/projects/notes',
+      reason: 'error',
+      state: 'needs_input',
+    })
+    expect(by('opencode', 'Fix the login redirect loop')).toMatchObject({
+      messages: 3,
+      native_id: ID.settled,
+      reason: 'settled',
+      state: 'needs_input',
+    })
     // The subagent child is folded under its parent, not a row of its own.
     expect(by('opencode', 'Explore the auth module (@explore subagent)')).toBeUndefined()
     const parent = by('opencode', 'Audit the auth module')

@@ -26,7 +26,12 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-opencode-'))
   data = path.join(dir, 'xdg')
   store = new Store(path.join(dir, 'cast'))
-  ingester = new Ingester(store, [opencode], {env: {XDG_DATA_HOME: data}, home: path.join(dir, 'home')}, {clock: () => clock, device: 'box', me: 'me@example.com'})
+  ingester = new Ingester(
+    store,
+    [opencode],
+    {env: {XDG_DATA_HOME: data}, home: path.join(dir, 'home')},
+    {clock: () => clock, device: 'box', me: 'me@example.com'},
+  )
 })
 afterEach(() => {
   store.close()
@@ -85,7 +90,13 @@ describe('OpenCode through the ingest engine', () => {
     expect(row(ID.settled)!.state).toBe('needs_input')
 
     const db = new Database(dbFile())
-    insertSessions(db, [{...pick(ID.settled)[0]!, messages: [{created: t(1150), id: 'msg_a09', parts: [text('prt_a19', 'One more thing', t(1150))], role: 'user'}], updated: t(1150)}])
+    insertSessions(db, [
+      {
+        ...pick(ID.settled)[0]!,
+        messages: [{created: t(1150), id: 'msg_a09', parts: [text('prt_a19', 'One more thing', t(1150))], role: 'user'}],
+        updated: t(1150),
+      },
+    ])
     db.close()
     const stats = ingester.sync()
 
@@ -151,7 +162,15 @@ describe('OpenCode through the ingest engine', () => {
   it('a storage file caught mid-write is counted; once rewritten it is read', () => {
     copyStorage()
     const file = path.join(data, 'opencode', 'storage', 'message', 'ses_s2workingaaaaaaaaaaaaaaaa', 'msg_s2c.json')
-    const whole = JSON.stringify({id: 'msg_s2c', role: 'assistant', sessionID: 'ses_s2workingaaaaaaaaaaaaaaaa', time: {completed: t(900), created: t(800)}, finish: 'stop', modelID: 'claude-sonnet-4-5', providerID: 'anthropic'})
+    const whole = JSON.stringify({
+      id: 'msg_s2c',
+      role: 'assistant',
+      sessionID: 'ses_s2workingaaaaaaaaaaaaaaaa',
+      time: {completed: t(900), created: t(800)},
+      finish: 'stop',
+      modelID: 'claude-sonnet-4-5',
+      providerID: 'anthropic',
+    })
     fs.writeFileSync(file, whole.slice(0, 60))
 
     const half = ingester.sync()

@@ -59,7 +59,12 @@ export interface SessionSpec {
 
 function messageData(s: SessionSpec, m: MessageSpec, prevUser: string | null): Record<string, unknown> {
   if (m.role === 'user') {
-    return {agent: 'build', model: {modelID: m.modelID ?? 'claude-sonnet-4-5', providerID: m.providerID ?? 'anthropic'}, role: 'user', time: {created: m.created}}
+    return {
+      agent: 'build',
+      model: {modelID: m.modelID ?? 'claude-sonnet-4-5', providerID: m.providerID ?? 'anthropic'},
+      role: 'user',
+      time: {created: m.created},
+    }
   }
 
   return {
@@ -82,7 +87,9 @@ function messageData(s: SessionSpec, m: MessageSpec, prevUser: string | null): R
 /** Insert sessions (and a project for them) into an open database. */
 export function insertSessions(db: Database.Database, sessions: readonly SessionSpec[]): void {
   if (sessions.length === 0) return
-  db.prepare(`INSERT OR IGNORE INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES ('global', '/', NULL, ?, ?, '[]')`).run(T0, T0)
+  db.prepare(
+    `INSERT OR IGNORE INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES ('global', '/', NULL, ?, ?, '[]')`,
+  ).run(T0, T0)
   const columns = new Set((db.prepare(`PRAGMA table_info(session)`).all() as {name: string}[]).map((c) => c.name))
   for (const s of sessions) {
     const row: Record<string, unknown> = {
@@ -101,23 +108,29 @@ export function insertSessions(db: Database.Database, sessions: readonly Session
     }
     const keys = Object.keys(row).filter((k) => columns.has(k))
     // An upsert, not REPLACE: REPLACE deletes the row first and the foreign keys cascade.
-    const update = keys.filter((k) => k !== 'id').map((k) => `${k} = excluded.${k}`).join(', ')
-    db.prepare(`INSERT INTO session (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${update}`).run(...keys.map((k) => row[k]))
+    const update = keys
+      .filter((k) => k !== 'id')
+      .map((k) => `${k} = excluded.${k}`)
+      .join(', ')
+    db.prepare(
+      `INSERT INTO session (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${update}`,
+    ).run(...keys.map((k) => row[k]))
     let prevUser: string | null = null
     for (const m of s.messages) {
       const data = m.rawData ?? JSON.stringify(messageData(s, m, prevUser))
       if (m.role === 'user') prevUser = m.id
       const updated = m.updated ?? m.completed ?? m.created
-      db.prepare(`INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`).run(m.id, s.id, m.created, updated, data)
+      db.prepare(`INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)`).run(
+        m.id,
+        s.id,
+        m.created,
+        updated,
+        data,
+      )
       for (const p of m.parts ?? []) {
-        db.prepare(`INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`).run(
-          p.id,
-          m.id,
-          s.id,
-          m.created,
-          p.updated ?? updated,
-          JSON.stringify(p.data),
-        )
+        db.prepare(
+          `INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`,
+        ).run(p.id, m.id, s.id, m.created, p.updated ?? updated, JSON.stringify(p.data))
       }
     }
   }
@@ -158,13 +171,22 @@ export function dbFacts(file: string): Map<string, SessionFacts> {
 }
 
 // Part shapes as OpenCode writes them.
-export const text = (id: string, value: string, at: number): PartSpec => ({data: {text: value, time: {end: at, start: at - 500}, type: 'text'}, id})
+export const text = (id: string, value: string, at: number): PartSpec => ({
+  data: {text: value, time: {end: at, start: at - 500}, type: 'text'},
+  id,
+})
 export const stepStart = (id: string): PartSpec => ({data: {type: 'step-start'}, id})
-export const stepFinish = (id: string, reason: string): PartSpec => ({data: {cost: 0.01, reason, tokens: {cache: {read: 0, write: 0}, input: 1200, output: 300, reasoning: 0}, type: 'step-finish'}, id})
+export const stepFinish = (id: string, reason: string): PartSpec => ({
+  data: {cost: 0.01, reason, tokens: {cache: {read: 0, write: 0}, input: 1200, output: 300, reasoning: 0}, type: 'step-finish'},
+  id,
+})
 export const tool = (id: string, name: string, status: string, at: number, input: Record<string, unknown> = {}): PartSpec => ({
   data: {
     callID: `call_${id}`,
-    state: status === 'completed' ? {input, metadata: {}, output: 'ok', status, time: {end: at + 1000, start: at}, title: name} : {input, status, time: {start: at}},
+    state:
+      status === 'completed'
+        ? {input, metadata: {}, output: 'ok', status, time: {end: at + 1000, start: at}, title: name}
+        : {input, status, time: {start: at}},
     tool: name,
     type: 'tool',
   },

@@ -7,7 +7,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {askText, composeOpencode, logFields, matchOpencodeFile, opencodeLogParser, skipOpencodeDir} from '../../../src/adapters/opencode/index.js'
+import {
+  askText,
+  composeOpencode,
+  logFields,
+  matchOpencodeFile,
+  opencodeLogParser,
+  skipOpencodeDir,
+} from '../../../src/adapters/opencode/index.js'
 import type {LogState} from '../../../src/adapters/opencode/log.js'
 import {EMPTY_FACTS} from '../../../src/core/model/types.js'
 

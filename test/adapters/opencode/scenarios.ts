@@ -35,7 +35,12 @@ export const SCENARIOS: SessionSpec[] = [
         created: t(2),
         finish: 'tool-calls',
         id: 'msg_a02',
-        parts: [stepStart('prt_a02'), text('prt_a03', 'Let me look at the callback handler.', t(3)), tool('prt_a04', 'read', 'completed', t(4), {filePath: 'src/auth/callback.ts'}), stepFinish('prt_a05', 'tool-calls')],
+        parts: [
+          stepStart('prt_a02'),
+          text('prt_a03', 'Let me look at the callback handler.', t(3)),
+          tool('prt_a04', 'read', 'completed', t(4), {filePath: 'src/auth/callback.ts'}),
+          stepFinish('prt_a05', 'tool-calls'),
+        ],
         role: 'assistant',
       },
       {
@@ -43,7 +48,11 @@ export const SCENARIOS: SessionSpec[] = [
         created: t(9),
         finish: 'stop',
         id: 'msg_a03',
-        parts: [stepStart('prt_a06'), text('prt_a07', 'Fixed: the callback now clears the `next` cookie before redirecting.', t(14)), stepFinish('prt_a08', 'stop')],
+        parts: [
+          stepStart('prt_a06'),
+          text('prt_a07', 'Fixed: the callback now clears the `next` cookie before redirecting.', t(14)),
+          stepFinish('prt_a08', 'stop'),
+        ],
         role: 'assistant',
       },
     ],
@@ -56,7 +65,15 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.streaming,
     messages: [
       {created: t(100), id: 'msg_b01', parts: [text('prt_b01', 'Add a dark mode toggle', t(100))], role: 'user'},
-      {created: t(101), id: 'msg_b02', modelID: 'gpt-5.1', parts: [stepStart('prt_b02'), text('prt_b03', 'I will add a', t(102))], providerID: 'openai', role: 'assistant', updated: t(102)},
+      {
+        created: t(101),
+        id: 'msg_b02',
+        modelID: 'gpt-5.1',
+        parts: [stepStart('prt_b02'), text('prt_b03', 'I will add a', t(102))],
+        providerID: 'openai',
+        role: 'assistant',
+        updated: t(102),
+      },
     ],
     title: 'Add dark mode',
   },
@@ -66,7 +83,12 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.toolRunning,
     messages: [
       {created: t(200), id: 'msg_c01', parts: [text('prt_c01', 'Run the migrations', t(200))], role: 'user'},
-      {created: t(201), id: 'msg_c02', parts: [stepStart('prt_c02'), tool('prt_c03', 'bash', 'running', t(203), {command: 'npm run migrate'})], role: 'assistant'},
+      {
+        created: t(201),
+        id: 'msg_c02',
+        parts: [stepStart('prt_c02'), tool('prt_c03', 'bash', 'running', t(203), {command: 'npm run migrate'})],
+        role: 'assistant',
+      },
     ],
     title: 'Run the migrations',
   },
@@ -76,7 +98,14 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.toolCalls,
     messages: [
       {created: t(300), id: 'msg_d01', parts: [text('prt_d01', 'Lint the project', t(300))], role: 'user'},
-      {completed: t(306), created: t(301), finish: 'tool-calls', id: 'msg_d02', parts: [tool('prt_d02', 'bash', 'completed', t(302), {command: 'npm run lint'})], role: 'assistant'},
+      {
+        completed: t(306),
+        created: t(301),
+        finish: 'tool-calls',
+        id: 'msg_d02',
+        parts: [tool('prt_d02', 'bash', 'completed', t(302), {command: 'npm run lint'})],
+        role: 'assistant',
+      },
     ],
     title: 'Lint the project',
   },
@@ -92,7 +121,16 @@ export const SCENARIOS: SessionSpec[] = [
         parts: [
           stepStart('prt_e02'),
           tool('prt_e03', 'question', 'running', t(404), {
-            questions: [{header: 'Database', options: [{description: 'Server', label: 'Postgres'}, {description: 'File', label: 'SQLite'}], question: 'Which database should the migration target?'}],
+            questions: [
+              {
+                header: 'Database',
+                options: [
+                  {description: 'Server', label: 'Postgres'},
+                  {description: 'File', label: 'SQLite'},
+                ],
+                question: 'Which database should the migration target?',
+              },
+            ],
           }),
         ],
         role: 'assistant',
@@ -106,7 +144,13 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.error,
     messages: [
       {created: t(500), id: 'msg_f01', parts: [text('prt_f01', 'Summarize the changelog', t(500))], role: 'user'},
-      {completed: t(505), created: t(501), error: {data: {isRetryable: true, message: 'Overloaded', statusCode: 529}, name: 'APIError'}, id: 'msg_f02', role: 'assistant'},
+      {
+        completed: t(505),
+        created: t(501),
+        error: {data: {isRetryable: true, message: 'Overloaded', statusCode: 529}, name: 'APIError'},
+        id: 'msg_f02',
+        role: 'assistant',
+      },
     ],
     title: 'Summarize the changelog',
   },
@@ -116,7 +160,14 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.aborted,
     messages: [
       {created: t(600), id: 'msg_g01', parts: [text('prt_g01', 'Rename the package', t(600))], role: 'user'},
-      {completed: t(603), created: t(601), error: {data: {message: 'The operation was aborted.'}, name: 'MessageAbortedError'}, id: 'msg_g02', parts: [text('prt_g02', 'Renaming', t(602))], role: 'assistant'},
+      {
+        completed: t(603),
+        created: t(601),
+        error: {data: {message: 'The operation was aborted.'}, name: 'MessageAbortedError'},
+        id: 'msg_g02',
+        parts: [text('prt_g02', 'Renaming', t(602))],
+        role: 'assistant',
+      },
     ],
     title: 'Rename the package',
   },
@@ -136,7 +187,15 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.parent,
     messages: [
       {created: t(700), id: 'msg_i01', parts: [text('prt_i01', 'Audit the auth module', t(700))], role: 'user'},
-      {created: t(701), id: 'msg_i02', parts: [stepStart('prt_i02'), tool('prt_i03', 'task', 'running', t(702), {description: 'Explore the auth module', prompt: '…', subagent_type: 'explore'})], role: 'assistant'},
+      {
+        created: t(701),
+        id: 'msg_i02',
+        parts: [
+          stepStart('prt_i02'),
+          tool('prt_i03', 'task', 'running', t(702), {description: 'Explore the auth module', prompt: '…', subagent_type: 'explore'}),
+        ],
+        role: 'assistant',
+      },
     ],
     title: 'Audit the auth module',
   },
@@ -158,7 +217,14 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.compacting,
     messages: [
       {created: t(800), id: 'msg_k01', parts: [text('prt_k01', 'Read the whole repo', t(800))], role: 'user'},
-      {completed: t(809), created: t(801), finish: 'stop', id: 'msg_k02', parts: [text('prt_k02', 'Read 1,204 files.', t(808))], role: 'assistant'},
+      {
+        completed: t(809),
+        created: t(801),
+        finish: 'stop',
+        id: 'msg_k02',
+        parts: [text('prt_k02', 'Read 1,204 files.', t(808))],
+        role: 'assistant',
+      },
     ],
     title: 'Map the repository',
   },
@@ -168,9 +234,24 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.compacted,
     messages: [
       {created: t(900), id: 'msg_l01', parts: [text('prt_l01', 'Document every module', t(900))], role: 'user'},
-      {completed: t(930), created: t(901), finish: 'stop', id: 'msg_l02', parts: [text('prt_l02', 'Documented 40 modules.', t(929))], role: 'assistant'},
+      {
+        completed: t(930),
+        created: t(901),
+        finish: 'stop',
+        id: 'msg_l02',
+        parts: [text('prt_l02', 'Documented 40 modules.', t(929))],
+        role: 'assistant',
+      },
       {created: t(931), id: 'msg_l03', parts: [{data: {auto: true, type: 'compaction'}, id: 'prt_l03'}], role: 'user'},
-      {completed: t(940), created: t(932), finish: 'stop', id: 'msg_l04', parts: [text('prt_l04', 'Summary: documented 40 modules …', t(939))], role: 'assistant', summary: true},
+      {
+        completed: t(940),
+        created: t(932),
+        finish: 'stop',
+        id: 'msg_l04',
+        parts: [text('prt_l04', 'Summary: documented 40 modules …', t(939))],
+        role: 'assistant',
+        summary: true,
+      },
     ],
     title: 'Document the modules',
   },
@@ -180,7 +261,14 @@ export const SCENARIOS: SessionSpec[] = [
     id: ID.placeholder,
     messages: [
       {created: t(1000), id: 'msg_m01', parts: [text('prt_m01', '\n  Write a haiku about SQLite\nand WAL mode', t(1000))], role: 'user'},
-      {completed: t(1004), created: t(1001), finish: 'stop', id: 'msg_m02', parts: [text('prt_m02', 'Pages in the journal —', t(1003))], role: 'assistant'},
+      {
+        completed: t(1004),
+        created: t(1001),
+        finish: 'stop',
+        id: 'msg_m02',
+        parts: [text('prt_m02', 'Pages in the journal —', t(1003))],
+        role: 'assistant',
+      },
     ],
     title: 'New session - 2026-08-01T09:16:40.000Z',
   },
@@ -191,7 +279,14 @@ export const SCENARIOS: SessionSpec[] = [
     messages: [
       {created: t(1100), id: 'msg_n01', parts: [text('prt_n01', 'Count the words', t(1100))], role: 'user'},
       {created: t(1101), id: 'msg_n02', rawData: '{"role":"assistant","time":{"created":', role: 'assistant'},
-      {completed: t(1106), created: t(1102), finish: 'stop', id: 'msg_n03', parts: [text('prt_n03', '1,024 words.', t(1105)), {data: {id: 'broken'}, id: 'prt_n04'}], role: 'assistant'},
+      {
+        completed: t(1106),
+        created: t(1102),
+        finish: 'stop',
+        id: 'msg_n03',
+        parts: [text('prt_n03', '1,024 words.', t(1105)), {data: {id: 'broken'}, id: 'prt_n04'}],
+        role: 'assistant',
+      },
     ],
     title: 'Count the words',
   },

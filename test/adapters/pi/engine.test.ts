@@ -22,7 +22,12 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-pi-'))
   agent = path.join(dir, 'pi-agent')
   store = new Store(path.join(dir, 'cast'))
-  ingester = new Ingester(store, [pi], {env: {PI_CODING_AGENT_DIR: agent}, home: path.join(dir, 'home')}, {clock: () => clock, device: 'box', me: 'me@example.com'})
+  ingester = new Ingester(
+    store,
+    [pi],
+    {env: {PI_CODING_AGENT_DIR: agent}, home: path.join(dir, 'home')},
+    {clock: () => clock, device: 'box', me: 'me@example.com'},
+  )
 })
 afterEach(() => {
   store.close()
@@ -62,7 +67,21 @@ describe('pi through the ingest engine', () => {
     const file = place(2)
     ingester.sync()
     const size = fs.statSync(file).size
-    const reply = JSON.stringify({id: '0b0b0b05', message: {content: [{text: '3 tests fixed.', type: 'text'}], model: 'gpt-5.1-codex', provider: 'openai', role: 'assistant', stopReason: 'stop', timestamp: clock - 5000}, parentId: '0b0b0b04', timestamp: new Date(clock - 4000).toISOString(), type: 'message'}) + '\n'
+    const reply =
+      JSON.stringify({
+        id: '0b0b0b05',
+        message: {
+          content: [{text: '3 tests fixed.', type: 'text'}],
+          model: 'gpt-5.1-codex',
+          provider: 'openai',
+          role: 'assistant',
+          stopReason: 'stop',
+          timestamp: clock - 5000,
+        },
+        parentId: '0b0b0b04',
+        timestamp: new Date(clock - 4000).toISOString(),
+        type: 'message',
+      }) + '\n'
 
     fs.appendFileSync(file, reply.slice(0, 50))
     const partial = ingester.sync()
@@ -105,7 +124,12 @@ describe('pi through the ingest engine', () => {
   })
 
   it('the real v1 file: a turn left running for months reads unresponsive, with its model', () => {
-    const dest = path.join(agent, 'sessions', '--Users-badlogic-workspaces-pi-mono--', '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl')
+    const dest = path.join(
+      agent,
+      'sessions',
+      '--Users-badlogic-workspaces-pi-mono--',
+      '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl',
+    )
     fs.mkdirSync(path.dirname(dest), {recursive: true})
     fs.copyFileSync(REAL, dest)
 

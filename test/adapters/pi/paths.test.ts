@@ -16,7 +16,11 @@ describe('pi paths', () => {
     const ctx = {env: {}, home}
     const id = '019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b'
 
-    expect(matchPiFile(`/home/u/.pi/agent/sessions/--home-u-src-app--/2026-08-01T10-00-00-000Z_${id}.jsonl`, ctx)).toEqual({kind: 'jsonl', nativeId: id, role: 'session'})
+    expect(matchPiFile(`/home/u/.pi/agent/sessions/--home-u-src-app--/2026-08-01T10-00-00-000Z_${id}.jsonl`, ctx)).toEqual({
+      kind: 'jsonl',
+      nativeId: id,
+      role: 'session',
+    })
     expect(matchPiFile(`/home/u/.pi/agent/sessions/2026-08-01T10-00-00-000Z_${id}.jsonl`, ctx)).toMatchObject({nativeId: id})
     expect(matchPiFile('/home/u/.pi/agent/sessions/--x--/custom-name.jsonl', ctx)).toMatchObject({nativeId: 'custom-name'})
     expect(matchPiFile('/home/u/.pi/agent/sessions/--x--/notes.txt', ctx)).toBe(null)
@@ -26,8 +30,12 @@ describe('pi paths', () => {
   })
 
   it('a parentSession path (any OS) names a session id', () => {
-    expect(sessionIdOf('/Users/a/.pi/agent/sessions/--x--/2026-01-01T00-00-00-000Z_A2000000-0000-4000-8000-000000000001.jsonl')).toBe('a2000000-0000-4000-8000-000000000001')
-    expect(sessionIdOf('C:\\Users\\a\\.pi\\agent\\sessions\\--C--x--\\t_a2000000-0000-4000-8000-000000000001.jsonl')).toBe('a2000000-0000-4000-8000-000000000001')
+    expect(sessionIdOf('/Users/a/.pi/agent/sessions/--x--/2026-01-01T00-00-00-000Z_A2000000-0000-4000-8000-000000000001.jsonl')).toBe(
+      'a2000000-0000-4000-8000-000000000001',
+    )
+    expect(sessionIdOf('C:\\Users\\a\\.pi\\agent\\sessions\\--C--x--\\t_a2000000-0000-4000-8000-000000000001.jsonl')).toBe(
+      'a2000000-0000-4000-8000-000000000001',
+    )
     expect(sessionIdOf('not-a-path')).toBe(null)
   })
 })

@@ -33,7 +33,8 @@ describe('pi 0.73.1 retries (real file: a 500 retried once then answered; then f
   })
 
   it('retries 1 to 3 of the second turn still read working', () => {
-    for (const lines of [8, 9, 10]) expect(read(RETRIES, lines).facts).toMatchObject({error: null, messages: 3, settled: false, turnIndex: 2})
+    for (const lines of [8, 9, 10])
+      expect(read(RETRIES, lines).facts).toMatchObject({error: null, messages: 3, settled: false, turnIndex: 2})
   })
 
   it('the fourth failure ends the turn: the error pi shows once its retries are spent', () => {

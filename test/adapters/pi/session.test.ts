@@ -43,7 +43,13 @@ describe('pi sessions: the turn from the leaf', () => {
   it('working: a tool result is the leaf, the model has not answered it yet', () => {
     const f = facts(2)
 
-    expect(f).toMatchObject({messages: 2, model: 'gpt-5.1-codex', settled: false, title: 'Run the e2e suite and fix what fails', turnIndex: 1})
+    expect(f).toMatchObject({
+      messages: 2,
+      model: 'gpt-5.1-codex',
+      settled: false,
+      title: 'Run the e2e suite and fix what fails',
+      turnIndex: 1,
+    })
     expect(f.lastOutputAt).toBe(at(95))
   })
 
@@ -83,11 +89,24 @@ describe('pi sessions: the turn from the leaf', () => {
 
   it('an error pi does not retry ends the turn at once; its text is kept as pi wrote it', () => {
     const err = (message: string) => {
-      const f = feed(sessionPath(3), {lines: 2, append: [line({id: 'e1', message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'}, parentId: '0c0c0c01', timestamp: new Date(at(130)).toISOString(), type: 'message'})]}).facts
+      const f = feed(sessionPath(3), {
+        lines: 2,
+        append: [
+          line({
+            id: 'e1',
+            message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'},
+            parentId: '0c0c0c01',
+            timestamp: new Date(at(130)).toISOString(),
+            type: 'message',
+          }),
+        ],
+      }).facts
       return f.error?.text
     }
 
-    expect(err('401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}')).toBe('401 authentication_error: invalid x-api-key')
+    expect(err('401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}')).toBe(
+      '401 authentication_error: invalid x-api-key',
+    )
     expect(err('400 {not json')).toBe('400 {not json')
     expect(err('Connection error.')).toBeUndefined()
     expect(err('500 {"message":"Internal server error"}')).toBeUndefined()
@@ -95,7 +114,15 @@ describe('pi sessions: the turn from the leaf', () => {
 
   it('a new prompt after an error clears it and starts a turn', () => {
     const f = facts(3, {
-      append: [line({id: '0c0c0c03', message: {content: 'try again', role: 'user', timestamp: at(200)}, parentId: '0c0c0c02', timestamp: new Date(at(200)).toISOString(), type: 'message'})],
+      append: [
+        line({
+          id: '0c0c0c03',
+          message: {content: 'try again', role: 'user', timestamp: at(200)},
+          parentId: '0c0c0c02',
+          timestamp: new Date(at(200)).toISOString(),
+          type: 'message',
+        }),
+      ],
     })
 
     // The failed request is no message: the two prompts are.
@@ -138,7 +165,15 @@ describe('pi sessions: the tree (v2, v3)', () => {
 
   it('a prompt on the new branch starts a turn again', () => {
     const f = facts(7, {
-      append: [line({id: '10101006', message: {content: [{text: 'Add DELETE, but soft-delete', type: 'text'}], role: 'user', timestamp: at(390)}, parentId: '10101005', timestamp: new Date(at(390)).toISOString(), type: 'message'})],
+      append: [
+        line({
+          id: '10101006',
+          message: {content: [{text: 'Add DELETE, but soft-delete', type: 'text'}], role: 'user', timestamp: at(390)},
+          parentId: '10101005',
+          timestamp: new Date(at(390)).toISOString(),
+          type: 'message',
+        }),
+      ],
     })
 
     expect(f).toMatchObject({settled: false, turnIndex: 3})
@@ -146,7 +181,16 @@ describe('pi sessions: the tree (v2, v3)', () => {
 
   it('navigating away from an error clears the banner', () => {
     const f = facts(3, {
-      append: [line({fromId: '0c0c0c02', id: '0c0c0c03', parentId: '0c0c0c01', summary: 'gave up', timestamp: new Date(at(130)).toISOString(), type: 'branch_summary'})],
+      append: [
+        line({
+          fromId: '0c0c0c02',
+          id: '0c0c0c03',
+          parentId: '0c0c0c01',
+          summary: 'gave up',
+          timestamp: new Date(at(130)).toISOString(),
+          type: 'branch_summary',
+        }),
+      ],
     })
 
     expect(f).toMatchObject({error: null, settled: true})
@@ -197,7 +241,13 @@ describe('pi sessions: incremental and malformed input', () => {
 
   it('the state stays small: a few scalars, however long the file', () => {
     const long = Array.from({length: 400}, (_, i) =>
-      line({id: `ff${String(i).padStart(6, '0')}`, message: {content: 'next', role: 'user'}, parentId: i === 0 ? '0a0a0a07' : `ff${String(i - 1).padStart(6, '0')}`, timestamp: new Date(at(100 + i)).toISOString(), type: 'message'}),
+      line({
+        id: `ff${String(i).padStart(6, '0')}`,
+        message: {content: 'next', role: 'user'},
+        parentId: i === 0 ? '0a0a0a07' : `ff${String(i - 1).padStart(6, '0')}`,
+        timestamp: new Date(at(100 + i)).toISOString(),
+        type: 'message',
+      }),
     )
     const fed = feed(sessionPath(1), {append: long})
 
@@ -220,7 +270,12 @@ describe('pi sessions: incremental and malformed input', () => {
   })
 
   it('a file whose header line is missing still gives what its entries say', () => {
-    const fed = feed(sessionPath(1), {lines: 0, append: feed(sessionPath(1)).lines.slice(1).map((l) => l.text)})
+    const fed = feed(sessionPath(1), {
+      lines: 0,
+      append: feed(sessionPath(1))
+        .lines.slice(1)
+        .map((l) => l.text),
+    })
 
     expect(fed.facts).toMatchObject({cwd: null, messages: 3, settled: true, title: 'Add pagination to the /users endpoint'})
   })

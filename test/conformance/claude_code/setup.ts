@@ -43,7 +43,9 @@ export function makeClaudeHome(name: string): ClaudeHome {
       hasSeenAutoDefaultNudge: true,
       lastOnboardingVersion: '2.1.328',
       numStartups: 1,
-      projects: {[project]: {allowedTools: [], hasCompletedProjectOnboarding: true, hasTrustDialogAccepted: true, projectOnboardingSeenCount: 1}},
+      projects: {
+        [project]: {allowedTools: [], hasCompletedProjectOnboarding: true, hasTrustDialogAccepted: true, projectOnboardingSeenCount: 1},
+      },
       theme: 'dark',
     }),
   )

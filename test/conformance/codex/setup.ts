@@ -52,7 +52,8 @@ export interface CodexHome {
 }
 
 /** The composer line: always on screen in 0.169, busy or not. */
-export const COMPOSER = /› (Ask Codex to do anything|Find and fix|Explain this|Write tests|Improve documentation|Summarize|Implement|Use \/)/
+export const COMPOSER =
+  /› (Ask Codex to do anything|Find and fix|Explain this|Write tests|Improve documentation|Summarize|Implement|Use \/)/
 
 /**
  * The TUI installs its app-server daemon into `$CODEX_HOME/packages/` (a 294 MB binary and a

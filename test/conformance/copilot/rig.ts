@@ -86,11 +86,16 @@ export async function rig(name: string, script: Script | readonly Reply[], opts:
   const base = opts.copilotHome ? path.join(dir, 'copilot-home') : path.join(home, '.copilot')
   fs.mkdirSync(work, {recursive: true})
   fs.mkdirSync(base, {recursive: true})
-  fs.writeFileSync(path.join(base, 'config.json'), JSON.stringify({appTipShown: true, firstLaunchAt: '2026-01-01T00:00:00.000Z', trustedFolders: [work]}))
+  fs.writeFileSync(
+    path.join(base, 'config.json'),
+    JSON.stringify({appTipShown: true, firstLaunchAt: '2026-01-01T00:00:00.000Z', trustedFolders: [work]}),
+  )
   // `cast` for the agent's shell tool: the build under test.
   const bin = path.join(dir, 'bin')
   fs.mkdirSync(bin)
-  fs.writeFileSync(path.join(bin, 'cast'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, {mode: 0o755})
+  fs.writeFileSync(path.join(bin, 'cast'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, {
+    mode: 0o755,
+  })
   const mock = await startMock(Array.isArray(script) ? sequence(script) : (script as Script), {model: MODEL})
   const tmux = Tmux.start(path.join(dir, 'tmux'), `cop-${name}`)
   const copilotVars: Record<string, string> = opts.copilotHome ? {COPILOT_HOME: base} : {}
@@ -211,8 +216,16 @@ export function alive(pid: number): boolean {
 }
 
 /** Run `copilot -p …` headless (not in tmux), as a script would. */
-export function headless(r: Rig, prompt: string, args: readonly string[] = []): ChildProcess & {output: () => string; done: Promise<number | null>} {
-  const child = spawn(COPILOT, ['-p', prompt, '--allow-all-tools', ...args], {cwd: r.work, env: r.agentEnv, stdio: ['ignore', 'pipe', 'pipe']})
+export function headless(
+  r: Rig,
+  prompt: string,
+  args: readonly string[] = [],
+): ChildProcess & {output: () => string; done: Promise<number | null>} {
+  const child = spawn(COPILOT, ['-p', prompt, '--allow-all-tools', ...args], {
+    cwd: r.work,
+    env: r.agentEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   r.children.push(child)
   let out = ''
   child.stdout!.on('data', (d) => (out += String(d)))

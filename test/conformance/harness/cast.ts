@@ -57,7 +57,12 @@ export async function sessions(env: Record<string, string>): Promise<CastSession
  * Poll `cast sessions --json` until one session satisfies `ok`; returns it. On timeout the
  * error shows what cast said last, and `cast explain` of each session.
  */
-export async function until(env: Record<string, string>, ok: (s: CastSession) => boolean, timeoutMs = 90_000, what = 'a matching session'): Promise<CastSession> {
+export async function until(
+  env: Record<string, string>,
+  ok: (s: CastSession) => boolean,
+  timeoutMs = 90_000,
+  what = 'a matching session',
+): Promise<CastSession> {
   const end = Date.now() + timeoutMs
   let last: CastSession[] = []
   while (Date.now() < end) {
@@ -68,7 +73,9 @@ export async function until(env: Record<string, string>, ok: (s: CastSession) =>
   }
   const explained: string[] = []
   for (const s of last.slice(0, 3)) explained.push((await runCast(['explain', s.id], {env})).stdout)
-  throw new Error(`cast never showed ${what} within ${timeoutMs} ms; it said:\n${last.map((s) => `${s.agent} ${s.native_id} ${s.state}/${s.reason} (${s.rule}) live=${s.live} title=${JSON.stringify(s.title)}`).join('\n')}\n${explained.join('\n')}`)
+  throw new Error(
+    `cast never showed ${what} within ${timeoutMs} ms; it said:\n${last.map((s) => `${s.agent} ${s.native_id} ${s.state}/${s.reason} (${s.rule}) live=${s.live} title=${JSON.stringify(s.title)}`).join('\n')}\n${explained.join('\n')}`,
+  )
 }
 
 /** The one session of the agent in this home, as cast lists it now (top-level rows only). */
@@ -116,7 +123,10 @@ export class Watch {
       const hit = this.lines.slice(from).find((l) => ok(l.line))
       if (hit) return hit
       const left = end - Date.now()
-      if (left <= 0) throw new Error(`no watch line matched within ${timeoutMs} ms; lines:\n${this.lines.map((l) => JSON.stringify(l.line)).join('\n')}\nstderr: ${this.stderr}`)
+      if (left <= 0)
+        throw new Error(
+          `no watch line matched within ${timeoutMs} ms; lines:\n${this.lines.map((l) => JSON.stringify(l.line)).join('\n')}\nstderr: ${this.stderr}`,
+        )
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 500))
         this.waiters.push(() => {
@@ -141,7 +151,10 @@ export class Watch {
 export function recordFigure(agent: string, scenario: string, figure: Record<string, number | string | null>): void {
   const dir = path.join(path.dirname(BIN), '..', 'test', 'conformance', '.results')
   fs.mkdirSync(dir, {recursive: true})
-  fs.appendFileSync(path.join(dir, `${agent}.figures.jsonl`), `${JSON.stringify({agent, at: new Date().toISOString(), scenario, ...figure})}\n`)
+  fs.appendFileSync(
+    path.join(dir, `${agent}.figures.jsonl`),
+    `${JSON.stringify({agent, at: new Date().toISOString(), scenario, ...figure})}\n`,
+  )
 }
 
 export type {RunResult}

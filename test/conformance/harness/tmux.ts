@@ -39,7 +39,11 @@ export class Tmux {
   }
 
   run(args: readonly string[]): string {
-    const r = spawnSync('tmux', ['-L', this.name, ...args], {encoding: 'utf8', env: {...process.env, TMUX: '', TMUX_TMPDIR: this.tmpdir}, timeout: 10_000})
+    const r = spawnSync('tmux', ['-L', this.name, ...args], {
+      encoding: 'utf8',
+      env: {...process.env, TMUX: '', TMUX_TMPDIR: this.tmpdir},
+      timeout: 10_000,
+    })
     if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr || r.error?.message}`)
     return r.stdout
   }
@@ -48,7 +52,10 @@ export class Tmux {
    * A new window running `argv` with exactly `env` (plus TERM), in `cwd`. The pane's process is
    * the agent itself (`env` execs it), so the pane pid is the agent's pid.
    */
-  open(argv: readonly string[], opts: {cwd: string; env: Record<string, string>; name?: string; width?: number; height?: number}): AgentPane {
+  open(
+    argv: readonly string[],
+    opts: {cwd: string; env: Record<string, string>; name?: string; width?: number; height?: number},
+  ): AgentPane {
     const vars = Object.entries({LANG: 'C.UTF-8', TERM: 'xterm-256color', ...opts.env}).map(([k, v]) => q(`${k}=${v}`))
     const cmd = `exec env -i ${vars.join(' ')} ${argv.map(q).join(' ')}`
     const out = this.run(['new-window', '-d', '-P', '-F', '#{pane_id} #{pane_pid}', '-c', opts.cwd, '-n', opts.name ?? 'agent', cmd]).trim()

@@ -51,7 +51,14 @@ function writeConfig(home: string, mockUrl: string): void {
         $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
         model: `mock/${MODEL}`,
-        provider: {mock: {models: {[MODEL]: {name: 'Mock Model'}}, name: 'Mock', npm: '@ai-sdk/openai-compatible', options: {apiKey: 'sk-mock', baseURL: `${mockUrl}/v1`}}},
+        provider: {
+          mock: {
+            models: {[MODEL]: {name: 'Mock Model'}},
+            name: 'Mock',
+            npm: '@ai-sdk/openai-compatible',
+            options: {apiKey: 'sk-mock', baseURL: `${mockUrl}/v1`},
+          },
+        },
         share: 'disabled',
         small_model: `mock/${MODEL}`,
       },

@@ -62,7 +62,10 @@ export function makePiHome(name: string, mock: Mock): PiHome {
       },
     }),
   )
-  fs.writeFileSync(path.join(agentDir, 'settings.json'), JSON.stringify({defaultModel: 'mock-model', defaultProvider: 'mock', enableInstallTelemetry: false}))
+  fs.writeFileSync(
+    path.join(agentDir, 'settings.json'),
+    JSON.stringify({defaultModel: 'mock-model', defaultProvider: 'mock', enableInstallTelemetry: false}),
+  )
   // `cast` as the agent's shell finds it: the build under test.
   fs.writeFileSync(path.join(bin, 'cast'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, {mode: 0o755})
   const tmux = Tmux.start(path.join(dir, 'tmux'), `pi-${name}`)

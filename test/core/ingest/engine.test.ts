@@ -32,7 +32,15 @@ afterEach(() => {
 
 const transcript = (): string => claudeTranscriptPath(home, CWD, SID)
 const userLine = (text: string, at: Date, uuid = 'u2'): string =>
-  JSON.stringify({cwd: CWD, message: {content: text, role: 'user'}, parentUuid: 'a1', sessionId: SID, timestamp: at.toISOString(), type: 'user', uuid}) + '\n'
+  JSON.stringify({
+    cwd: CWD,
+    message: {content: text, role: 'user'},
+    parentUuid: 'a1',
+    sessionId: SID,
+    timestamp: at.toISOString(),
+    type: 'user',
+    uuid,
+  }) + '\n'
 const row = () => store.loadSessions()[0]!
 
 describe('incremental ingest of Claude Code transcripts', () => {
@@ -70,7 +78,12 @@ describe('incremental ingest of Claude Code transcripts', () => {
   })
 
   it('skips and counts a malformed line without losing the rest', () => {
-    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Fix the parser', sessionId: SID}) + '{"type":"user", oops\n' + userLine('Next', new Date(clock - 1000)))
+    writeFile(
+      transcript(),
+      claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Fix the parser', sessionId: SID}) +
+        '{"type":"user", oops\n' +
+        userLine('Next', new Date(clock - 1000)),
+    )
 
     const stats = ingester.sync()
 
@@ -80,7 +93,11 @@ describe('incremental ingest of Claude Code transcripts', () => {
   })
 
   it('re-reads a file that shrank or was replaced', () => {
-    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'First version of the session', sessionId: SID}) + userLine('more', new Date(clock - 90_000)))
+    writeFile(
+      transcript(),
+      claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'First version of the session', sessionId: SID}) +
+        userLine('more', new Date(clock - 90_000)),
+    )
     ingester.sync()
     expect(row().facts.messages).toBe(3)
 
@@ -119,13 +136,26 @@ describe('incremental ingest of Claude Code transcripts', () => {
   it('turns a stale registry (dead pid) into needs_input/dead and a live one into working', () => {
     writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Long job', sessionId: SID, settled: false}))
     const registry = path.join(home, '.claude', 'sessions', `${process.pid}.json`)
-    writeFile(registry, JSON.stringify({cwd: CWD, pid: process.pid, sessionId: SID, startedAt: Math.round(processStartTime(process.pid)!), status: 'busy', updatedAt: clock}))
+    writeFile(
+      registry,
+      JSON.stringify({
+        cwd: CWD,
+        pid: process.pid,
+        sessionId: SID,
+        startedAt: Math.round(processStartTime(process.pid)!),
+        status: 'busy',
+        updatedAt: clock,
+      }),
+    )
     ingester.sync()
     expect(row()).toMatchObject({reason: 'producing', state: 'working'})
 
     fs.rmSync(registry)
     const dead = path.join(home, '.claude', 'sessions', '999999.json')
-    writeFile(dead, JSON.stringify({cwd: CWD, pid: 999_999, sessionId: SID, startedAt: clock - 100_000, status: 'busy', updatedAt: clock - 100_000}))
+    writeFile(
+      dead,
+      JSON.stringify({cwd: CWD, pid: 999_999, sessionId: SID, startedAt: clock - 100_000, status: 'busy', updatedAt: clock - 100_000}),
+    )
     ingester.sync()
 
     expect(row()).toMatchObject({reason: 'dead', state: 'needs_input'})
@@ -140,7 +170,9 @@ describe('files rewritten in place', () => {
     expect(row().facts.messages).toBe(2)
 
     // Same inode, rewritten with different (longer) content: e.g. an agent migrating its file format.
-    const rewritten = claudeLines({at: new Date(clock - 60_000), cwd: CWD, prompt: 'New format, a longer first prompt', sessionId: SID}) + userLine('and more', new Date(clock - 30_000))
+    const rewritten =
+      claudeLines({at: new Date(clock - 60_000), cwd: CWD, prompt: 'New format, a longer first prompt', sessionId: SID}) +
+      userLine('and more', new Date(clock - 30_000))
     fs.writeFileSync(transcript(), rewritten)
     ingester.sync()
 

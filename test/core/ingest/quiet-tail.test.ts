@@ -62,7 +62,13 @@ describe('a last line without its newline (real Claude Code 2.1.328 transcript)'
     // Fresh: the last line is not read yet (one message fewer than the clean file).
     expect(fresh.facts.messages).not.toEqual(clean.facts.messages)
     const quiet = index('quiet', body.join('\n'), QUIET_TAIL_MS + 2000)
-    const pick = (f: Record<string, unknown>) => ({messages: f.messages, settled: f.settled, ask: f.ask, lastActivityAt: f.lastActivityAt, title: f.title})
+    const pick = (f: Record<string, unknown>) => ({
+      messages: f.messages,
+      settled: f.settled,
+      ask: f.ask,
+      lastActivityAt: f.lastActivityAt,
+      title: f.title,
+    })
     expect(pick(quiet.facts)).toEqual(pick(clean.facts))
     // The fresh one, once quiet, catches up.
     fresh.sync()

@@ -61,7 +61,10 @@ function history(): string {
 function ingester(name: string, home: string): {store: Store; ingester: Ingester} {
   const store = new Store(path.join(dir, name))
   stores.push(store)
-  return {ingester: new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: 'me@example.com'}), store}
+  return {
+    ingester: new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => NOW, device: 'box', me: 'me@example.com'}),
+    store,
+  }
 }
 
 const rule = (keep: ReadonlySet<string> = new Set(), minBytes = 0): DeferRule => ({keep, minBytes, olderThan: NOW - 7 * DAY})
@@ -85,7 +88,12 @@ describe('recent first', () => {
     expect(quick.store.loadFiles().has(path.join(project(home, '/src/app'), `${APPROVAL}.jsonl`))).toBe(false)
     expect(view(quick.store, APPROVAL)).toBeUndefined()
     expect(view(full.store, APPROVAL)).toBeDefined()
-    expect(full.store.loadSessions().map((s) => s.nativeId).sort()).toEqual([APPROVAL, PARENT, `${PARENT}/agent-${AGENT}`, QUESTION].sort())
+    expect(
+      full.store
+        .loadSessions()
+        .map((s) => s.nativeId)
+        .sort(),
+    ).toEqual([APPROVAL, PARENT, `${PARENT}/agent-${AGENT}`, QUESTION].sort())
     for (const id of [QUESTION, PARENT, `${PARENT}/agent-${AGENT}`]) {
       expect(view(quick.store, id)).toBeDefined()
       expect(view(quick.store, id)).toEqual(view(full.store, id))
@@ -102,7 +110,11 @@ describe('recent first', () => {
     full.ingester.sync()
 
     expect(rest.read).toBe(1)
-    const ids = (s: Store) => s.loadSessions().map((r) => r.nativeId).sort()
+    const ids = (s: Store) =>
+      s
+        .loadSessions()
+        .map((r) => r.nativeId)
+        .sort()
     expect(ids(quick.store)).toEqual(ids(full.store))
     for (const id of ids(full.store)) expect(view(quick.store, id)).toEqual(view(full.store, id))
   })

@@ -12,7 +12,21 @@ import {EMPTY_FACTS, type SessionFacts} from '../../../src/core/model/types.js'
 
 const T = Date.parse('2026-12-01T10:00:00Z')
 const reading = (o: Partial<ScreenObservation>): Contribution => ({
-  extra: {screen: {address: 'main:1.0', confirmedAt: null, kind: 'busy', pane: '%3', pid: 4242, sig: 'busy', since: T, startedAt: T - 60_000, text: '', via: 'pid', ...o}},
+  extra: {
+    screen: {
+      address: 'main:1.0',
+      confirmedAt: null,
+      kind: 'busy',
+      pane: '%3',
+      pid: 4242,
+      sig: 'busy',
+      since: T,
+      startedAt: T - 60_000,
+      text: '',
+      via: 'pid',
+      ...o,
+    },
+  },
   facts: {},
   nativeId: 's',
 })

@@ -32,12 +32,24 @@ function codexRollout(cwd: string): string {
   const at = Date.now() - 30_000
   const p = path.join(h.home, '.codex', 'sessions', '2026', '11', '29', `rollout-2026-11-29T10-00-00-${ID}.jsonl`)
   const lines = [
-    {payload: {cli_version: '0.128.0', cwd, id: ID, originator: 'codex_cli_rs', source: 'cli', timestamp: iso(at)}, timestamp: iso(at), type: 'session_meta'},
+    {
+      payload: {cli_version: '0.128.0', cwd, id: ID, originator: 'codex_cli_rs', source: 'cli', timestamp: iso(at)},
+      timestamp: iso(at),
+      type: 'session_meta',
+    },
     {payload: {cwd, model: 'gpt-5.5', turn_id: 'turn-1'}, timestamp: iso(at + 1000), type: 'turn_context'},
     {payload: {turn_id: 'turn-1', type: 'task_started'}, timestamp: iso(at + 1000), type: 'event_msg'},
-    {payload: {content: [{text: 'Migrate users to UUID keys', type: 'input_text'}], role: 'user', type: 'message'}, timestamp: iso(at + 1005), type: 'response_item'},
+    {
+      payload: {content: [{text: 'Migrate users to UUID keys', type: 'input_text'}], role: 'user', type: 'message'},
+      timestamp: iso(at + 1005),
+      type: 'response_item',
+    },
     {payload: {images: [], message: 'Migrate users to UUID keys', type: 'user_message'}, timestamp: iso(at + 1005), type: 'event_msg'},
-    {payload: {arguments: '{"cmd":"psql -f migrations/0008_uuid.sql"}', call_id: 'call_1', name: 'exec_command', type: 'function_call'}, timestamp: iso(at + 5000), type: 'response_item'},
+    {
+      payload: {arguments: '{"cmd":"psql -f migrations/0008_uuid.sql"}', call_id: 'call_1', name: 'exec_command', type: 'function_call'},
+      timestamp: iso(at + 5000),
+      type: 'response_item',
+    },
   ]
   writeFile(p, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
   return p
@@ -71,7 +83,10 @@ describe('the screen through the CLI (real tmux)', () => {
     await tmux.waitFor(pane, 'Sandbox escalation requested')
     const before = json(await runCast(['sessions', '--json'], {env})).sessions[0]
 
-    writeFile(path.join(h.castHome, 'config.json'), JSON.stringify({screen_patterns: {codex: {approval: [String.raw`^\s*(Sandbox escalation requested)`]}}}))
+    writeFile(
+      path.join(h.castHome, 'config.json'),
+      JSON.stringify({screen_patterns: {codex: {approval: [String.raw`^\s*(Sandbox escalation requested)`]}}}),
+    )
     const after = json(await runCast(['sessions', '--json'], {env})).sessions[0]
 
     expect(before).toMatchObject({reason: 'turn_pending', state: 'working'})

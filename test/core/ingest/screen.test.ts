@@ -56,7 +56,14 @@ function claudeSession(cwd: string, options: {settled?: boolean} = {}): void {
     options.settled
       ? {
           ...base,
-          message: {content: [{text: 'Done: build/ is gone.', type: 'text'}], id: 'msg_1', model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'},
+          message: {
+            content: [{text: 'Done: build/ is gone.', type: 'text'}],
+            id: 'msg_1',
+            model: 'claude-sonnet-4-5',
+            role: 'assistant',
+            stop_reason: 'end_turn',
+            type: 'message',
+          },
           parentUuid: 'u1',
           timestamp: iso(at + 1000),
           type: 'assistant',
@@ -65,7 +72,14 @@ function claudeSession(cwd: string, options: {settled?: boolean} = {}): void {
       : {
           ...base,
           message: {
-            content: [{id: 'toolu_1', input: {command: 'rm -rf build', description: 'Remove the stale build directory'}, name: 'Bash', type: 'tool_use'}],
+            content: [
+              {
+                id: 'toolu_1',
+                input: {command: 'rm -rf build', description: 'Remove the stale build directory'},
+                name: 'Bash',
+                type: 'tool_use',
+              },
+            ],
             id: 'msg_1',
             model: 'claude-sonnet-4-5',
             role: 'assistant',
@@ -95,12 +109,24 @@ function codexRollout(cwd: string): string {
   const at = clock - 30_000
   const p = path.join(home, '.codex', 'sessions', '2026', '11', '29', `rollout-2026-11-29T10-00-00-${CODEX_ID}.jsonl`)
   const lines = [
-    {payload: {cli_version: '0.128.0', cwd, id: CODEX_ID, originator: 'codex_cli_rs', source: 'cli', timestamp: iso(at)}, timestamp: iso(at), type: 'session_meta'},
+    {
+      payload: {cli_version: '0.128.0', cwd, id: CODEX_ID, originator: 'codex_cli_rs', source: 'cli', timestamp: iso(at)},
+      timestamp: iso(at),
+      type: 'session_meta',
+    },
     {payload: {approval_policy: 'on-request', cwd, model: 'gpt-5.5', turn_id: 'turn-1'}, timestamp: iso(at + 1000), type: 'turn_context'},
     {payload: {turn_id: 'turn-1', type: 'task_started'}, timestamp: iso(at + 1000), type: 'event_msg'},
-    {payload: {content: [{text: 'Migrate users to UUID keys', type: 'input_text'}], role: 'user', type: 'message'}, timestamp: iso(at + 1005), type: 'response_item'},
+    {
+      payload: {content: [{text: 'Migrate users to UUID keys', type: 'input_text'}], role: 'user', type: 'message'},
+      timestamp: iso(at + 1005),
+      type: 'response_item',
+    },
     {payload: {images: [], message: 'Migrate users to UUID keys', type: 'user_message'}, timestamp: iso(at + 1005), type: 'event_msg'},
-    {payload: {arguments: '{"cmd":"psql -f migrations/0008_uuid.sql"}', call_id: 'call_1', name: 'exec_command', type: 'function_call'}, timestamp: iso(at + 5000), type: 'response_item'},
+    {
+      payload: {arguments: '{"cmd":"psql -f migrations/0008_uuid.sql"}', call_id: 'call_1', name: 'exec_command', type: 'function_call'},
+      timestamp: iso(at + 5000),
+      type: 'response_item',
+    },
   ]
   writeFile(p, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
   return p
@@ -112,10 +138,23 @@ function piSession(id: string, cwd: string, at: number): void {
   const p = path.join(home, '.pi', 'agent', 'sessions', enc, `2026-11-29T10-00-00-000Z_${id}.jsonl`)
   const lines = [
     {cwd, id, timestamp: iso(at - 2000), type: 'session', version: 3},
-    {id: 'e1', message: {content: [{text: 'Rewrite the auth middleware', type: 'text'}], role: 'user', timestamp: at - 1000}, parentId: null, timestamp: iso(at - 1000), type: 'message'},
+    {
+      id: 'e1',
+      message: {content: [{text: 'Rewrite the auth middleware', type: 'text'}], role: 'user', timestamp: at - 1000},
+      parentId: null,
+      timestamp: iso(at - 1000),
+      type: 'message',
+    },
     {
       id: 'e2',
-      message: {content: [{arguments: {path: 'src/auth.ts'}, id: 't1', name: 'read', type: 'toolCall'}], model: 'claude-sonnet-4-5', provider: 'anthropic', role: 'assistant', stopReason: 'toolUse', timestamp: at},
+      message: {
+        content: [{arguments: {path: 'src/auth.ts'}, id: 't1', name: 'read', type: 'toolCall'}],
+        model: 'claude-sonnet-4-5',
+        provider: 'anthropic',
+        role: 'assistant',
+        stopReason: 'toolUse',
+        timestamp: at,
+      },
       parentId: 'e1',
       timestamp: iso(at),
       type: 'message',
@@ -324,7 +363,12 @@ describe('the tmux sweep (real tmux server)', () => {
     const stats = sweep()
 
     expect(stats).toMatchObject({agentPanes: 3, calls: 2, mapped: 3, panes: 4, written: 3})
-    expect(store.loadSessions().map((r) => [r.agent, r.reason]).sort()).toEqual([
+    expect(
+      store
+        .loadSessions()
+        .map((r) => [r.agent, r.reason])
+        .sort(),
+    ).toEqual([
       ['claude_code', 'approval'],
       ['codex', 'approval'],
       ['pi', 'error'],

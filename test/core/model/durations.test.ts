@@ -42,20 +42,20 @@ describe('parseDuration', () => {
 
 describe('parseTime', () => {
   it.each`
-    text                                | expected
-    ${'1780000000000'}                  | ${1_780_000_000_000}
-    ${'2026-11-29T21:31:00.000Z'}       | ${NOW}
-    ${'2026-11-29T22:31:00+01:00'}      | ${NOW}
-    ${'2026-12-01'}                     | ${new Date(2026, 11, 1).getTime()}
-    ${'in 2 hours'}                     | ${NOW + 2 * HOUR}
-    ${'in 30 minutes'}                  | ${NOW + 30 * MIN}
-    ${'in 90s'}                         | ${NOW + 90 * SEC}
-    ${'in 1h30m'}                       | ${NOW + 90 * MIN}
-    ${'tomorrow 9am'}                   | ${localAt(1, 9)}
-    ${'tomorrow at 17:30'}              | ${localAt(1, 17, 30)}
-    ${'garbage'}                        | ${null}
-    ${''}                               | ${null}
-    ${'2026-13-45T99:00'}               | ${null}
+    text                           | expected
+    ${'1780000000000'}             | ${1_780_000_000_000}
+    ${'2026-11-29T21:31:00.000Z'}  | ${NOW}
+    ${'2026-11-29T22:31:00+01:00'} | ${NOW}
+    ${'2026-12-01'}                | ${new Date(2026, 11, 1).getTime()}
+    ${'in 2 hours'}                | ${NOW + 2 * HOUR}
+    ${'in 30 minutes'}             | ${NOW + 30 * MIN}
+    ${'in 90s'}                    | ${NOW + 90 * SEC}
+    ${'in 1h30m'}                  | ${NOW + 90 * MIN}
+    ${'tomorrow 9am'}              | ${localAt(1, 9)}
+    ${'tomorrow at 17:30'}         | ${localAt(1, 17, 30)}
+    ${'garbage'}                   | ${null}
+    ${''}                          | ${null}
+    ${'2026-13-45T99:00'}          | ${null}
   `('"$text"', ({expected, text}) => {
     expect(parseTime(text, NOW)).toBe(expected)
   })
@@ -76,19 +76,19 @@ describe('parseTime', () => {
 
 describe('formatAge', () => {
   it.each`
-    ms                   | text
-    ${-5 * SEC}          | ${'just now'}
-    ${0}                 | ${'just now'}
-    ${MIN - 1}           | ${'just now'}
-    ${MIN}               | ${'1 min ago'}
-    ${49 * MIN}          | ${'49 min ago'}
-    ${HOUR - 1}          | ${'59 min ago'}
-    ${HOUR}              | ${'1 hour ago'}
+    ms                     | text
+    ${-5 * SEC}            | ${'just now'}
+    ${0}                   | ${'just now'}
+    ${MIN - 1}             | ${'just now'}
+    ${MIN}                 | ${'1 min ago'}
+    ${49 * MIN}            | ${'49 min ago'}
+    ${HOUR - 1}            | ${'59 min ago'}
+    ${HOUR}                | ${'1 hour ago'}
     ${5 * HOUR + 59 * MIN} | ${'5 hours ago'}
-    ${DAY - 1}           | ${'23 hours ago'}
-    ${DAY}               | ${'1 day ago'}
-    ${3 * DAY + HOUR}    | ${'3 days ago'}
-    ${400 * DAY}         | ${'400 days ago'}
+    ${DAY - 1}             | ${'23 hours ago'}
+    ${DAY}                 | ${'1 day ago'}
+    ${3 * DAY + HOUR}      | ${'3 days ago'}
+    ${400 * DAY}           | ${'400 days ago'}
   `('$ms ms -> "$text"', ({ms, text}) => {
     expect(formatAge(ms)).toBe(text)
   })

@@ -29,7 +29,15 @@ export function children(overrides: Partial<ChildSummary> = {}): ChildSummary {
 }
 
 export function proc(overrides: Partial<ProcessFacts> = {}): ProcessFacts {
-  return {alive: true, exited: null, heartbeatAt: NOW - MIN, pid: 4242, source: {kind: 'registry', ref: 'sessions/4242.json'}, status: null, ...overrides}
+  return {
+    alive: true,
+    exited: null,
+    heartbeatAt: NOW - MIN,
+    pid: 4242,
+    source: {kind: 'registry', ref: 'sessions/4242.json'},
+    status: null,
+    ...overrides,
+  }
 }
 
 export function block(text: string, at = NOW - 5 * MIN): HardBlock {

@@ -12,7 +12,8 @@ function referenceId(agent: string, nativeId: string): string {
 function base32Reference(bytes: Uint8Array): string {
   const bits = [...bytes].map((b) => b.toString(2).padStart(8, '0')).join('')
   let out = ''
-  for (let i = 0; i < bits.length; i += 5) out += 'abcdefghijklmnopqrstuvwxyz234567'[Number.parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)]
+  for (let i = 0; i < bits.length; i += 5)
+    out += 'abcdefghijklmnopqrstuvwxyz234567'[Number.parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)]
   return out
 }
 
@@ -85,23 +86,23 @@ describe('resolvePrefix', () => {
   ]
 
   it.each`
-    name                                              | prefix                                         | expected
-    ${'full id'}                                      | ${'jx7dyk3aaaaaaaaaaaaaaaaaaa'}               | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
-    ${'full id, upper case'}                          | ${'JX7DYK3AAAAAAAAAAAAAAAAAAA'}               | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
-    ${'full native id'}                               | ${'c172c2e6-aa5f-4a18-9e1c-a04d200f3239'}     | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
-    ${'exact short native id beats the length floor'} | ${'abc'}                                       | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
-    ${'short id'}                                     | ${'jx7ebch'}                                   | ${{id: 'jx7ebchbbbbbbbbbbbbbbbbbbb', kind: 'one'}}
-    ${'4-char unique id prefix'}                      | ${'jx75'}                                      | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
-    ${'padded with spaces'}                           | ${'  jx75 '}                                   | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
-    ${'unique native id prefix'}                      | ${'c172c2'}                                    | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
-    ${'native id prefix, other case'}                 | ${'abc-upper'}                                 | ${{id: 'zzzzzzzeeeeeeeeeeeeeeeeeee', kind: 'one'}}
-    ${'ambiguous native id prefix'}                   | ${'c172'}                                      | ${{kind: 'many', matches: ['jx7dyk3aaaaaaaaaaaaaaaaaaa', 'jx7ebchbbbbbbbbbbbbbbbbbbb']}}
-    ${'ambiguous across id and native id'}            | ${'jx7d'}                                      | ${{kind: 'many', matches: ['jx7dyk3aaaaaaaaaaaaaaaaaaa', 'qqqqqqqddddddddddddddddddd']}}
-    ${'ambiguous 3 ways'}                             | ${'jx7'}                                       | ${{kind: 'none', nearest: ['jx75ec0ccccccccccccccccccc', 'jx7dyk3aaaaaaaaaaaaaaaaaaa', 'jx7ebchbbbbbbbbbbbbbbbbbbb', 'qqqqqqqddddddddddddddddddd']}}
-    ${'3 chars never match, even when unique'}        | ${'zzz'}                                       | ${{kind: 'none', nearest: ['zzzzzzzeeeeeeeeeeeeeeeeeee']}}
-    ${'a typo gets the nearest'}                      | ${'jx7ebcx'}                                   | ${{kind: 'none', nearest: ['jx7ebchbbbbbbbbbbbbbbbbbbb', 'jx75ec0ccccccccccccccccccc', 'jx7dyk3aaaaaaaaaaaaaaaaaaa', 'qqqqqqqddddddddddddddddddd']}}
-    ${'nothing like it'}                              | ${'9999'}                                      | ${{kind: 'none', nearest: []}}
-    ${'empty'}                                        | ${''}                                          | ${{kind: 'none', nearest: []}}
+    name                                              | prefix                                    | expected
+    ${'full id'}                                      | ${'jx7dyk3aaaaaaaaaaaaaaaaaaa'}           | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
+    ${'full id, upper case'}                          | ${'JX7DYK3AAAAAAAAAAAAAAAAAAA'}           | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
+    ${'full native id'}                               | ${'c172c2e6-aa5f-4a18-9e1c-a04d200f3239'} | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
+    ${'exact short native id beats the length floor'} | ${'abc'}                                  | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
+    ${'short id'}                                     | ${'jx7ebch'}                              | ${{id: 'jx7ebchbbbbbbbbbbbbbbbbbbb', kind: 'one'}}
+    ${'4-char unique id prefix'}                      | ${'jx75'}                                 | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
+    ${'padded with spaces'}                           | ${'  jx75 '}                              | ${{id: 'jx75ec0ccccccccccccccccccc', kind: 'one'}}
+    ${'unique native id prefix'}                      | ${'c172c2'}                               | ${{id: 'jx7dyk3aaaaaaaaaaaaaaaaaaa', kind: 'one'}}
+    ${'native id prefix, other case'}                 | ${'abc-upper'}                            | ${{id: 'zzzzzzzeeeeeeeeeeeeeeeeeee', kind: 'one'}}
+    ${'ambiguous native id prefix'}                   | ${'c172'}                                 | ${{kind: 'many', matches: ['jx7dyk3aaaaaaaaaaaaaaaaaaa', 'jx7ebchbbbbbbbbbbbbbbbbbbb']}}
+    ${'ambiguous across id and native id'}            | ${'jx7d'}                                 | ${{kind: 'many', matches: ['jx7dyk3aaaaaaaaaaaaaaaaaaa', 'qqqqqqqddddddddddddddddddd']}}
+    ${'ambiguous 3 ways'}                             | ${'jx7'}                                  | ${{kind: 'none', nearest: ['jx75ec0ccccccccccccccccccc', 'jx7dyk3aaaaaaaaaaaaaaaaaaa', 'jx7ebchbbbbbbbbbbbbbbbbbbb', 'qqqqqqqddddddddddddddddddd']}}
+    ${'3 chars never match, even when unique'}        | ${'zzz'}                                  | ${{kind: 'none', nearest: ['zzzzzzzeeeeeeeeeeeeeeeeeee']}}
+    ${'a typo gets the nearest'}                      | ${'jx7ebcx'}                              | ${{kind: 'none', nearest: ['jx7ebchbbbbbbbbbbbbbbbbbbb', 'jx75ec0ccccccccccccccccccc', 'jx7dyk3aaaaaaaaaaaaaaaaaaa', 'qqqqqqqddddddddddddddddddd']}}
+    ${'nothing like it'}                              | ${'9999'}                                 | ${{kind: 'none', nearest: []}}
+    ${'empty'}                                        | ${''}                                     | ${{kind: 'none', nearest: []}}
   `('$name: "$prefix"', ({expected, prefix}) => {
     expect(resolvePrefix(prefix, candidates)).toEqual(expected)
   })
@@ -124,10 +125,10 @@ describe('resolvePrefix', () => {
   })
 
   it.each`
-    a           | b           | distance
-    ${''}       | ${''}       | ${0}
-    ${'abc'}    | ${''}       | ${3}
-    ${'kitten'} | ${'sitting'} | ${3}
+    a            | b            | distance
+    ${''}        | ${''}        | ${0}
+    ${'abc'}     | ${''}        | ${3}
+    ${'kitten'}  | ${'sitting'} | ${3}
     ${'jx7ebcx'} | ${'jx7ebch'} | ${1}
   `('editDistance("$a", "$b") = $distance', ({a, b, distance}) => {
     expect(editDistance(a, b)).toBe(distance)

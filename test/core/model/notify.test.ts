@@ -35,32 +35,96 @@ const subject = (o: Partial<NotifySubject> = {}): NotifySubject => ({
   workingSince: null,
   ...o,
 })
-const into = (o: Partial<NotifyTransition> = {}): NotifyTransition => ({bucket: 'questions', event: 'transition', reason: 'approval', seq: 10, to: 'needs_input', ts: NOW, ...o})
+const into = (o: Partial<NotifyTransition> = {}): NotifyTransition => ({
+  bucket: 'questions',
+  event: 'transition',
+  reason: 'approval',
+  seq: 10,
+  to: 'needs_input',
+  ts: NOW,
+  ...o,
+})
 
 describe('notifyKindOf: which transitions page me', () => {
   it.each([
     ['a permission prompt', into(), subject(), 'approval'],
     ['an open question', into({reason: 'question'}), subject({ask: {kind: 'question', text: 'Which DB?'}, reason: 'question'}), 'question'],
-    ['an error banner', into({bucket: 'needs_input', reason: 'error'}), subject({ask: {kind: 'error', text: '529 overloaded'}, bucket: 'needs_input', reason: 'error'}), 'error'],
-    ['a decision card', into({bucket: 'questions', reason: 'settled'}), subject({ask: {kind: 'decision', text: 'Ship now?'}, reason: 'settled'}), 'decision'],
-    ['a bare needs input (settled)', into({bucket: 'needs_input', reason: 'settled'}), subject({ask: null, bucket: 'needs_input', reason: 'settled'}), 'needs_input'],
-    ['a dead process', into({bucket: 'needs_input', reason: 'dead'}), subject({ask: null, bucket: 'needs_input', reason: 'dead'}), 'needs_input'],
-    ['a declared done (soft)', into({bucket: 'done', reason: 'declared_done', to: 'done'}), subject({ask: null, bucket: 'done', reason: 'declared_done', state: 'done'}), 'done'],
-    ['a done nobody declared', into({bucket: 'done', reason: 'delivered', to: 'done'}), subject({ask: null, bucket: 'done', reason: 'delivered', state: 'done'}), null],
-    ['working', into({bucket: 'working', reason: 'producing', to: 'working'}), subject({ask: null, bucket: 'working', reason: 'producing', state: 'working'}), null],
+    [
+      'an error banner',
+      into({bucket: 'needs_input', reason: 'error'}),
+      subject({ask: {kind: 'error', text: '529 overloaded'}, bucket: 'needs_input', reason: 'error'}),
+      'error',
+    ],
+    [
+      'a decision card',
+      into({bucket: 'questions', reason: 'settled'}),
+      subject({ask: {kind: 'decision', text: 'Ship now?'}, reason: 'settled'}),
+      'decision',
+    ],
+    [
+      'a bare needs input (settled)',
+      into({bucket: 'needs_input', reason: 'settled'}),
+      subject({ask: null, bucket: 'needs_input', reason: 'settled'}),
+      'needs_input',
+    ],
+    [
+      'a dead process',
+      into({bucket: 'needs_input', reason: 'dead'}),
+      subject({ask: null, bucket: 'needs_input', reason: 'dead'}),
+      'needs_input',
+    ],
+    [
+      'a declared done (soft)',
+      into({bucket: 'done', reason: 'declared_done', to: 'done'}),
+      subject({ask: null, bucket: 'done', reason: 'declared_done', state: 'done'}),
+      'done',
+    ],
+    [
+      'a done nobody declared',
+      into({bucket: 'done', reason: 'delivered', to: 'done'}),
+      subject({ask: null, bucket: 'done', reason: 'delivered', state: 'done'}),
+      null,
+    ],
+    [
+      'working',
+      into({bucket: 'working', reason: 'producing', to: 'working'}),
+      subject({ask: null, bucket: 'working', reason: 'producing', state: 'working'}),
+      null,
+    ],
     ['a subagent', into(), subject({bucket: 'folded', isChild: true}), null],
-    ['a hidden stash (no ask yet)', into({bucket: 'hidden', reason: 'settled'}), subject({ask: null, bucket: 'hidden', reason: 'settled'}), null],
+    [
+      'a hidden stash (no ask yet)',
+      into({bucket: 'hidden', reason: 'settled'}),
+      subject({ask: null, bucket: 'hidden', reason: 'settled'}),
+      null,
+    ],
     ['a stashed row', into({bucket: 'stashed', reason: 'settled'}), subject({ask: null, bucket: 'stashed', reason: 'settled'}), null],
-    ['a snoozed session', into({bucket: 'snoozed', reason: 'snoozed', to: 'dormant'}), subject({ask: null, bucket: 'snoozed', reason: 'snoozed', state: 'dormant'}), null],
+    [
+      'a snoozed session',
+      into({bucket: 'snoozed', reason: 'snoozed', to: 'dormant'}),
+      subject({ask: null, bucket: 'snoozed', reason: 'snoozed', state: 'dormant'}),
+      null,
+    ],
     ['a session owned by others', into(), subject({mine: false}), null],
     ['a gone event', into({event: 'gone'}), subject(), null],
-    ['a transition the session has left since (a replay)', into(), subject({ask: null, bucket: 'working', reason: 'producing', state: 'working'}), null],
+    [
+      'a transition the session has left since (a replay)',
+      into(),
+      subject({ask: null, bucket: 'working', reason: 'producing', state: 'working'}),
+      null,
+    ],
   ])('%s', (_what, t, s, kind) => {
     expect(notifyKindOf(t, s)).toBe(kind)
   })
 
   it('a declared done pages nobody with done: off', () => {
-    expect(notifyKindOf(into({bucket: 'done', reason: 'declared_done', to: 'done'}), subject({ask: null, bucket: 'done', reason: 'declared_done', state: 'done'}), {done: 'off', quiet: true})).toBeNull()
+    expect(
+      notifyKindOf(
+        into({bucket: 'done', reason: 'declared_done', to: 'done'}),
+        subject({ask: null, bucket: 'done', reason: 'declared_done', state: 'done'}),
+        {done: 'off', quiet: true},
+      ),
+    ).toBeNull()
   })
 })
 
@@ -70,7 +134,13 @@ describe('dedupe per session, reason and turn', () => {
     expect(first.key).toBe('s1|approval|2')
     expect(candidateOf(into({seq: 11}), subject(), new Set([first.key]))).toBeNull()
     expect(candidateOf(into({seq: 12}), subject({turn: 3}), new Set([first.key]))).not.toBeNull()
-    expect(candidateOf(into({reason: 'question', seq: 13}), subject({ask: {kind: 'question', text: 'Q?'}, reason: 'question'}), new Set([first.key]))).not.toBeNull()
+    expect(
+      candidateOf(
+        into({reason: 'question', seq: 13}),
+        subject({ask: {kind: 'question', text: 'Q?'}, reason: 'question'}),
+        new Set([first.key]),
+      ),
+    ).not.toBeNull()
   })
 })
 
@@ -97,13 +167,26 @@ describe('sentences (seed 002)', () => {
   })
 })
 
-const cand = (id: string, kind: Candidate['kind'], seq: number, agent = 'claude_code'): Candidate => ({agent, askLine: kind === 'done' ? null : `ask ${id}`, key: `${id}|${kind}|1`, kind, seq, sessionId: id, title: `Title ${id}`})
+const cand = (id: string, kind: Candidate['kind'], seq: number, agent = 'claude_code'): Candidate => ({
+  agent,
+  askLine: kind === 'done' ? null : `ask ${id}`,
+  key: `${id}|${kind}|1`,
+  kind,
+  seq,
+  sessionId: id,
+  title: `Title ${id}`,
+})
 
 describe('planBurst', () => {
   it('one demand: the sentence, then title and ask line', () => {
     const [n, ...rest] = planBurst([candidateOf(into(), subject(), new Set())!], OPTIONS)
     expect(rest).toEqual([])
-    expect(n).toMatchObject({body: 'Deploy the site\nApprove Bash rm -rf build?', kind: 'approval', summary: 'Claude is waiting for approval', urgency: 'normal'})
+    expect(n).toMatchObject({
+      body: 'Deploy the site\nApprove Bash rm -rf build?',
+      kind: 'approval',
+      summary: 'Claude is waiting for approval',
+      urgency: 'normal',
+    })
   })
 
   it('a burst of five is one grouped notification; a mixed group says "need you"', () => {
@@ -113,7 +196,10 @@ describe('planBurst', () => {
     expect(out[0]).toMatchObject({kind: 'approval', summary: '5 agents are waiting for approval'})
     expect(out[0]!.sessions).toEqual(['a', 'b', 'c', 'd', 'e'])
     expect(out[0]!.body.split('\n')).toHaveLength(5)
-    expect(planBurst([cand('a', 'approval', 1), cand('b', 'error', 2, 'gemini')])[0]).toMatchObject({kind: 'mixed', summary: '2 agents need you'})
+    expect(planBurst([cand('a', 'approval', 1), cand('b', 'error', 2, 'gemini')])[0]).toMatchObject({
+      kind: 'mixed',
+      summary: '2 agents need you',
+    })
   })
 
   it('more than five members: five lines and "+N more"', () => {

@@ -11,13 +11,13 @@ const DAY = 24 * 60 * 60 * 1000
 
 describe('isAssignedAwayFromOwnerSet', () => {
   it.each`
-    owners                         | assignedAway
-    ${[]}                          | ${false}
-    ${[ME]}                        | ${false}
-    ${[BOB, ME]}                   | ${false}
-    ${['  Ana@Example.COM ']}      | ${false}
-    ${[BOB]}                       | ${true}
-    ${[BOB, 'cy@example.com']}     | ${true}
+    owners                     | assignedAway
+    ${[]}                      | ${false}
+    ${[ME]}                    | ${false}
+    ${[BOB, ME]}               | ${false}
+    ${['  Ana@Example.COM ']}  | ${false}
+    ${[BOB]}                   | ${true}
+    ${[BOB, 'cy@example.com']} | ${true}
   `('$owners -> $assignedAway', ({assignedAway, owners}) => {
     expect(isAssignedAwayFromOwnerSet(owners, ME)).toBe(assignedAway)
   })
@@ -25,20 +25,20 @@ describe('isAssignedAwayFromOwnerSet', () => {
 
 describe('inInbox', () => {
   it.each`
-    name                                              | owners   | runner  | lastActivityAt        | recencyMs    | all      | expected
-    ${'owned by me, six weeks old'}                   | ${[ME]}  | ${BOB}  | ${NOW - 42 * DAY}     | ${undefined} | ${false} | ${true}
-    ${'owned by me, never active'}                    | ${[ME]}  | ${null} | ${null}               | ${undefined} | ${false} | ${true}
-    ${'assigned away though I run it'}                | ${[BOB]} | ${ME}   | ${NOW}                | ${undefined} | ${false} | ${false}
-    ${'assigned away, even with --all'}               | ${[BOB]} | ${ME}   | ${NOW}                | ${undefined} | ${true}  | ${false}
-    ${'unowned, I run it, recent'}                    | ${[]}    | ${ME}   | ${NOW - DAY}          | ${undefined} | ${false} | ${true}
-    ${'unowned, I run it, exactly 7 days'}            | ${[]}    | ${ME}   | ${NOW - WEEK}         | ${undefined} | ${false} | ${true}
-    ${'unowned, I run it, 7 days + 1 ms'}             | ${[]}    | ${ME}   | ${NOW - WEEK - 1}     | ${undefined} | ${false} | ${false}
-    ${'unowned, old, --all'}                          | ${[]}    | ${ME}   | ${NOW - 90 * DAY}     | ${undefined} | ${true}  | ${true}
-    ${'unowned, custom window'}                       | ${[]}    | ${ME}   | ${NOW - 2 * DAY}      | ${DAY}       | ${false} | ${false}
-    ${'unowned, no activity time'}                    | ${[]}    | ${ME}   | ${null}               | ${undefined} | ${false} | ${false}
-    ${'unowned, runner unknown counts as me'}         | ${[]}    | ${null} | ${NOW - DAY}          | ${undefined} | ${false} | ${true}
-    ${'unowned, someone else runs it'}                | ${[]}    | ${BOB}  | ${NOW}                | ${undefined} | ${false} | ${false}
-    ${'unowned, someone else runs it, --all'}         | ${[]}    | ${BOB}  | ${NOW}                | ${undefined} | ${true}  | ${false}
+    name                                      | owners   | runner  | lastActivityAt    | recencyMs    | all      | expected
+    ${'owned by me, six weeks old'}           | ${[ME]}  | ${BOB}  | ${NOW - 42 * DAY} | ${undefined} | ${false} | ${true}
+    ${'owned by me, never active'}            | ${[ME]}  | ${null} | ${null}           | ${undefined} | ${false} | ${true}
+    ${'assigned away though I run it'}        | ${[BOB]} | ${ME}   | ${NOW}            | ${undefined} | ${false} | ${false}
+    ${'assigned away, even with --all'}       | ${[BOB]} | ${ME}   | ${NOW}            | ${undefined} | ${true}  | ${false}
+    ${'unowned, I run it, recent'}            | ${[]}    | ${ME}   | ${NOW - DAY}      | ${undefined} | ${false} | ${true}
+    ${'unowned, I run it, exactly 7 days'}    | ${[]}    | ${ME}   | ${NOW - WEEK}     | ${undefined} | ${false} | ${true}
+    ${'unowned, I run it, 7 days + 1 ms'}     | ${[]}    | ${ME}   | ${NOW - WEEK - 1} | ${undefined} | ${false} | ${false}
+    ${'unowned, old, --all'}                  | ${[]}    | ${ME}   | ${NOW - 90 * DAY} | ${undefined} | ${true}  | ${true}
+    ${'unowned, custom window'}               | ${[]}    | ${ME}   | ${NOW - 2 * DAY}  | ${DAY}       | ${false} | ${false}
+    ${'unowned, no activity time'}            | ${[]}    | ${ME}   | ${null}           | ${undefined} | ${false} | ${false}
+    ${'unowned, runner unknown counts as me'} | ${[]}    | ${null} | ${NOW - DAY}      | ${undefined} | ${false} | ${true}
+    ${'unowned, someone else runs it'}        | ${[]}    | ${BOB}  | ${NOW}            | ${undefined} | ${false} | ${false}
+    ${'unowned, someone else runs it, --all'} | ${[]}    | ${BOB}  | ${NOW}            | ${undefined} | ${true}  | ${false}
   `('$name -> $expected', ({all, expected, lastActivityAt, owners, recencyMs, runner}) => {
     expect(inInbox({all, lastActivityAt, me: ME, now: NOW, owners, recencyMs, runner})).toBe(expected)
   })

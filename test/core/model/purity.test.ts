@@ -41,19 +41,19 @@ describe('src/core/model is pure', () => {
   })
 
   it.each`
-    snippet                                   | found
-    ${"import {readFileSync} from 'node:fs'"} | ${['a node: builtin']}
-    ${"import fs from 'fs'"}                  | ${['fs']}
-    ${"const fs = await import('fs')"}        | ${['fs']}
+    snippet                                    | found
+    ${"import {readFileSync} from 'node:fs'"}  | ${['a node: builtin']}
+    ${"import fs from 'fs'"}                   | ${['fs']}
+    ${"const fs = await import('fs')"}         | ${['fs']}
     ${"import Database from 'better-sqlite3'"} | ${['better-sqlite3']}
-    ${"import {watch} from 'chokidar'"}       | ${['chokidar']}
-    ${"import {execa} from 'execa'"}          | ${['execa']}
-    ${'const home = process.env.HOME'}        | ${['process.']}
-    ${'const t = Date.now()'}                 | ${['Date.now']}
-    ${'const d = new Date()'}                 | ${['new Date() without an argument']}
-    ${'const d = new Date'}                   | ${['new Date() without an argument']}
-    ${'const d = new Date(now)'}              | ${[]}
-    ${'const alive = facts.process.alive'}    | ${[]}
+    ${"import {watch} from 'chokidar'"}        | ${['chokidar']}
+    ${"import {execa} from 'execa'"}           | ${['execa']}
+    ${'const home = process.env.HOME'}         | ${['process.']}
+    ${'const t = Date.now()'}                  | ${['Date.now']}
+    ${'const d = new Date()'}                  | ${['new Date() without an argument']}
+    ${'const d = new Date'}                    | ${['new Date() without an argument']}
+    ${'const d = new Date(now)'}               | ${[]}
+    ${'const alive = facts.process.alive'}     | ${[]}
     ${'// the process. Date.now() new Date()'} | ${[]}
   `('the guard catches: $snippet', ({found, snippet}) => {
     expect(violations(snippet)).toEqual(found)

@@ -22,7 +22,14 @@ const storedWorking = (over: Partial<StoredPlacement> = {}): StoredPlacement => 
   workingSince: NOW - 20 * MIN,
   ...over,
 })
-const storedSettled: StoredPlacement = {bucket: 'needs_input', nextCheckAt: null, reason: 'settled', rule: 7, state: 'needs_input', workingSince: null}
+const storedSettled: StoredPlacement = {
+  bucket: 'needs_input',
+  nextCheckAt: null,
+  reason: 'settled',
+  rule: 7,
+  state: 'needs_input',
+  workingSince: null,
+}
 
 /** Alive, active 10 s ago, the turn began 2 minutes ago: working (turn_pending, rule 8, no timer). */
 const WORKING: Partial<SessionFacts> = {lastActivityAt: NOW - 10_000, process: proc(), turnStartedAt: NOW - 2 * MIN}
@@ -207,13 +214,13 @@ describe('planReconcile', () => {
 
 describe('eventFor', () => {
   it.each`
-    firstSight | from           | to             | event
-    ${true}    | ${null}        | ${'killed'}    | ${'new'}
-    ${false}   | ${'working'}   | ${'killed'}    | ${'gone'}
-    ${false}   | ${'working'}   | ${'dismissed'} | ${'gone'}
-    ${false}   | ${'killed'}    | ${'killed'}    | ${'transition'}
-    ${false}   | ${'killed'}    | ${'dismissed'} | ${'gone'}
-    ${false}   | ${'stashed'}   | ${'questions'} | ${'transition'}
+    firstSight | from         | to             | event
+    ${true}    | ${null}      | ${'killed'}    | ${'new'}
+    ${false}   | ${'working'} | ${'killed'}    | ${'gone'}
+    ${false}   | ${'working'} | ${'dismissed'} | ${'gone'}
+    ${false}   | ${'killed'}  | ${'killed'}    | ${'transition'}
+    ${false}   | ${'killed'}  | ${'dismissed'} | ${'gone'}
+    ${false}   | ${'stashed'} | ${'questions'} | ${'transition'}
   `('$from -> $to (first sight: $firstSight) is $event', ({event, firstSight, from, to}) => {
     expect(eventFor(firstSight, from, to)).toBe(event)
   })

@@ -33,7 +33,14 @@ const ROWS: Row[] = [
     rule: 1,
     state: 'idle',
   },
-  {name: 'killed beats an open question', facts: {question: block('Which db?')}, records: {killedAt: NOW - HOUR}, reason: 'killed', rule: 1, state: 'idle'},
+  {
+    name: 'killed beats an open question',
+    facts: {question: block('Which db?')},
+    records: {killedAt: NOW - HOUR},
+    reason: 'killed',
+    rule: 1,
+    state: 'idle',
+  },
   {name: 'killed beats a snooze', records: {killedAt: NOW - HOUR, snoozedUntil: NOW + HOUR}, reason: 'killed', rule: 1, state: 'idle'},
   {
     name: 'a send before the kill does not clear it',
@@ -54,7 +61,15 @@ const ROWS: Row[] = [
 
   // Rule 2: snooze, both sides of its end
   {name: 'snoozed until 1 ms from now', records: {snoozedUntil: NOW + 1}, next: NOW + 1, reason: 'snoozed', rule: 2, state: 'dormant'},
-  {name: 'snoozed beats a hard block', facts: {approval: block('Bash')}, records: {snoozedUntil: NOW + HOUR}, next: NOW + HOUR, reason: 'snoozed', rule: 2, state: 'dormant'},
+  {
+    name: 'snoozed beats a hard block',
+    facts: {approval: block('Bash')},
+    records: {snoozedUntil: NOW + HOUR},
+    next: NOW + HOUR,
+    reason: 'snoozed',
+    rule: 2,
+    state: 'dormant',
+  },
   {name: 'snooze ends exactly now', records: {snoozedUntil: NOW}, reason: 'snooze_expired', rule: 2, state: 'needs_input'},
   {
     name: 'snooze ended, activity only before its end',
@@ -160,8 +175,20 @@ const ROWS: Row[] = [
     rule: 4,
     state: 'needs_input',
   },
-  {name: 'question before approval', facts: {approval: block('Bash'), question: block('Which db?')}, reason: 'question', rule: 4, state: 'needs_input'},
-  {name: 'a hard block beats a producing process', facts: {approval: block('Bash'), process: live('working')}, reason: 'approval', rule: 4, state: 'needs_input'},
+  {
+    name: 'question before approval',
+    facts: {approval: block('Bash'), question: block('Which db?')},
+    reason: 'question',
+    rule: 4,
+    state: 'needs_input',
+  },
+  {
+    name: 'a hard block beats a producing process',
+    facts: {approval: block('Bash'), process: live('working')},
+    reason: 'approval',
+    rule: 4,
+    state: 'needs_input',
+  },
   {
     name: "a child's open ask does not make the parent needs_input",
     facts: {process: live('thinking')},
@@ -172,20 +199,69 @@ const ROWS: Row[] = [
   },
 
   // Rule 5: producing, queued, hibernated
-  ...PRODUCING_STATUSES.map((status): Row => ({name: `live process reports ${status}`, facts: {process: live(status)}, reason: 'producing', rule: 5, state: 'working'})),
-  {name: 'producing beats a settled transcript', facts: {process: live('compacting'), ...settled}, reason: 'producing', rule: 5, state: 'working'},
-  {name: 'queued work a live process can deliver', facts: {process: live('idle'), queued: 1, ...settled}, reason: 'queued', rule: 5, state: 'working'},
-  {name: 'queued work with a live hibernated process', facts: {process: live('hibernated'), queued: 1}, reason: 'queued', rule: 5, state: 'working'},
+  ...PRODUCING_STATUSES.map((status): Row => ({
+    name: `live process reports ${status}`,
+    facts: {process: live(status)},
+    reason: 'producing',
+    rule: 5,
+    state: 'working',
+  })),
+  {
+    name: 'producing beats a settled transcript',
+    facts: {process: live('compacting'), ...settled},
+    reason: 'producing',
+    rule: 5,
+    state: 'working',
+  },
+  {
+    name: 'queued work a live process can deliver',
+    facts: {process: live('idle'), queued: 1, ...settled},
+    reason: 'queued',
+    rule: 5,
+    state: 'working',
+  },
+  {
+    name: 'queued work with a live hibernated process',
+    facts: {process: live('hibernated'), queued: 1},
+    reason: 'queued',
+    rule: 5,
+    state: 'working',
+  },
   {name: 'hibernated, nothing queued', facts: {process: live('hibernated')}, reason: 'hibernated', rule: 5, state: 'dormant'},
-  {name: 'hibernated without a running process', facts: {process: proc({alive: false, status: 'hibernated'})}, reason: 'hibernated', rule: 5, state: 'dormant'},
-  {name: 'a stale producing status on a dead process does not latch', facts: {process: proc({alive: false, status: 'working'})}, reason: 'dead', rule: 6, state: 'needs_input'},
-  {name: 'queued work cannot be delivered by a dead process', facts: {process: proc({alive: false, status: 'idle'}), queued: 3}, reason: 'dead', rule: 6, state: 'needs_input'},
+  {
+    name: 'hibernated without a running process',
+    facts: {process: proc({alive: false, status: 'hibernated'})},
+    reason: 'hibernated',
+    rule: 5,
+    state: 'dormant',
+  },
+  {
+    name: 'a stale producing status on a dead process does not latch',
+    facts: {process: proc({alive: false, status: 'working'})},
+    reason: 'dead',
+    rule: 6,
+    state: 'needs_input',
+  },
+  {
+    name: 'queued work cannot be delivered by a dead process',
+    facts: {process: proc({alive: false, status: 'idle'}), queued: 3},
+    reason: 'dead',
+    rule: 6,
+    state: 'needs_input',
+  },
 
   // Rule 6: dead
   {name: 'process not alive, with output', facts: {process: proc({alive: false})}, reason: 'dead', rule: 6, state: 'needs_input'},
   {name: 'process crashed', facts: {process: proc({alive: false, exited: 'crash'})}, reason: 'dead', rule: 6, state: 'needs_input'},
   {name: 'exited, alive flag still set', facts: {process: proc({exited: 'clean'})}, reason: 'dead', rule: 6, state: 'needs_input'},
-  {name: 'dead beats a settled declared dormant', facts: {process: gone, ...settled}, records: {declaration: declared('dormant')}, reason: 'dead', rule: 6, state: 'needs_input'},
+  {
+    name: 'dead beats a settled declared dormant',
+    facts: {process: gone, ...settled},
+    records: {declaration: declared('dormant')},
+    reason: 'dead',
+    rule: 6,
+    state: 'needs_input',
+  },
   {
     name: 'exited after declaring done this turn',
     facts: {process: gone, ...settled},
@@ -221,7 +297,14 @@ const ROWS: Row[] = [
   {name: 'process gone, no messages', facts: {messages: 0, process: gone}, reason: 'empty', rule: 8, state: 'idle'},
 
   // Rule 7: settled, in trust order
-  {name: 'declared blocked', facts: settled, records: {declaration: declared('blocked')}, reason: 'declared_blocked', rule: 7, state: 'needs_input'},
+  {
+    name: 'declared blocked',
+    facts: settled,
+    records: {declaration: declared('blocked')},
+    reason: 'declared_blocked',
+    rule: 7,
+    state: 'needs_input',
+  },
   {
     name: 'declared blocked beats an armed recurring trigger',
     facts: settled,
@@ -330,7 +413,14 @@ const ROWS: Row[] = [
     rule: 7,
     state: 'needs_input',
   },
-  {name: 'armed recurring trigger', facts: settled, records: {triggers: {oneShot: 0, recurring: 2}}, reason: 'trigger', rule: 7, state: 'dormant'},
+  {
+    name: 'armed recurring trigger',
+    facts: settled,
+    records: {triggers: {oneShot: 0, recurring: 2}},
+    reason: 'trigger',
+    rule: 7,
+    state: 'dormant',
+  },
   {name: 'open background work', facts: {backgroundWork: 1, ...settled}, reason: 'background_work', rule: 7, state: 'dormant'},
   {name: 'a child still producing', facts: settled, children: {producing: true}, reason: 'child_producing', rule: 7, state: 'dormant'},
   {
@@ -350,11 +440,32 @@ const ROWS: Row[] = [
     rule: 7,
     state: 'dormant',
   },
-  {name: 'a one-shot trigger alone does not park', facts: settled, records: {triggers: {oneShot: 1, recurring: 0}}, reason: 'settled', rule: 7, state: 'needs_input'},
+  {
+    name: 'a one-shot trigger alone does not park',
+    facts: settled,
+    records: {triggers: {oneShot: 1, recurring: 0}},
+    reason: 'settled',
+    rule: 7,
+    state: 'needs_input',
+  },
   {name: 'judged delivered', facts: settled, records: {delivered: true}, reason: 'delivered', rule: 7, state: 'done'},
-  {name: 'declared done beats delivered', facts: settled, records: {declaration: declared('done'), delivered: true}, reason: 'declared_done', rule: 7, state: 'done'},
+  {
+    name: 'declared done beats delivered',
+    facts: settled,
+    records: {declaration: declared('done'), delivered: true},
+    reason: 'declared_done',
+    rule: 7,
+    state: 'done',
+  },
   {name: 'settled, nothing else', facts: settled, reason: 'settled', rule: 7, state: 'needs_input'},
-  {name: 'settled, declared working', facts: settled, records: {declaration: declared('working')}, reason: 'settled', rule: 7, state: 'needs_input'},
+  {
+    name: 'settled, declared working',
+    facts: settled,
+    records: {declaration: declared('working')},
+    reason: 'settled',
+    rule: 7,
+    state: 'needs_input',
+  },
   {name: 'settled with a live idle process', facts: {process: live('idle'), ...settled}, reason: 'settled', rule: 7, state: 'needs_input'},
 
   // Rule 8: not settled, no process status
@@ -366,7 +477,13 @@ const ROWS: Row[] = [
     rule: 8,
     state: 'working',
   },
-  {name: 'unresponsive at 15 min', facts: {lastActivityAt: NOW - TURN_PENDING_TTL_MS}, reason: 'unresponsive', rule: 8, state: 'needs_input'},
+  {
+    name: 'unresponsive at 15 min',
+    facts: {lastActivityAt: NOW - TURN_PENDING_TTL_MS},
+    reason: 'unresponsive',
+    rule: 8,
+    state: 'needs_input',
+  },
   {
     name: 'a send the agent has not picked up',
     facts: {lastActivityAt: NOW - 3 * HOUR},
@@ -376,7 +493,13 @@ const ROWS: Row[] = [
     rule: 8,
     state: 'working',
   },
-  {name: 'a live process without status is live evidence: no TTL', facts: {lastActivityAt: NOW - 3 * HOUR, process: live()}, reason: 'turn_pending', rule: 8, state: 'working'},
+  {
+    name: 'a live process without status is live evidence: no TTL',
+    facts: {lastActivityAt: NOW - 3 * HOUR, process: live()},
+    reason: 'turn_pending',
+    rule: 8,
+    state: 'working',
+  },
   {
     name: 'a live idle process on an unsettled turn: pending',
     facts: {process: live('idle')},
@@ -385,7 +508,13 @@ const ROWS: Row[] = [
     rule: 8,
     state: 'working',
   },
-  {name: 'a live idle process on an unsettled turn: unresponsive', facts: {lastActivityAt: NOW - HOUR, process: live('waiting')}, reason: 'unresponsive', rule: 8, state: 'needs_input'},
+  {
+    name: 'a live idle process on an unsettled turn: unresponsive',
+    facts: {lastActivityAt: NOW - HOUR, process: live('waiting')},
+    reason: 'unresponsive',
+    rule: 8,
+    state: 'needs_input',
+  },
   {
     name: 'no activity time: counted from creation',
     facts: {createdAt: NOW - MIN, lastActivityAt: null},
@@ -464,7 +593,11 @@ describe('classifyWorkState', () => {
   })
 
   it('changes at nextCheckAt with no new input', () => {
-    const input = {children: children(), facts: facts({lastActivityAt: NOW - 3 * HOUR, settled: true}), records: records({declaration: declared('dormant', {at: NOW - HOUR})})}
+    const input = {
+      children: children(),
+      facts: facts({lastActivityAt: NOW - 3 * HOUR, settled: true}),
+      records: records({declaration: declared('dormant', {at: NOW - HOUR})}),
+    }
     const before = classifyWorkState(input, NOW)
 
     const after = classifyWorkState(input, before.nextCheckAt ?? 0)

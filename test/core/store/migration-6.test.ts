@@ -36,9 +36,14 @@ function claimsV5(db: Database.Database): unknown[] {
 }
 
 function marksV5(db: Database.Database, heldAgents: readonly string[]): Map<string, Record<string, unknown>> {
-  const held = heldAgents.length > 0 ? `CASE WHEN agent IN (SELECT value FROM json_each(@held)) THEN coalesce(instr(state, '"__holder":'), 0) ELSE 0 END` : '0'
+  const held =
+    heldAgents.length > 0
+      ? `CASE WHEN agent IN (SELECT value FROM json_each(@held)) THEN coalesce(instr(state, '"__holder":'), 0) ELSE 0 END`
+      : '0'
   const rows = db
-    .prepare(`SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, ${held}, CASE WHEN offset < size THEN state END FROM files`)
+    .prepare(
+      `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, ${held}, CASE WHEN offset < size THEN state END FROM files`,
+    )
     .raw(true)
     .all(heldAgents.length > 0 ? {held: JSON.stringify(heldAgents)} : {}) as unknown[][]
   return new Map(
@@ -47,9 +52,19 @@ function marksV5(db: Database.Database, heldAgents: readonly string[]): Map<stri
       return [
         String(r[0]),
         {
-          agent: String(r[1]), dev: Number(r[3]), held: Number(r[10]) > 0, ino: Number(r[4]), kind: String(r[2]), mtimeMs: Number(r[6]),
-          offset: Number(r[7]), parseErrors: Number(r[8]), path: String(r[0]), readAt: Number(r[9]), size: Number(r[5]),
-          state: tail ? ((r[11] as string | null) ?? null) : null, stateLoaded: tail,
+          agent: String(r[1]),
+          dev: Number(r[3]),
+          held: Number(r[10]) > 0,
+          ino: Number(r[4]),
+          kind: String(r[2]),
+          mtimeMs: Number(r[6]),
+          offset: Number(r[7]),
+          parseErrors: Number(r[8]),
+          path: String(r[0]),
+          readAt: Number(r[9]),
+          size: Number(r[5]),
+          state: tail ? ((r[11] as string | null) ?? null) : null,
+          stateLoaded: tail,
         },
       ]
     }),
@@ -64,30 +79,57 @@ const CANDIDATE_V5 = `(coalesce(last_activity_at, first_seen_at) >= @since OR bu
   OR id IN (SELECT session_id FROM records WHERE pinned) OR id IN (SELECT session_id FROM owners))`
 
 function inboxV5(db: Database.Database, since: number): {ids: string[]; olderByRunner: Map<string | null, number>} {
-  const rows = db.prepare(`SELECT id, ${CANDIDATE_V5}, coalesce(bucket, 'new'), runner FROM sessions ORDER BY rowid`).raw(true).all({since}) as [string, number, string, string | null][]
+  const rows = db
+    .prepare(`SELECT id, ${CANDIDATE_V5}, coalesce(bucket, 'new'), runner FROM sessions ORDER BY rowid`)
+    .raw(true)
+    .all({since}) as [string, number, string, string | null][]
   const ids: string[] = []
   const olderByRunner = new Map<string | null, number>()
   for (const [id, candidate, bucket, runner] of rows) {
     if (candidate) ids.push(id)
-    else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden') olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
+    else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden')
+      olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
   }
 
   return {ids, olderByRunner}
 }
 
 const file = (p: string, over: Partial<Parameters<Store['saveFile']>[0]> = {}): Parameters<Store['saveFile']>[0] => ({
-  agent: 'claude_code', dev: 1, ino: 100, kind: 'jsonl', mtimeMs: NOW - DAY, offset: 500, parseErrors: 0, path: p, readAt: NOW, size: 500, state: '{"lines":3}', ...over,
+  agent: 'claude_code',
+  dev: 1,
+  ino: 100,
+  kind: 'jsonl',
+  mtimeMs: NOW - DAY,
+  offset: 500,
+  parseErrors: 0,
+  path: p,
+  readAt: NOW,
+  size: 500,
+  state: '{"lines":3}',
+  ...over,
 })
 
 const SRC: FactSource = {kind: 'transcript', ref: '/h/a.jsonl'}
-const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({...EMPTY_FACTS, cwd: '/src/app', lastActivityAt: NOW - 60_000, messages: 2, settled: true, title: 'Fix the parser', turnIndex: 1, ...over})
+const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({
+  ...EMPTY_FACTS,
+  cwd: '/src/app',
+  lastActivityAt: NOW - 60_000,
+  messages: 2,
+  settled: true,
+  title: 'Fix the parser',
+  turnIndex: 1,
+  ...over,
+})
 
 /** A store at schema 5 with files, contributions and sessions of every kind the queries tell apart. */
 function storeAtV5(home: string): void {
   fs.mkdirSync(home, {recursive: true})
   const db = new Database(path.join(home, 'cast.db'))
   db.pragma('journal_mode = WAL')
-  migrate(db, MIGRATIONS.filter((m) => m.version <= 5))
+  migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version <= 5),
+  )
   expect(db.pragma('user_version', {simple: true})).toBe(5)
   db.close()
   // Write through the store's own code while it is still at schema 5: a Store would migrate, so
@@ -124,13 +166,18 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
     const store = new Store(home)
     expect(store.db.pragma('user_version', {simple: true})).toBe(LATEST_VERSION)
     expect(LATEST_VERSION).toBeGreaterThanOrEqual(6)
-    const indexes = (store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).pluck().all() as string[])
+    const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).pluck().all() as string[]
     expect(indexes).toEqual(expect.arrayContaining(['contributions_claims', 'files_marks', 'sessions_inbox']))
 
     expect(store.sessionsWithProcessClaims()).toEqual(
       (claims5 as {agent: string; data: string; native_id: string}[]).map((r) => ({agent: r.agent, data: r.data, nativeId: r.native_id})),
     )
-    expect(store.sessionsWithProcessClaims().map((c) => c.nativeId).sort()).toEqual(['c-claim', 's-claim', 's-word'])
+    expect(
+      store
+        .sessionsWithProcessClaims()
+        .map((c) => c.nativeId)
+        .sort(),
+    ).toEqual(['c-claim', 's-claim', 's-word'])
     expect(new Map([...loadFileMarks(store, ['codex'])].map(([k, v]) => [k, {...v}]))).toEqual(marks5)
     // Held only for the agents that record a holder: Codex's file, not Claude Code's.
     expect(loadFileMarks(store, ['codex']).get('/h/codex-held.jsonl')?.held).toBe(true)
@@ -147,12 +194,26 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
     expect(store.sessionsWithProcessClaims().map((c) => c.nativeId)).toEqual(['x'])
     store.replaceContributions('/h/x.jsonl', 'claude_code', [{data: JSON.stringify({title: 'gone'}), nativeId: 'x'}])
     expect(store.sessionsWithProcessClaims()).toEqual([])
-    store.upsertContribution('hook://claude_code/y', 'claude_code', 'hook', 'y', JSON.stringify({processClaim: {pid: 2, startedAt: 2}}), NOW)
-    expect(store.sessionsWithProcessClaims()).toEqual(claimsV5(store.db).map((r: any) => ({agent: r.agent, data: r.data, nativeId: r.native_id})))
+    store.upsertContribution(
+      'hook://claude_code/y',
+      'claude_code',
+      'hook',
+      'y',
+      JSON.stringify({processClaim: {pid: 2, startedAt: 2}}),
+      NOW,
+    )
+    expect(store.sessionsWithProcessClaims()).toEqual(
+      claimsV5(store.db).map((r: any) => ({agent: r.agent, data: r.data, nativeId: r.native_id})),
+    )
 
     store.saveFile(file('/h/x.jsonl', {agent: 'codex', offset: 300, size: 900, state: '{"__holder":9,"tail":"ab"}'}))
     expect(new Map([...loadFileMarks(store, ['codex'])].map(([k, v]) => [k, {...v}]))).toEqual(marksV5(store.db, ['codex']))
-    expect(loadFileMarks(store, ['codex']).get('/h/x.jsonl')).toMatchObject({held: true, offset: 300, size: 900, state: '{"__holder":9,"tail":"ab"}'})
+    expect(loadFileMarks(store, ['codex']).get('/h/x.jsonl')).toMatchObject({
+      held: true,
+      offset: 300,
+      size: 900,
+      state: '{"__holder":9,"tail":"ab"}',
+    })
     store.saveFile(file('/h/x.jsonl', {agent: 'codex', offset: 900, size: 900, state: '{"lines":1}'}))
     expect(loadFileMarks(store, ['codex']).get('/h/x.jsonl')).toMatchObject({held: false, state: null, stateLoaded: false})
 
@@ -161,18 +222,35 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
     store.tx(() => {
       id('recent')
       store.upsertFacts('claude_code', 'old', facts({lastActivityAt: NOW - 30 * DAY}), null, ctx)
-      store.upsertFacts('claude_code', 'old-question', facts({lastActivityAt: NOW - 30 * DAY, question: {at: NOW - 30 * DAY, source: SRC, text: 'Which?'}, settled: false}), null, ctx)
-      store.upsertFacts('claude_code', 'old-approval', facts({approval: {at: NOW - 30 * DAY, source: SRC, text: 'Run rm?'}, lastActivityAt: NOW - 30 * DAY, settled: false}), null, ctx)
+      store.upsertFacts(
+        'claude_code',
+        'old-question',
+        facts({lastActivityAt: NOW - 30 * DAY, question: {at: NOW - 30 * DAY, source: SRC, text: 'Which?'}, settled: false}),
+        null,
+        ctx,
+      )
+      store.upsertFacts(
+        'claude_code',
+        'old-approval',
+        facts({approval: {at: NOW - 30 * DAY, source: SRC, text: 'Run rm?'}, lastActivityAt: NOW - 30 * DAY, settled: false}),
+        null,
+        ctx,
+      )
       const pinned = store.upsertFacts('claude_code', 'old-pinned', facts({lastActivityAt: NOW - 30 * DAY}), null, ctx).id
       store.patchRecords(pinned, {pinned: true})
-      const declared = store.upsertFacts('codex', 'old-declared', facts({lastActivityAt: NOW - 30 * DAY}), null, {...ctx, runner: 'other@example.com'}).id
+      const declared = store.upsertFacts('codex', 'old-declared', facts({lastActivityAt: NOW - 30 * DAY}), null, {
+        ...ctx,
+        runner: 'other@example.com',
+      }).id
       store.patchRecords(declared, {declaration: {at: NOW - 30 * DAY, messages: 2, status: 'blocked', text: 'Need a key', turnIndex: 1}})
       store.reconcile(NOW)
     })
     const since = NOW - 7 * DAY
     const check = (): void => {
       const got = inboxCandidates(store, since)
-      expect({ids: got.ids, older: [...got.olderByRunner]}).toEqual((({ids, olderByRunner}) => ({ids, older: [...olderByRunner]}))(inboxV5(store.db, since)))
+      expect({ids: got.ids, older: [...got.olderByRunner]}).toEqual(
+        (({ids, olderByRunner}) => ({ids, older: [...olderByRunner]}))(inboxV5(store.db, since)),
+      )
     }
 
     check()
@@ -188,7 +266,8 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
 
   it('SQLite answers each query through its index (the claims without a scan, marks and inbox without the big columns)', () => {
     const store = new Store(path.join(dir, 'cast'))
-    const plan = (sql: string): string => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({since: 0}) as {detail: string}[]).map((r) => r.detail).join(' | ')
+    const plan = (sql: string): string =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({since: 0}) as {detail: string}[]).map((r) => r.detail).join(' | ')
     // The statements the store runs, taken from its statement cache after one call each.
     store.sessionsWithProcessClaims()
     loadFileMarks(store, ['codex'])

@@ -61,7 +61,15 @@ describe('opening the store', () => {
 
   it('rolls every step of a failing migration back', () => {
     const db = new Database(path.join(dir, 'x.db'))
-    const broken = [...MIGRATIONS, {up: () => { throw new Error('boom') }, version: LATEST_VERSION + 1}]
+    const broken = [
+      ...MIGRATIONS,
+      {
+        up: () => {
+          throw new Error('boom')
+        },
+        version: LATEST_VERSION + 1,
+      },
+    ]
 
     expect(() => migrate(db, broken)).toThrow('boom')
     expect(db.pragma('user_version', {simple: true})).toBe(0)
@@ -100,7 +108,13 @@ describe('the transitions log', () => {
     const {id} = store.upsertFacts('claude_code', 's1', settledFacts({settled: false}), null, ctx)
     store.reconcile(NOW, [id])
 
-    store.upsertFacts('claude_code', 's1', settledFacts({question: {at: NOW, source: {kind: 't', ref: 'x'}, text: 'Which DB?'}, settled: false}), null, ctx)
+    store.upsertFacts(
+      'claude_code',
+      's1',
+      settledFacts({question: {at: NOW, source: {kind: 't', ref: 'x'}, text: 'Which DB?'}, settled: false}),
+      null,
+      ctx,
+    )
     store.reconcile(NOW, [id])
     store.tx(() => {
       store.patchRecords(id, {pinned: true})

@@ -27,7 +27,16 @@ const userGroup = {hooks: [{type: 'command', command: 'say hi'}]}
 const userFlat = {command: 'afplay done.wav'}
 
 describe('mergeHooks', () => {
-  const cases: {name: string; spec: HookSpec; doc: Json; want: Json; added: string[]; updated?: string[]; dropped?: string[]; changed?: boolean}[] = [
+  const cases: {
+    name: string
+    spec: HookSpec
+    doc: Json
+    want: Json
+    added: string[]
+    updated?: string[]
+    dropped?: string[]
+    changed?: boolean
+  }[] = [
     {
       added: events(claude),
       doc: {},
@@ -48,7 +57,11 @@ describe('mergeHooks', () => {
       name: 'grouped, beside foreign hooks: theirs first and kept, every other key kept in order',
       spec: claude,
       updated: [],
-      want: {model: 'opus', hooks: {Stop: [userGroup, entry(claude, 'Stop')], Custom: [userGroup], ...omit(installed(claude), 'Stop')}, theme: 'dark'},
+      want: {
+        model: 'opus',
+        hooks: {Stop: [userGroup, entry(claude, 'Stop')], Custom: [userGroup], ...omit(installed(claude), 'Stop')},
+        theme: 'dark',
+      },
     },
     {
       added: events(cursor),
@@ -83,7 +96,19 @@ describe('mergeHooks', () => {
     },
     {
       added: [],
-      doc: {hooks: {...installed(claude), Stop: [{hooks: [{type: 'command', command: 'say hi'}, {type: 'command', command: OLD}]}]}},
+      doc: {
+        hooks: {
+          ...installed(claude),
+          Stop: [
+            {
+              hooks: [
+                {type: 'command', command: 'say hi'},
+                {type: 'command', command: OLD},
+              ],
+            },
+          ],
+        },
+      },
       name: 'cast pulled out of a group the user shares; the user handler stays there',
       spec: claude,
       updated: ['Stop'],
@@ -91,7 +116,20 @@ describe('mergeHooks', () => {
     },
     {
       added: [],
-      doc: {hooks: {...installed(claude), Retired: [{hooks: [{type: 'command', command: OLD}]}], Kept: [{hooks: [{type: 'command', command: OLD}, {type: 'command', command: 'lint'}]}]}},
+      doc: {
+        hooks: {
+          ...installed(claude),
+          Retired: [{hooks: [{type: 'command', command: OLD}]}],
+          Kept: [
+            {
+              hooks: [
+                {type: 'command', command: OLD},
+                {type: 'command', command: 'lint'},
+              ],
+            },
+          ],
+        },
+      },
       dropped: ['Retired', 'Kept'],
       name: "cast's entries under events it no longer installs are taken out (the user's beside them stay)",
       spec: claude,
@@ -109,16 +147,25 @@ describe('mergeHooks', () => {
     expect({added: r.added, changed: r.changed, dropped: r.dropped, updated: r.updated}).toEqual({added, changed, dropped, updated})
     expect(JSON.stringify(doc)).toBe(before)
     const again = mergeHooks(spec, r.doc, CMD)
-    expect({added: again.added, changed: again.changed, dropped: again.dropped, updated: again.updated}).toEqual({added: [], changed: false, dropped: [], updated: []})
+    expect({added: again.added, changed: again.changed, dropped: again.dropped, updated: again.updated}).toEqual({
+      added: [],
+      changed: false,
+      dropped: [],
+      updated: [],
+    })
     expect(JSON.stringify(again.doc)).toBe(JSON.stringify(r.doc))
   })
 
   it('the nudge: the nudge events run with CAST_NUDGE=1, the others plain; switching it off updates exactly those', () => {
     const on = mergeHooks(claude, {}, CMD, 'settings.json', true)
-    const commands = Object.fromEntries(Object.entries(on.doc['hooks'] as Record<string, Json[]>).map(([e, [g]]) => [e, ((g!['hooks'] as Json[])[0]!)['command']]))
+    const commands = Object.fromEntries(
+      Object.entries(on.doc['hooks'] as Record<string, Json[]>).map(([e, [g]]) => [e, (g!['hooks'] as Json[])[0]!['command']]),
+    )
 
     for (const e of events(claude)) expect(commands[e]).toBe(claude.nudgeEvents!.includes(e) ? `CAST_NUDGE=1 ${CMD}` : CMD)
-    expect(mergeHooks(claude, on.doc, CMD, 'settings.json', false).updated).toEqual(events(claude).filter((e) => claude.nudgeEvents!.includes(e)))
+    expect(mergeHooks(claude, on.doc, CMD, 'settings.json', false).updated).toEqual(
+      events(claude).filter((e) => claude.nudgeEvents!.includes(e)),
+    )
   })
 
   it.each([
@@ -134,16 +181,37 @@ describe('mergeHooks', () => {
 describe('removeHooks', () => {
   const cases: {name: string; spec: HookSpec; doc: Json; want: Json; removed: string[]}[] = [
     {doc: {hooks: installed(claude)}, name: 'grouped, only cast: the hooks key goes', removed: events(claude), spec: claude, want: {}},
-    {doc: {version: 1, hooks: installed(cursor)}, name: 'flat, only cast: the required key stays', removed: events(cursor), spec: cursor, want: {version: 1}},
     {
-      doc: {model: 'opus', hooks: {Stop: [userGroup, entry(claude, 'Stop')], Custom: [userGroup], SessionEnd: [entry(claude, 'SessionEnd')]}},
+      doc: {version: 1, hooks: installed(cursor)},
+      name: 'flat, only cast: the required key stays',
+      removed: events(cursor),
+      spec: cursor,
+      want: {version: 1},
+    },
+    {
+      doc: {
+        model: 'opus',
+        hooks: {Stop: [userGroup, entry(claude, 'Stop')], Custom: [userGroup], SessionEnd: [entry(claude, 'SessionEnd')]},
+      },
       name: 'grouped, foreign entries left exactly as they were',
       removed: ['Stop', 'SessionEnd'],
       spec: claude,
       want: {model: 'opus', hooks: {Stop: [userGroup], Custom: [userGroup]}},
     },
     {
-      doc: {hooks: {Stop: [{matcher: '*', hooks: [{type: 'command', command: 'lint'}, {type: 'command', command: OLD}]}]}},
+      doc: {
+        hooks: {
+          Stop: [
+            {
+              matcher: '*',
+              hooks: [
+                {type: 'command', command: 'lint'},
+                {type: 'command', command: OLD},
+              ],
+            },
+          ],
+        },
+      },
       name: 'grouped, a shared group keeps the user handler (and its matcher)',
       removed: ['Stop'],
       spec: claude,
@@ -193,7 +261,14 @@ describe('removeHooks', () => {
 describe('inspectHooks', () => {
   const cases: {name: string; doc: Json; installed: string[]; missing: string[]; stale: string[]; commands: string[]}[] = [
     {commands: [], doc: {}, installed: [], missing: events(claude), name: 'nothing installed', stale: []},
-    {commands: [], doc: {hooks: 'x'}, installed: [], missing: events(claude), name: 'a malformed hooks key reads as nothing installed', stale: []},
+    {
+      commands: [],
+      doc: {hooks: 'x'},
+      installed: [],
+      missing: events(claude),
+      name: 'a malformed hooks key reads as nothing installed',
+      stale: [],
+    },
     {commands: [CMD], doc: {hooks: installed(claude)}, installed: events(claude), missing: [], name: 'installed, up to date', stale: []},
     {
       commands: [CMD],
@@ -203,7 +278,14 @@ describe('inspectHooks', () => {
       name: 'partly installed',
       stale: [],
     },
-    {commands: [OLD], doc: {hooks: installed(claude, OLD)}, installed: events(claude), missing: [], name: 'stale: another hook path', stale: events(claude)},
+    {
+      commands: [OLD],
+      doc: {hooks: installed(claude, OLD)},
+      installed: events(claude),
+      missing: [],
+      name: 'stale: another hook path',
+      stale: events(claude),
+    },
     {
       commands: [CMD],
       doc: {hooks: {...installed(claude), Stop: [entry(claude, 'Stop'), entry(claude, 'Stop')]}},

@@ -132,13 +132,17 @@ async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): P
  */
 export async function carryOutActions(store: Store, pool: Pool, device: string, run: RunCast, now: () => number): Promise<number> {
   for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status})
-  const stuck = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
+  const stuck = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [
+    device,
+  ])
   for (const r of stuck.rows) {
     const a = fromRow(r)
     const local = doneAction(store, a.id)
     if (local && local.status !== 'running') continue // reported above
     if (!local) claimAction(store, a.id, now())
-    const why = local ? 'the machine stopped while carrying it out; it may or may not have taken effect, and is not run again' : 'the machine stopped before carrying it out; nothing was done'
+    const why = local
+      ? 'the machine stopped while carrying it out; it may or may not have taken effect, and is not run again'
+      : 'the machine stopped before carrying it out; nothing was done'
     finishAction(store, a.id, 'refused', {error: why, interrupted: true}, now())
     await report(pool, store, a.id, {result: {error: why, interrupted: true}, status: 'refused'})
   }
@@ -174,7 +178,10 @@ async function carryOut(store: Store, a: QueuedAction, run: RunCast): Promise<Ac
   }
 
   if (r.code === 0) return {result: {exit: 0, output}, status: 'delivered'}
-  const error = (output as {error?: {message?: string}} | null)?.error?.message ?? r.stderr.trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.code}`
+  const error =
+    (output as {error?: {message?: string}} | null)?.error?.message ??
+    r.stderr.trim().split('\n').filter(Boolean).at(-1) ??
+    `exit ${r.code}`
   return {result: {error: error.replace(/^\s*[›»]?\s*Error:\s*/, ''), exit: r.code, output}, status: 'refused'}
 }
 
@@ -227,7 +234,10 @@ export interface ActionState {
 }
 
 export async function actionState(pool: Pool, id: number): Promise<ActionState> {
-  const r = await pool.query<Pick<ActionDbRow, 'id' | 'result' | 'status'>>('SELECT id, status, result FROM cast_team.actions WHERE id = $1', [id])
+  const r = await pool.query<Pick<ActionDbRow, 'id' | 'result' | 'status'>>(
+    'SELECT id, status, result FROM cast_team.actions WHERE id = $1',
+    [id],
+  )
   const row = r.rows[0]
   return {id, result: row?.result ?? null, status: String(row?.status ?? 'queued') as ActionState['status']}
 }

@@ -69,7 +69,13 @@ export async function startTeamSync(
  * Teammates' sessions for a read (feed, --team, the inbox), or [] without a team. An unreachable
  * server is said once on stderr and the local rows stand alone.
  */
-export async function teamRows(store: Store, env: Env, config: ConfigLike, device: string, warn: (m: string) => void): Promise<SessionRow[]> {
+export async function teamRows(
+  store: Store,
+  env: Env,
+  config: ConfigLike,
+  device: string,
+  warn: (m: string) => void,
+): Promise<SessionRow[]> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return []
   const {openPool} = await import('./client.js')
@@ -135,19 +141,30 @@ export async function remoteRequest(
   try {
     let found: {id: string; device: string; card?: string}[]
     try {
-      found = req.verb === 'answer' ? await actions.findRemoteCard(pool, req.query, device) : await actions.findRemote(pool, req.query, device)
+      found =
+        req.verb === 'answer' ? await actions.findRemoteCard(pool, req.query, device) : await actions.findRemote(pool, req.query, device)
     } catch (error) {
       throw new RemoteError(`Not on this machine, and the team store is unreachable: ${cleanError(error, ctx.target.url)}`, 1)
     }
 
     if (found.length === 0) return null
     if (found.length > 1) {
-      throw new RemoteError(`"${req.query}" matches several sessions of the team: ${found.map((f) => `${f.id.slice(0, 7)} on ${f.device}`).join(', ')}`, 4)
+      throw new RemoteError(
+        `"${req.query}" matches several sessions of the team: ${found.map((f) => `${f.id.slice(0, 7)} on ${f.device}`).join(', ')}`,
+        4,
+      )
     }
 
     const hit = found[0]!
     const args = req.verb === 'answer' ? {...req.args, card: hit.card} : req.args
-    const id = await actions.queueAction(pool, {args, device: hit.device, requestedBy: me, requestedFrom: device, sessionId: hit.id, verb: req.verb})
+    const id = await actions.queueAction(pool, {
+      args,
+      device: hit.device,
+      requestedBy: me,
+      requestedFrom: device,
+      sessionId: hit.id,
+      verb: req.verb,
+    })
     const base = {action_id: id, device: hit.device, session: hit.id, verb: req.verb}
     if (o.noWait) return {...base, result: null, status: 'queued', timed_out: false}
     const s = await actions.waitForAction(ctx.target.url, pool, id, o.timeoutMs)
@@ -168,7 +185,11 @@ export async function remoteRequest(
 export function describeRemote(r: RemoteOutcome, timeoutMs: number): {line: string; exit: number} {
   const where = `${r.verb} on ${r.session.slice(0, 7)} (runs on ${r.device}), action ${r.action_id}`
   if (r.status === 'queued' && !r.timed_out) return {exit: 0, line: `Queued ${where}; its machine carries it out when it next syncs.`}
-  if (r.timed_out) return {exit: 124, line: `Queued ${where}, but ${r.device} did not carry it out within ${Math.round(timeoutMs / 1000)} s (offline?); it stays queued.`}
+  if (r.timed_out)
+    return {
+      exit: 124,
+      line: `Queued ${where}, but ${r.device} did not carry it out within ${Math.round(timeoutMs / 1000)} s (offline?); it stays queued.`,
+    }
   const error = typeof r.result?.error === 'string' ? r.result.error : null
   const code = typeof r.result?.exit === 'number' && [2, 3, 4, 5].includes(r.result.exit) ? r.result.exit : 5
   if (r.status === 'refused') return {exit: code, line: `Refused: ${where}: ${(error ?? 'refused').replace(/\.+$/, '')}.`}

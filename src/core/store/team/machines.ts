@@ -20,6 +20,9 @@ export async function removeDeviceSessions(pool: Pool, device: string): Promise<
 
 /** Actions other machines queued for this device that it has not finished. */
 export async function pendingActions(pool: Pool, device: string): Promise<number> {
-  const q = await pool.query<{n: number}>(`SELECT count(*) AS n FROM cast_team.actions WHERE device = $1 AND status IN ('queued', 'running')`, [device])
+  const q = await pool.query<{n: number}>(
+    `SELECT count(*) AS n FROM cast_team.actions WHERE device = $1 AND status IN ('queued', 'running')`,
+    [device],
+  )
   return Number(q.rows[0]!.n) // an aggregate: always one row
 }

@@ -109,7 +109,15 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
         [
           ctx.device,
           ctx.epoch,
-          JSON.stringify(events.map((r) => ({device_at: r.at, kind: r.kind, local_seq: r.seq, payload: eventPayload(r, byId.get(r.sessionId)), session_id: r.sessionId}))),
+          JSON.stringify(
+            events.map((r) => ({
+              device_at: r.at,
+              kind: r.kind,
+              local_seq: r.seq,
+              payload: eventPayload(r, byId.get(r.sessionId)),
+              session_id: r.sessionId,
+            })),
+          ),
         ],
       )
       if (ins.rows.length > 0) await c.query(`SELECT pg_notify('cast_team', $1)`, [String(Math.max(...ins.rows.map((x) => Number(x.seq))))])

@@ -24,7 +24,16 @@ function onServerClock(row: SessionRow, skewMs: number): SessionRow {
   const b = <B extends {at: number} | null>(x: B): B => (x ? {...x, at: x.at - skewMs} : x)
   return {
     ...row,
-    facts: {...f, approval: b(f.approval), createdAt: t(f.createdAt), error: b(f.error), lastActivityAt: t(f.lastActivityAt), lastOutputAt: t(f.lastOutputAt), question: b(f.question), turnStartedAt: t(f.turnStartedAt)},
+    facts: {
+      ...f,
+      approval: b(f.approval),
+      createdAt: t(f.createdAt),
+      error: b(f.error),
+      lastActivityAt: t(f.lastActivityAt),
+      lastOutputAt: t(f.lastOutputAt),
+      question: b(f.question),
+      turnStartedAt: t(f.turnStartedAt),
+    },
     firstSeenAt: row.firstSeenAt - skewMs,
     stateSince: t(row.stateSince),
     workingSince: t(row.workingSince),
@@ -97,7 +106,12 @@ export async function machines(pool: Pool): Promise<MachineRow[]> {
 }
 
 /** One line of the team stream: the server's fields typed, the rest as the publishing machine wrote them. */
-export type TeamWatchLine = Record<string, unknown> & {readonly device: string; readonly id: string; readonly seq: number; readonly ts: string}
+export type TeamWatchLine = Record<string, unknown> & {
+  readonly device: string
+  readonly id: string
+  readonly seq: number
+  readonly ts: string
+}
 
 /** The team stream's line for one event (like a local watch line, with the server's seq and clock). */
 export function watchLine(e: TeamEvent): TeamWatchLine | null {

@@ -159,7 +159,10 @@ export async function migrateTeam(c: PoolClient): Promise<{from: number; to: num
     await c.query('CREATE SCHEMA IF NOT EXISTS cast_team')
     await c.query('CREATE TABLE IF NOT EXISTS cast_team.schema_version (version integer NOT NULL)')
     const now = await serverVersion(c)
-    if (now > TEAM_SCHEMA_VERSION) throw new TeamSchemaFromFutureError(`The team store was written by a newer cast (team schema v${now}). Upgrade cast; nothing was changed.`)
+    if (now > TEAM_SCHEMA_VERSION)
+      throw new TeamSchemaFromFutureError(
+        `The team store was written by a newer cast (team schema v${now}). Upgrade cast; nothing was changed.`,
+      )
     for (const step of TEAM_MIGRATIONS) if (step.version > now) await c.query(step.sql)
     await c.query('DELETE FROM cast_team.schema_version')
     await c.query('INSERT INTO cast_team.schema_version (version) VALUES ($1)', [TEAM_SCHEMA_VERSION])

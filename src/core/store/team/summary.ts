@@ -63,7 +63,16 @@ export function summarize(row: SessionRow, device: string): TeamSummary {
       messages: f.messages,
       model: f.model,
       parentNativeId: f.parentNativeId,
-      process: f.process ? {alive: f.process.alive, exited: f.process.exited, heartbeatAt: f.process.heartbeatAt, pid: f.process.pid, source: {kind: 'team', ref: device}, status: f.process.status} : null,
+      process: f.process
+        ? {
+            alive: f.process.alive,
+            exited: f.process.exited,
+            heartbeatAt: f.process.heartbeatAt,
+            pid: f.process.pid,
+            source: {kind: 'team', ref: device},
+            status: f.process.status,
+          }
+        : null,
       question: block(f.question),
       queued: f.queued,
       settled: f.settled,

@@ -27,7 +27,9 @@ function printEvent(o: TeamWatchOptions, e: TeamEvent): boolean {
   if (o.states && o.states.length > 0 && !o.states.includes(String(line.to))) return true
   if (o.agent && o.agent.length > 0 && !o.agent.includes(String(line.agent))) return true
   if (o.json) return o.write(JSON.stringify(line) + '\n')
-  return o.write(`${line.ts}  #${line.seq}  ${line.id.slice(0, 7)}  ${line.device}  ${text(line.from ?? '-')} → ${text(line.to)}:${text(line.reason)}  ${text(line.title ?? '')}\n`)
+  return o.write(
+    `${line.ts}  #${line.seq}  ${line.id.slice(0, 7)}  ${line.device}  ${text(line.from ?? '-')} → ${text(line.to)}:${text(line.reason)}  ${text(line.title ?? '')}\n`,
+  )
 }
 
 /** A client LISTENing on cast_team: `dropped` on its error or end, `notified` on each notification. */

@@ -16,7 +16,13 @@ function lastUser(body: any): {text: string; toolResults: number} {
   if (!last) return {text: '', toolResults: 0}
   const parts: any[] = Array.isArray(last.content) ? last.content : []
   const toolResults = parts.filter((p) => p?.type === 'tool_result').length
-  const text = typeof last.content === 'string' ? last.content : parts.filter((p) => p?.type === 'text').map((p) => String(p.text)).join('\n')
+  const text =
+    typeof last.content === 'string'
+      ? last.content
+      : parts
+          .filter((p) => p?.type === 'text')
+          .map((p) => String(p.text))
+          .join('\n')
   return {text, toolResults}
 }
 
@@ -37,7 +43,12 @@ export const anthropic: Protocol = {
     const tools = Array.isArray(body?.tools) ? body.tools.length : 0
     // Claude Code 2.1.328 retries a broken stream as a non-streaming request with its tools: a
     // main request all the same. Side requests (quota probe, title, topic) carry no tools.
-    return {lastUserText: text || contentText(body?.messages?.at?.(-1)?.content), side: tools === 0, stream: body?.stream === true, toolResults}
+    return {
+      lastUserText: text || contentText(body?.messages?.at?.(-1)?.content),
+      side: tools === 0,
+      stream: body?.stream === true,
+      toolResults,
+    }
   },
   matches: (method, path) => method === 'POST' && path.startsWith('/v1/messages'),
   name: 'anthropic',
@@ -57,11 +68,29 @@ export const anthropic: Protocol = {
           ? [{id: reply.id ?? nextId('toolu'), input: reply.input, name: reply.name, type: 'tool_use'}]
           : [{text: 'text' in reply ? reply.text : '', type: 'text'}]
       res.writeHead(200, {'content-type': 'application/json'})
-      res.end(JSON.stringify({content, id, model, role: 'assistant', stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null, type: 'message', usage}))
+      res.end(
+        JSON.stringify({
+          content,
+          id,
+          model,
+          role: 'assistant',
+          stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          type: 'message',
+          usage,
+        }),
+      )
       return
     }
     sseHead(res)
-    sse(res, {message: {content: [], id, model, role: 'assistant', stop_reason: null, stop_sequence: null, type: 'message', usage}, type: 'message_start'}, 'message_start')
+    sse(
+      res,
+      {
+        message: {content: [], id, model, role: 'assistant', stop_reason: null, stop_sequence: null, type: 'message', usage},
+        type: 'message_start',
+      },
+      'message_start',
+    )
     if (reply.kind === 'stall') {
       if (reply.text) {
         sse(res, {content_block: {text: '', type: 'text'}, index: 0, type: 'content_block_start'}, 'content_block_start')
@@ -71,7 +100,9 @@ export const anthropic: Protocol = {
     }
     if (reply.kind === 'truncated') {
       sse(res, {content_block: {text: '', type: 'text'}, index: 0, type: 'content_block_start'}, 'content_block_start')
-      res.write(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(reply.text).slice(0, 8)}`)
+      res.write(
+        `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(reply.text).slice(0, 8)}`,
+      )
       await new Promise((r) => setTimeout(r, 50))
       res.destroy()
       return
@@ -80,23 +111,45 @@ export const anthropic: Protocol = {
     let stop = 'end_turn'
     const textBlock = async (t: string, r: {chunks?: number; delayMs?: number} = {}): Promise<void> => {
       sse(res, {content_block: {text: '', type: 'text'}, index, type: 'content_block_start'}, 'content_block_start')
-      await streamText(res, {text: t, ...r}, (p) => sse(res, {delta: {text: p, type: 'text_delta'}, index, type: 'content_block_delta'}, 'content_block_delta'))
+      await streamText(res, {text: t, ...r}, (p) =>
+        sse(res, {delta: {text: p, type: 'text_delta'}, index, type: 'content_block_delta'}, 'content_block_delta'),
+      )
       sse(res, {index, type: 'content_block_stop'}, 'content_block_stop')
       index++
     }
     if (reply.kind === 'text') await textBlock(reply.text, reply)
     if (reply.kind === 'garbage') {
       sse(res, {content_block: {text: '', type: 'text'}, index, type: 'content_block_start'}, 'content_block_start')
-      sse(res, {delta: {text: reply.text.slice(0, Math.ceil(reply.text.length / 2)), type: 'text_delta'}, index, type: 'content_block_delta'}, 'content_block_delta')
+      sse(
+        res,
+        {delta: {text: reply.text.slice(0, Math.ceil(reply.text.length / 2)), type: 'text_delta'}, index, type: 'content_block_delta'},
+        'content_block_delta',
+      )
       res.write('event: content_block_delta\ndata: {not json at all\n\n')
-      sse(res, {delta: {text: reply.text.slice(Math.ceil(reply.text.length / 2)), type: 'text_delta'}, index, type: 'content_block_delta'}, 'content_block_delta')
+      sse(
+        res,
+        {delta: {text: reply.text.slice(Math.ceil(reply.text.length / 2)), type: 'text_delta'}, index, type: 'content_block_delta'},
+        'content_block_delta',
+      )
       sse(res, {index, type: 'content_block_stop'}, 'content_block_stop')
       index++
     }
     if (reply.kind === 'tool') {
       if (reply.text) await textBlock(reply.text)
-      sse(res, {content_block: {id: reply.id ?? nextId('toolu'), input: {}, name: reply.name, type: 'tool_use'}, index, type: 'content_block_start'}, 'content_block_start')
-      sse(res, {delta: {partial_json: JSON.stringify(reply.input), type: 'input_json_delta'}, index, type: 'content_block_delta'}, 'content_block_delta')
+      sse(
+        res,
+        {
+          content_block: {id: reply.id ?? nextId('toolu'), input: {}, name: reply.name, type: 'tool_use'},
+          index,
+          type: 'content_block_start',
+        },
+        'content_block_start',
+      )
+      sse(
+        res,
+        {delta: {partial_json: JSON.stringify(reply.input), type: 'input_json_delta'}, index, type: 'content_block_delta'},
+        'content_block_delta',
+      )
       sse(res, {index, type: 'content_block_stop'}, 'content_block_stop')
       stop = 'tool_use'
     }

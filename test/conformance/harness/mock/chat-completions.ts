@@ -19,7 +19,8 @@ export const chatCompletions: Protocol = {
     const tools = Array.isArray(body?.tools) ? body.tools.length : 0
     return {lastUserText: contentText(lastUser?.content), side: tools === 0, stream: body?.stream === true, toolResults}
   },
-  matches: (method, path) => (method === 'POST' && /\/chat\/completions$/.test(path.split('?')[0]!)) || (method === 'GET' && /\/models$/.test(path.split('?')[0]!)),
+  matches: (method, path) =>
+    (method === 'POST' && /\/chat\/completions$/.test(path.split('?')[0]!)) || (method === 'GET' && /\/models$/.test(path.split('?')[0]!)),
   name: 'chat',
   sideReply: () => ({kind: 'text', text: 'Mock title'}),
   async write(reply: Reply, req, res, model) {
@@ -38,13 +39,35 @@ export const chatCompletions: Protocol = {
     if (!req.stream) {
       const message =
         reply.kind === 'tool'
-          ? {content: reply.text ?? null, role: 'assistant', tool_calls: [{function: {arguments: JSON.stringify(reply.input), name: reply.name}, id: reply.id ?? nextId('call'), type: 'function'}]}
+          ? {
+              content: reply.text ?? null,
+              role: 'assistant',
+              tool_calls: [
+                {function: {arguments: JSON.stringify(reply.input), name: reply.name}, id: reply.id ?? nextId('call'), type: 'function'},
+              ],
+            }
           : {content: 'text' in reply ? reply.text : '', role: 'assistant'}
       res.writeHead(200, {'content-type': 'application/json'})
-      res.end(JSON.stringify({choices: [{finish_reason: reply.kind === 'tool' ? 'tool_calls' : 'stop', index: 0, message}], created, id, model, object: 'chat.completion', usage}))
+      res.end(
+        JSON.stringify({
+          choices: [{finish_reason: reply.kind === 'tool' ? 'tool_calls' : 'stop', index: 0, message}],
+          created,
+          id,
+          model,
+          object: 'chat.completion',
+          usage,
+        }),
+      )
       return
     }
-    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): unknown => ({choices: [{delta, finish_reason: finish, index: 0}], created, id, model, object: 'chat.completion.chunk', ...extra})
+    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): unknown => ({
+      choices: [{delta, finish_reason: finish, index: 0}],
+      created,
+      id,
+      model,
+      object: 'chat.completion.chunk',
+      ...extra,
+    })
     sseHead(res)
     sse(res, chunk({content: '', role: 'assistant'}))
     if (reply.kind === 'stall') {
@@ -52,7 +75,9 @@ export const chatCompletions: Protocol = {
       return
     }
     if (reply.kind === 'truncated') {
-      res.write(`data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(reply.text).slice(0, 6)}`)
+      res.write(
+        `data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(reply.text).slice(0, 6)}`,
+      )
       await new Promise((r) => setTimeout(r, 50))
       res.destroy()
       return

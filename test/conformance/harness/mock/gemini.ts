@@ -6,7 +6,14 @@
 import type {Protocol, Reply} from './server.js'
 import {sse, sseHead, streamText} from './server.js'
 
-const STATUS: Record<number, string> = {400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE'}
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+}
 
 export const gemini: Protocol = {
   decode(_method, path, body) {
@@ -15,7 +22,9 @@ export const gemini: Protocol = {
     const last = contents.at(-1)
     const parts: any[] = Array.isArray(last?.parts) ? last.parts : []
     const toolResults = last?.role === 'user' ? parts.filter((p) => p?.functionResponse).length : 0
-    const lastUser = [...contents].reverse().find((c) => c?.role === 'user' && (c.parts ?? []).some((p: any) => typeof p?.text === 'string'))
+    const lastUser = [...contents]
+      .reverse()
+      .find((c) => c?.role === 'user' && (c.parts ?? []).some((p: any) => typeof p?.text === 'string'))
     const text = (lastUser?.parts ?? []).map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('\n')
     const stream = /:streamGenerateContent/.test(path)
     return {lastUserText: text, side: !stream, stream, toolResults}
@@ -24,19 +33,30 @@ export const gemini: Protocol = {
   name: 'gemini',
   sideReply: (req) => {
     // The next-speaker check asks for JSON; answer that the user speaks next.
-    const wantsJson = req.body?.generationConfig?.responseMimeType === 'application/json' || req.body?.generationConfig?.responseJsonSchema || req.body?.generationConfig?.responseSchema
+    const wantsJson =
+      req.body?.generationConfig?.responseMimeType === 'application/json' ||
+      req.body?.generationConfig?.responseJsonSchema ||
+      req.body?.generationConfig?.responseSchema
     return {kind: 'text', text: wantsJson ? JSON.stringify({next_speaker: 'user', reasoning: 'mock'}) : 'Mock title'}
   },
   async write(reply: Reply, req, res, model) {
     if (reply.kind === 'http') {
       res.writeHead(reply.status, {'content-type': 'application/json', ...reply.headers})
-      res.end(reply.body ?? JSON.stringify({error: {code: reply.status, message: `mock ${reply.status}`, status: STATUS[reply.status] ?? 'INTERNAL'}}))
+      res.end(
+        reply.body ??
+          JSON.stringify({error: {code: reply.status, message: `mock ${reply.status}`, status: STATUS[reply.status] ?? 'INTERNAL'}}),
+      )
       return
     }
     const usage = {candidatesTokenCount: 12, promptTokenCount: 100, totalTokenCount: 112}
-    const cand = (parts: unknown[], finish?: string): unknown => ({candidates: [{content: {parts, role: 'model'}, index: 0, ...(finish ? {finishReason: finish} : {})}], modelVersion: model, usageMetadata: usage})
+    const cand = (parts: unknown[], finish?: string): unknown => ({
+      candidates: [{content: {parts, role: 'model'}, index: 0, ...(finish ? {finishReason: finish} : {})}],
+      modelVersion: model,
+      usageMetadata: usage,
+    })
     if (!req.stream) {
-      const parts = reply.kind === 'tool' ? [{functionCall: {args: reply.input, name: reply.name}}] : [{text: 'text' in reply ? reply.text : ''}]
+      const parts =
+        reply.kind === 'tool' ? [{functionCall: {args: reply.input, name: reply.name}}] : [{text: 'text' in reply ? reply.text : ''}]
       res.writeHead(200, {'content-type': 'application/json'})
       res.end(JSON.stringify(cand(parts, 'STOP')))
       return

@@ -51,7 +51,11 @@ export interface Protocol {
   readonly name: ProtocolName
   /** Does this protocol serve the path? */
   matches(method: string, path: string): boolean
-  decode(method: string, path: string, body: any): Omit<MockRequest, 'at' | 'method' | 'path' | 'protocol' | 'body'> | {readonly direct: unknown}
+  decode(
+    method: string,
+    path: string,
+    body: any,
+  ): Omit<MockRequest, 'at' | 'method' | 'path' | 'protocol' | 'body'> | {readonly direct: unknown}
   /** The answer to a side request when the scenario does not say. */
   sideReply(req: MockRequest): Reply
   /** Write the reply. Resolves when the response is over (a stall resolves at once). */
@@ -131,7 +135,9 @@ export async function startMock(script: Script, opts: {model?: string; log?: (li
         const mreq: MockRequest = {...decoded, at: Date.now(), body, method, path: url.pathname + url.search, protocol: proto.name}
         requests.push(mreq)
         const reply = current(mreq) ?? (mreq.side ? proto.sideReply(mreq) : {kind: 'text', text: 'ok'})
-        opts.log?.(`mock: ${method} ${url.pathname} side=${mreq.side} stream=${mreq.stream} user=${JSON.stringify(mreq.lastUserText.slice(0, 60))} -> ${reply.kind}`)
+        opts.log?.(
+          `mock: ${method} ${url.pathname} side=${mreq.side} stream=${mreq.stream} user=${JSON.stringify(mreq.lastUserText.slice(0, 60))} -> ${reply.kind}`,
+        )
         if (!mreq.side) {
           const n = mainCount()
           for (const w of mainWaiters.splice(0)) {
@@ -206,7 +212,11 @@ export function pieces(t: string, n = 1): string[] {
   return out
 }
 
-export async function streamText(res: http.ServerResponse, reply: {text: string; chunks?: number; delayMs?: number}, each: (piece: string) => void): Promise<void> {
+export async function streamText(
+  res: http.ServerResponse,
+  reply: {text: string; chunks?: number; delayMs?: number},
+  each: (piece: string) => void,
+): Promise<void> {
   const parts = pieces(reply.text, reply.chunks)
   for (const [i, p] of parts.entries()) {
     if (i > 0 && reply.delayMs) await sleep(reply.delayMs)
