@@ -117,45 +117,55 @@ export async function sendMessage(
     pid = found.pid
     via = `tmux ${paneName(found.pane)}`
   } else {
-    const running = runningHeadless(store, id)
-    if (running !== null) {
-      throw new CastError(
-        `A headless run cast started for session ${shortId(id)} (pid ${running}) is still going; a second one would write the same transcript.`,
-        EXIT.FAILURE,
-        [`Wait for it: cast wait ${shortId(id)} --until needs_input,done, then send again.`],
-      )
-    }
-
-    const config = options.config ?? (await loadConfig(env))
-    const template = commandTemplate(row.agent, 'resume', config)
-    if (template === null) {
-      throw new CastError(
-        `Session ${shortId(id)} has no live process and cast does not know how to resume ${row.agent} sessions.`,
-        EXIT.FAILURE,
-        [`Set "agents": {"${row.agent}": {"resume": [...argv with {id} and {prompt}]}} in the config.`],
-      )
-    }
-
-    const cwd = row.facts.cwd !== null && isDir(row.facts.cwd) ? row.facts.cwd : homeDir(env)
-    let argv: string[]
-    try {
-      argv = fillTemplate(template, {cwd, id: row.nativeId, prompt: message}, row.agent)
-    } catch (error) {
-      if (error instanceof TemplateError)
-        throw new CastError(`Cannot resume session ${shortId(id)} headless: ${error.message}. Nothing sent.`, EXIT.REFUSED)
-      throw error
-    }
-
-    const started = await startDetached(argv, {cwd, env: {...env, CAST_SESSION: id}, logName: `${shortId(id)}-resume`, home: castHome(env)})
+    ;({log, pid, via} = await resumeHeadless(store, env, row, message, options))
     route = 'headless'
-    pid = started.pid
-    log = started.log
-    via = `headless ${row.agent} pid ${started.pid}`
   }
 
   const at = clock()
   recordSend(store, {at, message, sessionId: id, via: options.cause ? `${options.cause}: ${via}` : via, who: options.who ?? me})
   return {at, log, pane, pid, route, row: store.loadSessions([id])[0]!, via}
+}
+
+/** No live process: resume the session headless with the agent's own resume command (never two at once). */
+async function resumeHeadless(
+  store: Store,
+  env: Env,
+  row: SessionRow,
+  message: string,
+  options: SendOptions,
+): Promise<{log: string; pid: number; via: string}> {
+  const id = row.id
+  const running = runningHeadless(store, id)
+  if (running !== null) {
+    throw new CastError(
+      `A headless run cast started for session ${shortId(id)} (pid ${running}) is still going; a second one would write the same transcript.`,
+      EXIT.FAILURE,
+      [`Wait for it: cast wait ${shortId(id)} --until needs_input,done, then send again.`],
+    )
+  }
+
+  const config = options.config ?? (await loadConfig(env))
+  const template = commandTemplate(row.agent, 'resume', config)
+  if (template === null) {
+    throw new CastError(
+      `Session ${shortId(id)} has no live process and cast does not know how to resume ${row.agent} sessions.`,
+      EXIT.FAILURE,
+      [`Set "agents": {"${row.agent}": {"resume": [...argv with {id} and {prompt}]}} in the config.`],
+    )
+  }
+
+  const cwd = row.facts.cwd !== null && isDir(row.facts.cwd) ? row.facts.cwd : homeDir(env)
+  let argv: string[]
+  try {
+    argv = fillTemplate(template, {cwd, id: row.nativeId, prompt: message}, row.agent)
+  } catch (error) {
+    if (error instanceof TemplateError)
+      throw new CastError(`Cannot resume session ${shortId(id)} headless: ${error.message}. Nothing sent.`, EXIT.REFUSED)
+    throw error
+  }
+
+  const started = await startDetached(argv, {cwd, env: {...env, CAST_SESSION: id}, logName: `${shortId(id)}-resume`, home: castHome(env)})
+  return {log: started.log, pid: started.pid, via: `headless ${row.agent} pid ${started.pid}`}
 }
 
 /** --if: the state (and reason) at this moment, else exit 5 and nothing sent. */

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
-import type {SyncStats} from '../../core/ingest/engine.js'
+import type {Ingester, SyncStats} from '../../core/ingest/engine.js'
+import type {Store} from '../../core/store/store.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 /** `cast daemon --once --json`: what the one pass read, consumed and delivered. */
@@ -66,31 +67,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       ])
     }
 
-    if (flags.once) {
-      try {
-        const stats = ingester.sync()
-        const spool = consumeSpool(store, ingester, home, clock)
-        const ticked = ingester.tick()
-        const delivered = await deliverDue(store, this.env, clock, this.me)
-        const result: DaemonOnceJson = {
-          ...stats,
-          delivered,
-          hook_events: spool.consumed,
-          sessions: store.countSessions(),
-          timed_transitions: ticked,
-        }
-        if (!this.jsonEnabled()) {
-          this.log(
-            `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
-              `${stats.transitions + ticked + spool.transitions} transitions, ${spool.consumed} hook events, ${delivered} scheduled messages delivered, ${store.countSessions()} sessions`,
-          )
-        }
-
-        return result
-      } finally {
-        store.releaseLease(INGESTER_LEASE, process.pid)
-      }
-    }
+    if (flags.once) return this.once(store, ingester, home, clock)
 
     // Listen before starting: a Ctrl-C while the watcher, the notifier or the team sync starts
     // stops it cleanly (it used to kill the process with the default action, exit 130).
@@ -159,5 +136,35 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     // Said once the notifier reads the log: what changes from here on pages.
     process.stderr.write(`cast daemon: paging ${this.me} via ${backends.join(', ')}\n`)
     return paging
+  }
+
+  /** One pass (`--once`): sync, drain the spool, tick the time rules, deliver what is due; then let the lease go. */
+  private async once(store: Store, ingester: Ingester, home: string, clock: () => number): Promise<DaemonOnceJson> {
+    const {INGESTER_LEASE} = await import('../../lib/ingest.js')
+    const {consumeSpool} = await import('../../core/ingest/spool.js')
+    const {deliverDue} = await import('../../lib/deliver-hook.js')
+    try {
+      const stats = ingester.sync()
+      const spool = consumeSpool(store, ingester, home, clock)
+      const ticked = ingester.tick()
+      const delivered = await deliverDue(store, this.env, clock, this.me)
+      const result: DaemonOnceJson = {
+        ...stats,
+        delivered,
+        hook_events: spool.consumed,
+        sessions: store.countSessions(),
+        timed_transitions: ticked,
+      }
+      if (!this.jsonEnabled()) {
+        this.log(
+          `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
+            `${stats.transitions + ticked + spool.transitions} transitions, ${spool.consumed} hook events, ${delivered} scheduled messages delivered, ${store.countSessions()} sessions`,
+        )
+      }
+
+      return result
+    } finally {
+      store.releaseLease(INGESTER_LEASE, process.pid)
+    }
   }
 }

@@ -1,6 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {Pool} from 'pg'
+
 import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
@@ -44,8 +46,6 @@ policy (each machine its own credentials) and the admin's setup.`
     const {args, flags} = await this.parse(TeamJoin)
     const {loadConfig, configPath} = await import('../../lib/config.js')
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
-    const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {registerMachine} = await import('../../core/store/team/machines.js')
     const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
     const {publishAll} = await import('../../core/store/team/publisher.js')
     const {deviceName} = await import('../../lib/env.js')
@@ -60,28 +60,7 @@ policy (each machine its own credentials) and the admin's setup.`
     const device = deviceName(this.env)
     const store = await this.openStore()
     const pool = await openPool(target.url, {max: 1})
-    let schema: {from: number; to: number}
-    try {
-      const c = await pool.connect()
-      try {
-        schema = await migrateTeam(c)
-        await registerMachine(c, device, this.me)
-      } finally {
-        c.release()
-      }
-    } catch (error) {
-      await pool.end().catch(() => {})
-      const e = error as {code?: string; name?: string}
-      if (e.name === 'TeamSchemaFromFutureError') this.fail((error as Error).message, EXIT.REFUSED)
-      if (e.code === '42501') {
-        this.fail(
-          `The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`,
-          EXIT.REFUSED,
-        )
-      }
-
-      this.fail(`Cannot join ${redact(target.url)}: ${cleanError(error, target.url)}`, EXIT.FAILURE)
-    }
+    const schema = await this.register(pool, device, target.url)
 
     if (target.from === 'argument' || (flags.name && target.from === 'config')) {
       writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.from === 'argument' ? target.url : undefined})
@@ -121,5 +100,34 @@ policy (each machine its own credentials) and the admin's setup.`
     }
 
     return result
+  }
+
+  /** Create or upgrade the team schema and register this machine; every failure is one line and its exit code. */
+  private async register(pool: Pool, device: string, url: string): Promise<{from: number; to: number}> {
+    const {redact, cleanError} = await import('../../core/store/team/client.js')
+    const {migrateTeam} = await import('../../core/store/team/schema.js')
+    const {registerMachine} = await import('../../core/store/team/machines.js')
+    try {
+      const c = await pool.connect()
+      try {
+        const schema = await migrateTeam(c)
+        await registerMachine(c, device, this.me)
+        return schema
+      } finally {
+        c.release()
+      }
+    } catch (error) {
+      await pool.end().catch(() => {})
+      const e = error as {code?: string; name?: string}
+      if (e.name === 'TeamSchemaFromFutureError') this.fail((error as Error).message, EXIT.REFUSED)
+      if (e.code === '42501') {
+        this.fail(
+          `The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`,
+          EXIT.REFUSED,
+        )
+      }
+
+      this.fail(`Cannot join ${redact(url)}: ${cleanError(error, url)}`, EXIT.FAILURE)
+    }
   }
 }

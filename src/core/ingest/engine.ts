@@ -21,6 +21,7 @@ import {quietTail, type ReadCounts, readJsonlFile} from './jsonl-read.js'
 import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending} from './batch.js'
 import {shareReads} from './read-share.js'
+import {statOrNull, sweepOne} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 
@@ -363,42 +364,6 @@ export class Ingester {
     // The same step `cast snooze sweep` takes: due snoozes are woken (their filing cleared), and
     // every other session whose time rules came due is re-checked.
     return sweepSnoozes(this.store, this.opts.clock()).transitions
-  }
-}
-
-/** One recent file in the stat sweep: read it, it is gone, it is quiet for good (forget it), or leave it. */
-function sweepOne(p: string, row: FileRow, now: number): 'read' | 'gone' | 'forget' | 'keep' {
-  const st = lstatOrNull(p)
-  if (!st?.isFile()) return 'gone'
-  let mtimeMs = Math.floor(st.mtimeMs)
-  let size = st.size
-  if (row.kind === 'sqlite') {
-    const wal = statOrNull(`${p}-wal`)
-    if (wal) {
-      mtimeMs = Math.max(mtimeMs, Math.floor(wal.mtimeMs))
-      size += wal.size
-    }
-  }
-
-  if (row.dev !== st.dev || row.ino !== st.ino || row.size !== size || row.mtimeMs !== mtimeMs) return 'read'
-  if (row.kind === 'jsonl' && row.offset < row.size && quietTail(row, now)) return 'read'
-  if (mtimeMs < now - RECENT_MS && row.offset >= row.size) return 'forget'
-  return 'keep'
-}
-
-function lstatOrNull(file: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(file)
-  } catch {
-    return undefined
-  }
-}
-
-function statOrNull(file: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(file)
-  } catch {
-    return undefined
   }
 }
 

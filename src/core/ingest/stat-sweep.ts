@@ -1,0 +1,45 @@
+/**
+ * The live ingester's cheap stat sweep, one file at a time: what changed since the store last
+ * read it, by its mark (device, inode, size, mtime; a SQLite source with its -wal file).
+ */
+import fs from 'node:fs'
+
+import type {FileRow} from '../store/store.js'
+import {RECENT_MS} from './engine.js'
+import {quietTail} from './jsonl-read.js'
+
+/** One recent file in the stat sweep: read it, it is gone, it is quiet for good (forget it), or leave it. */
+export function sweepOne(p: string, row: FileRow, now: number): 'read' | 'gone' | 'forget' | 'keep' {
+  const st = lstatOrNull(p)
+  if (!st?.isFile()) return 'gone'
+  let mtimeMs = Math.floor(st.mtimeMs)
+  let size = st.size
+  if (row.kind === 'sqlite') {
+    const wal = statOrNull(`${p}-wal`)
+    if (wal) {
+      mtimeMs = Math.max(mtimeMs, Math.floor(wal.mtimeMs))
+      size += wal.size
+    }
+  }
+
+  if (row.dev !== st.dev || row.ino !== st.ino || row.size !== size || row.mtimeMs !== mtimeMs) return 'read'
+  if (row.kind === 'jsonl' && row.offset < row.size && quietTail(row, now)) return 'read'
+  if (mtimeMs < now - RECENT_MS && row.offset >= row.size) return 'forget'
+  return 'keep'
+}
+
+function lstatOrNull(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+export function statOrNull(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file)
+  } catch {
+    return undefined
+  }
+}
