@@ -31,7 +31,7 @@ const toRow = (r: Record<string, unknown>, state: string | null, stateLoaded: bo
  * The marks come from the covering index files_marks (migration 6), whose last column says whether
  * a state names a holder process, so a no-op sync never reads the parsers' states (kilobytes per
  * file): the SELECT's columns and expression are the index's, word for word. Only the agents whose
- * files a process holds open (Codex) record a holder; for the others the flag is ignored.
+ * files a process holds open (openFileProcesses) record a holder; for the others the flag is ignored.
  */
 export function loadFileMarks(store: Store, heldAgents: readonly string[] = []): Map<string, FileMarkRow> {
   const out = new Map<string, FileMarkRow>()
