@@ -130,9 +130,13 @@ describe('cast send', () => {
     expect(r.code).toBe(0)
     expect(json(r).route).toBe('headless')
     expect(json(r).session.reason).not.toBe('killed')
-    await until('needs_input', 'settled')
+    // Looked at as a user would, spawned, with a 90 s liveness bound (the full suite loads 2 cores).
+    await waitFor(async () => {
+      const st = json(await runCast(['state', 'show', SID, '--json'], {env}))
+      return st.state === 'needs_input' && st.reason === 'settled' ? st : null
+    }, 90_000)
     expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'One more step', 'Come back'])
-  })
+  }, 240_000)
 
   it('refuses (exit 5) with a clear message when the agent is alive outside tmux, and does not resume it headless', async () => {
     const fake = startFake({cwd: proj, env: h.env, prompt: 'Start', sessionId: SID})
