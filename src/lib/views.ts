@@ -3,7 +3,7 @@
  * human rows of seed 000. Pure: `me` and `now` are passed in.
  */
 import {compareAttention, isQuiet} from '../core/model/attention.js'
-import {formatAge} from '../core/model/age.js'
+import {formatAge, localTime} from '../core/model/age.js'
 import {shortId} from '../core/model/ids.js'
 import {inInbox, isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
@@ -273,18 +273,8 @@ const SECTION_TITLES: Partial<Record<Bucket, string>> = {
   working: 'WORKING',
 }
 
-/**
- * The one time style for people (issue 13 point 7): local time, `14:05` today, else
- * `2026-11-29 14:05`. JSON carries ISO 8601 UTC.
- */
-export function localTime(t: number, now: number): string {
-  const d = new Date(t)
-  const p = (n: number): string => String(n).padStart(2, '0')
-  const clock = `${p(d.getHours())}:${p(d.getMinutes())}`
-  const n = new Date(now)
-  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate()
-  return sameDay ? clock : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${clock}`
-}
+// The one time style for people lives with the other pure formatters (core/model/age.ts).
+export {localTime} from '../core/model/age.js'
 
 export function tildify(p: string | null, home: string): string {
   if (!p) return '?'

@@ -22,3 +22,16 @@ export function formatIn(ms: number): string {
   if (ms < 2 * 86_400_000) return `in ${Math.round(ms / 360_000) / 10} h`
   return `in ${Math.round(ms / 8_640_000) / 10} days`
 }
+
+/**
+ * The one time style for people (issue 13 point 7): local time, `14:05` today, else
+ * `2026-11-29 14:05`. JSON carries ISO 8601 UTC.
+ */
+export function localTime(t: number, now: number): string {
+  const d = new Date(t)
+  const p = (n: number): string => String(n).padStart(2, '0')
+  const clock = `${p(d.getHours())}:${p(d.getMinutes())}`
+  const n = new Date(now)
+  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate()
+  return sameDay ? clock : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${clock}`
+}

@@ -7,6 +7,7 @@
 import type {Client, Pool} from 'pg'
 
 import {cleanError, openClient, openPool} from './client.js'
+import {localTime} from '../../model/age.js'
 import {text} from '../rows.js'
 import {eventsSince, lastEventSeq, type TeamEvent, watchLine} from './reader.js'
 
@@ -28,7 +29,7 @@ function printEvent(o: TeamWatchOptions, e: TeamEvent): boolean {
   if (o.agent && o.agent.length > 0 && !o.agent.includes(String(line.agent))) return true
   if (o.json) return o.write(JSON.stringify(line) + '\n')
   return o.write(
-    `${line.ts}  #${line.seq}  ${line.id.slice(0, 7)}  ${line.device}  ${text(line.from ?? '-')} → ${text(line.to)}:${text(line.reason)}  ${text(line.title ?? '')}\n`,
+    `${localTime(Date.parse(line.ts), Date.now())}  #${line.seq}  ${line.id.slice(0, 7)}  ${line.device}  ${text(line.from ?? '-')} → ${text(line.to)}:${text(line.reason)}  ${text(line.title ?? '')}\n`,
   )
 }
 
