@@ -1,5 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
+import {shortId} from '../core/model/ids.js'
+import type {Reservation} from '../core/store/spawns.js'
+import type {Store} from '../core/store/store.js'
 import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
@@ -48,32 +51,10 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Spawn)
-    const fs = await import('node:fs')
-    const path = await import('node:path')
     const {randomUUID} = await import('node:crypto')
-    const {parseDuration} = await import('../core/model/durations.js')
-    const {castId, shortId} = await import('../core/model/ids.js')
-    const {agentFromName, commandTemplate, fillTemplate, takesPresetId} = await import('../lib/agent-commands.js')
-    const {loadConfig} = await import('../lib/config.js')
-
-    const timeoutMs = parseDuration(flags.timeout)
-    if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 2m).`, EXIT.USAGE)
-    let prompt = args.prompt
-    if (prompt === '-') {
-      const {readStdin} = await import('../lib/stdin.js')
-      prompt = (await readStdin()).replace(/\n+$/, '')
-    }
-
-    if (prompt.trim() === '') this.fail('The prompt is empty.', EXIT.USAGE)
-    const cwd = path.resolve(flags.cwd ?? process.cwd())
-    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) this.fail(`--cwd ${cwd} is not a directory.`, EXIT.USAGE)
-    const agent = agentFromName(flags.agent)!
-    const config = await loadConfig(this.env)
-    const kind = flags.headless ? 'headless' : 'interactive'
-    const template = commandTemplate(agent, kind, config)
-    if (template === null)
-      this.fail(`No ${kind} command for ${agent}: set "agents": {"${flags.agent}": {"${kind}": [...]}} in ${config.file}.`, EXIT.USAGE)
-
+    const {castId} = await import('../core/model/ids.js')
+    const {fillTemplate, takesPresetId} = await import('../lib/agent-commands.js')
+    const {agent, cwd, prompt, template, timeoutMs} = await this.prepare(args.prompt, flags)
     const store = await this.openStore()
     const clock = this.clock()
     const {syncBeforeRead} = await import('../lib/ingest.js')
@@ -94,21 +75,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
       spawnedAt: clock(),
       spawnedBy: this.me,
     })
-    if (reservation.kind === 'too_deep') {
-      this.fail(
-        `Refused: a child of ${shortId(parentId!)} would sit at depth ${reservation.depth}; a spawn tree is at most ${MAX_TREE_DEPTH} levels deep below its root.`,
-        EXIT.REFUSED,
-        ['Send the task to an existing session instead: cast send SESSION "…"'],
-      )
-    }
-
-    if (reservation.kind === 'tree_full') {
-      this.fail(
-        `Refused: the tree under ${shortId(reservation.rootId)} already holds ${reservation.size} spawned sessions (finished ones count); the cap is ${MAX_TREE_SIZE}.`,
-        EXIT.REFUSED,
-        ['A finished child takes follow-ups: cast send CHILD "…" instead of spawning a new one.'],
-      )
-    }
+    if (reservation.kind !== 'ok') this.refuse(reservation, parentId, {MAX_TREE_DEPTH, MAX_TREE_SIZE})
 
     const spawn = reservation.spawn
     const known = new Set(store.sessionIds().map((s) => s.id))
@@ -119,40 +86,8 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     // workers has its own), or the child would act for its parent.
     vars.CAST_SESSION = childId ?? ''
 
-    let target: string
-    let pid: number | null
-    let stillRunning: () => Promise<boolean>
-    try {
-      if (flags.headless) {
-        const {startDetached} = await import('../lib/deliver.js')
-        const {castHome} = await import('../lib/env.js')
-        const {pidAlive} = await import('../core/ingest/process-table.js')
-        const started = await startDetached(argv, {
-          cwd,
-          env: {...this.env, ...vars},
-          home: castHome(this.env),
-          logName: `spawn-${childId ? shortId(childId) : spawn.id}`,
-        })
-        target = started.log
-        pid = started.pid
-        stillRunning = () => Promise.resolve(pidAlive(started.pid))
-      } else {
-        const {openWindow, paneAlive} = await import('../lib/tmux.js')
-        const pane = await openWindow({argv, cwd, name: flags.label ?? flags.agent, session: 'cast', vars}, this.env)
-        target = `tmux ${pane.id} (${pane.address})`
-        pid = pane.pid
-        stillRunning = () => paneAlive(pane.id, this.env)
-      }
-    } catch (error) {
-      dropSpawn(store, spawn.id)
-      const message = (error as Error).message
-      this.fail(
-        `Could not start ${flags.agent}: ${message}`,
-        EXIT.FAILURE,
-        /tmux/.test(message) ? ['Install tmux, or use --headless.'] : [],
-      )
-    }
-
+    const started = {agentName: flags.agent, childId, cwd, headless: flags.headless, label: flags.label, vars}
+    const {pid, stillRunning, target} = await this.start(store, spawn.id, argv, started)
     setSpawnTarget(store, spawn.id, target, pid)
     const found = await this.waitForSession(store, clock, {agent, childId, cwd, known, pid, stillRunning, timeoutMs})
     if (found === null) {
@@ -177,14 +112,9 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const row = store.loadSessions([found])[0]!
     const json = sessionJson(row, this.me, clock())
     if (!this.jsonEnabled()) {
-      const bits = [
-        `${row.agent}`,
-        target,
-        flags.label ? `label ${flags.label}` : null,
-        parentId ? `child of ${shortId(parentId)}` : null,
-      ].filter(Boolean)
+      const bits = [row.agent, target, flags.label ? `label ${flags.label}` : null, parentId ? `child of ${shortId(parentId)}` : null]
       this.log(json.id)
-      process.stderr.write(`cast: spawned ${json.short_id} (${bits.join(', ')}); now ${row.state}:${row.reason}\n`)
+      process.stderr.write(`cast: spawned ${json.short_id} (${bits.filter(Boolean).join(', ')}); now ${row.state}:${row.reason}\n`)
     }
 
     return json as unknown as Record<string, unknown>
@@ -234,6 +164,104 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
       await new Promise((resolve) => setTimeout(resolve, 200))
       alive = await w.stillRunning()
     }
+  }
+
+  /** The prompt (or stdin for `-`), the folder, the agent and its command template: each bad one is a usage error. */
+  private async prepare(
+    promptArg: string,
+    flags: {agent: string; cwd?: string; headless: boolean; timeout: string},
+  ): Promise<{agent: string; cwd: string; prompt: string; template: readonly string[]; timeoutMs: number}> {
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const {parseDuration} = await import('../core/model/durations.js')
+    const {agentFromName, commandTemplate} = await import('../lib/agent-commands.js')
+    const {loadConfig} = await import('../lib/config.js')
+    const timeoutMs = parseDuration(flags.timeout)
+    if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 2m).`, EXIT.USAGE)
+    let prompt = promptArg
+    if (prompt === '-') {
+      const {readStdin} = await import('../lib/stdin.js')
+      prompt = (await readStdin()).replace(/\n+$/, '')
+    }
+
+    if (prompt.trim() === '') this.fail('The prompt is empty.', EXIT.USAGE)
+    const cwd = path.resolve(flags.cwd ?? process.cwd())
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) this.fail(`--cwd ${cwd} is not a directory.`, EXIT.USAGE)
+    const agent = agentFromName(flags.agent)!
+    const config = await loadConfig(this.env)
+    const kind = flags.headless ? 'headless' : 'interactive'
+    const template = commandTemplate(agent, kind, config)
+    if (template === null)
+      this.fail(`No ${kind} command for ${agent}: set "agents": {"${flags.agent}": {"${kind}": [...]}} in ${config.file}.`, EXIT.USAGE)
+
+    return {agent, cwd, prompt, template, timeoutMs}
+  }
+
+  /** A spawn tree too deep or too full: exit 5 with what to do instead. */
+  private refuse(
+    r: Exclude<Reservation, {kind: 'ok'}>,
+    parentId: string | null,
+    caps: {MAX_TREE_DEPTH: number; MAX_TREE_SIZE: number},
+  ): never {
+    const {MAX_TREE_DEPTH, MAX_TREE_SIZE} = caps
+    if (r.kind === 'too_deep') {
+      this.fail(
+        `Refused: a child of ${shortId(parentId!)} would sit at depth ${r.depth}; a spawn tree is at most ${MAX_TREE_DEPTH} levels deep below its root.`,
+        EXIT.REFUSED,
+        ['Send the task to an existing session instead: cast send SESSION "…"'],
+      )
+    }
+
+    this.fail(
+      `Refused: the tree under ${shortId(r.rootId)} already holds ${r.size} spawned sessions (finished ones count); the cap is ${MAX_TREE_SIZE}.`,
+      EXIT.REFUSED,
+      ['A finished child takes follow-ups: cast send CHILD "…" instead of spawning a new one.'],
+    )
+  }
+
+  /** Start the agent (headless, or in a tmux window); a failure drops the reservation and exits 1. */
+  private async start(
+    store: Store,
+    spawnId: string,
+    argv: string[],
+    o: {agentName: string; childId: string | null; cwd: string; headless: boolean; label: string | undefined; vars: Record<string, string>},
+  ): Promise<{target: string; pid: number | null; stillRunning: () => Promise<boolean>}> {
+    const {dropSpawn} = await import('../core/store/spawns.js')
+    let target: string
+    let pid: number | null
+    let stillRunning: () => Promise<boolean>
+    try {
+      if (o.headless) {
+        const {startDetached} = await import('../lib/deliver.js')
+        const {castHome} = await import('../lib/env.js')
+        const {pidAlive} = await import('../core/ingest/process-table.js')
+        const started = await startDetached(argv, {
+          cwd: o.cwd,
+          env: {...this.env, ...o.vars},
+          home: castHome(this.env),
+          logName: `spawn-${o.childId ? shortId(o.childId) : spawnId}`,
+        })
+        target = started.log
+        pid = started.pid
+        stillRunning = () => Promise.resolve(pidAlive(started.pid))
+      } else {
+        const {openWindow, paneAlive} = await import('../lib/tmux.js')
+        const pane = await openWindow({argv, cwd: o.cwd, name: o.label ?? o.agentName, session: 'cast', vars: o.vars}, this.env)
+        target = `tmux ${pane.id} (${pane.address})`
+        pid = pane.pid
+        stillRunning = () => paneAlive(pane.id, this.env)
+      }
+    } catch (error) {
+      dropSpawn(store, spawnId)
+      const message = (error as Error).message
+      this.fail(
+        `Could not start ${o.agentName}: ${message}`,
+        EXIT.FAILURE,
+        /tmux/.test(message) ? ['Install tmux, or use --headless.'] : [],
+      )
+    }
+
+    return {pid, stillRunning, target}
   }
 }
 

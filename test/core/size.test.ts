@@ -25,7 +25,6 @@ const GENERATED: ReadonlySet<string> = new Set(['core/store/migrations.ts'])
  */
 const PENDING_MERGE: ReadonlySet<string> = new Set([
   'commands/demo.ts', // run 163
-  'commands/spawn.ts', // run 124
 ])
 
 const files = (dir: string): string[] =>
