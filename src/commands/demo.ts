@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {registry} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
+import type {Listing} from '../lib/views.js'
 
 /** What the demo files besides copying its home (demo/filings.json): rows named by agent id and native id. */
 interface DemoFilings {
@@ -18,6 +19,9 @@ interface DemoFilings {
     readonly snoozeMinutes?: number
   }[]
 }
+
+/** `cast demo --json`: the inbox listing over the demo store, and where that store is. */
+export type DemoJson = Listing & {cast_home: string; home: string; kept: boolean}
 
 export default class Demo extends BaseCommand {
   static override description = `Copies the bundled example agent home into a temporary folder — sessions of every agent cast
@@ -43,7 +47,7 @@ cast sessions -w, …).`
   }
   static override summary = 'Show the inbox over a bundled example.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<DemoJson> {
     const {flags} = await this.parse(Demo)
     const fs = await import('node:fs')
     const os = await import('node:os')

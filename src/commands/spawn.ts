@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {shortId} from '../core/model/ids.js'
 import type {Reservation} from '../core/store/spawns.js'
 import type {Store} from '../core/store/store.js'
+import type {SessionJson} from '../lib/json-shapes.js'
 import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
@@ -49,7 +50,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
   }
   static override summary = 'Start an agent on a task and print its session id.'
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<SessionJson> {
     const {args, flags} = await this.parse(Spawn)
     const {randomUUID} = await import('node:crypto')
     const {castId} = await import('../core/model/ids.js')
@@ -117,7 +118,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
       process.stderr.write(`cast: spawned ${json.short_id} (${bits.filter(Boolean).join(', ')}); now ${row.state}:${row.reason}\n`)
     }
 
-    return json as unknown as Record<string, unknown>
+    return json
   }
 
   /** Poll the store (syncing when no ingester runs) until the new session is there. */
