@@ -24,7 +24,6 @@ const GENERATED: ReadonlySet<string> = new Set(['core/store/migrations.ts'])
  * the first.
  */
 const PENDING_MERGE: ReadonlySet<string> = new Set([
-  'commands/demo.ts', // run 163
 ])
 
 const files = (dir: string): string[] =>
