@@ -16,6 +16,8 @@
  */
 import {Command, CommandHelp, Help, Interfaces} from '@oclif/core'
 
+import {cellWidth} from './style.js'
+
 const LF = /\r\n|\n/
 /** A preformatted line: it starts with two spaces or more, or a tab. */
 const PRE = /^(?: {2}|\t)/
@@ -25,22 +27,7 @@ const ANSI = /\u001B\[[0-?]*[ -/]*[@-~]/g
 /** Display width in terminal cells (wide characters count twice; colour sequences none). */
 export function cells(text: string): number {
   let n = 0
-  for (const ch of text.replaceAll(ANSI, '')) {
-    const cp = ch.codePointAt(0)!
-    if ((cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) continue
-    const wide =
-      (cp >= 0x1100 && cp <= 0x115f) ||
-      (cp >= 0x2e80 && cp <= 0xa4cf) ||
-      (cp >= 0xac00 && cp <= 0xd7a3) ||
-      (cp >= 0xf900 && cp <= 0xfaff) ||
-      (cp >= 0xfe30 && cp <= 0xfe4f) ||
-      (cp >= 0xff00 && cp <= 0xff60) ||
-      (cp >= 0xffe0 && cp <= 0xffe6) ||
-      (cp >= 0x1f300 && cp <= 0x1faff) ||
-      (cp >= 0x20000 && cp <= 0x3fffd)
-    n += wide ? 2 : 1
-  }
-
+  for (const ch of text.replaceAll(ANSI, '')) n += cellWidth(ch.codePointAt(0)!)
   return n
 }
 

@@ -25,7 +25,8 @@ export function terminalWidth(env: Readonly<Record<string, string | undefined>> 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001B\[[0-?]*[ -/]*[@-~]/y
 
-function cellWidth(cp: number): number {
+/** The cells one code point takes in a terminal: East Asian wide and emoji two, combining marks none. */
+export function cellWidth(cp: number): number {
   // East Asian wide and emoji: two cells. Combining marks: none.
   if ((cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0
   if (
