@@ -48,7 +48,7 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
       value = argv[++i]!
     }
 
-    if (value === '' || value.startsWith('-') || value.length > LONG_ARG) return null
+    if (value.trim() === '' || value.startsWith('-') || value.length > LONG_ARG) return null
     if (name === '--state') {
       for (const part of value.split(',')) {
         try {
