@@ -4,6 +4,7 @@
  * (transcript.ts, registry.ts, and the hook reducer in hooks.ts); compose reads them through
  * `claudeFacts`, the one place a stored contribution's `extra` is trusted as this shape.
  */
+import type {HookMoments} from '../kit/hook-steps.js'
 import type {Contribution} from '../../core/ingest/adapter.js'
 
 /** The transcript's turn state beyond the facts. */
@@ -59,20 +60,11 @@ export type SubagentMetaFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = {
-  readonly role: 'hooks'
-  readonly activityAt: number | null
+export type HookFacts = HookMoments & {
   /** The open approval / question is a subagent's (its hook carried `agent_id`): that id. */
   readonly approvalAgent: string | null
   readonly questionAgent: string | null
-  readonly at: number | null
-  /** Not a fact: hooks alone (no transcript found) do not make a session. */
-  readonly cwd: string | null
-  readonly event: string | null
-  readonly exitedAt: number | null
-  readonly promptAt: number | null
   readonly sessionStartAt: number | null
-  readonly settledAt: number | null
 }
 
 export type ClaudeFacts = TranscriptFacts | RegistryFacts | SubagentMetaFacts | HookFacts

@@ -4,6 +4,7 @@
  * workspace.ts, legacy.ts, and the hook reducer in hooks.ts); compose reads them through
  * `copilotFacts`/`factsOf`, the one place a stored contribution's `extra` is trusted as this shape.
  */
+import type {HookMoments} from '../kit/hook-steps.js'
 import type {Contribution} from '../../core/ingest/adapter.js'
 
 /** The event log's turn state beyond the facts (events.ts). */
@@ -49,18 +50,9 @@ export type LockFacts = {readonly role: 'lock'; readonly pid: number}
 export type LegacyFacts = {readonly role: 'legacy'}
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = {
-  readonly role: 'hooks'
-  readonly activityAt: number | null
-  readonly at: number | null
+export type HookFacts = HookMoments & {
   readonly compactAt: number | null
-  /** Not a fact: hooks alone (no session folder) do not make a session. */
-  readonly cwd: string | null
-  readonly event: string | null
-  readonly exitedAt: number | null
-  readonly promptAt: number | null
   readonly sessionStartAt: number | null
-  readonly settledAt: number | null
 }
 
 export type CopilotFacts = EventsFacts | SubagentFacts | WorkspaceFacts | LockFacts | LegacyFacts | HookFacts

@@ -4,6 +4,7 @@
  * (meta.ts) and the hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the
  * one place a stored contribution's `extra` is trusted as this shape.
  */
+import type {HookMoments} from '../kit/hook-steps.js'
 import type {Contribution} from '../../core/ingest/adapter.js'
 
 /** A chat's store.db beyond the facts. */
@@ -27,16 +28,8 @@ export type MetaFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). Not facts: hooks alone (no chat store) do not make a session. */
-export type HookFacts = {
-  readonly role: 'hooks'
-  readonly activityAt: number | null
-  readonly at: number | null
-  readonly cwd: string | null
-  readonly event: string | null
-  readonly exitedAt: number | null
+export type HookFacts = HookMoments & {
   readonly model: string | null
-  readonly promptAt: number | null
-  readonly settledAt: number | null
   readonly textAt: number | null
 }
 

@@ -4,6 +4,7 @@
  * hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the one place a
  * stored contribution's `extra` is trusted as this shape.
  */
+import type {HookMoments} from '../kit/hook-steps.js'
 import type {Contribution} from '../../core/ingest/adapter.js'
 
 /** A chat file's state beyond the facts. */
@@ -23,18 +24,9 @@ export type ChatFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = {
-  readonly role: 'hooks'
-  readonly activityAt: number | null
-  readonly at: number | null
+export type HookFacts = HookMoments & {
   readonly compactAt: number | null
-  /** Not a fact: hooks alone (no chat file) do not make a session. */
-  readonly cwd: string | null
-  readonly event: string | null
-  readonly exitedAt: number | null
-  readonly promptAt: number | null
   readonly sessionStartAt: number | null
-  readonly settledAt: number | null
 }
 
 export type GeminiFacts = ChatFacts | HookFacts

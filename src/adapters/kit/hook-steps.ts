@@ -122,6 +122,19 @@ export function endSession(s: Living, at: number, event: string): void {
 // ---------------------------------------------------------------------------------------------
 // The contribution
 
+/** The moments every hook reducer keeps in its contribution (each adapter's facts.ts reads them). */
+export type HookMoments = {
+  readonly role: 'hooks'
+  readonly activityAt: number | null
+  readonly at: number | null
+  /** Not a fact: hooks alone (no file of the agent's own) do not make a session. */
+  readonly cwd: string | null
+  readonly event: string | null
+  readonly exitedAt: number | null
+  readonly promptAt: number | null
+  readonly settledAt: number | null
+}
+
 export type HookFacts = {-readonly [K in keyof SessionFacts]?: SessionFacts[K]}
 
 /** The source of a fact a hook event gave. */
