@@ -117,7 +117,9 @@ cast sessions -w, …).`
     this.log('')
     if (o.keep) {
       this.log(`The demo read ${o.files} files (${o.lines} lines) into a fresh store. Explore it with:`)
-      this.log(`  export HOME=${o.home} CAST_HOME=${o.castHome}`)
+      // The identity too: the demo filed rows for this user, and a new HOME would derive another one.
+      const {shellQuote} = await import('../lib/hooks/command.js')
+      this.log(`  export HOME=${shellQuote(o.home)} CAST_HOME=${shellQuote(o.castHome)} CAST_USER=${shellQuote(this.me)}`)
       this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
       this.log('(the two stand-in agent processes stop now, so those sessions will read dead next time.)')
     } else {

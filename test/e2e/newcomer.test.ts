@@ -286,6 +286,26 @@ describe('a newcomer on the demo store', () => {
     }
   }, 120_000)
 
+  it('cast demo --keep prints an export line that shows the same inbox in a fresh shell', async () => {
+    const tmp = path.join(h.dir, 'demo-keep')
+    fs.mkdirSync(tmp)
+    const r = await runCast(['demo', '--keep'], {env: {...h.env, TMPDIR: tmp}, timeout: 120_000})
+    expect(r.code).toBe(0)
+    const line = r.stdout.split('\n').find((l) => l.trim().startsWith('export '))
+    expect(line).toBeDefined()
+    // A fresh shell: no CAST_USER of its own, so the identity comes from the export line alone.
+    const {CAST_USER: _user, ...bare} = h.env
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-c', `${line!.trim()}; exec "$0" sessions --json`, BIN], {env: bare, timeout: 60_000}, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      ),
+    )
+    const listing = JSON.parse(out) as {me: string; sessions: {bucket: string}[]}
+    expect(listing.me).toBe(h.env.CAST_USER)
+    expect(listing.sessions.filter((s) => s.bucket === 'questions').length).toBeGreaterThan(0)
+    fs.rmSync(tmp, {force: true, recursive: true})
+  }, 150_000)
+
   it('cast demo removes its temporary folder unless --keep', async () => {
     const tmp = path.join(h.dir, 'demo-tmp')
     fs.mkdirSync(tmp)
