@@ -64,8 +64,7 @@ async function fileLine(h: CodexHome, ok: (l: Record<string, any>) => boolean, t
 async function settleWatch(w: Watch, h: CodexHome): Promise<void> {
   // The one-shot sync and the watch share the store; one sessions call proves the store is ready.
   await sessions(h.cast)
-  await new Promise((r) => setTimeout(r, 1500))
-  void w
+  await w.ready()
 }
 
 describe(AGENT, () => {

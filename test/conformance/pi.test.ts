@@ -5,8 +5,6 @@
  * What pi writes and shows at this version, and the scenarios it cannot produce (no permission
  * dialog, no question tool, no background shells or subagents, no hooks): docs/agents/pi.md.
  */
-import Database from 'better-sqlite3'
-import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, repeat, sequence, startMock, status, text, tool} from './harness/mock/server.js'
@@ -40,23 +38,7 @@ function watch(h: PiHome): Watch {
 /** Let the watch's ingester make its first pass before the action, so arrival times measure the action. */
 async function ready(w: Watch, h: PiHome): Promise<void> {
   await sessions(h.cast)
-  // The watch runs the ingester: it is up once it holds the ingester lease (a fixed pause alone
-  // was too short on a loaded machine, and a fast headless run finished before the watch began).
-  const db = path.join(h.cast.CAST_HOME!, 'cast.db')
-  const end = Date.now() + 60_000
-  while (Date.now() < end) {
-    const d = new Database(db, {readonly: true, timeout: 5000})
-    try {
-      if (d.prepare(`SELECT 1 FROM leases WHERE name = 'ingester'`).get() !== undefined) break
-    } finally {
-      d.close()
-    }
-
-    await new Promise((r) => setTimeout(r, 200))
-  }
-
-  await new Promise((r) => setTimeout(r, 1500))
-  void w
+  await w.ready()
 }
 
 const rows = async (h: PiHome): Promise<CastSession[]> => (await sessions(h.cast)).filter((s) => s.agent === AGENT)

@@ -2,6 +2,7 @@
  * cast as the conformance suite sees it: the built CLI run one-shot (`cast sessions --json`)
  * and as a running `cast sessions -w --json` whose lines are kept with their arrival times.
  */
+import Database from 'better-sqlite3'
 import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -96,7 +97,10 @@ export class Watch {
   stderr = ''
   private waiters: (() => void)[] = []
 
-  constructor(env: Record<string, string>, args: readonly string[] = []) {
+  constructor(
+    private readonly env: Record<string, string>,
+    args: readonly string[] = [],
+  ) {
     this.child = spawn(process.execPath, [BIN, 'sessions', '-w', '--json', ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
     this.child.stdout!.setEncoding('utf8')
     this.child.stdout!.on('data', (chunk: string) => {
@@ -135,6 +139,35 @@ export class Watch {
         })
       })
     }
+  }
+
+  /**
+   * Wait until this watch runs the ingester (it holds the ingester lease), then let its first
+   * pass finish, so arrival times measure the action. A fixed pause alone was too short on a
+   * loaded machine: a fast headless run finished before the watch began.
+   */
+  async ready(timeoutMs = 60_000): Promise<void> {
+    const db = path.join(this.env.CAST_HOME!, 'cast.db')
+    const end = Date.now() + timeoutMs
+    for (;;) {
+      if (fs.existsSync(db)) {
+        const d = new Database(db, {readonly: true, timeout: 5000})
+        try {
+          const row = d.prepare(`SELECT pid FROM leases WHERE name = 'ingester'`).get() as {pid: number} | undefined
+          if (row?.pid === this.child.pid) break
+        } catch {
+          // No schema yet: the watch has not opened the store.
+        } finally {
+          d.close()
+        }
+      }
+
+      if (Date.now() > end) throw new Error(`the watch did not take the ingester lease within ${timeoutMs} ms; stderr: ${this.stderr}`)
+      if (this.child.exitCode !== null) throw new Error(`the watch exited (${this.child.exitCode}); stderr: ${this.stderr}`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+
+    await new Promise((r) => setTimeout(r, 1500))
   }
 
   stop(): Promise<void> {
