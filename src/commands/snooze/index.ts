@@ -36,9 +36,8 @@ use this machine's time zone.`
     const now = this.now()
     const until = flags.for === undefined ? flags.until! : now + flags.for
     const {humanTime} = await import('../../lib/time-format.js')
+    const {planSnooze} = await import('../../core/model/triage.js')
     const when = humanTime(until, now)
-    return this.triage('snooze', sessions, (_row, at) => ({records: {filedAt: at, filing: 'snoozed', snoozedUntil: until}}), {
-      done: () => `snoozed until ${when}`,
-    })
+    return this.triage('snooze', sessions, (row, at) => planSnooze(row, at, until), {done: () => `snoozed until ${when}`})
   }
 }

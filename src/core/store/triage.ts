@@ -4,19 +4,9 @@
  * change into `history`, applies the change and reconciles, so the transitions log gets exactly
  * one row per change and `cast undo` can put every row of the action back.
  */
-import type {RecordsPatch, SessionRow, Store} from './store.js'
+import type {RecordsPatch, TriageChange} from '../model/triage.js'
+import type {SessionRow, Store} from './store.js'
 import {addOwner, type OwnerRow, ownersOf, removeOwner, replaceOwners} from './ownership.js'
-
-/** What a verb does to one session. Only the keys present are touched (and saved for undo). */
-export interface TriageChange {
-  readonly records?: RecordsPatch
-  /** Owners to add (in order), to remove, or clear them all first. */
-  readonly owners?: {readonly add?: readonly string[]; readonly remove?: readonly string[]; readonly clear?: boolean}
-  /** Set (a string) or clear (null) the acting user's personal label. */
-  readonly label?: string | null
-  /** Cancel the session's armed scheduled messages (kill). */
-  readonly cancelSchedules?: boolean
-}
 
 /** What `history.before` holds: the part of the session an action changed, as it was before. */
 export interface HistoryBefore {
@@ -63,8 +53,9 @@ const RECORD_DEFAULTS: Required<RecordsPatch> = {
 type Row = Record<string, unknown>
 
 /**
- * Apply one action to several sessions: `plan` sees each session as it is inside the transaction
- * and says what to change (null: leave it alone). One transaction: history, change, reconcile.
+ * Apply one action to several sessions: `plan` (a verb's plan, src/core/model/triage.ts) sees each
+ * session as it is inside the transaction and says what to change (null: leave it alone). One
+ * transaction: history, change, reconcile.
  */
 export function applyTriage(
   store: Store,
