@@ -114,7 +114,7 @@ export function planWake(s: TriageView, now: number): TriagePlan {
   }
 
   const records: RecordsPatch = handoffClearsFiling(r.filing) ? {filedAt: null, filing: null} : {}
-  if (r.snoozedUntil !== null && r.snoozedUntil > now) return {records: {...records, snoozedUntil: now}}
+  if (snoozeRunning(r, now)) return {records: {...records, snoozedUntil: now}}
   return {records: {...records, snoozedUntil: null, verdict: 'needs_input', verdictAt: now}}
 }
 
@@ -135,6 +135,20 @@ export function planRestore(s: TriageView): TriageChange | null {
 export function planSnooze(_s: TriageView, now: number, until: number): TriagePlan {
   if (until <= now) return {kind: 'usage', refused: `The snooze time ${new Date(until).toISOString()} is already past.`}
   return {records: {filedAt: now, filing: 'snoozed', snoozedUntil: until}}
+}
+
+/** A snooze time still ahead of now (at its time, the snooze has come due). */
+function snoozeRunning(r: Pick<SessionRecords, 'snoozedUntil'>, now: number): boolean {
+  return r.snoozedUntil !== null && r.snoozedUntil > now
+}
+
+/**
+ * The snooze sweep, for a session filed snoozed whose time has come: the filing goes (the
+ * classifier reads it needs_input/snooze_expired; `snoozedUntil` stays so it does until the next
+ * activity). Null for any other session.
+ */
+export function planSnoozeDue(r: Pick<SessionRecords, 'filing' | 'snoozedUntil'>, now: number): RecordsPatch | null {
+  return r.filing === 'snoozed' && r.snoozedUntil !== null && !snoozeRunning(r, now) ? {filedAt: null, filing: null} : null
 }
 
 /** `cast stash` (`hide`: `--hide`): out of the inbox while the agent runs; ends a snooze. */

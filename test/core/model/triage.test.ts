@@ -19,6 +19,7 @@ import {
   planRename,
   planRestore,
   planSnooze,
+  planSnoozeDue,
   planStash,
   planWake,
   type TriageView,
@@ -196,6 +197,28 @@ describe('planSnooze', () => {
       kind: 'usage',
       refused: `The snooze time ${new Date(until).toISOString()} is already past.`,
     })
+  })
+})
+
+describe('planSnoozeDue (the sweep)', () => {
+  it.each<[Filing | null, number | null, boolean]>([
+    ['snoozed', NOW - MIN, true],
+    ['snoozed', NOW, true],
+    ['snoozed', NOW + MIN, false],
+    ['snoozed', null, false],
+    ['stashed', NOW - MIN, false],
+    [null, NOW - MIN, false],
+  ])('filed %s until %s: wakes %s', (filing, snoozedUntil, wakes) => {
+    // The time stays: the classifier reads snooze_expired from it until the next activity.
+    expect(planSnoozeDue({filing, snoozedUntil}, NOW)).toEqual(wakes ? {filedAt: null, filing: null} : null)
+  })
+
+  it('agrees with wake on when a snooze is still running', () => {
+    for (const until of [NOW - MIN, NOW, NOW + MIN]) {
+      const running = planWake(view({filing: 'snoozed', snoozedUntil: until}), NOW)
+      const woke = !isRefusal(running) && running?.records?.snoozedUntil === NOW
+      expect(woke).toBe(planSnoozeDue({filing: 'snoozed', snoozedUntil: until}, NOW) === null)
+    }
   })
 })
 
