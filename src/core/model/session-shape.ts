@@ -51,26 +51,42 @@ export function isDelivered(deliveredTurn: number | null, turnIndex: number): bo
   return deliveredTurn !== null && deliveredTurn === turnIndex
 }
 
+/** The records of a session with no records row. */
+const NO_RECORDS: StoredRecords = {
+  declaration: null,
+  deferredAt: null,
+  deliveredTurn: null,
+  filedAt: null,
+  filing: null,
+  killedAt: null,
+  lastSendAt: null,
+  pinned: false,
+  snoozedUntil: null,
+  unread: false,
+  verdict: null,
+  verdictAt: null,
+}
+
 /** A session's records as the model reads them, at its current turn (`turnIndex`). */
-export function shapeRecords(r: StoredRecords | null, joins: RecordsJoins, turnIndex: number): SessionRecords {
+export function shapeRecords(stored: StoredRecords | null, joins: RecordsJoins, turnIndex: number): SessionRecords {
+  const r = stored ?? NO_RECORDS
   const openDecisionAt = joins.openDecision?.askedAt ?? null
-  const verdict = r?.verdict ?? null
   return {
-    declaration: r?.declaration ?? null,
-    deferredAt: r?.deferredAt ?? null,
-    delivered: isDelivered(r?.deliveredTurn ?? null, turnIndex),
-    filedAt: r?.filedAt ?? null,
-    filing: r?.filing ?? null,
-    killedAt: r?.killedAt ?? null,
-    lastSendAt: r?.lastSendAt ?? null,
+    declaration: r.declaration,
+    deferredAt: r.deferredAt,
+    delivered: isDelivered(r.deliveredTurn, turnIndex),
+    filedAt: r.filedAt,
+    filing: r.filing,
+    killedAt: r.killedAt,
+    lastSendAt: r.lastSendAt,
     openDecision: openDecisionAt !== null,
     openDecisionAt,
     owners: joins.owners,
-    pinned: r?.pinned ?? false,
-    snoozedUntil: r?.snoozedUntil ?? null,
+    pinned: r.pinned,
+    snoozedUntil: r.snoozedUntil,
     triggers: joins.triggers ?? {oneShot: 0, recurring: 0},
-    unread: r?.unread ?? false,
-    verdict: verdict ? {at: r?.verdictAt ?? 0, verdict} : null,
+    unread: r.unread,
+    verdict: r.verdict ? {at: r.verdictAt ?? 0, verdict: r.verdict} : null,
   }
 }
 
