@@ -11,6 +11,7 @@ nothing is hidden.`
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Defer)
-    return this.triage('defer', this.sessionArgs(argv), (_row, now) => ({records: {deferredAt: now}}), {done: () => 'deferred'})
+    const {planDefer} = await import('../core/model/triage.js')
+    return this.triage('defer', this.sessionArgs(argv), (row, now) => planDefer(row, now), {done: () => 'deferred'})
   }
 }

@@ -14,13 +14,7 @@ The watch stream prints one "gone" line per dismissed session.`
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Dismiss)
-    return this.triage(
-      'dismiss',
-      this.sessionArgs(argv),
-      (_row, now) => ({records: {filedAt: now, filing: 'dismissed', snoozedUntil: null}}),
-      {
-        done: () => 'dismissed',
-      },
-    )
+    const {planDismiss} = await import('../core/model/triage.js')
+    return this.triage('dismiss', this.sessionArgs(argv), (row, now) => planDismiss(row, now), {done: () => 'dismissed'})
   }
 }

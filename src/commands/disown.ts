@@ -24,8 +24,7 @@ inbox's recency window.`
   async run(): Promise<TriageResult> {
     const {args, flags} = await this.parse(Disown)
     if (flags.all && args.who) this.fail('Give WHO or --all, not both.', EXIT.USAGE)
-    const {isOwnedBy} = await import('../core/model/ownership.js')
-    const {shortId} = await import('../core/model/ids.js')
+    const {planDisown} = await import('../core/model/triage.js')
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const config = await loadConfig(this.env)
     const typed = (args.who ?? this.me).trim()
@@ -37,22 +36,8 @@ inbox's recency window.`
       who = typed
     }
 
-    return this.triage(
-      flags.all ? 'disown --all' : 'disown',
-      [args.session],
-      (row) => {
-        if (flags.all) return row.records.owners.length === 0 ? null : {owners: {clear: true}}
-        return {owners: {remove: [who]}}
-      },
-      {
-        done: (row) => (row.records.owners.length === 0 ? 'no owners' : `owned by ${row.records.owners.join(', ')}`),
-        refuse: (row) => {
-          if (flags.all || isOwnedBy(row.records.owners, who)) return null
-          const owners = row.records.owners.length === 0 ? 'it has no owners' : `its owners: ${row.records.owners.join(', ')}`
-          return `${who} does not own ${shortId(row.id)} (${owners}).`
-        },
-        refuseExit: EXIT.NOT_FOUND,
-      },
-    )
+    return this.triage(flags.all ? 'disown --all' : 'disown', [args.session], (row) => planDisown(row, flags.all ? {all: true} : who), {
+      done: (row) => (row.records.owners.length === 0 ? 'no owners' : `owned by ${row.records.owners.join(', ')}`),
+    })
   }
 }

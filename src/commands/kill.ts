@@ -109,21 +109,18 @@ every pid signalled; --dry-run prints them and changes nothing.`
     const {applyTriage} = await import('../core/store/triage.js')
     const {terminate} = await import('../lib/terminate.js')
     const {shortId} = await import('../core/model/ids.js')
-    const {isKilled} = await import('../core/model/work-state.js')
+    const {planKill} = await import('../core/model/triage.js')
     // Mark killed first: the process dying afterwards then changes nothing (rule 1 holds), so the
     // stream gets one "gone" line, not a "dead" transition followed by it.
     const now = clock()
     const cancelled = new Map<string, number>()
     const already = new Set<string>()
     const applied = applyTriage(store, {now, verb: 'kill', who: this.me}, ids, (row) => {
+      const change = planKill(row, now)
       // Killed already: nothing to file or undo, but a process that came back is still stopped.
-      if (isKilled(row.records)) {
-        already.add(row.id)
-        return null
-      }
-
-      cancelled.set(row.id, row.records.triggers.oneShot + row.records.triggers.recurring)
-      return {cancelSchedules: true, records: {filedAt: now, filing: 'killed', killedAt: now, snoozedUntil: null}}
+      if (change === null) already.add(row.id)
+      else cancelled.set(row.id, row.records.triggers.oneShot + row.records.triggers.recurring)
+      return change
     })
     const ended = new Map<string, Termination[]>()
     await Promise.all(

@@ -36,11 +36,9 @@ argument is a session.`
       }
     }
 
-    return this.triage(
-      flags.clear ? 'label --clear' : 'label',
-      this.sessionArgs(args),
-      (row) => ((row.labels[this.me] ?? null) === label ? null : {label}),
-      {done: () => (label === null ? 'label cleared' : `labelled ${label}`)},
-    )
+    const {planLabel} = await import('../core/model/triage.js')
+    return this.triage(flags.clear ? 'label --clear' : 'label', this.sessionArgs(args), (row) => planLabel(row, this.me, label), {
+      done: () => (label === null ? 'label cleared' : `labelled ${label}`),
+    })
   }
 }

@@ -1,15 +1,16 @@
 import {Args} from '@oclif/core'
 
-import type {RecordsPatch} from '../core/store/store.js'
-import type {Verdict} from '../core/model/types.js'
+import type {MarkAs} from '../core/model/triage.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
 
 const MARKS = ['done', 'dormant', 'needs-input', 'needs_input', 'unread', 'read'] as const
-const VERDICT: Partial<Record<(typeof MARKS)[number], Verdict>> = {
+const MARK_AS: Record<(typeof MARKS)[number], MarkAs> = {
   done: 'done',
   dormant: 'dormant',
   'needs-input': 'needs_input',
   needs_input: 'needs_input',
+  read: 'read',
+  unread: 'unread',
 }
 
 export default class Mark extends TriageCommand {
@@ -36,26 +37,11 @@ is not a verdict: nobody can declare that an agent is producing.`
   async run(): Promise<TriageResult> {
     const {args, argv} = await this.parse(Mark)
     const as = args.as as (typeof MARKS)[number]
-    const verdict = VERDICT[as]
-    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
+    const {planMark} = await import('../core/model/triage.js')
     const sessions = this.sessionArgs(argv.slice(1))
     const verb = `mark ${as === 'needs_input' ? 'needs-input' : as}`
-    return this.triage(
-      verb,
-      sessions,
-      (row, now) => {
-        if (verdict === undefined) {
-          const unread = as === 'unread'
-          return row.records.unread === unread ? null : {records: {unread}}
-        }
-
-        const records: RecordsPatch = {verdict, verdictAt: now}
-        const {filing, snoozedUntil} = row.records
-        if (handoffClearsFiling(filing)) Object.assign(records, {filedAt: null, filing: null})
-        if (snoozedUntil !== null) records.snoozedUntil = null
-        return {records}
-      },
-      {done: () => `marked ${as === 'needs_input' ? 'needs-input' : as}`},
-    )
+    return this.triage(verb, sessions, (row, now) => planMark(row, now, MARK_AS[as]), {
+      done: () => `marked ${as === 'needs_input' ? 'needs-input' : as}`,
+    })
   }
 }

@@ -28,24 +28,13 @@ WHO is checked against the team list when the config names one (key "team").`
     const {args, flags} = await this.parse(Own)
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const {isOwnedBy} = await import('../core/model/ownership.js')
-    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
+    const {planOwn} = await import('../core/model/triage.js')
     const config = await loadConfig(this.env)
     const who = resolveIdentity(config, args.who ?? this.me)
     const remote = await this.remoteVerb('own', args.session, {who}, flags)
     if (remote) return remote
-    return this.triage(
-      'own',
-      [args.session],
-      (row) => {
-        if (isOwnedBy(row.records.owners, who)) return null
-        const {filing, snoozedUntil} = row.records
-        const clears = handoffClearsFiling(filing)
-        return {
-          owners: {add: [who]},
-          records: {...(clears ? {filedAt: null, filing: null} : {}), ...(snoozedUntil === null ? {} : {snoozedUntil: null})},
-        }
-      },
-      {done: (row) => (isOwnedBy(row.records.owners, who) ? `owned by ${row.records.owners.join(', ')}` : 'unchanged')},
-    )
+    return this.triage('own', [args.session], (row) => planOwn(row, who), {
+      done: (row) => (isOwnedBy(row.records.owners, who) ? `owned by ${row.records.owners.join(', ')}` : 'unchanged'),
+    })
   }
 }

@@ -11,8 +11,7 @@ honest; an open question still files it under Questions.`
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Pin)
-    return this.triage('pin', this.sessionArgs(argv), (row) => (row.records.pinned ? null : {records: {pinned: true}}), {
-      done: () => 'pinned',
-    })
+    const {planPin} = await import('../core/model/triage.js')
+    return this.triage('pin', this.sessionArgs(argv), (row) => planPin(row, true), {done: () => 'pinned'})
   }
 }

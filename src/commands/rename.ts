@@ -30,7 +30,8 @@ are not touched. --clear goes back to the agent's title.`
     if (!flags.clear && title === '') this.fail('Give the new title: cast rename SESSION TITLE (or --clear).', EXIT.USAGE)
     if (title.length > MAX_TITLE) this.fail(`The title is ${title.length} characters; keep it under ${MAX_TITLE}.`, EXIT.USAGE)
     const renamed = flags.clear ? null : title
-    return this.triage('rename', [args.session], (row) => (row.renamed === renamed ? null : {records: {renamed}}), {
+    const {planRename} = await import('../core/model/triage.js')
+    return this.triage('rename', [args.session], (row) => planRename(row, renamed), {
       done: () => (renamed === null ? 'title reset' : 'renamed'),
     })
   }

@@ -12,15 +12,7 @@ process: the agent stays stopped until you send to it.`
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Restore)
-    return this.triage(
-      'restore',
-      this.sessionArgs(argv),
-      (row) => {
-        const r = row.records
-        if (r.filing === null && r.snoozedUntil === null && r.killedAt === null && r.deferredAt === null) return null
-        return {records: {deferredAt: null, filedAt: null, filing: null, killedAt: null, snoozedUntil: null}}
-      },
-      {done: () => 'restored'},
-    )
+    const {planRestore} = await import('../core/model/triage.js')
+    return this.triage('restore', this.sessionArgs(argv), (row) => planRestore(row), {done: () => 'restored'})
   }
 }

@@ -27,14 +27,9 @@ Takes several sessions at once; cast undo puts them all back.`
 
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Stash)
-    const filing = flags.hide ? 'hidden' : 'stashed'
-    return this.triage(
-      flags.hide ? 'stash --hide' : 'stash',
-      this.sessionArgs(argv),
-      (_row, now) => ({records: {filedAt: now, filing, snoozedUntil: null}}),
-      {
-        done: () => (flags.hide ? 'stashed (hidden)' : 'stashed'),
-      },
-    )
+    const {planStash} = await import('../core/model/triage.js')
+    return this.triage(flags.hide ? 'stash --hide' : 'stash', this.sessionArgs(argv), (row, now) => planStash(row, now, flags.hide), {
+      done: () => (flags.hide ? 'stashed (hidden)' : 'stashed'),
+    })
   }
 }

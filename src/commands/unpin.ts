@@ -9,8 +9,7 @@ export default class Unpin extends TriageCommand {
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Unpin)
-    return this.triage('unpin', this.sessionArgs(argv), (row) => (row.records.pinned ? {records: {pinned: false}} : null), {
-      done: () => 'unpinned',
-    })
+    const {planPin} = await import('../core/model/triage.js')
+    return this.triage('unpin', this.sessionArgs(argv), (row) => planPin(row, false), {done: () => 'unpinned'})
   }
 }

@@ -1,5 +1,4 @@
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
-import type {RecordsPatch} from '../core/store/store.js'
 
 export default class Wake extends TriageCommand {
   static override description = `Moves sessions to Needs Input now. A snoozed session ends its snooze early
@@ -13,27 +12,7 @@ killed session is refused (exit 5): cast restore brings its card back.`
 
   async run(): Promise<TriageResult> {
     const {argv} = await this.parse(Wake)
-    const {isKilled} = await import('../core/model/work-state.js')
-    const {handoffClearsFiling} = await import('../core/model/reconcile.js')
-    const {shortId} = await import('../core/model/ids.js')
-    return this.triage(
-      'wake',
-      this.sessionArgs(argv),
-      (row, now) => {
-        const r = row.records
-        const records: RecordsPatch = {}
-        if (handoffClearsFiling(r.filing)) Object.assign(records, {filedAt: null, filing: null})
-        if (r.snoozedUntil !== null && r.snoozedUntil > now) records.snoozedUntil = now
-        else Object.assign(records, {snoozedUntil: null, verdict: 'needs_input', verdictAt: now})
-        return {records}
-      },
-      {
-        done: () => 'woken',
-        refuse: (row) =>
-          isKilled(row.records)
-            ? `${shortId(row.id)} is killed: "cast restore ${shortId(row.id)}" brings its card back (nothing was woken).`
-            : null,
-      },
-    )
+    const {planWake} = await import('../core/model/triage.js')
+    return this.triage('wake', this.sessionArgs(argv), (row, now) => planWake(row, now), {done: () => 'woken'})
   }
 }

@@ -1,9 +1,10 @@
 /**
- * What every triage verb shares: resolve all the sessions first, then one transaction that saves
- * the undo history, applies the change and reconciles, then one line per session.
+ * What every triage verb shares: resolve all the sessions first, then one transaction that asks
+ * the verb's pure plan (src/core/model/triage.ts) about each session, saves the undo history,
+ * applies the change and reconciles, then one line per session.
  */
+import type {TriagePlan, TriageRefusal} from '../core/model/triage.js'
 import type {SessionRow} from '../core/store/store.js'
-import type {TriageChange} from '../core/store/triage.js'
 import {BaseCommand} from './base-command.js'
 import {EXIT} from './exit-codes.js'
 import {listOf} from './lists.js'
@@ -17,13 +18,12 @@ export interface TriageResult {
 }
 
 export interface TriageOptions {
-  /** A reason to refuse the whole action (exit 5) because of this session, or null. */
-  readonly refuse?: (row: SessionRow, now: number) => string | null
-  /** The exit code of a refusal (default 5, refused). */
-  readonly refuseExit?: number
   /** What the human line says was done, per session ("snoozed until …"). */
   readonly done: (row: SessionRow) => string
 }
+
+/** The exit code of each kind of refusal. */
+const REFUSAL_EXIT: Record<TriageRefusal['kind'], number> = {not_found: EXIT.NOT_FOUND, refused: EXIT.REFUSED, usage: EXIT.USAGE}
 
 export abstract class TriageCommand extends BaseCommand {
   /** The session arguments: every positional argument is a session. */
@@ -33,26 +33,28 @@ export abstract class TriageCommand extends BaseCommand {
     return list
   }
 
-  /** Resolve every query, then apply `plan` to each session in one transaction and report. */
+  /**
+   * Resolve every query, then apply the verb's plan to each session in one transaction and
+   * report. A plan that refuses any session fails the whole action: the transaction rolls back,
+   * nothing changes.
+   */
   protected async triage(
     verb: string,
     queries: readonly string[],
-    plan: (row: SessionRow, now: number) => TriageChange | null,
+    plan: (row: SessionRow, now: number) => TriagePlan,
     options: TriageOptions,
   ): Promise<TriageResult> {
     const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('./resolve.js')
     const {applyTriage} = await import('../core/store/triage.js')
+    const {isRefusal} = await import('../core/model/triage.js')
     const ids = resolveSessions(store, queries)
     const now = clock()
-    if (options.refuse) {
-      for (const row of store.loadSessions(ids)) {
-        const why = options.refuse(row, now)
-        if (why !== null) this.fail(why, options.refuseExit ?? EXIT.REFUSED)
-      }
-    }
-
-    const applied = applyTriage(store, {now, verb, who: this.me}, ids, (row) => plan(row, now))
+    const applied = applyTriage(store, {now, verb, who: this.me}, ids, (row) => {
+      const planned = plan(row, now)
+      if (isRefusal(planned)) this.fail(planned.refused, REFUSAL_EXIT[planned.kind])
+      return planned
+    })
     return this.report(verb, applied.action, ids, now, options.done, new Set(applied.sessions))
   }
 

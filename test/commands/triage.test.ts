@@ -110,6 +110,9 @@ describe('triage verbs', () => {
       expect(r.code).toBe(5)
       expect(r.stderr).toContain('is killed')
       expect(where(await row(h, 1))).toBe('dormant:snoozed [snoozed]')
+      // Nothing of the refused action was saved: the last action to undo is still the kill.
+      const {history} = json(await cast(h, ['undo', '--list', '--json'])) as {history: {verb: string}[]}
+      expect(history.map((a) => a.verb)).toEqual(['kill', 'snooze'])
     })
   })
 

@@ -36,9 +36,11 @@ use this machine's time zone.`
     const now = this.now()
     const until = flags.for === undefined ? flags.until! : now + flags.for
     const {humanTime} = await import('../../lib/time-format.js')
+    const {planSnooze} = await import('../../core/model/triage.js')
     const when = humanTime(until, now)
-    return this.triage('snooze', sessions, (_row, at) => ({records: {filedAt: at, filing: 'snoozed', snoozedUntil: until}}), {
-      done: () => `snoozed until ${when}`,
-    })
+    // --for counts from the moment the snooze is filed, so it is never past; an --until that
+    // passed while the store synced is refused by the plan.
+    const untilAt = (at: number): number => (flags.for === undefined ? until : at + flags.for)
+    return this.triage('snooze', sessions, (row, at) => planSnooze(row, at, untilAt(at)), {done: () => `snoozed until ${when}`})
   }
 }

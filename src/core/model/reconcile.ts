@@ -108,14 +108,6 @@ export function eventFor(firstSight: boolean, fromBucket: Bucket | null, bucket:
 }
 
 /**
- * A person's verb that hands a session back to someone (own, mark, wake) clears its filing
- * (a dismiss, stash, hidden stash or snooze) so it lands where they see it; a kill stands.
- */
-export function handoffClearsFiling(filing: Filing | null): boolean {
-  return filing !== null && filing !== 'killed'
-}
-
-/**
  * What a parent sees of its subagent children: one is producing (working), and the oldest open
  * question or permission prompt among them.
  */

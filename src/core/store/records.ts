@@ -2,26 +2,13 @@
  * The records table: cast's own records about a session (DESIGN §3.3) as triage verbs change
  * them and undo restores them.
  */
+import type {StoredRecords} from '../model/session-shape.js'
+import type {RecordsPatch} from '../model/triage.js'
 import type {Declaration, Filing, Verdict} from '../model/types.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {Store} from './store.js'
 
-/** The part of the records row a triage verb may change (and undo restores). */
-export interface RecordsPatch {
-  declaration?: Declaration | null
-  verdict?: Verdict | null
-  verdictAt?: number | null
-  filing?: Filing | null
-  filedAt?: number | null
-  snoozedUntil?: number | null
-  killedAt?: number | null
-  lastSendAt?: number | null
-  pinned?: boolean
-  deferredAt?: number | null
-  unread?: boolean
-  deliveredTurn?: number | null
-  renamed?: string | null
-}
+export type {RecordsPatch} from '../model/triage.js'
 
 const RECORD_COLUMNS: Record<keyof RecordsPatch, string> = {
   declaration: 'declaration',
@@ -41,7 +28,11 @@ const RECORD_COLUMNS: Record<keyof RecordsPatch, string> = {
 
 export function getRecordsRow(store: Store, sessionId: string): RecordsPatch {
   const r = store.q('SELECT * FROM records WHERE session_id = ?').get(sessionId) as Row | undefined
-  if (!r) return {}
+  return r ? recordsFromRow(r) : {}
+}
+
+/** A records row's columns, typed (what loadSessions hands the model, and what undo saves). */
+export function recordsFromRow(r: Row): StoredRecords & {readonly renamed: string | null} {
   return {
     declaration: parseJson<Declaration | null>(r.declaration, null),
     deferredAt: num(r.deferred_at),

@@ -4,38 +4,14 @@
  */
 import {castId} from '../model/ids.js'
 import {summarizeChildren} from '../model/reconcile.js'
-import type {
-  Agent,
-  Bucket,
-  ChildSummary,
-  Declaration,
-  Filing,
-  Reason,
-  Rule,
-  SessionFacts,
-  SessionRecords,
-  Verdict,
-  WorkState,
-} from '../model/types.js'
+import {type DecisionCard, openDecisionBySession, shapeRecords} from '../model/session-shape.js'
+import type {Agent, Bucket, ChildSummary, Reason, Rule, SessionFacts, SessionRecords, WorkState} from '../model/types.js'
 import {EMPTY_FACTS} from '../model/types.js'
+import {recordsFromRow} from './records.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {Store} from './store.js'
 
-export interface DecisionCard {
-  readonly id: string
-  readonly sessionId: string
-  readonly question: string
-  readonly options: readonly {readonly label: string; readonly effect: string}[]
-  readonly recommend: number | null
-  readonly why: string | null
-  readonly askedAt: number
-  readonly askedBy: string
-  readonly answer: number | null
-  readonly answerNote: string | null
-  readonly answeredAt: number | null
-  readonly answeredBy: string | null
-  readonly auto: boolean
-}
+export type {DecisionCard} from '../model/session-shape.js'
 
 export interface SessionRow {
   readonly id: string
@@ -169,11 +145,8 @@ function joined(store: Store, list: string | null): Joined {
     j.labels.set(k, {...j.labels.get(k), [String(r.who)]: String(r.label)})
   }
 
-  for (const r of pull('SELECT * FROM decisions WHERE answered_at IS NULL')) {
-    const card = decisionFromRow(r)
-    const prev = j.decisions.get(card.sessionId)
-    if (!prev || prev.askedAt > card.askedAt) j.decisions.set(card.sessionId, card)
-  }
+  for (const [k, card] of openDecisionBySession(pull('SELECT * FROM decisions WHERE answered_at IS NULL').map(decisionFromRow)))
+    j.decisions.set(k, card)
 
   for (const r of pull(`SELECT session_id, every_ms FROM schedules WHERE status = 'armed'`)) {
     const k = String(r.session_id)
@@ -205,7 +178,9 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
     const id = String(r.id)
     const facts = {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})}
     const kids = children.get(id) ?? []
-    const records = recordsFromRow(recs.get(id), owners.get(id) ?? [], triggers.get(id), decisions.get(id)?.askedAt ?? null, facts)
+    const rec = recs.get(id)
+    const joins = {openDecision: decisions.get(id) ?? null, owners: owners.get(id) ?? [], triggers: triggers.get(id)}
+    const records: SessionRecords = shapeRecords(rec ? recordsFromRow(rec) : null, joins, facts.turnIndex)
     return {
       agent: String(r.agent),
       bucket: (str(r.bucket) ?? 'new') as Bucket,
@@ -247,32 +222,5 @@ export function decisionFromRow(r: Row): DecisionCard {
     recommend: num(r.recommend),
     sessionId: String(r.session_id),
     why: str(r.why),
-  }
-}
-
-function recordsFromRow(
-  r: Row | undefined,
-  owners: string[],
-  triggers: {oneShot: number; recurring: number} | undefined,
-  openDecisionAt: number | null,
-  facts: SessionFacts,
-): SessionRecords {
-  const verdict = str(r?.verdict) as Verdict | null
-  return {
-    declaration: parseJson<Declaration | null>(r?.declaration, null),
-    deferredAt: num(r?.deferred_at),
-    delivered: r?.delivered_turn !== null && r?.delivered_turn !== undefined && Number(r.delivered_turn) === facts.turnIndex,
-    filedAt: num(r?.filed_at),
-    filing: str(r?.filing) as Filing | null,
-    killedAt: num(r?.killed_at),
-    lastSendAt: num(r?.last_send_at),
-    openDecision: openDecisionAt !== null,
-    openDecisionAt,
-    owners,
-    pinned: Boolean(r?.pinned),
-    snoozedUntil: num(r?.snoozed_until),
-    triggers: triggers ?? {oneShot: 0, recurring: 0},
-    unread: Boolean(r?.unread),
-    verdict: verdict ? {at: Number(r?.verdict_at ?? 0), verdict} : null,
   }
 }

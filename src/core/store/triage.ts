@@ -4,19 +4,10 @@
  * change into `history`, applies the change and reconciles, so the transitions log gets exactly
  * one row per change and `cast undo` can put every row of the action back.
  */
-import type {RecordsPatch, SessionRow, Store} from './store.js'
+import {planSnoozeDue, type RecordsPatch, type TriageChange} from '../model/triage.js'
+import type {SessionRow, Store} from './store.js'
 import {addOwner, type OwnerRow, ownersOf, removeOwner, replaceOwners} from './ownership.js'
-
-/** What a verb does to one session. Only the keys present are touched (and saved for undo). */
-export interface TriageChange {
-  readonly records?: RecordsPatch
-  /** Owners to add (in order), to remove, or clear them all first. */
-  readonly owners?: {readonly add?: readonly string[]; readonly remove?: readonly string[]; readonly clear?: boolean}
-  /** Set (a string) or clear (null) the acting user's personal label. */
-  readonly label?: string | null
-  /** Cancel the session's armed scheduled messages (kill). */
-  readonly cancelSchedules?: boolean
-}
+import {num} from './rows.js'
 
 /** What `history.before` holds: the part of the session an action changed, as it was before. */
 export interface HistoryBefore {
@@ -63,8 +54,9 @@ const RECORD_DEFAULTS: Required<RecordsPatch> = {
 type Row = Record<string, unknown>
 
 /**
- * Apply one action to several sessions: `plan` sees each session as it is inside the transaction
- * and says what to change (null: leave it alone). One transaction: history, change, reconcile.
+ * Apply one action to several sessions: `plan` (a verb's plan, src/core/model/triage.ts) sees each
+ * session as it is inside the transaction and says what to change (null: leave it alone). One
+ * transaction: history, change, reconcile.
  */
 export function applyTriage(
   store: Store,
@@ -225,19 +217,20 @@ export interface SweepResult {
 }
 
 /**
- * Wake what came due: a snooze whose time has come loses its `snoozed` filing (the classifier
- * already reads it needs_input/snooze_expired; `snoozedUntil` stays so it does until the next
- * activity), and every session whose next_check_at is due is reconciled. One IMMEDIATE
+ * Wake what came due: each snoozed session the model's `planSnoozeDue` says came due loses its
+ * filing, and every session whose next_check_at is due is reconciled. One IMMEDIATE
  * transaction, so concurrent sweeps (and the daemon) never wake the same snooze twice.
  */
 export function sweepSnoozes(store: Store, now: number): SweepResult {
   return store.tx(() => {
-    const woken = (
-      store
-        .q(`SELECT session_id FROM records WHERE filing = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= ?`)
-        .all(now) as Row[]
-    ).map((r) => String(r.session_id))
-    for (const id of woken) store.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(id)
+    const woken: string[] = []
+    for (const r of store.q(`SELECT session_id, snoozed_until FROM records WHERE filing = 'snoozed'`).all() as Row[]) {
+      const patch = planSnoozeDue({filing: 'snoozed', snoozedUntil: num(r.snoozed_until)}, now)
+      if (patch === null) continue
+      store.patchRecords(String(r.session_id), patch)
+      woken.push(String(r.session_id))
+    }
+
     const checked = store.dueForCheck(now).filter((id) => !woken.includes(id))
     const all = [...woken, ...checked]
     const {transitions} = all.length > 0 ? store.reconcile(now, all) : {transitions: 0}

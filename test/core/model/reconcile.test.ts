@@ -1,14 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {
-  eventFor,
-  handoffClearsFiling,
-  planReconcile,
-  type ReconcilePlan,
-  type StoredPlacement,
-  summarizeChildren,
-} from '../../../src/core/model/reconcile.js'
-import type {ChildSummary, Filing, SessionFacts, SessionRecords} from '../../../src/core/model/types.js'
+import {eventFor, planReconcile, type ReconcilePlan, type StoredPlacement, summarizeChildren} from '../../../src/core/model/reconcile.js'
+import type {ChildSummary, SessionFacts, SessionRecords} from '../../../src/core/model/types.js'
 import {HOUR, MIN, NOW, block, children, facts, proc, records} from './helpers.js'
 
 const NEVER: StoredPlacement = {bucket: null, nextCheckAt: null, reason: null, rule: null, state: null, workingSince: null}
@@ -223,19 +216,6 @@ describe('eventFor', () => {
     ${false}   | ${'stashed'} | ${'questions'} | ${'transition'}
   `('$from -> $to (first sight: $firstSight) is $event', ({event, firstSight, from, to}) => {
     expect(eventFor(firstSight, from, to)).toBe(event)
-  })
-})
-
-describe('handoffClearsFiling', () => {
-  it.each<[Filing | null, boolean]>([
-    [null, false],
-    ['stashed', true],
-    ['hidden', true],
-    ['dismissed', true],
-    ['snoozed', true],
-    ['killed', false],
-  ])('%s -> %s', (filing, clears) => {
-    expect(handoffClearsFiling(filing)).toBe(clears)
   })
 })
 
