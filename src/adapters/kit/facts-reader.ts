@@ -38,7 +38,8 @@ export function factsReader<F extends ContributionExtra & {readonly [P in K]: st
   tags: {readonly [T in F[K]]: true},
 ): FactsReader<F, K> {
   const known: ReadonlySet<unknown> = new Set(Object.keys(tags))
-  const isFacts = (x: ContributionExtra | undefined): x is F => x !== undefined && known.has(x[key])
+  // `!= null`: a stored contribution is JSON, and its extra could read back as null.
+  const isFacts = (x: ContributionExtra | undefined): x is F => x != null && known.has(x[key])
   const all = (c: Source): F | null => (c != null && isFacts(c.extra) ? c.extra : null)
   return {
     all,

@@ -28,6 +28,7 @@ describe('factsReader', () => {
     expect(reader.all(stored({extra: {scan: 'at_rest'}, facts: {}, nativeId: 'a'}))).toBeNull()
     expect(reader.all(stored({extra: {role: 'registry'}, facts: {}, nativeId: 'a'}))).toBeNull()
     expect(reader.all(stored({facts: {}, nativeId: 'a'}))).toBeNull()
+    expect(reader.all(JSON.parse('{"extra":null,"facts":{},"nativeId":"a"}') as Contribution)).toBeNull()
     expect(reader.all(null)).toBeNull()
     expect(reader.of(undefined, 'file')).toBeNull()
   })
