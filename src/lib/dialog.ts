@@ -18,7 +18,7 @@
 import {registry} from '../adapters/index.js'
 import {screenMatcher, type DialogKeys, type ScreenMatch} from '../adapters/screen.js'
 import {processArgv} from '../core/ingest/process-table.js'
-import {readScreenOverrides} from '../core/ingest/screen.js'
+import {readScreenOverrides, screenObservationOf, screenSource} from '../core/ingest/screen.js'
 import type {Agent} from '../core/model/types.js'
 import {shortId} from '../core/model/ids.js'
 import {screenContributions} from '../core/store/screen.js'
@@ -68,16 +68,8 @@ function claimsIn(data: string, path: string): Claim[] {
     out.push({pid: pc['pid'], source: src, startedAt: typeof pc['startedAt'] === 'number' ? pc['startedAt'] : null})
   }
 
-  const screen = isObject(c['extra']) ? c['extra']['screen'] : undefined
-  if (isObject(screen) && typeof screen['pid'] === 'number') {
-    const pane = typeof screen['pane'] === 'string' ? screen['pane'] : '?'
-    const address = typeof screen['address'] === 'string' && screen['address'] !== '' ? ` (${screen['address']})` : ''
-    out.push({
-      pid: screen['pid'],
-      source: `tmux ${pane}${address}`,
-      startedAt: typeof screen['startedAt'] === 'number' ? screen['startedAt'] : null,
-    })
-  }
+  const screen = screenObservationOf(c)
+  if (screen !== null) out.push({pid: screen.pid, source: screenSource(screen).ref, startedAt: screen.startedAt ?? null})
 
   return out
 }

@@ -66,7 +66,7 @@ export function mergeTranscripts(list: readonly CheckedContribution[]): Transcri
     sources = {...sources, ...c.facts.sources}
     parseErrors += c.facts.parseErrors ?? 0
   }
-  const x = factsOf(sorted[sorted.length - 1] as CheckedContribution, 'transcript')
+  const x = factsOf(sorted.at(-1), 'transcript')
   return {
     backgroundAgents: x?.backgroundAgents ?? 0,
     endAt: x?.endAt ?? null,

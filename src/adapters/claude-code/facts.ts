@@ -2,10 +2,11 @@
  * Typed per-source facts (issue 12 point 2): what each Claude Code source carries for compose
  * beside its SessionFacts, as one discriminated union on `role`. The parsers write these
  * (transcript.ts, registry.ts, and the hook reducer in hooks.ts); compose reads them through
- * `claudeFacts`, the one place a stored contribution's `extra` is trusted as this shape.
+ * `claudeFacts`/`factsOf` (the kit's facts reader), the one place a stored contribution's `extra`
+ * is trusted as this shape.
  */
 import type {HookMoments} from '../kit/hook-steps.js'
-import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader} from '../kit/facts-reader.js'
 
 /** The transcript's turn state beyond the facts. */
 export type TranscriptFacts = {
@@ -60,28 +61,19 @@ export type SubagentMetaFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = HookMoments & {
+export type ClaudeHookFacts = HookMoments & {
   /** The open approval / question is a subagent's (its hook carried `agent_id`): that id. */
   readonly approvalAgent: string | null
   readonly questionAgent: string | null
   readonly sessionStartAt: number | null
 }
 
-export type ClaudeFacts = TranscriptFacts | RegistryFacts | SubagentMetaFacts | HookFacts
+export type ClaudeFacts = TranscriptFacts | RegistryFacts | SubagentMetaFacts | ClaudeHookFacts
 
-const ROLES: ReadonlySet<string> = new Set(['transcript', 'registry', 'subagent-meta', 'hooks'])
+const reader = factsReader<ClaudeFacts, 'role'>('role', {hooks: true, registry: true, 'subagent-meta': true, transcript: true})
 
 /** A contribution's Claude Code facts, by role (null: another source's, e.g. the screen's). */
-export function claudeFacts(c: Pick<Contribution, 'extra'>): ClaudeFacts | null {
-  const role = c.extra?.['role']
-  return typeof role === 'string' && ROLES.has(role) ? (c.extra as ClaudeFacts) : null
-}
+export const claudeFacts = reader.all
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends ClaudeFacts['role']>(
-  c: Pick<Contribution, 'extra'> | null,
-  role: R,
-): Extract<ClaudeFacts, {role: R}> | null {
-  const f = c === null ? null : claudeFacts(c)
-  return f?.role === role ? (f as Extract<ClaudeFacts, {role: R}>) : null
-}
+export const factsOf = reader.of

@@ -40,6 +40,7 @@ import {
   startTurn,
   toolMoved,
 } from '../kit/hook-steps.js'
+import type {ClaudeHookFacts} from './facts.js'
 import {clip, isObject, oneLine, str, type Json} from './text.js'
 
 export type {HookBlock} from '../kit/hook-steps.js'
@@ -241,7 +242,7 @@ export function reduceHook(prev: HookState, event: HookEvent): HookState {
   return s
 }
 
-export function hookContribution(s: HookState, nativeId: string): Contribution | null {
+export function hookContribution(s: HookState, nativeId: string): Contribution<ClaudeHookFacts> | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
   const facts: HookFacts = {
@@ -254,7 +255,7 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
   if (s.model !== null) facts.model = s.model
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return contributionOf(nativeId, facts, {
+  const extra: ClaudeHookFacts = {
     activityAt: s.activityAt,
     approvalAgent: s.approval?.agent ?? null,
     at: s.at,
@@ -267,7 +268,8 @@ export function hookContribution(s: HookState, nativeId: string): Contribution |
     role: 'hooks',
     sessionStartAt: s.sessionStartAt,
     settledAt: s.settledAt,
-  })
+  }
+  return contributionOf(nativeId, facts, extra)
 }
 
 export const claudeHooks: HookReducer<HookState> = {

@@ -16,9 +16,6 @@ const STATUS: Readonly<Record<string, ProcessStatus>> = {
   waiting: 'waiting',
 }
 
-/** What compose needs from a registry file beyond the process claim (facts.ts). */
-export type RegistryExtra = RegistryFacts
-
 export function parseRegistry(path: string, text: string): Contribution[] {
   // Not JSON: a file caught mid-rewrite. Throwing lets the engine count it and keep what the
   // file said before; an empty answer would drop the process (and its ask) for one pass.
@@ -35,7 +32,7 @@ export function parseRegistry(path: string, text: string): Contribution[] {
   const heartbeatAt = updatedAt === null ? statusUpdatedAt : statusUpdatedAt === null ? updatedAt : Math.max(updatedAt, statusUpdatedAt)
   const name = str(rec['name'])
   const cwd = str(rec['cwd'])
-  const extra: RegistryExtra = {
+  const extra: RegistryFacts = {
     cwd: cwd === null || cwd === '' ? null : cwd,
     entrypoint: str(rec['entrypoint']),
     kind: str(rec['kind']),

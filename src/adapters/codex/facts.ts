@@ -2,9 +2,10 @@
  * Typed per-source facts (issue 12 point 2): what each Codex source carries for compose beside
  * its SessionFacts, one discriminated union on `codex`. The rollout parser (rollout.ts), the
  * session index (session-index.ts) and the hook reducer (hooks.ts) write them; compose reads them
- * through `codexFacts`/`factsOf`, the one place a stored contribution's `extra` is trusted.
+ * through `factsOf` (the kit's facts reader), the one place a stored contribution's
+ * `extra` is trusted.
  */
-import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader} from '../kit/facts-reader.js'
 
 /** A rollout's turn state beyond the facts. */
 export type RolloutFacts = {
@@ -30,7 +31,7 @@ export type IndexFacts = {
 }
 
 /** The hook reducer's moment (hooks.ts). */
-export type HookFacts = {
+export type CodexHookFacts = {
   readonly codex: 'hook'
   /** When the hook fired (its turn's event, else the entry's). */
   readonly at: number
@@ -39,21 +40,9 @@ export type HookFacts = {
   readonly turnId: string | null
 }
 
-export type CodexFacts = RolloutFacts | IndexFacts | HookFacts
+export type CodexFacts = RolloutFacts | IndexFacts | CodexHookFacts
 
-const KINDS: ReadonlySet<string> = new Set(['rollout', 'index', 'hook'])
+const reader = factsReader<CodexFacts, 'codex'>('codex', {hook: true, index: true, rollout: true})
 
-/** A contribution's Codex facts (null: another source's, e.g. the screen's or the process scan's). */
-export function codexFacts(c: Pick<Contribution, 'extra'>): CodexFacts | null {
-  const kind = c.extra?.['codex']
-  return typeof kind === 'string' && KINDS.has(kind) ? (c.extra as CodexFacts) : null
-}
-
-/** Narrowed to one source (null: the contribution is not that source's). */
-export function factsOf<K extends CodexFacts['codex']>(
-  c: Pick<Contribution, 'extra'> | null | undefined,
-  kind: K,
-): Extract<CodexFacts, {codex: K}> | null {
-  const f = c == null ? null : codexFacts(c)
-  return f?.codex === kind ? (f as Extract<CodexFacts, {codex: K}>) : null
-}
+/** A contribution's facts of one source (null: another source's, e.g. the screen's or the process scan's). */
+export const factsOf = reader.of

@@ -13,6 +13,7 @@
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock} from '../../core/model/types.js'
 import {contributionOf, type HookFacts, hookSource} from '../kit/hook-steps.js'
+import type {CodexHookFacts} from './facts.js'
 import {clip, str} from './text.js'
 
 export {HOOK_PRIORITY} from '../kit/hook-steps.js'
@@ -106,7 +107,7 @@ export function reduceHook(state: CodexHookState, event: HookEvent): CodexHookSt
   return {sessions: {...state.sessions, [id]: next}}
 }
 
-export function hookContribution(state: CodexHookState, nativeId: string): Contribution | null {
+export function hookContribution(state: CodexHookState, nativeId: string): Contribution<CodexHookFacts> | null {
   const entry = state.sessions[nativeId]
   if (!entry) return null
   const facts: HookFacts = {}
@@ -142,7 +143,8 @@ export function hookContribution(state: CodexHookState, nativeId: string): Contr
   }
 
   facts.sources = sources
-  return contributionOf(nativeId, facts, {at: turn?.at ?? entry.at, codex: 'hook', cwd: entry.cwd, turnId: turn?.turnId ?? null})
+  const extra: CodexHookFacts = {at: turn?.at ?? entry.at, codex: 'hook', cwd: entry.cwd, turnId: turn?.turnId ?? null}
+  return contributionOf(nativeId, facts, extra)
 }
 
 export const codexHooks: HookReducer<CodexHookState> = {

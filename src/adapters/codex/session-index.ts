@@ -14,8 +14,6 @@ import {firstLine, isRecord, str, toMs, utf8Length} from './text.js'
 /** Above the transcript (0): a /rename beats the first prompt. It sets nothing but the title. */
 export const INDEX_PRIORITY = 5
 
-export type IndexExtra = IndexFacts
-
 interface Entry {
   readonly title: string | null
   readonly updatedAt: number | null
@@ -50,7 +48,7 @@ export function parseSessionIndex(path: string, text: string): Contribution[] {
   const out: Contribution[] = []
   for (const [nativeId, entry] of newest) {
     if (entry.title === null) continue
-    const extra: IndexExtra = {codex: 'index', offset: entry.offset, ref: path, title: entry.title}
+    const extra: IndexFacts = {codex: 'index', offset: entry.offset, ref: path, title: entry.title}
     out.push({extra, facts: {}, nativeId, priority: INDEX_PRIORITY})
   }
 

@@ -60,9 +60,6 @@ export function feedEvents(s: CopilotState, env: JsonRecord, offset: number): bo
   return true
 }
 
-/** The extra an events contribution carries for compose (facts.ts). */
-export type EventsExtra = EventsFacts
-
 export function eventsContributions(s: CopilotState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[] {
   const nativeId = s.sessionId ?? match.nativeId
   const at = (fact: string): FactSource => {
@@ -105,7 +102,7 @@ export function eventsContributions(s: CopilotState, path: string, match: FileMa
     turnIndex: s.turnIndex,
     turnStartedAt: s.turnStartedAt,
   }
-  const extra: EventsExtra = {
+  const extra: EventsFacts = {
     aborts: s.aborts,
     compactions: s.compactions,
     firstPrompt: s.firstPrompt,

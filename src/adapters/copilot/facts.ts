@@ -5,7 +5,7 @@
  * `copilotFacts`/`factsOf`, the one place a stored contribution's `extra` is trusted as this shape.
  */
 import type {HookMoments} from '../kit/hook-steps.js'
-import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader} from '../kit/facts-reader.js'
 
 /** The event log's turn state beyond the facts (events.ts). */
 export type EventsFacts = {
@@ -50,26 +50,24 @@ export type LockFacts = {readonly role: 'lock'; readonly pid: number}
 export type LegacyFacts = {readonly role: 'legacy'}
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = HookMoments & {
+export type CopilotHookFacts = HookMoments & {
   readonly compactAt: number | null
   readonly sessionStartAt: number | null
 }
 
-export type CopilotFacts = EventsFacts | SubagentFacts | WorkspaceFacts | LockFacts | LegacyFacts | HookFacts
+export type CopilotFacts = EventsFacts | SubagentFacts | WorkspaceFacts | LockFacts | LegacyFacts | CopilotHookFacts
 
-const ROLES: ReadonlySet<string> = new Set(['events', 'subagent', 'workspace', 'lock', 'legacy', 'hooks'])
+const reader = factsReader<CopilotFacts, 'role'>('role', {
+  events: true,
+  hooks: true,
+  legacy: true,
+  lock: true,
+  subagent: true,
+  workspace: true,
+})
 
 /** A contribution's Copilot facts, by role (null: another source's, e.g. the screen's). */
-export function copilotFacts(c: Pick<Contribution, 'extra'>): CopilotFacts | null {
-  const role = c.extra?.['role']
-  return typeof role === 'string' && ROLES.has(role) ? (c.extra as CopilotFacts) : null
-}
+export const copilotFacts = reader.all
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends CopilotFacts['role']>(
-  c: Pick<Contribution, 'extra'> | null | undefined,
-  role: R,
-): Extract<CopilotFacts, {role: R}> | null {
-  const f = c == null ? null : copilotFacts(c)
-  return f?.role === role ? (f as Extract<CopilotFacts, {role: R}>) : null
-}
+export const factsOf = reader.of

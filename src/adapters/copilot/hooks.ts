@@ -36,6 +36,7 @@ import {
   startTurn,
   toolMoved,
 } from '../kit/hook-steps.js'
+import type {CopilotHookFacts} from './facts.js'
 import {isObject, oneLine, str, type Json} from './text.js'
 
 export {HOOK_PRIORITY, type HookBlock} from '../kit/hook-steps.js'
@@ -201,7 +202,7 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
   return s
 }
 
-export function copilotHookContribution(s: CopilotHookState, nativeId: string): Contribution | null {
+export function copilotHookContribution(s: CopilotHookState, nativeId: string): Contribution<CopilotHookFacts> | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
   const facts: HookFacts = {
@@ -212,7 +213,7 @@ export function copilotHookContribution(s: CopilotHookState, nativeId: string): 
   blockSources(facts, sources, ['approval', 'question', 'error'])
   settledFact(s, facts, sources)
   facts.sources = sources
-  return contributionOf(nativeId, facts, {
+  const extra: CopilotHookFacts = {
     activityAt: s.activityAt,
     at: s.at,
     compactAt: s.compactAt,
@@ -224,7 +225,8 @@ export function copilotHookContribution(s: CopilotHookState, nativeId: string): 
     role: 'hooks',
     sessionStartAt: s.sessionStartAt,
     settledAt: s.settledAt,
-  })
+  }
+  return contributionOf(nativeId, facts, extra)
 }
 
 export const copilotHooks: HookReducer<CopilotHookState> = {

@@ -28,15 +28,12 @@ function parseYaml(text: string): unknown {
   return yamlParse(text)
 }
 
-/** What compose needs from workspace.yaml (facts.ts). */
-export type WorkspaceExtra = WorkspaceFacts
-
 /** Throws on YAML that does not parse (a file caught mid-write): the engine counts it. */
 export function parseWorkspace(path: string, text: string, nativeId: string): Contribution[] {
   const doc = parseYaml(text)
   if (!isObject(doc)) return []
   const id = str(doc['id']) ?? nativeId
-  const extra: WorkspaceExtra = {
+  const extra: WorkspaceFacts = {
     createdAt: toMs(doc['created_at']),
     cwd: str(doc['cwd']),
     name: typeof doc['name'] === 'string' ? firstLine(doc['name']) : null,

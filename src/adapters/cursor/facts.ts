@@ -5,7 +5,7 @@
  * one place a stored contribution's `extra` is trusted as this shape.
  */
 import type {HookMoments} from '../kit/hook-steps.js'
-import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader} from '../kit/facts-reader.js'
 
 /** A chat's store.db beyond the facts. */
 export type StoreFacts = {
@@ -28,26 +28,17 @@ export type MetaFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). Not facts: hooks alone (no chat store) do not make a session. */
-export type HookFacts = HookMoments & {
+export type CursorHookFacts = HookMoments & {
   readonly model: string | null
   readonly textAt: number | null
 }
 
-export type CursorFacts = StoreFacts | MetaFacts | HookFacts
+export type CursorFacts = StoreFacts | MetaFacts | CursorHookFacts
 
-const ROLES: ReadonlySet<string> = new Set(['store', 'meta', 'hooks'])
+const reader = factsReader<CursorFacts, 'role'>('role', {hooks: true, meta: true, store: true})
 
 /** A contribution's Cursor facts, by role (null: another source's, e.g. the screen's). */
-export function cursorFacts(c: Pick<Contribution, 'extra'>): CursorFacts | null {
-  const role = c.extra?.['role']
-  return typeof role === 'string' && ROLES.has(role) ? (c.extra as CursorFacts) : null
-}
+export const cursorFacts = reader.all
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends CursorFacts['role']>(
-  c: Pick<Contribution, 'extra'> | null | undefined,
-  role: R,
-): Extract<CursorFacts, {role: R}> | null {
-  const f = c == null ? null : cursorFacts(c)
-  return f?.role === role ? (f as Extract<CursorFacts, {role: R}>) : null
-}
+export const factsOf = reader.of

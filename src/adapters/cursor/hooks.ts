@@ -17,6 +17,7 @@
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock} from '../../core/model/types.js'
 import {contributionOf, endSession, type HookFacts, hookSource, settle, settledFact, startTurn} from '../kit/hook-steps.js'
+import type {CursorHookFacts} from './facts.js'
 import {clip, oneLine, str} from './text.js'
 
 export {HOOK_PRIORITY} from '../kit/hook-steps.js'
@@ -134,7 +135,7 @@ export function reduceCursorHook(prev: CursorHookState, event: HookEvent): Curso
   return s
 }
 
-export function cursorHookContribution(s: CursorHookState, nativeId: string): Contribution | null {
+export function cursorHookContribution(s: CursorHookState, nativeId: string): Contribution<CursorHookFacts> | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
   // The error comes with stop (the state keeps no event for it).
@@ -145,7 +146,7 @@ export function cursorHookContribution(s: CursorHookState, nativeId: string): Co
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return contributionOf(nativeId, facts, {
+  const extra: CursorHookFacts = {
     activityAt: s.activityAt,
     at: s.at,
     // Not facts: hooks alone (no chat store) do not make a session.
@@ -157,7 +158,8 @@ export function cursorHookContribution(s: CursorHookState, nativeId: string): Co
     role: 'hooks',
     settledAt: s.settledAt,
     textAt: s.textAt,
-  })
+  }
+  return contributionOf(nativeId, facts, extra)
 }
 
 export const cursorHooks: HookReducer<CursorHookState> = {

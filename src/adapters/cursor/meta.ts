@@ -8,8 +8,6 @@ import type {MetaFacts} from './facts.js'
 import type {FactSource, SessionFacts} from '../../core/model/types.js'
 import {firstLine, isObject, str, toMs} from './text.js'
 
-export type MetaExtra = MetaFacts
-
 /** Throws on a file caught mid-write (the engine counts it and reads it again on the next change). */
 export function parseCursorMeta(path: string, text: string, nativeId: string): Contribution[] {
   const doc = JSON.parse(text) as unknown
@@ -31,7 +29,7 @@ export function parseCursorMeta(path: string, text: string, nativeId: string): C
     sources['createdAt'] = source
   }
 
-  const extra: MetaExtra = {
+  const extra: MetaFacts = {
     hasConversation: typeof doc['hasConversation'] === 'boolean' ? doc['hasConversation'] : null,
     isSubagent: doc['isSubagent'] === true,
     ref: path,

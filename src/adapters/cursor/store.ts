@@ -209,9 +209,6 @@ function blobJson(db: ReadonlyDb, id: string): Json | null {
   }
 }
 
-/** What compose needs from the store beyond plain facts. */
-export type StoreExtra = StoreFacts
-
 /** Title candidate: the first prompt. */
 function firstPromptOf(db: ReadonlyDb, ordered: readonly Row[]): string | null {
   const first = ordered.find((r) => r.prompt)
@@ -294,7 +291,7 @@ export function readCursorStore(db: ReadonlyDb, path: string, match: FileMatch &
     title: firstPrompt,
     turnIndex: prompts,
   }
-  const extra: StoreExtra = {
+  const extra: StoreFacts = {
     lastRole: last?.role ?? null,
     messageBlobs: ids.length,
     mode: str(meta['mode']),

@@ -66,9 +66,6 @@ export function turnCount(s: ChatState): number {
   return s.foldedTurns + s.win.filter((m) => m.k === 'u').length
 }
 
-/** The extra a chat contribution carries for compose (facts.ts). */
-export type ChatExtra = ChatFacts
-
 export function chatContribution(s: ChatState, path: string, match: FileMatch): Contribution[] {
   const m = match as GeminiMatch
   const parent = m.kind === 'jsonl' ? (m.parentNativeId ?? null) : null
@@ -123,7 +120,7 @@ export function chatContribution(s: ChatState, path: string, match: FileMatch): 
     turnIndex: turnCount(s),
     turnStartedAt: last?.at ?? null,
   }
-  const extra: ChatExtra = {
+  const extra: ChatFacts = {
     checkpoints: s.checkpoints,
     compactions: s.compactions,
     format: jsonl ? 'jsonl' : 'json',

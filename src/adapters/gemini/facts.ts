@@ -5,7 +5,7 @@
  * stored contribution's `extra` is trusted as this shape.
  */
 import type {HookMoments} from '../kit/hook-steps.js'
-import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader} from '../kit/facts-reader.js'
 
 /** A chat file's state beyond the facts. */
 export type ChatFacts = {
@@ -24,26 +24,17 @@ export type ChatFacts = {
 }
 
 /** The hook reducer's moments (hooks.ts). */
-export type HookFacts = HookMoments & {
+export type GeminiHookFacts = HookMoments & {
   readonly compactAt: number | null
   readonly sessionStartAt: number | null
 }
 
-export type GeminiFacts = ChatFacts | HookFacts
+export type GeminiFacts = ChatFacts | GeminiHookFacts
 
-const ROLES: ReadonlySet<string> = new Set(['chat', 'hooks'])
+const reader = factsReader<GeminiFacts, 'role'>('role', {chat: true, hooks: true})
 
 /** A contribution's Gemini facts, by role (null: another source's, e.g. the screen's). */
-export function geminiFacts(c: Pick<Contribution, 'extra'>): GeminiFacts | null {
-  const role = c.extra?.['role']
-  return typeof role === 'string' && ROLES.has(role) ? (c.extra as GeminiFacts) : null
-}
+export const geminiFacts = reader.all
 
 /** Narrowed to one role (null: the contribution is not that source's). */
-export function factsOf<R extends GeminiFacts['role']>(
-  c: Pick<Contribution, 'extra'> | null | undefined,
-  role: R,
-): Extract<GeminiFacts, {role: R}> | null {
-  const f = c == null ? null : geminiFacts(c)
-  return f?.role === role ? (f as Extract<GeminiFacts, {role: R}>) : null
-}
+export const factsOf = reader.of

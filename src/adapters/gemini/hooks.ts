@@ -32,6 +32,7 @@ import {
   startSession,
   startTurn,
 } from '../kit/hook-steps.js'
+import type {GeminiHookFacts} from './facts.js'
 import {clip, isObject, oneLine, str} from './text.js'
 
 export {HOOK_PRIORITY, type HookBlock} from '../kit/hook-steps.js'
@@ -190,7 +191,7 @@ export function reduceGeminiHook(prev: GeminiHookState, event: HookEvent): Gemin
   return s
 }
 
-export function geminiHookContribution(s: GeminiHookState, nativeId: string): Contribution | null {
+export function geminiHookContribution(s: GeminiHookState, nativeId: string): Contribution<GeminiHookFacts> | null {
   if (s.event === null) return null
   const sources: Record<string, FactSource> = {}
   const facts: HookFacts = {approval: hardBlock(s.approval), question: hardBlock(s.question)}
@@ -199,7 +200,7 @@ export function geminiHookContribution(s: GeminiHookState, nativeId: string): Co
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
-  return contributionOf(nativeId, facts, {
+  const extra: GeminiHookFacts = {
     activityAt: s.activityAt,
     at: s.at,
     compactAt: s.compactAt,
@@ -211,7 +212,8 @@ export function geminiHookContribution(s: GeminiHookState, nativeId: string): Co
     role: 'hooks',
     sessionStartAt: s.sessionStartAt,
     settledAt: s.settledAt,
-  })
+  }
+  return contributionOf(nativeId, facts, extra)
 }
 
 export const geminiHooks: HookReducer<GeminiHookState> = {

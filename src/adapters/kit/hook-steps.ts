@@ -7,7 +7,7 @@
  * States are plain records stored between events (the spool keeps them as JSON), so a step only
  * writes fields its state type declares: a state without asks is never given an `approval`.
  */
-import type {Contribution} from '../../core/ingest/adapter.js'
+import type {Contribution, ContributionExtra} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
 
 /** The priority of hook contributions (above the files, which are older news). */
@@ -167,7 +167,10 @@ export function settledFact(s: Settling, facts: HookFacts, sources: Record<strin
   }
 }
 
-/** A hook contribution: the facts, and what is not a fact (cwd and timings: hooks alone do not make a session). */
-export function contributionOf(nativeId: string, facts: HookFacts, extra: Record<string, unknown>): Contribution {
+/**
+ * A hook contribution: the facts, and what is not a fact (cwd and timings: hooks alone do not make
+ * a session), typed as the adapter's hook facts (its `facts.ts`).
+ */
+export function contributionOf<X extends ContributionExtra>(nativeId: string, facts: HookFacts, extra: X): Contribution<X> {
   return {extra, facts, nativeId, priority: HOOK_PRIORITY}
 }

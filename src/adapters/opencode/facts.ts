@@ -6,6 +6,7 @@
  * stored contribution's `extra` is trusted as this shape.
  */
 import type {Contribution} from '../../core/ingest/adapter.js'
+import {factsReader, hasTag, type Tagged} from '../kit/facts-reader.js'
 import type {OcMessage, OcPart, OcSession} from './model.js'
 
 /** A database's summary of one session (complete on its own). */
@@ -34,28 +35,16 @@ export type StorageFacts =
 
 export type OpencodeFacts = DbFacts | LogFacts | StorageFacts
 
-const SOURCES: ReadonlySet<string> = new Set(['db', 'log', 'storage'])
+const reader = factsReader<OpencodeFacts, 'opencode'>('opencode', {db: true, log: true, storage: true})
 
-/** A contribution's OpenCode facts (null: another source's, e.g. the screen's or the process scan's). */
-export function opencodeFacts(c: Pick<Contribution, 'extra'>): OpencodeFacts | null {
-  const source = c.extra?.['opencode']
-  return typeof source === 'string' && SOURCES.has(source) ? (c.extra as OpencodeFacts) : null
-}
-
-/** Narrowed to one source (null: the contribution is not that source's). */
-export function factsOf<K extends OpencodeFacts['opencode']>(
-  c: Pick<Contribution, 'extra'> | null | undefined,
-  source: K,
-): Extract<OpencodeFacts, {opencode: K}> | null {
-  const f = c == null ? null : opencodeFacts(c)
-  return f?.opencode === source ? (f as Extract<OpencodeFacts, {opencode: K}>) : null
-}
+/** A contribution's facts of one source (null: another source's, e.g. the screen's or the process scan's). */
+export const factsOf = reader.of
 
 /** A storage record of one kind (null: another kind, or not a storage record). */
 export function storageRecord<R extends StorageFacts['record']>(
   c: Pick<Contribution, 'extra'> | null | undefined,
   record: R,
-): Extract<StorageFacts, {record: R}> | null {
+): Tagged<StorageFacts, 'record', R> | null {
   const f = factsOf(c, 'storage')
-  return f?.record === record ? (f as Extract<StorageFacts, {record: R}>) : null
+  return f !== null && hasTag(f, 'record', record) ? f : null
 }

@@ -36,6 +36,7 @@
  */
 import type {Contribution, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock, SessionFacts} from '../../core/model/types.js'
+import type {SessionFileFacts} from './facts.js'
 import {feedPi} from './session-lines.js'
 import {initPi, type PiState} from './session-state.js'
 
@@ -53,7 +54,7 @@ export function piTitle(s: PiState): {title: string | null; offset: number | und
   return {offset: s.src.firstAny, title: s.firstAny}
 }
 
-export function piContribution(s: PiState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution {
+export function piContribution(s: PiState, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution<SessionFileFacts> {
   const at = (offset: number | undefined): FactSource =>
     offset === undefined ? {kind: 'transcript', ref: path} : {kind: 'transcript', offset, ref: path}
   const sources: Record<string, FactSource> = {}
@@ -86,16 +87,17 @@ export function piContribution(s: PiState, path: string, match: FileMatch & {kin
     turnIndex: s.turnIndex,
     turnStartedAt: s.turnStartedAt,
   }
+  const extra: SessionFileFacts = {
+    compactions: s.compactions,
+    forkedFrom: s.forkedFrom,
+    headerId: s.headerId,
+    pi: 'session',
+    provider: s.provider,
+    tail: s.tailWhy,
+    version: s.version ?? (s.header ? 1 : null),
+  }
   return {
-    extra: {
-      compactions: s.compactions,
-      forkedFrom: s.forkedFrom,
-      headerId: s.headerId,
-      pi: 'session',
-      provider: s.provider,
-      tail: s.tailWhy,
-      version: s.version ?? (s.header ? 1 : null),
-    },
+    extra,
     facts,
     nativeId: match.nativeId,
     priority: 0,

@@ -39,10 +39,19 @@ export interface ProcessClaim {
 }
 
 /**
- * What one file knows about one session. JSON-serializable: the engine stores it so a session
- * can be recomposed when any of its files changes without re-reading the others.
+ * What a source carries beyond SessionFacts, as the engine stores it (JSON). Each source types its
+ * own: the adapters one discriminated union each (their `facts.ts`), the screen sweep
+ * `ScreenExtra` (screen-overlay.ts), the process scan `ScanExtra` (process-scan.ts).
  */
-export interface Contribution {
+export type ContributionExtra = Readonly<Record<string, unknown>>
+
+/**
+ * What one file knows about one session. JSON-serializable: the engine stores it so a session
+ * can be recomposed when any of its files changes without re-reading the others. `X` is the type
+ * of its `extra` where the writer knows it; a contribution read back from the store has the
+ * untyped default, and each reader narrows it through its source's guard.
+ */
+export interface Contribution<X extends ContributionExtra = ContributionExtra> {
   readonly nativeId: string
   /** Facts this file knows. Undefined keys are left to other files. */
   readonly facts: Partial<SessionFacts>
@@ -55,11 +64,11 @@ export interface Contribution {
    * registry's waitingFor). Each adapter types its sources' facts as one discriminated union in
    * its own `facts.ts` and reads them back through it; the engine only stores them.
    */
-  readonly extra?: Readonly<Record<string, unknown>>
+  readonly extra?: X
 }
 
 /** A contribution whose process claim the engine has checked against the process table. */
-export interface CheckedContribution extends Contribution {
+export interface CheckedContribution<X extends ContributionExtra = ContributionExtra> extends Contribution<X> {
   /** Set when processClaim was present: the claim, checked. */
   readonly processAlive?: boolean
 }

@@ -114,6 +114,29 @@ export function isScanContribution(c: Contribution): boolean {
   return c.processClaim?.source.kind === 'scan'
 }
 
+/**
+ * The extra of a `scan://` contribution whose claim was taken while the session was at rest
+ * (settled, or not started): it says only that the session is live, and its process gone is not
+ * a crash. A claim taken while the session ran has no extra.
+ */
+export type ScanExtra = {readonly scan: 'at_rest'}
+
+const AT_REST: ScanExtra = {scan: 'at_rest'}
+
+/** Was this scan claim taken while the session was at rest? */
+function takenAtRest(c: Pick<Contribution, 'extra'>): boolean {
+  return c.extra?.['scan'] === 'at_rest'
+}
+
+/** The process claim in a stored contribution's JSON (null: none, or not JSON). */
+function storedClaim(data: string): ProcessClaim | null {
+  try {
+    return (JSON.parse(data) as Contribution).processClaim ?? null
+  } catch {
+    return null
+  }
+}
+
 /** The claim to store for one session, or null for none. */
 export function claimFor(
   s: {agent: string; nativeId: string; cwd: string | null; lastActivityAt: number | null},
@@ -199,12 +222,12 @@ function writesOf(planned: readonly Planned[]): {
   for (const p of planned) {
     if (p.fresh && p.claim.pid > 0 && (wanted.get(p.claim.pid) ?? 0) > 1) continue
     keep.add(p.path)
-    const c: Contribution = {
+    const c: Contribution<ScanExtra> = {
       facts: {},
       nativeId: p.s.nativeId,
       priority: SCAN_PRIORITY,
       processClaim: p.claim,
-      ...(p.atRest ? {extra: {scan: 'at_rest'}} : {}),
+      ...(p.atRest ? {extra: AT_REST} : {}),
     }
     const data = JSON.stringify(c)
     if (p.prev === data) continue
@@ -240,25 +263,14 @@ export function scanSessions(
   const tiedPids = new Set(opts.tied.map((t) => t.pid))
   const claimedBy = new Map<number, string>()
   for (const e of existing.values()) {
-    try {
-      const c = (JSON.parse(e.data) as Contribution).processClaim
-      if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
-    } catch {
-      // unreadable: no claim
-    }
+    const c = storedClaim(e.data)
+    if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
   }
   const planned: Planned[] = []
   for (const s of sessions) {
     const path = scanPath(s.agent, s.nativeId)
     const prev = existing.get(path)
-    let previous: ProcessClaim | null = null
-    if (prev) {
-      try {
-        previous = (JSON.parse(prev.data) as Contribution).processClaim ?? null
-      } catch {
-        previous = null
-      }
-    }
+    const previous = prev ? storedClaim(prev.data) : null
 
     const others = new Set([...tiedPids, ...[...claimedBy].filter(([, p]) => p !== path).map(([pid]) => pid)])
     const atRest = s.settled || s.messages === 0
@@ -301,7 +313,7 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
   const alive = c.processAlive === true
   // A claim taken while the session was at rest says only that it is live: once that process is
   // gone the user quit it, which is not a crash.
-  if (!alive && (c.extra as {scan?: unknown} | undefined)?.scan === 'at_rest') return facts
+  if (!alive && takenAtRest(c)) return facts
   const process: ProcessFacts = {
     alive,
     exited: alive ? null : 'crash',

@@ -26,7 +26,7 @@ export interface ScreenMatcher {
   match(agent: Agent, screen: string): ScreenReading | null
 }
 
-/** What one pane showed, stored in the contribution's `extra.screen` of `screen://tmux<socket>/<pane>`. */
+/** What one pane showed, stored in the contribution's `extra.screen` (ScreenExtra) of `screen://tmux<socket>/<pane>`. */
 export interface ScreenObservation {
   readonly kind: ScreenKind
   readonly text: string
@@ -48,14 +48,47 @@ export interface ScreenObservation {
   readonly sig: string
 }
 
+/** The extra of a `screen://` contribution: what the pane showed. */
+export type ScreenExtra = {readonly screen: ScreenObservation}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-export function screenObservationOf(c: Contribution): ScreenObservation | null {
+const KINDS: {readonly [K in ScreenKind]: true} = {approval: true, busy: true, error: true, idle: true, question: true}
+const KIND_NAMES: ReadonlySet<unknown> = new Set(Object.keys(KINDS))
+
+/**
+ * A stored reading as the sweep wrote it: the one place one is trusted as a ScreenObservation,
+ * by the fields its readers use (the overlay, the sweep's next write, the claims of dialog.ts).
+ */
+function isScreenObservation(v: unknown): v is ScreenObservation {
+  if (!isObject(v) || !KIND_NAMES.has(v['kind'])) return false
+  return (
+    typeof v['since'] === 'number' &&
+    typeof v['pid'] === 'number' &&
+    typeof v['pane'] === 'string' &&
+    typeof v['address'] === 'string' &&
+    typeof v['text'] === 'string'
+  )
+}
+
+/** A contribution's screen reading (null: another source's); also a stored contribution's JSON, parsed. */
+export function screenObservationOf(c: {readonly extra?: unknown}): ScreenObservation | null {
   const s = isObject(c.extra) ? c.extra['screen'] : undefined
-  if (!isObject(s) || typeof s['kind'] !== 'string' || typeof s['since'] !== 'number') return null
-  return s as unknown as ScreenObservation
+  return isScreenObservation(s) ? s : null
+}
+
+/** The screen reading in a stored contribution's JSON (null: none, or not JSON). */
+export function screenObservationIn(data: string): ScreenObservation | null {
+  let c: unknown
+  try {
+    c = JSON.parse(data)
+  } catch {
+    return null
+  }
+
+  return isObject(c) ? screenObservationOf(c) : null
 }
 
 export function isScreenContribution(c: Contribution): boolean {

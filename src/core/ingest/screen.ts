@@ -41,8 +41,9 @@ import {
   isObject,
   type ScreenMatcher,
   type ScreenObservation,
+  type ScreenExtra,
   type ScreenReading,
-  screenObservationOf,
+  screenObservationIn,
 } from './screen-overlay.js'
 import {capturePanes, listPanes, parsePaneList, type TmuxServer, tmuxServers} from './tmux.js'
 
@@ -258,13 +259,7 @@ interface Desired {
 
 /** Is the agent process a stored reading was taken from still running? */
 function readingProcessAlive(data: string): boolean {
-  let obs: ScreenObservation | null = null
-  try {
-    obs = screenObservationOf(JSON.parse(data) as Contribution)
-  } catch {
-    return false
-  }
-
+  const obs = screenObservationIn(data)
   return obs !== null && isSameProcessAlive(obs.pid, obs.startedAt ?? null)
 }
 
@@ -284,20 +279,12 @@ function write(
   const writes: {path: string; agent: Agent; nativeId: string; data: string}[] = []
   for (const d of desired) {
     const prev = old.get(d.path)
-    let prevObs: ScreenObservation | null = null
-    if (prev && prev.agent === d.agent && prev.nativeId === d.nativeId) {
-      try {
-        prevObs = screenObservationOf(JSON.parse(prev.data) as Contribution)
-      } catch {
-        prevObs = null
-      }
-    }
-
+    const prevObs = prev && prev.agent === d.agent && prev.nativeId === d.nativeId ? screenObservationIn(prev.data) : null
     const same = prevObs !== null && prevObs.sig === d.obs.sig
-    const since = same ? prevObs!.since : now
-    const confirmedAt = same ? (prevObs!.confirmedAt ?? (now - since >= IDLE_CONFIRM_MS ? now : null)) : null
+    const since = same ? prevObs.since : now
+    const confirmedAt = same ? (prevObs.confirmedAt ?? (now - since >= IDLE_CONFIRM_MS ? now : null)) : null
     const obs: ScreenObservation = {...d.obs, confirmedAt, since}
-    const contribution: Contribution = {extra: {screen: obs}, facts: {}, nativeId: d.nativeId, priority: SCREEN_PRIORITY}
+    const contribution: Contribution<ScreenExtra> = {extra: {screen: obs}, facts: {}, nativeId: d.nativeId, priority: SCREEN_PRIORITY}
     const data = JSON.stringify(contribution)
     if (prev && prev.data === data && prev.agent === d.agent && prev.nativeId === d.nativeId) continue
     writes.push({agent: d.agent, data, nativeId: d.nativeId, path: d.path})

@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest'
 
 import type {Contribution} from '../../../src/core/ingest/adapter.js'
-import {applyScreen, type ScreenObservation} from '../../../src/core/ingest/screen.js'
+import {applyScreen, isScreenContribution, type ScreenObservation, screenObservationIn} from '../../../src/core/ingest/screen.js'
 import {EMPTY_FACTS, type SessionFacts} from '../../../src/core/model/types.js'
 
 const T = Date.parse('2026-12-01T10:00:00Z')
@@ -60,5 +60,19 @@ describe('applyScreen: the screen closes a dialog the files left open', () => {
     expect(applyScreen(open('registry'), [reading({kind: 'approval', text: 'Bash'})]).approval).not.toBeNull()
     expect(applyScreen(open('registry', T), [reading({kind: 'busy', since: T - 5000})]).approval).not.toBeNull()
     expect(applyScreen(open('transcript'), [reading({kind: 'busy'})]).approval).not.toBeNull()
+  })
+})
+
+describe('a stored screen reading, read back (screenObservationOf)', () => {
+  it('is read back as the sweep wrote it; no other source is taken for one, so it never reaches an adapter as its own', () => {
+    const r = reading({kind: 'approval', text: 'Bash'})
+    expect(screenObservationIn(JSON.stringify(r))).toEqual(r.extra!['screen'])
+    expect(isScreenContribution(r)).toBe(true)
+    const hooks: Contribution = {extra: {at: T, event: 'Stop', role: 'hooks'}, facts: {}, nativeId: 's'}
+    const scan: Contribution = {extra: {scan: 'at_rest'}, facts: {}, nativeId: 's'}
+    for (const c of [hooks, scan, {facts: {}, nativeId: 's'}]) expect(isScreenContribution(c)).toBe(false)
+    expect(isScreenContribution(reading({kind: 'scrolling' as never}))).toBe(false)
+    expect(isScreenContribution(reading({pid: undefined}))).toBe(false)
+    for (const data of ['', 'null', '[]', '{"extra":{"screen":1}}']) expect(screenObservationIn(data)).toBeNull()
   })
 })
