@@ -204,7 +204,8 @@ describe('the hook spool is data', () => {
         uuid: 'u9',
       }) + '\n',
     )
-    await waitFor(async () => (json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env})).state === 'working' ? true : null))
+    // Polled in the test process (run-command.ts), not a child per poll; the reading below is spawned.
+    await waitFor(async () => (json(await runCommand(['state', 'show', sid(2), '--json'], {env: h.env})).state === 'working' ? true : null))
     const bystander = json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env}))
     daemon.kill('SIGTERM')
     const d = await daemon.done
@@ -248,7 +249,7 @@ describe.runIf(hasTmux)('cast send types literally', () => {
     const marker = path.join(h.dir, 'pwned')
     const SID = '5ec0aaaa-0000-4000-8000-00000000beef'
     const pane = fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
-    await waitFor(async () => (json(await runCast(['state', 'show', SID, '--json'], {env})).reason === 'settled' ? true : null))
+    await waitFor(async () => (json(await runCommand(['state', 'show', SID, '--json'], {env})).reason === 'settled' ? true : null))
     const messages = [
       `$(touch ${marker})`,
       `\`touch ${marker}\``,
