@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {humanTime} from '../../src/lib/time-format.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const TZ = 'Asia/Kolkata'
 const NOW = Date.parse('2026-12-01T10:00:00.000Z') // 15:30 in Kolkata
@@ -62,7 +63,9 @@ describe('human output prints local time, JSON ISO UTC', () => {
 
   afterAll(() => h?.cleanup())
 
-  const cast = async (args: string[]): Promise<{code: number; stdout: string; stderr: string}> => runCast(args, {env})
+  // In the test process (test/helpers/run-command.ts): what is under test is the time each command
+  // prints, not the process around it (cli.test.ts and help-examples.test.ts spawn the CLI).
+  const cast = async (args: string[]): Promise<{code: number; stdout: string; stderr: string}> => runCommand(args, {env})
 
   // [what, commands run first, the command, what its human output must show (stdout, or stderr on a refusal)]
   const rows: Array<[string, string[][], string[], RegExp]> = [

@@ -5,7 +5,8 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
-import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {BIN, json, makeHome, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const A = '5e1f0000-0000-4000-8000-00000000b001'
 const B = '5e1f0000-0000-4000-8000-00000000b002'
@@ -29,8 +30,9 @@ describe('cast inbox', () => {
     h.cleanup()
   })
 
+  // A read polled until it holds: in the test process (test/helpers/run-command.ts), not a child per poll.
   const state = async (sid: string): Promise<{state: string; reason: string}> =>
-    json(await runCast(['state', 'show', sid, '--json'], {env}))
+    json(await runCommand(['state', 'show', sid, '--json'], {env}))
   const until = (sid: string, s: string, r?: string) =>
     waitFor(
       async () => {

@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {listOf} from '../../src/lib/lists.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 describe('listOf (table)', () => {
   it.each([
@@ -41,8 +42,8 @@ describe('the CLI: a comma list and repeats give the same result', () => {
     demo = path.dirname(base.cast_home)
     env = {...h.env, CAST_HOME: base.cast_home, CAST_NOW: now, HOME: base.home}
     // Two labels to filter by.
-    expect((await runCast(['label', 'fleet', 'kdsmarj', 'grjaguv'], {env})).code).toBe(0)
-    expect((await runCast(['label', 'docs', 'ckuxaoy'], {env})).code).toBe(0)
+    expect((await runCommand(['label', 'fleet', 'kdsmarj', 'grjaguv'], {env})).code).toBe(0)
+    expect((await runCommand(['label', 'docs', 'ckuxaoy'], {env})).code).toBe(0)
     snapshot = path.join(h.dir, 'snapshot')
     fs.cpSync(demo, snapshot, {recursive: true})
   }, 180_000)
@@ -52,7 +53,9 @@ describe('the CLI: a comma list and repeats give the same result', () => {
   const run = async (args: string[]): Promise<{code: number; stdout: string; stderr: string}> => {
     fs.rmSync(demo, {force: true, recursive: true})
     fs.cpSync(snapshot, demo, {recursive: true})
-    return runCast(args, {env})
+    // In the test process (test/helpers/run-command.ts): what is under test is how each command
+    // reads its lists, the same in a child (cli.test.ts and help-examples.test.ts spawn the CLI).
+    return runCommand(args, {env})
   }
 
   const ids = (stdout: string): string[] =>

@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {hasControl, oneLine, visible} from '../../src/lib/sanitize.js'
 import {fitLine} from '../../src/lib/style.js'
-import {BIN, json, killStarted, makeHome, runCast, startCast, type TempHome} from '../helpers/cli.js'
+import {BIN, json, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher} from '../helpers/cli.js'
 
 const DAY = 86_400_000
 
@@ -100,8 +100,8 @@ describe('a newcomer on the demo store', () => {
     const b = base.sessions.find((s) => s.state === 'done' && !s.pinned)!
     const watch = startCast(['sessions', '-w', '--json'], env)
     try {
-      // The stream prints nothing until a change; give it time to take the lease and start.
-      await new Promise((r) => setTimeout(r, 3000))
+      // The stream prints nothing until a change: wait until it holds the lease with its watcher ready.
+      await waitForWatcher(env.CAST_HOME!, 60_000)
       expect((await runCast(['own', a.short_id, 'ana@example.com'], {env})).code).toBe(0)
       const leave = JSON.parse(await watch.nextLine(30_000))
       expect(leave).toMatchObject({event: 'leave', id: a.id, owners: ['ana@example.com']})
@@ -139,7 +139,7 @@ describe('a newcomer on the demo store', () => {
     // A script's socket closing after the first JSON line.
     const child = spawn(process.execPath, [BIN, 'sessions', '-w', '--json'], {env, stdio: ['ignore', 'pipe', 'ignore']})
     try {
-      await new Promise((r) => setTimeout(r, 3000))
+      await waitForWatcher(env.CAST_HOME!, 60_000)
       expect((await runCast(['mark', 'dormant', base.sessions.find((s) => s.state === 'done' && !s.pinned)!.short_id], {env})).code).toBe(0)
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
       const closed = Date.now()
@@ -157,12 +157,8 @@ describe('a newcomer on the demo store', () => {
     const target = base.sessions.find((s) => s.state === 'done' && !s.pinned)!
     const daemon = startCast(['daemon'], env)
     try {
-      // The daemon holds the lease once daemon status says so.
-      for (let i = 0; i < 100; i++) {
-        const st = await runCast(['daemon', 'status', '--json'], {env})
-        if (st.code === 0 && /"running":\s*true|"live":\s*true/.test(st.stdout)) break
-        await new Promise((r) => setTimeout(r, 300))
-      }
+      // The daemon holds the lease, its watcher ready (read from the store, not a cast per poll).
+      await waitForWatcher(env.CAST_HOME!, 60_000)
 
       const test = {...env, CAST_NOW: '2030-01-01T00:00:00Z'}
       const pin = await runCast(['pin', target.short_id], {env: test})

@@ -27,6 +27,7 @@ import {
   type TempHome,
   writeFile,
 } from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 /** The same command through oclif alone, as bin/run.js ran every command before the fast path. */
 function oclifScript(dir: string): string {
@@ -49,10 +50,14 @@ function runNode(args: readonly string[], env: Record<string, string>): Promise<
   })
 }
 
-/** Both paths, one after the other, over the same store and clock. */
-async function both(script: string, args: readonly string[], env: Record<string, string>): Promise<{fast: RunResult; oclif: RunResult}> {
+/**
+ * Both paths, one after the other, over the same store and clock: the fast path as a user runs it
+ * (bin/run.js in a child), the oclif command through oclif's own entry in the test process
+ * (test/helpers/run-command.ts, which answers as the oclif-only script in a child does).
+ */
+async function both(args: readonly string[], env: Record<string, string>): Promise<{fast: RunResult; oclif: RunResult}> {
   const fast = await runCast(['sessions', ...args], {env})
-  const oclif = await runNode([script, 'sessions', ...args], env)
+  const oclif = await runCommand(['sessions', ...args], {env})
   return {fast, oclif}
 }
 
@@ -68,9 +73,9 @@ const LISTINGS: readonly (readonly string[])[] = [
   ['--cwd', '/src/app', '--all'],
 ]
 
-async function expectSame(script: string, env: Record<string, string>): Promise<void> {
+async function expectSame(env: Record<string, string>): Promise<void> {
   for (const args of LISTINGS) {
-    const {fast, oclif} = await both(script, args, env)
+    const {fast, oclif} = await both(args, env)
     expect({args, code: fast.code, stderr: fast.stderr}).toEqual({args, code: 0, stderr: oclif.stderr})
     expect(oclif.code).toBe(0)
     // Not toEqual on the whole text: a diff of two listings is unreadable; the first differing line is.
@@ -100,8 +105,8 @@ describe('cast sessions before oclif: the demo store', () => {
     // A fixed clock a minute after the demo's: both paths see the same time.
     env = {...h.env, CAST_HOME: demo.cast_home, CAST_NOW: new Date(Date.parse(demo.generated_at) + 60_000).toISOString(), HOME: demo.home}
     // The stand-in agents stop as the demo ends: let one sync record that before comparing.
-    await runNode([script, 'sessions', '--all'], env)
-    await runNode([script, 'sessions', '--all'], env)
+    await runCommand(['sessions', '--all'], {env})
+    await runCommand(['sessions', '--all'], {env})
   }, 180_000)
 
   afterAll(() => {
@@ -110,12 +115,12 @@ describe('cast sessions before oclif: the demo store', () => {
   })
 
   it('prints the same bytes as the oclif command, human and --json, with and without filters', async () => {
-    await expectSame(script, env)
+    await expectSame(env)
   }, 120_000)
 
   it('cuts rows to COLUMNS the same way', async () => {
     for (const columns of ['60', '120']) {
-      const {fast, oclif} = await both(script, [], {...env, COLUMNS: columns})
+      const {fast, oclif} = await both([], {...env, COLUMNS: columns})
       expect(fast.stdout).toBe(oclif.stdout)
       expect(Math.max(...fast.stdout.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(Number(columns))
     }
@@ -160,7 +165,6 @@ describe('cast sessions before oclif: the demo store', () => {
 
 describe('cast sessions before oclif: test stores', () => {
   let h: TempHome
-  let script: string
   afterEach(() => {
     killStarted()
     h?.cleanup()
@@ -176,17 +180,15 @@ describe('cast sessions before oclif: test stores', () => {
 
   it('an empty machine: the empty inbox and where cast looked, the same bytes', async () => {
     h = makeHome()
-    script = oclifScript(h.dir)
     const env = {...h.env, CAST_NOW: new Date(NOW).toISOString()}
-    const {fast, oclif} = await both(script, [], env)
+    const {fast, oclif} = await both([], env)
     expect(fast.stdout).toContain('No agent sessions found')
     expect(fast).toEqual(oclif)
-    await expectSame(script, env)
+    await expectSame(env)
   }, 120_000)
 
   it('sessions in several sections, pins, labels and old ones: the same bytes', async () => {
     h = makeHome()
-    script = oclifScript(h.dir)
     const env = {...h.env, CAST_NOW: new Date(NOW).toISOString()}
     session('aaaaaaaa-1111-4222-8333-444444444444', '/src/app', {prompt: 'Fix the parser'})
     session('bbbbbbbb-1111-4222-8333-444444444444', '/src/app', {prompt: 'Pick a database', question: 'Postgres or SQLite?'})
@@ -199,16 +201,15 @@ describe('cast sessions before oclif: test stores', () => {
     expect((await runCast(['sessions'], {env})).code).toBe(0)
     expect((await runCast(['pin', 'aaaaaaaa'], {env})).code).toBe(0)
     expect((await runCast(['label', 'fleet', 'eeeeeeee'], {env})).code).toBe(0)
-    await expectSame(script, env)
+    await expectSame(env)
     // Filters that match nothing: the hint line, the same bytes.
-    const none = await both(script, ['--agent', 'gemini'], env)
+    const none = await both(['--agent', 'gemini'], env)
     expect(none.fast.stdout).toContain('Nothing in your inbox under these filters')
     expect(none.fast).toEqual(none.oclif)
   }, 120_000)
 
   it('what it does not take goes to oclif: an unknown flag is a usage error, help is help', async () => {
     h = makeHome()
-    script = oclifScript(h.dir)
     const env = {...h.env, CAST_NOW: new Date(NOW).toISOString()}
     for (const args of [
       ['--bogus'],
@@ -220,7 +221,7 @@ describe('cast sessions before oclif: test stores', () => {
       ['--all', '--all'],
       ['--help'],
     ]) {
-      const {fast, oclif} = await both(script, args, env)
+      const {fast, oclif} = await both(args, env)
       expect({args, ...fast}).toEqual({args, ...oclif})
     }
 
@@ -238,7 +239,6 @@ describe('cast sessions before oclif: test stores', () => {
 
   it('a live ingester holding the lease with a fresh heartbeat: no sync at all; a stale one: the sync runs', async () => {
     h = makeHome()
-    script = oclifScript(h.dir)
     const at = (sid: string): void =>
       writeFile(
         claudeTranscriptPath(h.home, '/src/app', sid),
@@ -252,7 +252,7 @@ describe('cast sessions before oclif: test stores', () => {
       ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`)
     lease.run(process.pid, os.hostname(), Date.now(), Date.now())
     at('bbbbbbbb-1111-4222-8333-444444444444')
-    const {fast, oclif} = await both(script, ['--json'], h.env)
+    const {fast, oclif} = await both(['--json'], h.env)
     // Nobody read the new file: the ingester would.
     expect(json(fast).sessions.map((s: any) => s.native_id)).toEqual(['aaaaaaaa-1111-4222-8333-444444444444'])
     expect(json(oclif).sessions.map((s: any) => s.native_id)).toEqual(['aaaaaaaa-1111-4222-8333-444444444444'])

@@ -18,6 +18,7 @@ import {
   waitForWatcher,
   writeFile,
 } from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 import {fireHook, killChildren, openDb, random, SEED, sleep, spawnCast, transitionsProblems, withDb} from './helpers.js'
 
 const WRITERS = 20
@@ -62,8 +63,10 @@ describe('concurrent writers', () => {
     const ids = new Map<string, string>(listed.sessions.map((s: any) => [s.native_id, s.id]))
     const id = (i: number): string => ids.get(sid(i))!
     const cards: string[] = []
+    // The cards are set-up, asked one after another: in the test process (run-command.ts). The
+    // writers below are the separate processes under test.
     for (let i = 0; i < SESSIONS; i++) {
-      const c = await runCast(
+      const c = await runCommand(
         ['decide', `Which way for task ${i}?`, '--option', 'Left :: cheap', '--option', 'Right :: thorough', '--session', id(i), '--json'],
         {env: h.env},
       )

@@ -24,6 +24,7 @@ import {
   waitForWatcher,
   writeFile,
 } from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 import {fireHook, killChildren, sleep, spawnCast, transitionsProblems, withDb} from './helpers.js'
 
 let h: TempHome
@@ -203,7 +204,8 @@ describe('the hook spool is data', () => {
         uuid: 'u9',
       }) + '\n',
     )
-    await waitFor(async () => (json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env})).state === 'working' ? true : null))
+    // Polled in the test process (run-command.ts), not a child per poll; the reading below is spawned.
+    await waitFor(async () => (json(await runCommand(['state', 'show', sid(2), '--json'], {env: h.env})).state === 'working' ? true : null))
     const bystander = json(await runCast(['state', 'show', sid(2), '--json'], {env: h.env}))
     daemon.kill('SIGTERM')
     const d = await daemon.done
@@ -247,7 +249,7 @@ describe.runIf(hasTmux)('cast send types literally', () => {
     const marker = path.join(h.dir, 'pwned')
     const SID = '5ec0aaaa-0000-4000-8000-00000000beef'
     const pane = fakeInWindow(server, {cwd: proj, prompt: 'Start', sessionId: SID})
-    await waitFor(async () => (json(await runCast(['state', 'show', SID, '--json'], {env})).reason === 'settled' ? true : null))
+    await waitFor(async () => (json(await runCommand(['state', 'show', SID, '--json'], {env})).reason === 'settled' ? true : null))
     const messages = [
       `$(touch ${marker})`,
       `\`touch ${marker}\``,
@@ -375,9 +377,11 @@ describe('an ambiguous prefix', () => {
     ]
     const before = dump()
     const failures: string[] = []
+    // In the test process (test/helpers/run-command.ts): the 56 refusals are the resolver's, the
+    // same in a child; test/e2e/cli.test.ts spawns the CLI for exit 3 and 4.
     for (const p of ['dup0', castPrefix]) {
       for (const args of cases(p)) {
-        const r = await runCast(args, {env})
+        const r = await runCommand(args, {env})
         if (r.code !== 4) failures.push(`${args.join(' ')} -> exit ${r.code}: ${(r.stderr || r.stdout).trim().split('\n')[0]}`)
         else if (!/matches 2 sessions/.test(r.stderr)) failures.push(`${args.join(' ')}: ${r.stderr.trim()}`)
       }

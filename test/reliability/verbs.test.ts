@@ -13,6 +13,7 @@ import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {sid, startedAtOf, writeSession} from '../commands/triage-helpers.js'
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
 
 const alive = (pid: number): boolean => {
   try {
@@ -133,8 +134,10 @@ describe('cast kill signals only a verified process', () => {
     // One process group: a leader with an unrelated child, and the "agent" (a child of the
     // leader) with a child of its own.
     const leader = spawnProc('sleep 303 & sh -c "sleep 304 & wait" & wait')
+    // The agent once it has exec'd: a child forked but not yet exec'd still has the leader's
+    // command line, which also holds 'sleep 304' (under load the wait then found the wrong child).
     const agent = await waitFor(
-      () => childrenOf(leader).find((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sleep 304')) ?? null,
+      () => childrenOf(leader).find((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sh\0-c\0sleep 304 & wait\0') ?? null,
     )
     const agentChild = await waitFor(() => childrenOf(agent)[0] ?? null)
     const sibling = childrenOf(leader).find((p) => p !== agent)!
@@ -176,9 +179,10 @@ describe('cast send: text is data, panes need evidence', () => {
     h.cleanup()
   })
 
+  // A read polled until it holds: in the test process (test/helpers/run-command.ts), not a child per poll.
   const settled = () =>
     waitFor(async () => {
-      const s = json(await runCast(['state', 'show', SID, '--json'], {env}))
+      const s = json(await runCommand(['state', 'show', SID, '--json'], {env}))
       return s.state === 'needs_input' && s.reason === 'settled' ? s : null
     })
   const offline = (): void =>
