@@ -33,6 +33,8 @@ export interface IngestOptions {
   readonly clock: () => number
   readonly me: string
   readonly device: string
+  /** 1: read on this thread only (a check that the shared read stores the same); default: share a big read with a worker. */
+  readonly readThreads?: 1 | 2
 }
 
 export interface SyncStats {
@@ -228,7 +230,7 @@ export class Ingester {
   ): void {
     const {found, sts} = pass
     const recentFrom = Date.now() - RECENT_MS
-    const share = shareReads(found, sts, known, holders, this.opts.clock())
+    const share = this.opts.readThreads === 1 ? null : shareReads(found, sts, known, holders, this.opts.clock())
     // The engine's read of a shared file (in its turn, or ahead of it while the worker reads).
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
