@@ -1,12 +1,14 @@
 /**
  * bench/index: a cold index of a large corpus of realistic Claude Code transcripts and Codex
- * rollouts (generated, deterministic), timed as `cast sessions --json` with a fresh CAST_HOME
- * and HOME at the corpus, against
+ * rollouts (generated, deterministic), timed as `cast sessions --json --all` (every file read
+ * before it answers; without --all the inbox reads the recent files and leaves the rest to a
+ * background pass) with a fresh CAST_HOME and HOME at the corpus, against
  *   - a bare Node script that reads every file and JSON-parses every line (budget ≤ 1×, issue 16), and
  *   - ccusage (`ccusage session --json --offline`, CLAUDE_CONFIG_DIR/CODEX_HOME at the same
  *     corpus; cast must be faster);
- * then a no-op resync: `cast sessions --json` again with nothing changed, against a bare script
- * that stats every file and reads the store's rows.
+ * then checks that the store it wrote (read on two threads) equals a single-threaded index of the
+ * same corpus; then a no-op resync: `cast sessions --json` again with nothing changed, against a
+ * bare script that stats every file and reads the store's rows.
  *
  *   node bench/index.js [--mb 200] [--files 2000] [--codex 0.2] [--runs 3] [--ccusage true]
  *   node bench/index.js --mb 500          (issue 7's size)
@@ -35,6 +37,7 @@ import {
   timeRun,
 } from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
+import {sameStore} from './lib/same-store.js'
 
 const DEFAULTS = {mb: 1000, files: 5000, codex: 0.2, runs: 3, seed: 7, ccusage: true, resyncRuns: 7}
 
@@ -87,7 +90,7 @@ export async function run(argv = [], log = console.error) {
     let ccusageNote = null
     const ccEnv = {...env, CLAUDE_CONFIG_DIR: path.join(home, '.claude'), CODEX_HOME: path.join(home, '.codex')}
     const contenders = {
-      cast: () => runCast(['sessions', '--json'], env),
+      cast: () => runCast(['sessions', '--json', '--all'], env),
       bare: () => timeRun(process.execPath, [path.join(BARE, 'read-parse.js'), ...roots], {env}),
     }
     if (bin) {
@@ -125,6 +128,10 @@ export async function run(argv = [], log = console.error) {
     const cold = runCast(['sessions', '--json', '--all'], env, {capture: true})
     const listing = JSON.parse(cold.stdout)
     log(`index: cast indexed ${fmtInt(listing.sessions.length)} sessions (subagents folded under their parents) in ${fmtMs(cold.ms)}`)
+    const same = await sameStore(castHome, path.join(work, 'inline'), home, NOW, env)
+    log(
+      `index: the two-thread index ${same.same ? 'equals' : 'DIFFERS from'} a one-thread index (${fmtInt(same.sessions)} sessions, ${fmtInt(same.files)} files: facts, states, offsets, parse errors, parser states)${same.diff ? `: ${same.diff}` : ''}`,
+    )
 
     const castMs = median(times.cast)
     const bareMs = median(times.bare)
@@ -139,6 +146,7 @@ export async function run(argv = [], log = console.error) {
         budget: '≤ 1.00×',
         met: ratio <= 1,
         detail: {
+          sameAsOneThread: same.same,
           times,
           cpu: times.cpu,
           corpus: {bytes: onDisk.bytes, files: bare.files, lines: bare.lines},

@@ -61,6 +61,7 @@ function shellOf(name: string, input: unknown): string | undefined {
   return undefined
 }
 
+const BACKGROUND = 'running in background with ID'
 const BACKGROUND_ID = /running in background with ID: ?([\w-]+)/
 
 /** A background task a tool result started, if any: a shell, or an async agent. */
@@ -74,7 +75,7 @@ function startedTask(toolUseResult: unknown, content: string): {id: string; agen
     }
   }
   // The notice is one short line; big tool outputs (tens of KB) are not scanned for it.
-  const id = content.length <= 1000 ? (BACKGROUND_ID.exec(content)?.[1] ?? null) : null
+  const id = content.length <= 1000 && content.includes(BACKGROUND) ? (BACKGROUND_ID.exec(content)?.[1] ?? null) : null
   return id === null ? null : {agent: false, id}
 }
 

@@ -24,6 +24,10 @@ import {
   touch,
 } from './rollout-state.js'
 
+/** What an exec output says when its process keeps running in the background, and with what id. */
+const RUNNING = 'Process running with session ID'
+const RUNNING_ID = /Process running with session ID (\d+)/
+
 function sessionMeta(s: RolloutState, p: Json, at: number | null, offset: number): void {
   // Forked threads copy the parent's history, its session_meta included: the first one is ours.
   if (s.metaSeen) return
@@ -120,13 +124,15 @@ function responseItem(s: RolloutState, p: Json, at: number | null, offset: numbe
       closeCall(s, p.call_id)
       s.lastItemAssistant = false
       const out = typeof p.output === 'string' ? p.output : ''
-      const running = /Process running with session ID (\d+)/.exec(out)
+      // includes() first: the regexes need these literals, and V8 finds a literal in a big
+      // output ~10x faster than the regex does (most outputs have neither).
+      const running = out.includes(RUNNING) ? RUNNING_ID.exec(out) : null
       if (running && typeof p.call_id === 'string') {
         const list = (s.background ??= [])
         if (!list.some(([c]) => c === p.call_id)) list.push([p.call_id, running[1]!])
         if (list.length > MAX_OPEN_CALLS) list.shift()
         s.src.backgroundWork = offset
-      } else if (s.background && s.background.length > 0 && /Process exited with code/.test(out)) {
+      } else if (s.background && s.background.length > 0 && out.includes('Process exited with code')) {
         // write_stdin polling a background process: its output names the session again.
         const id = /session ID (\d+)/.exec(out)?.[1]
         if (id !== undefined) closeBackground(s, (b) => b[1] === id, offset)

@@ -33,6 +33,8 @@ export interface IngestOptions {
   readonly clock: () => number
   readonly me: string
   readonly device: string
+  /** 1: read on this thread only (a check that the shared read stores the same); default: share a big read with a worker. */
+  readonly readThreads?: 1 | 2
 }
 
 export interface SyncStats {
@@ -228,29 +230,30 @@ export class Ingester {
   ): void {
     const {found, sts} = pass
     const recentFrom = Date.now() - RECENT_MS
-    const share = shareReads(found, sts, known, holders, this.opts.clock())
+    const share = this.opts.readThreads === 1 ? null : shareReads(found, sts, known, holders, this.opts.clock())
+    // The engine's read of a shared file (in its turn, or ahead of it while the worker reads).
+    const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
       for (const [i, d] of found.entries()) {
         present.add(d.path)
         if (i % 100 === 99) this.progress?.()
         const prevRow = known.get(d.path)
         if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)
-        let pending: Pending | null | undefined
-        if (share?.toWorker.has(i)) {
-          const reply = share.reader.next()
-          if (reply?.ok) {
-            pending = reply.result
-            addCounts(stats, reply.counts)
-          }
+        let pending: Pending | null
+        if (share?.has(i)) {
+          const shared = share.take(i, readSelf)
+          if (shared.counts) addCounts(stats, shared.counts)
+          pending = shared.result
+        } else {
+          pending = this.readOne(d, prevRow, holders, stats, sts[i])
         }
 
-        if (pending === undefined) pending = this.readOne(d, prevRow, holders, stats, sts[i])
         if (this.readProgress && i % 50 === 49) this.readProgress(i + 1, found.length, stats.bytes)
         if (!pending) continue
         batch.add({...pending, base: prevRow}, pending.row.size - (prevRow?.offset ?? 0))
       }
     } finally {
-      share?.reader.stop()
+      share?.stop()
     }
   }
 

@@ -6,6 +6,13 @@
 import fs from 'node:fs'
 
 const CHUNK = 1 << 20
+/**
+ * The one chunk buffer readLines reads into, reused (it never keeps a reference past a call, and
+ * no line callback reads another file). A fresh 1 MB buffer per file made a cold index of
+ * thousands of small files mostly garbage: the external memory forced collections, which cost
+ * as much as the reading itself.
+ */
+let chunkBuffer: Buffer | null = null
 /** A single line longer than this is skipped and counted, never buffered whole. */
 const MAX_LINE = 64 * 1024 * 1024
 /** Opened without following a symlink and without blocking on a FIFO or a device. */
@@ -67,7 +74,8 @@ export function readLines(
   onLine: (text: string, offset: number) => void,
   maxLine = MAX_LINE,
 ): {offset: number; oversize: number} {
-  const buf = Buffer.allocUnsafe(CHUNK)
+  chunkBuffer ??= Buffer.allocUnsafe(CHUNK)
+  const buf = chunkBuffer
   let pos = start
   let carry: Buffer | null = null
   let carryStart = start

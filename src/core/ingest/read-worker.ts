@@ -1,10 +1,12 @@
 /**
- * The read worker: on a cold index of many bytes the engine hands part of the JSONL files to one
- * `node:worker_threads` worker running this module, and commits its results in order (engine.ts).
- * Both ends of that exchange live here: `startReader` (the engine's, on its thread) and
- * `runWorker` (the worker's). The adapters are pure modules, so the worker finds them by agent
- * name; it gets plain data in (path, match, the previous files row, the open-handle holder) and
- * posts `{row, contributions}` per file, read by jsonl-read.ts exactly as the engine reads it.
+ * The read worker: on a cold index of many bytes the engine shares the JSONL files with one
+ * `node:worker_threads` worker running this module, and commits its results in order (engine.ts,
+ * read-share.ts). Both ends of that exchange live here: `startReader` (the engine's, on its
+ * thread) and `runWorker` (the worker's). Each file is claimed by one thread (a compare-and-swap
+ * on a shared array, one slot per job), so the share follows how fast each thread goes. The
+ * adapters are pure modules, so the worker finds them by agent name; it gets plain data in (path,
+ * match, the previous files row, the open-handle holder) and posts `{job, reply}` per file it
+ * claimed, read by jsonl-read.ts exactly as the engine reads it.
  */
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
@@ -27,16 +29,31 @@ export interface ReadJob {
   readonly now: number
 }
 
-/** What the worker posts per job, in job order. */
+/** What the worker posts per job it claimed (ok false: it could not read it; the engine does). */
 export type ReadReply = {ok: true; result: JsonlRead | null; counts: ReadCounts} | {ok: false}
+
+/** One reply, with the job it answers. */
+export interface ReadMessage {
+  readonly job: number
+  readonly reply: ReadReply
+}
+
+/** A job's claim slot: not taken yet, or taken by the engine or by the worker. */
+const FREE = 0
+const ENGINE = 1
+const WORKER = 2
 
 /** A worker with no reply for this long is given up; the engine reads the rest itself. */
 const STALL_MS = 30_000
 
-/** The engine's end of the read worker: its replies, one per job, in job order. */
+/** The engine's end of the read worker: the claims, and the worker's replies as they come. */
 export interface Reader {
-  /** The next reply; null when the worker is gone or stalled (the engine then reads the file). */
-  next(): ReadReply | null
+  /** Claim job `j` for the engine: true when it is the engine's to read (free, or the worker is gone). */
+  claim(j: number): boolean
+  /** The next reply, waiting for it; null when the worker is gone or stalled (the engine reads the file). */
+  next(): ReadMessage | null
+  /** The next reply if one came, without waiting. */
+  poll(): ReadMessage | null
   stop(): void
 }
 
@@ -47,9 +64,10 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
   if (url.protocol !== 'file:' || !fs.existsSync(fileURLToPath(url))) return null
   const {port1, port2} = new MessageChannel()
   const signal = new Int32Array(new SharedArrayBuffer(4))
+  const claims = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, jobs.length)))
   let worker: Worker
   try {
-    worker = new Worker(url, {transferList: [port2], workerData: {castReadWorker: true, jobs, port: port2, signal}})
+    worker = new Worker(url, {transferList: [port2], workerData: {castReadWorker: true, claims, jobs, port: port2, signal}})
   } catch {
     port1.close()
     return null
@@ -65,15 +83,21 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
     worker.terminate().catch(() => {})
   }
 
+  const poll = (): ReadMessage | null => {
+    if (dead) return null
+    const m = receiveMessageOnPort(port1)
+    if (!m) return null
+    taken++
+    return m.message as ReadMessage
+  }
+
   return {
+    claim: (j) => dead || Atomics.compareExchange(claims, j, FREE, ENGINE) === FREE,
     next() {
       const from = Date.now()
       while (!dead) {
-        const m = receiveMessageOnPort(port1)
-        if (m) {
-          taken++
-          return m.message as ReadReply
-        }
+        const m = poll()
+        if (m) return m
 
         // The worker bumps the counter after each post: sleep while it has posted nothing new.
         Atomics.wait(signal, 0, taken, 100)
@@ -82,19 +106,29 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
 
       return null
     },
+    poll,
     stop,
   }
 }
 
+interface WorkerData {
+  jobs: ReadJob[]
+  claims: Int32Array
+  port: MessagePort
+  signal: Int32Array
+}
+
 /**
- * The worker: read each job in order and post one reply per job on `port`, bumping the shared
- * counter after each so the engine, blocked in a synchronous sync(), wakes (Atomics.wait).
- * The port stays open (a close could drop replies not yet taken); the engine terminates us.
+ * The worker: claim each free job in order, read it and post one reply per claimed job on
+ * `port`, bumping the shared counter after each so the engine, blocked in a synchronous sync(),
+ * wakes (Atomics.wait). The port stays open (a close could drop replies not yet taken); the
+ * engine terminates us.
  */
-async function runWorker(data: {jobs: ReadJob[]; port: MessagePort; signal: Int32Array}): Promise<void> {
-  const {jobs, port, signal} = data
-  const post = (reply: ReadReply): void => {
-    port.postMessage(reply)
+async function runWorker(data: WorkerData): Promise<void> {
+  const {claims, jobs, port, signal} = data
+  const post = (job: number, reply: ReadReply): void => {
+    const message: ReadMessage = {job, reply}
+    port.postMessage(message)
     Atomics.add(signal, 0, 1)
     Atomics.notify(signal, 0)
   }
@@ -106,22 +140,23 @@ async function runWorker(data: {jobs: ReadJob[]; port: MessagePort; signal: Int3
     // Without the adapters every reply says so, and the engine reads those files itself.
   }
 
-  for (const job of jobs) {
+  for (const [j, job] of jobs.entries()) {
+    if (Atomics.compareExchange(claims, j, FREE, WORKER) !== FREE) continue
     const adapter = adapterFor?.(job.agent)
     if (!adapter) {
-      post({ok: false})
+      post(j, {ok: false})
       continue
     }
 
     const counts: ReadCounts = {bytes: 0, lines: 0, parseErrors: 0, read: 0}
     try {
-      post({counts, ok: true, result: readJsonlFile(adapter, job.match, job.path, job.prev, job.holder, job.now, counts)})
+      post(j, {counts, ok: true, result: readJsonlFile(adapter, job.match, job.path, job.prev, job.holder, job.now, counts)})
     } catch {
-      post({ok: false})
+      post(j, {ok: false})
     }
   }
 }
 
 if (!isMainThread && (workerData as {castReadWorker?: boolean} | null)?.castReadWorker) {
-  void runWorker(workerData as {jobs: ReadJob[]; port: MessagePort; signal: Int32Array})
+  void runWorker(workerData as WorkerData)
 }
