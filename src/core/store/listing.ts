@@ -75,8 +75,9 @@ export function inboxCandidates(store: Store, since: number): InboxCandidates {
  * facts in JavaScript: the last activity and the cwd are columns upsertFacts writes with the facts;
  * SQLite reads the last output only of a working row (quietAt reads it of no other) and
  * `process.alive` only of a row whose facts hold `"alive":true` (facts are JSON.stringify's text).
+ * One row at a time, so each dies young: the caller must run no other statement meanwhile.
  */
-export function listingKeys(store: Store, me: string): SessionRow[] {
+export function* listingKeys(store: Store, me: string): Generator<SessionRow> {
   const rows = store
     .q(
       `SELECT s.id, s.agent, coalesce(s.bucket, 'new'), coalesce(s.state, 'idle'), coalesce(s.reason, 'empty'), s.state_since,
@@ -90,10 +91,9 @@ export function listingKeys(store: Store, me: string): SessionRow[] {
     )
     .raw(true)
     .iterate({me}) as IterableIterator<unknown[]>
-  const out: SessionRow[] = []
   for (const r of rows) {
     const label = r[16] as string | null
-    out.push({
+    yield {
       agent: r[1],
       bucket: r[2],
       facts: {cwd: r[11], lastActivityAt: r[9], lastOutputAt: r[10], process: {alive: r[12] === 1}},
@@ -106,8 +106,6 @@ export function listingKeys(store: Store, me: string): SessionRow[] {
       state: r[3],
       stateSince: r[5],
       workingSince: r[6],
-    } as unknown as SessionRow)
+    } as unknown as SessionRow
   }
-
-  return out
 }
