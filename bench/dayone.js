@@ -4,7 +4,8 @@
  *     inside the 7-day window are parsed, the rest left to the background pass), against a bare
  *     script that stats every file and reads + JSON.parses the recent ones (budget ≤ 2×);
  *   - day two: `cast sessions --json` again with nothing changed, against a bare stat of every
- *     file (budget ≤ 2×);
+ *     file (budget ≤ 2×); and again while a live ingester holds the lease with a fresh heartbeat
+ *     (the bench process holds it, beating before each run): then cast does not sync at all;
  * with the peak RSS of each. Before anything is timed it checks that the first answer shows every
  * recent session exactly as the full index does (id, state, reason, title, messages).
  *
@@ -15,6 +16,7 @@
  *   node bench/dayone.js [--mb 1900] [--files 10000] [--codex 0.2] [--ageDays 140] [--runs 3] [--noopRuns 7] [--baseline DIR]
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 
 import {
@@ -95,6 +97,48 @@ function alive(pid) {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * Day two while a live ingester holds the lease (issue 16 point 2: then `cast sessions` does not
+ * sync): the bench process takes the lease, as the daemon would, and beats its heart before every
+ * run. The answer must be the same inbox.
+ */
+function leaseRow(castHome, env, roots, o, inbox, log) {
+  const Database = requireFromRoot('better-sqlite3')
+  const db = new Database(path.join(castHome, 'cast.db'), {timeout: 5000})
+  const beat = db.prepare(`INSERT INTO leases (name, pid, host, started_at, heartbeat_at, info) VALUES ('ingester', ?, ?, ?, ?, '{}')
+    ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`)
+  const hold = () => beat.run(process.pid, os.hostname(), Date.now(), Date.now())
+  try {
+    hold()
+    const got = JSON.parse(runCast(['sessions', '--json'], env, {capture: true}).stdout)
+    if (got.sessions.length !== inbox) throw new Error(`with the lease held cast lists ${got.sessions.length} sessions, without ${inbox}`)
+    const t = sideBySide(
+      {
+        cast: () => runCast(['sessions', '--json'], env, {rss: true}),
+        floor: () => timeRun(process.execPath, [path.join(BARE, 'stat.js'), ...roots], {env, rss: true}),
+      },
+      {runs: o.noopRuns, warmup: 1, before: hold},
+    )
+    log(
+      `dayone: lease held: cast ${t.cast.map((x) => x.toFixed(0)).join(' ')} ms; bare stat ${t.floor.map((x) => x.toFixed(0)).join(' ')} ms; CPU ${fmtMs(median(t.cpu.cast))} vs ${fmtMs(median(t.cpu.floor))}`,
+    )
+    const c = median(t.cast)
+    const f = median(t.floor)
+    return row('day two, a live ingester holding the lease: sessions --json, no sync', {
+      cast: `${fmtMs(c)} · ${fmtRss(t.rss.cast)}`,
+      floor: `bare stat of every file ${fmtMs(f)} · ${fmtRss(t.rss.floor)}`,
+      ratio: c / f,
+      cpuRatio: cpuRatioOf(t, 'cast', 'floor'),
+      budget: '≤ 2.00×',
+      met: c / f <= 2,
+      detail: {times: t, cpu: t.cpu, rssKb: t.rss},
+    })
+  } finally {
+    db.prepare(`DELETE FROM leases WHERE name = 'ingester' AND pid = ?`).run(process.pid)
+    db.close()
   }
 }
 
@@ -229,6 +273,7 @@ export async function run(argv = [], log = console.error) {
         detail: {times: dayTwo, cpu: dayTwo.cpu, rssKb: dayTwo.rss, baseline},
       }),
     )
+    rows.push(leaseRow(castHome, env, roots, o, full.sessions.length, log))
     return rows
   } finally {
     await sleep(0)

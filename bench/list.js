@@ -10,7 +10,10 @@
  * as a user runs them. HOME points at an empty folder, so the one-shot sync `cast sessions` does
  * first finds nothing to read: the figure is the listing itself.
  *
- *   node bench/list.js [--sessions 10000] [--small 500] [--runs 7]
+ * With --baseline DIR (a build from scripts/build-to, e.g. of the commit before a change), that
+ * build lists the same store too, side by side in the same rounds: a before/after in one run.
+ *
+ *   node bench/list.js [--sessions 10000] [--big 100000] [--small 500] [--runs 7] [--bigRuns 3] [--baseline DIR]
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -36,7 +39,7 @@ import {
 } from './lib/common.js'
 import {claudeSession, encodeCwd, rng, sizes, textPool} from './lib/gen.js'
 
-const DEFAULTS = {sessions: 10_000, big: 100_000, small: 500, runs: 7, bigRuns: 3, seed: 11}
+const DEFAULTS = {sessions: 10_000, big: 100_000, small: 500, runs: 7, bigRuns: 3, seed: 11, baseline: ''}
 
 /** Build CAST_HOME/cast.db with `n` sessions through cast's adapter and Store. */
 export async function buildListStore(castHome, n, seed) {
@@ -109,7 +112,7 @@ export async function buildListStore(castHome, n, seed) {
   return count
 }
 
-function measure(label, n, runs, seed, log) {
+function measure(label, n, runs, seed, log, baseline = '') {
   return async () => {
     const dir = tempDir(`list-${n}`)
     try {
@@ -134,14 +137,20 @@ function measure(label, n, runs, seed, log) {
       const b = JSON.parse(timeRun(process.execPath, bareArgs, {env: bareEnv, capture: true}).stdout)
       log(`list: ${label}: cast lists ${fmtInt(c.sessions.length)} sessions, the bare read ${fmtInt(b.sessions.length)} rows`)
       const streamArgs = [path.join(BARE, 'list-stream.js'), db]
-      const times = sideBySide(
-        {
-          cast: () => runCast(['sessions', '--json', '--all'], env, {rss: true}),
-          bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv, rss: true}),
-          stream: () => timeRun(process.execPath, streamArgs, {env: bareEnv, rss: true}),
-        },
-        {runs, warmup: 1},
-      )
+      const contenders = {
+        cast: () => runCast(['sessions', '--json', '--all'], env, {rss: true}),
+        bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv, rss: true}),
+        stream: () => timeRun(process.execPath, streamArgs, {env: bareEnv, rss: true}),
+      }
+      if (baseline) {
+        // The baseline build over the same store (same schema): the same bytes first.
+        const bin = path.join(path.resolve(baseline), 'bin', 'run.js')
+        const got = timeRun(process.execPath, [bin, 'sessions', '--json', '--all'], {env, capture: true}).stdout
+        if (got !== runCast(['sessions', '--json', '--all'], env, {capture: true}).stdout)
+          throw new Error('the baseline build lists other bytes')
+        contenders.baseline = () => timeRun(process.execPath, [bin, 'sessions', '--json', '--all'], {env, rss: true})
+      }
+      const times = sideBySide(contenders, {runs, warmup: 1})
       const castMs = median(times.cast)
       const bareMs = median(times.bare)
       const streamMs = median(times.stream)
@@ -150,11 +159,18 @@ function measure(label, n, runs, seed, log) {
       )
       const cpu = {cast: median(times.cpu.cast), bare: median(times.cpu.bare), stream: median(times.cpu.stream)}
       log(`list: ${label}: median CPU (user+sys) cast ${fmtMs(cpu.cast)}, bare ${fmtMs(cpu.bare)}, streamed ${fmtMs(cpu.stream)}`)
+      if (baseline) {
+        cpu.baseline = median(times.cpu.baseline)
+        log(
+          `list: ${label}: baseline (${baseline}) ${times.baseline.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.baseline)}): ${(median(times.baseline) / streamMs).toFixed(2)}× the streamed read (cpu ${(cpu.baseline / cpu.stream).toFixed(2)}×)`,
+        )
+      }
       return {
         castMs,
         bareMs,
         streamMs,
         cpu,
+        baselineMs: baseline ? median(times.baseline) : null,
         listed: c.sessions.length,
         rows: b.sessions.length,
         times,
@@ -172,12 +188,16 @@ export async function run(argv = [], log = console.error) {
   const rows = []
   const maxRss = (kbs) => Math.max(...kbs) / 1024
   for (const n of [o.sessions, o.big].filter((x) => x > 0)) {
-    const m = await measure(`${fmtInt(n)} sessions`, n, n > o.sessions ? o.bigRuns : o.runs, o.seed, log)()
+    const m = await measure(`${fmtInt(n)} sessions`, n, n > o.sessions ? o.bigRuns : o.runs, o.seed, log, String(o.baseline))()
     const ratio = m.castMs / m.streamMs
+    const base =
+      m.baselineMs === null
+        ? ''
+        : `; baseline build ${fmtMs(m.baselineMs)} · ${fmtRss(m.rssKb.baseline)} (${(m.baselineMs / m.streamMs).toFixed(2)}×, cpu ${(m.cpu.baseline / m.cpu.stream).toFixed(2)}×)`
     rows.push(
       row(`sessions --json --all, ${fmtInt(n)} sessions (HOME empty: no files to sync)`, {
         cast: `${fmtMs(m.castMs)} · ${fmtRss(m.rssKb.cast)}`,
-        floor: `streamed bare read ${fmtMs(m.streamMs)} · ${fmtRss(m.rssKb.stream)} (whole read ${fmtMs(m.bareMs)} · ${fmtRss(m.rssKb.bare)})`,
+        floor: `streamed bare read ${fmtMs(m.streamMs)} · ${fmtRss(m.rssKb.stream)} (whole read ${fmtMs(m.bareMs)} · ${fmtRss(m.rssKb.bare)})${base}`,
         ratio,
         cpuRatio: m.cpu.cast / m.cpu.stream,
         budget: n >= 100_000 ? '≤ 1.50×, RSS ≤ 200 MB' : '≤ 1.50×',

@@ -4,7 +4,6 @@
  */
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
-import {hostname} from 'node:os'
 import {fileURLToPath} from 'node:url'
 
 import {registry} from '../adapters/index.js'
@@ -13,21 +12,19 @@ import type {AdapterEnv} from '../core/ingest/adapter.js'
 import type {Agent} from '../core/model/types.js'
 import {Ingester, type SyncStats} from '../core/ingest/engine.js'
 import {consumeSpool} from '../core/ingest/spool.js'
-import {pidAlive} from '../core/ingest/process-table.js'
 import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../core/ingest/screen.js'
 import {sessionsWithRecords} from '../core/store/recent-first.js'
-import type {Lease, Store} from '../core/store/store.js'
+import type {Store} from '../core/store/store.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
+import {INGESTER_LEASE, leaseIsLive} from './lease.js'
 
 /** Commands reach the adapters only through this module (DESIGN §2: never directly): the registry. */
 export {registry} from '../adapters/index.js'
 export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 
-export const INGESTER_LEASE = 'ingester'
-/** A holder that has not beaten its heart for this long is presumed gone. */
-export const LEASE_STALE_MS = 10_000
+export {INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from './lease.js'
 /** Held by the background pass that reads what a recent-first `cast sessions` left (backfill.ts). */
 export const BACKFILL_LEASE = 'backfill'
 /**
@@ -53,13 +50,6 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
     sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}),
   )
   return ingester
-}
-
-/** Is the lease held by a live ingester? (Same host: the pid must be alive; any host: a fresh heartbeat.) */
-export function leaseIsLive(lease: Lease | null, now = Date.now()): boolean {
-  if (!lease) return false
-  if (lease.host === hostname() && !pidAlive(lease.pid)) return false
-  return now - lease.heartbeatAt < LEASE_STALE_MS
 }
 
 export interface SyncBeforeReadOptions {

@@ -24,7 +24,8 @@ interface Parsed {
  * would take it into a multiple flag or refuse it) all go to oclif.
  */
 export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed | null> {
-  const {parseAgent, parseState} = await import('./flag-values.js')
+  // flag-values loads the adapters' registry: only for the values that need it.
+  const values = argv.some((a) => a.startsWith('--agent') || a.startsWith('--state')) ? await import('./flag-values.js') : null
   const single = new Map<string, string | true>()
   const states: WorkState[] = []
   const BOOLEANS = new Set(['--all', '--json', '--quiet'])
@@ -52,7 +53,7 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
     if (name === '--state') {
       for (const part of value.split(',')) {
         try {
-          states.push(parseState(part))
+          states.push(values!.parseState(part))
         } catch {
           return null
         }
@@ -70,7 +71,7 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
   const agentText = single.get('--agent')
   if (typeof agentText === 'string') {
     try {
-      agent = [parseAgent(agentText)]
+      agent = [values!.parseAgent(agentText)]
     } catch {
       return null
     }

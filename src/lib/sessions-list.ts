@@ -8,12 +8,14 @@
  * the listing is returned for the caller to print (`JSON.stringify(listing, null, 2)`), except
  * the streamed `--json --all`, which writes itself and returns nothing.
  */
+import type {SyncStats} from '../core/ingest/engine.js'
 import type {Agent, WorkState} from '../core/model/types.js'
 import type {Store} from '../core/store/store.js'
 import {teamRows} from '../core/store/team/index.js'
+import {sweepSnoozes} from '../core/store/triage.js'
 import {loadConfig} from './config.js'
 import {deviceName, type Env, homeDir} from './env.js'
-import {INGESTER_LEASE, leaseIsLive, makeIngester, syncBeforeRead} from './ingest.js'
+import {INGESTER_LEASE, leaseIsLive} from './lease.js'
 import {inboxListing, streamListing} from './stream-listing.js'
 import {buildListing, type Listing, renderListing} from './views.js'
 
@@ -55,8 +57,12 @@ export async function listSessions(
           process.stderr.write(process.stderr.isTTY && !final ? `\r${line}\u001B[K` : `${process.stderr.isTTY ? '\r' : ''}${line}\n`),
       }
     : {recentFirst: {recencyMs: config.inbox.recencyMs}}
-  const synced =
-    env.CAST_NOW?.trim() && leaseIsLive(store.getLease(INGESTER_LEASE)) ? null : syncBeforeRead(store, env, clock, me, syncOptions)
+  // A live ingester holding the lease keeps the store current: no sync, and the ingest wiring (every
+  // adapter) is not even loaded. Only the time rules come due here, as syncBeforeRead does.
+  let synced: SyncStats | null = null
+  if (!leaseIsLive(store.getLease(INGESTER_LEASE)))
+    synced = (await import('./ingest.js')).syncBeforeRead(store, env, clock, me, syncOptions)
+  else if (!env.CAST_NOW?.trim()) sweepSnoozes(store, clock())
   const now = clock()
   // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
   const remote = await teamRows(store, env, config, deviceName(env), (m) => process.stderr.write(`cast: ${m}\n`))
@@ -94,6 +100,7 @@ export async function listSessions(
         `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
       )
     } else if (store.countSessions() === 0) {
+      const {makeIngester} = await import('./ingest.js')
       const roots = makeIngester(store, env, clock, me).roots()
       out.line('')
       out.line('No agent sessions found. cast looked in:')

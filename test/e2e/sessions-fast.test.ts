@@ -24,7 +24,9 @@ import {
   ROOT,
   runCast,
   type RunResult,
+  startCast,
   type TempHome,
+  waitForWatcher,
   writeFile,
 } from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
@@ -263,6 +265,58 @@ describe('cast sessions before oclif: test stores', () => {
       'aaaaaaaa-1111-4222-8333-444444444444',
       'bbbbbbbb-1111-4222-8333-444444444444',
     ])
+  }, 60_000)
+
+  it('with a real live ingester holding the lease (cast sessions -w), the answer is its store, a change made while it runs included', async () => {
+    h = makeHome()
+    const file = (sid: string): string => claudeTranscriptPath(h.home, '/src/app', sid)
+    const start = (sid: string): void =>
+      writeFile(
+        file(sid),
+        claudeLines({at: new Date(Date.now() - 5000), cwd: '/src/app', prompt: `Task ${sid.slice(0, 4)}`, sessionId: sid, settled: false}),
+      )
+    const A = 'aaaaaaaa-1111-4222-8333-444444444444'
+    start(A)
+    start('bbbbbbbb-1111-4222-8333-444444444444')
+    expect(json(await runCast(['sessions', '--json'], {env: h.env})).sessions).toHaveLength(2)
+    const w = startCast(['sessions', '-w', '--json'], h.env)
+    await waitForWatcher(h.castHome)
+    // While it runs, A asks a question: the ingester reads it (its transition is on the stream).
+    fs.appendFileSync(
+      file(A),
+      JSON.stringify({
+        cwd: '/src/app',
+        message: {
+          content: [{id: 'toolu_q1', input: {questions: [{question: 'Which database?'}]}, name: 'AskUserQuestion', type: 'tool_use'}],
+          id: 'msg_q1',
+          model: 'claude-opus-4',
+          role: 'assistant',
+          type: 'message',
+        },
+        sessionId: A,
+        timestamp: new Date().toISOString(),
+        type: 'assistant',
+        uuid: 'aq1',
+      }) + '\n',
+    )
+    expect(JSON.parse(await w.nextLine())).toMatchObject({reason: 'question', to: 'needs_input'})
+    const stored = (): {native_id: string; reason: string; state: string}[] => {
+      const db = new Database(path.join(h.castHome, 'cast.db'), {readonly: true})
+      try {
+        return db.prepare('SELECT native_id, state, reason FROM sessions ORDER BY native_id').all() as never
+      } finally {
+        db.close()
+      }
+    }
+
+    const {fast, oclif} = await both(['--json'], h.env)
+    for (const r of [fast, oclif]) {
+      const answer = json(r).sessions.map((s: any) => ({native_id: s.native_id, reason: s.reason, state: s.state}))
+      expect(answer.sort((a: any, b: any) => a.native_id.localeCompare(b.native_id))).toEqual(stored())
+      expect(answer.find((s: any) => s.native_id === A)).toEqual({native_id: A, reason: 'question', state: 'needs_input'})
+    }
+
+    await w.stop()
   }, 60_000)
 
   it('the fast path answers by itself, without loading oclif', async () => {

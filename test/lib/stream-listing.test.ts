@@ -13,6 +13,7 @@ import {ADAPTERS} from '../../src/adapters/index.js'
 import {Ingester} from '../../src/core/ingest/engine.js'
 import {addOwner} from '../../src/core/store/ownership.js'
 import {Store} from '../../src/core/store/store.js'
+import {setLabel} from '../../src/core/store/triage.js'
 import {inboxListing, streamListing} from '../../src/lib/stream-listing.js'
 import {buildListing, type ListFilters} from '../../src/lib/views.js'
 
@@ -108,6 +109,43 @@ describe('cast sessions --json --all, streamed', () => {
 
     expect(both({agent: ['codex'], all: true}).streamed).toContain('"agent": "codex"')
     expect(JSON.parse(both({all: true, cwd: '/nowhere'}).streamed).sessions).toEqual([])
+  })
+})
+
+describe('the streamed list reads each row once: its first pass takes the keys from SQL', () => {
+  it('the same bytes with owners, labels, a live and a quiet row, and another runner; without --all too', () => {
+    index(3)
+    const ids = store.loadSessions().map((r) => r.id)
+    store.tx(() => {
+      addOwner(store, ids[1]!, ME, ME, NOW)
+      addOwner(store, ids[2]!, 'ana@example.com', ME, NOW)
+      addOwner(store, ids[3]!, ME.toUpperCase(), ME, NOW)
+      setLabel(store, ids[4]!, ME, 'release')
+      setLabel(store, ids[5]!, 'ana@example.com', 'release')
+      const set = (id: string, sql: string, ...args: unknown[]): void =>
+        void store.q(`UPDATE sessions SET ${sql} WHERE id = ?`).run(...args, id)
+      set(ids[6]!, `facts = json_set(facts, '$.process', json('{"alive":true,"pid":4242}'))`)
+      set(ids[7]!, `facts = json_set(facts, '$.process', json('{"alive":false,"pid":4243}'))`)
+      // Working, silent for an hour: quiet.
+      set(ids[8]!, `state = 'working', working_since = ?, facts = json_set(facts, '$.lastOutputAt', ?)`, NOW - 7_200_000, NOW - 3_600_000)
+      set(ids[9]!, `runner = 'ana@example.com'`)
+    })
+    const cases: ListFilters[] = [{}, {label: ['release']}, {quiet: true}, {states: ['working', 'needs_input']}, {cwd: '/src'}]
+    for (const f of cases) {
+      const {streamed, whole} = both({all: true, ...f})
+      expect(streamed).toBe(whole)
+    }
+
+    const all = JSON.parse(both({all: true}).streamed)
+    expect(all.counts.live).toBe(1)
+    expect(all.counts.quiet).toBe(1)
+    expect(JSON.parse(both({all: true, label: ['release']}).streamed).sessions.map((s: {id: string}) => s.id)).toEqual([ids[4]])
+    // Without --all the filters read a row's asks: the full rows are read (same bytes).
+    const inbox = both({recencyMs: 7 * 86_400_000})
+    expect(inbox.streamed).toBe(inbox.whole)
+    // The keys are read by SQLite from the facts: no row can hold facts it cannot read (the inbox
+    // index of migration 6 reads them on every write).
+    expect(() => store.q(`UPDATE sessions SET facts = '{"cwd": ' WHERE id = ?`).run(ids[10])).toThrow(/malformed JSON/)
   })
 })
 

@@ -14,15 +14,20 @@ export interface Discovered {
   readonly match: FileMatch
 }
 
-/** Walk every root of every adapter; `progress` is called for every folder with entries. */
+/**
+ * Walk every root of every adapter; `progress` is called for every folder with entries. A no-op
+ * `cast sessions` walks every file of the history (issue 16: it should cost little more than the
+ * stats), so the walk allocates only the matches: no per-file key, no path normalisation (a root
+ * is resolved once, and an entry's name holds no separator).
+ */
 export function discoverFiles(adapters: readonly Adapter[], ctx: AdapterEnv, progress: (() => void) | null): Discovered[] {
   const out: Discovered[] = []
-  const seen = new Set<string>()
   for (const adapter of adapters) {
-    // A root inside another root of the same adapter is walked once, as part of the outer one.
+    // A root inside another root of the same adapter is walked once, as part of the outer one;
+    // symlinks are never followed, so no file is reached twice through one adapter's roots.
     const roots = adapter.roots(ctx).map((r) => path.resolve(r))
     const outer = roots.filter((r) => !roots.some((o) => o !== r && r.startsWith(o + path.sep)))
-    for (const root of new Set(outer)) walk({adapter, ctx, out, progress, seen}, root, 0)
+    for (const root of new Set(outer)) walk({adapter, ctx, out, progress}, root, 0)
   }
 
   return out
@@ -32,7 +37,6 @@ interface Walk {
   readonly adapter: Adapter
   readonly ctx: AdapterEnv
   readonly out: Discovered[]
-  readonly seen: Set<string>
   readonly progress: (() => void) | null
 }
 
@@ -46,19 +50,19 @@ function walk(w: Walk, dir: string, depth: number): void {
   }
 
   if (entries.length > 0) w.progress?.()
+  // `dir` is resolved (normalised), so joining a name is a concatenation.
+  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep
   for (const e of entries) {
-    const p = path.join(dir, e.name)
     // Symlinks under a root are not followed (a loop, or a link to another root, would read a
     // file twice or without end): only real folders and regular files are walked.
-    if (e.isDirectory()) {
-      if (w.adapter.skipDir?.(p)) continue
-      walk(w, p, depth + 1)
-    } else if (e.isFile()) {
-      const key = `${w.adapter.agent}\0${p}`
-      if (w.seen.has(key)) continue
-      w.seen.add(key)
+    if (e.isFile()) {
+      const p = prefix + e.name
       const match = w.adapter.match(p, w.ctx)
       if (match) w.out.push({adapter: w.adapter, match, path: p})
+    } else if (e.isDirectory()) {
+      const p = prefix + e.name
+      if (w.adapter.skipDir?.(p)) continue
+      walk(w, p, depth + 1)
     }
   }
 }

@@ -21,7 +21,7 @@ import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
 import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending} from './batch.js'
 import {shareReads} from './read-share.js'
-import {statOrNull, sweepOne} from './stat-sweep.js'
+import {statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 
@@ -56,10 +56,14 @@ export interface SyncOptions {
   defer?: DeferRule
 }
 
-/** The files of one pass, each with its stat taken up front (undefined: gone). */
+/**
+ * The files of one pass, each with its stat taken up front (undefined: gone), and whether it can
+ * be skipped unread (stat-sweep.ts unchangedFile: a no-op sync costs a stat, issue 16).
+ */
 interface PassFiles {
   found: Discovered[]
   sts: (fs.Stats | undefined)[]
+  idle: boolean[]
 }
 
 /** A file modified this recently can still change: the periodic stat sweep looks at it. */
@@ -139,6 +143,7 @@ export class Ingester {
     // (the other core), and its results are committed here in the same order and batches.
     const pass: PassFiles = {
       found,
+      idle: [],
       sts: found.map((d, i) => {
         if (i % 500 === 499) this.progress?.()
         return statOrNull(d.path)
@@ -146,8 +151,11 @@ export class Ingester {
     }
     const holders = this.openHandles()
     const known = this.knownRows(pass, holders)
+    const now = Date.now()
+    pass.idle = found.map((d, i) => unchangedFile(d.match.kind, pass.sts[i], known.get(d.path), holders.has(d.path), now))
     const present = new Set<string>()
-    if (options.defer && !only) this.defer(pass, known, options.defer, present, stats)
+    // Only a file that changed can be left for later: with none, there is nothing to defer.
+    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, present, stats)
     const batch = new Batcher(
       (b) => this.commit(b),
       stats,
@@ -217,6 +225,7 @@ export class Ingester {
     stats.deferred = waiting.size
     pass.found = pass.found.filter((_, i) => !waiting.has(i))
     pass.sts = pass.sts.filter((_, i) => !waiting.has(i))
+    pass.idle = pass.idle.filter((_, i) => !waiting.has(i))
   }
 
   /** Read every file of the pass in order (the worker's share from its replies) into batches. */
@@ -228,9 +237,10 @@ export class Ingester {
     batch: Batcher,
     stats: SyncStats,
   ): void {
-    const {found, sts} = pass
+    const {found, idle, sts} = pass
     const recentFrom = Date.now() - RECENT_MS
-    const share = this.opts.readThreads === 1 ? null : shareReads(found, sts, known, holders, this.opts.clock())
+    // An unchanged file is never read (shareReads leaves it out, its mark equals its stat).
+    const share = this.opts.readThreads === 1 || !idle.includes(false) ? null : shareReads(found, sts, known, holders, this.opts.clock())
     // The engine's read of a shared file (in its turn, or ahead of it while the worker reads).
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
@@ -239,8 +249,11 @@ export class Ingester {
         if (i % 100 === 99) this.progress?.()
         const prevRow = known.get(d.path)
         if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)
+        // An unchanged file: reading it would yield nothing.
         let pending: Pending | null
-        if (share?.has(i)) {
+        if (idle[i]) {
+          pending = null
+        } else if (share?.has(i)) {
           const shared = share.take(i, readSelf)
           if (shared.counts) addCounts(stats, shared.counts)
           pending = shared.result

@@ -38,8 +38,23 @@ function lstatOrNull(file: string): fs.Stats | undefined {
 
 export function statOrNull(file: string): fs.Stats | undefined {
   try {
-    return fs.statSync(file)
+    // A file gone since discovery is the common miss: no exception built for it.
+    return fs.statSync(file, {throwIfNoEntry: false})
   } catch {
     return undefined
   }
+}
+
+/**
+ * Can a pass skip this file without reading it (issue 16: a no-op sync costs a stat)? True only
+ * when reading it would surely yield nothing: a regular file whose mark (device, inode, size,
+ * mtime) equals the store's, that is not a SQLite source (its mark includes the -wal file), not a
+ * last line without its newline waiting to be tried, and whose holder (an agent process with the
+ * file open) neither is nor was recorded. Anything else takes the full read path.
+ */
+export function unchangedFile(kind: string, st: fs.Stats | undefined, prev: FileRow | undefined, held: boolean, now: number): boolean {
+  if (!st || !prev || kind === 'sqlite' || held || !st.isFile()) return false
+  if (prev.dev !== st.dev || prev.ino !== st.ino || prev.size !== st.size || prev.mtimeMs !== Math.floor(st.mtimeMs)) return false
+  if (kind !== 'jsonl') return true
+  return !quietTail(prev, now) && !(prev.state ?? '').includes('"__holder":')
 }

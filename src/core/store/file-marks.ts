@@ -38,34 +38,41 @@ export function loadFileMarks(store: Store, heldAgents: readonly string[] = []):
   // Only the agents whose files a process holds open (openFileProcesses) record a holder in the
   // state. Raw rows through the covering index: a no-op sync reads thousands of them.
   const holding = new Set(heldAgents)
+  // Iterated, not all(): each raw row dies young (a no-op sync's GC pays for what stays alive).
   const rows = store
     .q(
       `SELECT path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, instr(coalesce(state, ''), '"__holder":')
        FROM files INDEXED BY files_marks`,
     )
     .raw(true)
-    .all() as unknown[][]
-  const stateOf = store.q('SELECT state FROM files WHERE path = ?')
+    .iterate() as IterableIterator<[string, string, string, number, number, number, number, number, number, number, number]>
+  const tails: string[] = []
   for (const r of rows) {
-    const offset = Number(r[7])
-    const size = Number(r[5])
+    const [path, agent, kind, dev, ino, size, mtimeMs, offset, parseErrors, readAt, holder] = r
     const tail = offset < size
-    const agent = String(r[1])
-    out.set(String(r[0]), {
+    if (tail) tails.push(path)
+    out.set(path, {
       agent,
-      dev: Number(r[3]),
-      held: holding.has(agent) && Number(r[10]) > 0,
-      ino: Number(r[4]),
-      kind: String(r[2]),
-      mtimeMs: Number(r[6]),
+      dev,
+      held: holder > 0 && holding.has(agent),
+      ino,
+      kind,
+      mtimeMs,
       offset,
-      parseErrors: Number(r[8]),
-      path: String(r[0]),
-      readAt: Number(r[9]),
+      parseErrors,
+      path,
+      readAt,
       size,
-      state: tail ? ((stateOf.get(r[0]) as {state: string | null} | undefined)?.state ?? null) : null,
+      state: null,
       stateLoaded: tail,
     })
+  }
+
+  // After the scan (no statement may run on the connection while another iterates).
+  const stateOf = store.q('SELECT state FROM files WHERE path = ?').pluck()
+  for (const path of tails) {
+    const mark = out.get(path)!
+    out.set(path, {...mark, state: (stateOf.get(path) as string | null | undefined) ?? null})
   }
 
   return out

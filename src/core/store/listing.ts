@@ -3,7 +3,7 @@
  * and `cast feed` load full rows a chunk at a time (Store.loadSessions(ids)) and memory stays
  * flat as the store grows.
  */
-import type {Store} from './store.js'
+import type {SessionRow, Store} from './store.js'
 
 /** Every session id, in the order `Store.loadSessions()` returns the rows (rowid). */
 export function sessionIdsInOrder(store: Store): string[] {
@@ -50,18 +50,62 @@ export interface InboxCandidates {
 
 export function inboxCandidates(store: Store, since: number): InboxCandidates {
   // Through the covering index sessions_inbox (migration 6): every column and expression read here
-  // is in it, so the scan never reads the facts.
+  // is in it, so the scan never reads the facts. Unordered (an ORDER BY rowid sorts every row in a
+  // temporary b-tree, half the scan's cost): only the candidates are put back in rowid order.
   const rows = store
-    .q(`SELECT id, ${CANDIDATE}, coalesce(bucket, 'new'), runner FROM sessions INDEXED BY sessions_inbox ORDER BY rowid`)
+    .q(`SELECT rowid, id, ${CANDIDATE}, coalesce(bucket, 'new'), runner FROM sessions INDEXED BY sessions_inbox`)
     .raw(true)
-    .all({since}) as [string, number, string, string | null][]
-  const ids: string[] = []
+    .iterate({since}) as IterableIterator<[number, string, number, string, string | null]>
+  const candidates: [number, string][] = []
   const olderByRunner = new Map<string | null, number>()
-  for (const [id, candidate, bucket, runner] of rows) {
-    if (candidate) ids.push(id)
+  for (const [rowid, id, candidate, bucket, runner] of rows) {
+    if (candidate) candidates.push([rowid, id])
     else if (bucket !== 'folded' && bucket !== 'dismissed' && bucket !== 'hidden')
       olderByRunner.set(runner, (olderByRunner.get(runner) ?? 0) + 1)
   }
 
-  return {ids, olderByRunner}
+  candidates.sort((x, y) => x[0] - y[0])
+  return {ids: candidates.map((c) => c[1]), olderByRunner}
+}
+
+/**
+ * What the streamed `--json --all` needs of a row before it writes any (the filters, the counts
+ * and the display order: views.ts matchesFilters with `all`, isLive, isRowQuiet, sortRows), as a
+ * SessionRow holding only those fields, in `loadSessions()` order, read without parsing the rows'
+ * facts in JavaScript: the last activity and the cwd are columns upsertFacts writes with the facts;
+ * SQLite reads the last output only of a working row (quietAt reads it of no other) and
+ * `process.alive` only of a row whose facts hold `"alive":true` (facts are JSON.stringify's text).
+ * One row at a time, so each dies young: the caller must run no other statement meanwhile.
+ */
+export function* listingKeys(store: Store, me: string): Generator<SessionRow> {
+  const rows = store
+    .q(
+      `SELECT s.id, s.agent, coalesce(s.bucket, 'new'), coalesce(s.state, 'idle'), coalesce(s.reason, 'empty'), s.state_since,
+         s.working_since, s.first_seen_at, s.runner, s.last_activity_at,
+         CASE WHEN s.state = 'working' THEN s.facts ->> '$.lastOutputAt' END, s.cwd,
+         CASE WHEN instr(s.facts, '"alive":true') THEN json_type(s.facts, '$.process.alive') = 'true' ELSE 0 END,
+         coalesce(r.pinned, 0), r.deferred_at,
+         (SELECT json_group_array(who) FROM owners WHERE session_id = s.id),
+         (SELECT label FROM labels WHERE session_id = s.id AND who = @me)
+       FROM sessions s LEFT JOIN records r ON r.session_id = s.id ORDER BY s.rowid`,
+    )
+    .raw(true)
+    .iterate({me}) as IterableIterator<unknown[]>
+  for (const r of rows) {
+    const label = r[16] as string | null
+    yield {
+      agent: r[1],
+      bucket: r[2],
+      facts: {cwd: r[11], lastActivityAt: r[9], lastOutputAt: r[10], process: {alive: r[12] === 1}},
+      firstSeenAt: r[7],
+      id: r[0],
+      labels: label === null ? {} : {[me]: label},
+      reason: r[4],
+      records: {deferredAt: r[14], owners: JSON.parse(r[15] as string) as string[], pinned: r[13] !== 0},
+      runner: r[8],
+      state: r[3],
+      stateSince: r[5],
+      workingSince: r[6],
+    } as unknown as SessionRow
+  }
 }
