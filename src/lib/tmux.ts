@@ -116,19 +116,6 @@ export async function captureScreen(pane: Pane, env: Env): Promise<string | null
   }
 }
 
-/** The pane a process runs in: walk its ancestry up to a pane's first process. */
-export function paneOfProcess(pid: number, panes: readonly Pane[], parentPid: (pid: number) => number | null): Pane | null {
-  const byPid = new Map(panes.filter((p) => !p.dead).map((p) => [p.pid, p]))
-  let cur: number | null = pid
-  for (let depth = 0; cur !== null && cur > 1 && depth < 64; depth++) {
-    const hit = byPid.get(cur)
-    if (hit) return hit
-    cur = parentPid(cur)
-  }
-
-  return null
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -208,14 +195,5 @@ export async function paneAlive(paneId: string, env: Env): Promise<boolean> {
     return (await tmux(['display-message', '-p', '-t', paneId, '#{pane_dead}'], env)).trim() === '0'
   } catch {
     return false
-  }
-}
-
-/** The visible text of a pane (for an error message when an agent fails to start). */
-export async function capturePane(paneId: string, env: Env): Promise<string> {
-  try {
-    return await tmux(['capture-pane', '-p', '-t', paneId], env)
-  } catch {
-    return ''
   }
 }

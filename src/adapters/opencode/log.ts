@@ -18,7 +18,7 @@
  *
  * Pure: lines in, contributions out; the state is small (bounded runs, open asks only).
  */
-import type {Contribution, FileMatch, TextLineParser} from '../../core/ingest/adapter.js'
+import type {Contribution, TextLineParser} from '../../core/ingest/adapter.js'
 import type {LogFacts} from './facts.js'
 
 interface Ask {
@@ -153,5 +153,3 @@ export const opencodeLogParser: TextLineParser<LogState> = {
     return true
   },
 }
-
-export type LogMatch = FileMatch & {kind: 'jsonl'}

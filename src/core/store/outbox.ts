@@ -83,11 +83,6 @@ export function ackOutbox(store: Store, seq: number): void {
   })
 }
 
-/** Queue a summary of one session (a change the triggers do not see, e.g. liveness on its own). */
-export function queueSummary(store: Store, sessionId: string, at: number): void {
-  store.q(`INSERT INTO outbox (at, session_id, kind, payload) VALUES (?, ?, 'summary', '{}')`).run(at, sessionId)
-}
-
 /** Is there a decision card on this machine whose id starts with `prefix`? */
 export function hasLocalCard(store: Store, prefix: string): boolean {
   return store.q(`SELECT 1 FROM decisions WHERE substr(id, 1, length(?)) = ? LIMIT 1`).get(prefix, prefix) !== undefined

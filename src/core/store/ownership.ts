@@ -38,9 +38,3 @@ export function replaceOwners(store: Store, sessionId: string, rows: readonly Ow
     store.q('INSERT INTO owners (session_id, who, added_at, added_by) VALUES (?, ?, ?, ?)').run(sessionId, r.who, r.addedAt, r.addedBy)
   }
 }
-
-/** Every identity the store has seen (runners and owners), for "did you mean" hints. */
-export function knownIdentities(store: Store): string[] {
-  const rows = store.q('SELECT runner AS who FROM sessions WHERE runner IS NOT NULL UNION SELECT who FROM owners').all() as Row[]
-  return [...new Set(rows.map((r) => String(r.who)))].sort()
-}

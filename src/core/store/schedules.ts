@@ -119,11 +119,6 @@ export function dueScheduleIds(store: Store, now: number): string[] {
   )
 }
 
-/** The earliest due time of an armed schedule (for a daemon's timer). */
-export function nextScheduleDueAt(store: Store): number | null {
-  return num((store.q(`SELECT MIN(due_at) AS t FROM schedules WHERE status = 'armed'`).get() as Row).t)
-}
-
 /**
  * Claim a due schedule for delivery. Exactly one of several concurrent claimers gets true: the
  * update runs in an IMMEDIATE transaction and only moves a row that is still armed and due.

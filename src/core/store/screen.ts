@@ -6,9 +6,6 @@
 import {text} from './rows.js'
 import type {Store} from './store.js'
 
-/** Every pseudo path the sweep writes starts with this. */
-export const SCREEN_PATH_PREFIX = 'screen://'
-
 export interface ScreenContributionRow {
   readonly path: string
   readonly agent: string

@@ -38,20 +38,6 @@ export function getSettleVerdict(store: Store, sessionId: string, turnIndex: num
   return r ? toRow(r) : null
 }
 
-/** The latest verdict row for a session (any turn), for `cast explain`. */
-export function latestSettleVerdict(store: Store, sessionId: string): SettleVerdictRow | null {
-  const r = store.q('SELECT * FROM settle_verdicts WHERE session_id = ? ORDER BY turn_index DESC LIMIT 1').get(sessionId) as Row | undefined
-  return r ? toRow(r) : null
-}
-
-/** Which of these (session, turn) pairs already have a row. */
-export function judgedTurns(store: Store, pairs: readonly {id: string; turnIndex: number}[]): Set<string> {
-  const out = new Set<string>()
-  const stmt = store.q('SELECT 1 FROM settle_verdicts WHERE session_id = ? AND turn_index = ?')
-  for (const p of pairs) if (stmt.get(p.id, p.turnIndex) !== undefined) out.add(`${p.id}:${p.turnIndex}`)
-  return out
-}
-
 /** Record the outcome (first write wins: a turn is judged once). Returns false when a row was already there. */
 export function putSettleVerdict(store: Store, row: SettleVerdictRow): boolean {
   const r = store
