@@ -171,6 +171,13 @@ function fromHooks(
     sources['lastActivityAt'] = {kind: 'hook', ref: event}
   }
 
+  // Copilot 1.0.102 writes events.jsonl a second or so after the prompt: a prompt the hook saw is
+  // a message, so a crash before the first write reads dead (a turn lost), not an empty session.
+  if (promptAt !== null && f.messages === 0) {
+    f.messages = 1
+    sources['messages'] = {kind: 'hook', ref: 'UserPromptSubmit'}
+  }
+
   const cwd = x?.cwd ?? null
   if (f.cwd === null && cwd !== null) {
     f.cwd = cwd
@@ -199,6 +206,14 @@ export function composeCopilot(_nativeId: string, contributions: readonly Checke
   f.process = processOf(locks, events)
   if (f.process !== null) sources['process'] = f.process.source
   if (hooks !== null) fromHooks(f, sources, hooks, factsOf(events, 'events')?.progressAt ?? null)
+  // Copilot 1.0.102 names the workspace after the first prompt at once and writes events.jsonl a
+  // second or so later: a crash in between leaves the name as the only trace of a turn, which
+  // then reads dead (lost), not empty. A name the user gave (/rename) says nothing of a prompt.
+  const ws = factsOf(workspace, 'workspace')
+  if (f.messages === 0 && events === null && ws !== null && ws.name !== null && ws.userNamed !== true) {
+    f.messages = 1
+    sources['messages'] = {kind: 'workspace', ref: ws.ref ?? ''}
+  }
   // A process gone without a clean shutdown leaves no open ask behind it: it reads dead.
   if (f.process !== null && !f.process.alive) {
     f.approval = null

@@ -7,7 +7,7 @@
  * `sessionId` and no event name at all, so the event is told from the fields it carries.
  * `notification` names itself in both (`hook_event_name: "Notification"`).
  *
- *   SessionStart                     a process at the prompt (settled)
+ *   SessionStart                     a process at the prompt (settled); with an initialPrompt, a turn starts
  *   UserPromptSubmit                 a turn starts (working); closes open asks and errors
  *   PreToolUse / PostToolUse(Failure) the turn runs; a tool moving answers a permission prompt;
  *                                    `ask_user` opens / closes a question
@@ -140,6 +140,13 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
   switch (name) {
     case 'SessionStart': {
       startSession(s, at, name)
+      // 1.0.102 starts the session when the first prompt is sent: `initialPrompt` is that prompt,
+      // and its turn begins here (userPromptSubmitted follows; a crash in between is a lost turn).
+      if (str(p['initialPrompt']) !== null) {
+        s.activityAt = at
+        startTurn(s, at, name)
+      }
+
       break
     }
 

@@ -230,6 +230,15 @@ describe('Copilot CLI hooks', () => {
     expect(copilot.hooks?.sessionOf({agent: 'copilot', at: 0, payload: {sessionId: 'abc'}})).toBe('abc')
   })
 
+  it('a SessionStart carrying the first prompt (initialPrompt, as 1.0.102 sends it) starts the turn; a bare one is at the prompt', () => {
+    const started = hookFacts([hook(0, {hook_event_name: 'SessionStart', initialPrompt: 'sleep for a while', source: 'new'})])
+    expect(started?.facts.settled).toBe(false)
+    expect(started?.extra).toMatchObject({promptAt: sec(0)})
+    const bare = hookFacts([hook(0, {hook_event_name: 'SessionStart', source: 'new'})])
+    expect(bare?.facts.settled).toBe(true)
+    expect(bare?.extra).toMatchObject({promptAt: null})
+  })
+
   it('UserPromptSubmit works, Stop settles, a permission_prompt notification is an approval', () => {
     expect(hookFacts([hook(0, {hook_event_name: 'UserPromptSubmit', prompt: 'go'})])?.facts.settled).toBe(false)
     expect(
@@ -288,6 +297,33 @@ describe('Copilot CLI hooks', () => {
       ]),
     )
     expect(live).toMatchObject({approval: {text: 'Allow bash?'}, lastActivityAt: sec(3.5)})
+  })
+
+  it('composed: a prompt the hook saw before Copilot wrote events.jsonl counts as a message (a crash then reads dead, not empty)', () => {
+    const {env, state} = copyHome()
+    const k = 50
+    mkdirSync(join(state, sid(k)))
+    writeFileSync(join(state, sid(k), 'workspace.yaml'), `id: ${sid(k)}\ncwd: /tmp/webapp\ncreated_at: 2026-08-01T10:00:00.000Z\n`)
+    const prompt = reduceHooks(copilot, [hook(1, {hook_event_name: 'UserPromptSubmit', prompt: 'sleep for a while'}, k)])
+    expect(factsOf(copilot, env, sid(k), prompt)).toMatchObject({messages: 1, settled: false})
+    expect(factsOf(copilot, env, sid(k), prompt).sources?.['messages']).toEqual({kind: 'hook', ref: 'UserPromptSubmit'})
+    // The workspace named after the first prompt is a trace of it too; one the user named is not.
+    const named = 51
+    mkdirSync(join(state, sid(named)))
+    const ws = (userNamed: boolean): void =>
+      writeFileSync(
+        join(state, sid(named), 'workspace.yaml'),
+        `id: ${sid(named)}\ncwd: /tmp/webapp\nname: sleep for a while\nuser_named: ${userNamed}\ncreated_at: 2026-08-01T10:00:00.000Z\n`,
+      )
+    ws(false)
+    expect(factsOf(copilot, env, sid(named)).messages).toBe(1)
+    ws(true)
+    expect(factsOf(copilot, env, sid(named)).messages).toBe(0)
+    // Without the hook there is nothing to count; with a log the log's count stands.
+    expect(factsOf(copilot, env, sid(k)).messages).toBe(0)
+    expect(facts(1, reduceHooks(copilot, [hook(40, {hook_event_name: 'UserPromptSubmit', prompt: 'again'})])).messages).toBe(
+      facts(1).messages,
+    )
   })
 
   it('composed: a Stop newer than the log settles it; an older one does not', () => {
