@@ -126,6 +126,17 @@ function questionOf(p: Readonly<Json>): string {
   return (q === null ? null : oneLine(q, 500)) ?? 'Question'
 }
 
+/**
+ * 1.0.102 starts the session when the first prompt is sent: `initialPrompt` is that prompt, and
+ * its turn begins here (userPromptSubmitted follows; a crash in between is a lost turn).
+ */
+function sessionStarts(s: CopilotHookState, at: number, p: HookEvent['payload']): void {
+  startSession(s, at, 'SessionStart')
+  if (str(p['initialPrompt']) === null) return
+  s.activityAt = at
+  startTurn(s, at, 'SessionStart')
+}
+
 export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): CopilotHookState {
   const p = event.payload
   const name = copilotHookEvent(p)
@@ -139,14 +150,7 @@ export function reduceCopilotHook(prev: CopilotHookState, event: HookEvent): Cop
 
   switch (name) {
     case 'SessionStart': {
-      startSession(s, at, name)
-      // 1.0.102 starts the session when the first prompt is sent: `initialPrompt` is that prompt,
-      // and its turn begins here (userPromptSubmitted follows; a crash in between is a lost turn).
-      if (str(p['initialPrompt']) !== null) {
-        s.activityAt = at
-        startTurn(s, at, name)
-      }
-
+      sessionStarts(s, at, p)
       break
     }
 

@@ -7,6 +7,13 @@ import path from 'node:path'
  * time, the process started within a few seconds of it, so pid reuse cannot fake a live agent.
  */
 const START_TOLERANCE_MS = 10_000
+/**
+ * An agent writes its start time once it has loaded (a session registry), which on a loaded
+ * machine can be well after the kernel started the process: a recorded start up to this much
+ * later than the real one is the same process. A pid reused by a later process started after
+ * the recorded time, which the tolerance above still refuses.
+ */
+const STARTUP_ALLOWANCE_MS = 120_000
 
 let bootTimeMs: number | null | undefined
 function bootTime(): number | null {
@@ -69,7 +76,7 @@ export function isSameProcessAlive(pid: number, startedAt: number | null): boole
   if (startedAt === null || !Number.isFinite(startedAt)) return false
   const actual = processStartTime(pid)
   if (actual === null) return true
-  return Math.abs(actual - startedAt) <= START_TOLERANCE_MS
+  return actual - startedAt <= START_TOLERANCE_MS && startedAt - actual <= STARTUP_ALLOWANCE_MS
 }
 
 /** The parent pid of a process, from /proc; null at the top or where unknown. */
