@@ -20,9 +20,10 @@ export default defineConfig({
     isolate: false,
     // vitest's default in run mode is (cores - 1): one worker on the 2-core CI machine, so the
     // files ran one after another. Most of a file's time is spent waiting on the processes it
-    // starts (the CLI, fake agents, tmux, daemons), so two workers keep both cores busy;
-    // VITEST_MAX_WORKERS or --maxWorkers overrides it.
-    maxWorkers: 2,
+    // starts (the CLI, fake agents, tmux, daemons), so three workers keep two cores busy (clean
+    // clone, 2 cores: 218 s with two, 177 s with three, all passing); VITEST_MAX_WORKERS or
+    // --maxWorkers overrides it.
+    maxWorkers: 3,
     // The heavy reliability files (live ingesters, long catch-ups, many writers) never run two at
     // once, so one does not starve the other: the sequencer plans it (the light files fill the
     // other worker) and heavy-lock.ts holds a lock across workers while a heavy file runs.
