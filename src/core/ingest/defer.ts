@@ -6,6 +6,7 @@ import type fs from 'node:fs'
 
 import type {FileRow} from '../store/store.js'
 import type {Discovered} from './discover.js'
+import {sameStat} from './same-stat.js'
 
 /**
  * A pass that answers from the files that can be in the inbox and leaves the others to a later
@@ -42,8 +43,7 @@ export function deferredFiles(found: readonly Discovered[], sts: Stats, known: R
     const st = sts[i]
     if (!st) continue
     const prev = known.get(d.path)
-    const unchanged = prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)
-    if (unchanged) continue
+    if (sameStat(prev, st)) continue
     if (st.mtimeMs >= rule.olderThan || rule.keep.has(g) || rule.keep.has(idOf(d))) hot.add(g)
     else candidates.push(i)
   }

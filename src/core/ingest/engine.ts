@@ -24,6 +24,7 @@ import {shareReads} from './read-share.js'
 import {statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
+import {sameStat} from './same-stat.js'
 
 export type {DeferRule} from './defer.js'
 export type {Discovered} from './discover.js'
@@ -204,8 +205,7 @@ export class Ingester {
       const mark = known.get(d.path) as FileMarkRow | undefined
       if (!mark || mark.stateLoaded || mark.kind !== 'jsonl') continue
       const st = pass.sts[i]
-      const same = st && mark.dev === st.dev && mark.ino === st.ino && mark.size === st.size && mark.mtimeMs === Math.floor(st.mtimeMs)
-      if (same && !mark.held && !holders.has(d.path)) continue
+      if (sameStat(mark, st) && !mark.held && !holders.has(d.path)) continue
       const full = loadFileRow(this.store, d.path)
       if (full) known.set(d.path, full)
     }

@@ -14,6 +14,7 @@ import type {Discovered} from './discover.js'
 import type {Pending} from './batch.js'
 import type {ReadCounts} from './jsonl-read.js'
 import {type Reader, type ReadJob, startReader} from './read-worker.js'
+import {sameStat} from './same-stat.js'
 
 /** JSONL bytes to read above which a sync shares the reading with a worker thread. */
 const PARALLEL_BYTES = 32 * 1024 * 1024
@@ -112,7 +113,7 @@ export function shareReads(
     const st = sts[i]
     if (d.match.kind !== 'jsonl' || !d.adapter.jsonl || !st?.isFile()) continue
     const prev = known.get(d.path)
-    if (prev && prev.dev === st.dev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) continue
+    if (sameStat(prev, st)) continue
     total += prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset ? st.size - prev.offset : st.size
     todo.push(i)
   }

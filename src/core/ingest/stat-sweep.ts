@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import type {FileRow} from '../store/store.js'
 import {RECENT_MS} from './engine.js'
 import {quietTail} from './jsonl-read.js'
+import {sameStat} from './same-stat.js'
 
 /** One recent file in the stat sweep: read it, it is gone, it is quiet for good (forget it), or leave it. */
 export function sweepOne(p: string, row: FileRow, now: number): 'read' | 'gone' | 'forget' | 'keep' {
@@ -54,7 +55,7 @@ export function statOrNull(file: string): fs.Stats | undefined {
  */
 export function unchangedFile(kind: string, st: fs.Stats | undefined, prev: FileRow | undefined, held: boolean, now: number): boolean {
   if (!st || !prev || kind === 'sqlite' || held || !st.isFile()) return false
-  if (prev.dev !== st.dev || prev.ino !== st.ino || prev.size !== st.size || prev.mtimeMs !== Math.floor(st.mtimeMs)) return false
+  if (!sameStat(prev, st)) return false
   if (kind !== 'jsonl') return true
   return !quietTail(prev, now) && !(prev.state ?? '').includes('"__holder":')
 }

@@ -51,8 +51,8 @@ export function isDelivered(deliveredTurn: number | null, turnIndex: number): bo
   return deliveredTurn !== null && deliveredTurn === turnIndex
 }
 
-/** The records of a session with no records row. */
-const NO_RECORDS: StoredRecords = {
+/** The records of a session with no records row (what each column holds before one exists). */
+export const NO_RECORDS: StoredRecords = {
   declaration: null,
   deferredAt: null,
   deliveredTurn: null,

@@ -20,14 +20,10 @@ export function shortRandomId(prefix: string, length = 7): string {
   return out
 }
 
-export interface NewDecision {
-  readonly sessionId: string
-  readonly question: string
-  readonly options: readonly {readonly label: string; readonly effect: string}[]
-  readonly recommend: number | null
-  readonly why: string | null
-  readonly askedAt: number
-  readonly askedBy: string
+export interface NewDecision extends Pick<
+  DecisionCard,
+  'sessionId' | 'question' | 'options' | 'recommend' | 'why' | 'askedAt' | 'askedBy'
+> {
   /**
    * The `decide --wait` process that will block on the card: its waiter lease is taken in the
    * card's own transaction, so no answer can see the card without seeing that someone waits.

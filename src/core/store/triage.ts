@@ -5,6 +5,7 @@
  * one row per change and `cast undo` can put every row of the action back.
  */
 import {planSnoozeDue, type RecordsPatch, type TriageChange} from '../model/triage.js'
+import {NO_RECORDS} from '../model/session-shape.js'
 import type {SessionRow, Store} from './store.js'
 import {addOwner, type OwnerRow, ownersOf, removeOwner, replaceOwners} from './ownership.js'
 import {num} from './rows.js'
@@ -35,21 +36,7 @@ export interface AppliedAction {
 }
 
 /** The value a records column holds when its row does not exist yet. */
-const RECORD_DEFAULTS: Required<RecordsPatch> = {
-  declaration: null,
-  deferredAt: null,
-  deliveredTurn: null,
-  filedAt: null,
-  filing: null,
-  killedAt: null,
-  lastSendAt: null,
-  pinned: false,
-  renamed: null,
-  snoozedUntil: null,
-  unread: false,
-  verdict: null,
-  verdictAt: null,
-}
+const RECORD_DEFAULTS: Required<RecordsPatch> = {...NO_RECORDS, renamed: null}
 
 type Row = Record<string, unknown>
 
