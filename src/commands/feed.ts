@@ -39,7 +39,7 @@ it. --label filters by your own label.`
     const {loadConfig, resolveIdentity} = await import('../lib/config.js')
     const {feedJson, feedRows, renderFeed} = await import('../lib/feed.js')
     const {deviceName, homeDir} = await import('../lib/env.js')
-    const {teamRows} = await import('../core/store/team/index.js')
+    const {teamRows} = await import('../team/index.js')
     const config = await loadConfig(this.env)
     const member = flags.mine ? this.me : flags.member === undefined ? null : resolveIdentity(config, flags.member)
     const {clock, store} = await this.syncedStore()

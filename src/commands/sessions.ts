@@ -66,7 +66,7 @@ prints each matching session once.`
   private async watchTeam(flags: {since?: number; state?: string[]; agent?: string[]}): Promise<boolean> {
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
-    const {teamContext} = await import('../core/store/team/index.js')
+    const {teamContext} = await import('../team/index.js')
     const ctx = teamContext(store, this.env, await loadConfig(this.env))
     if (!ctx) return false
     const {watchTeam} = await import('../core/store/team/watch.js')

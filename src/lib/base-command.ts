@@ -4,8 +4,8 @@ import os from 'node:os'
 import {format} from 'node:util'
 
 import type {SyncStats} from '../core/ingest/engine.js'
-import type {RemoteOutcome} from '../core/store/team/index.js'
 import type {Store} from '../core/store/store.js'
+import type {RemoteOutcome} from '../team/request.js'
 import {CastError} from './cast-error.js'
 import {classifyError, errorEnvelope, humanError, parseFailure, readOnlyHome, writable} from './errors.js'
 import {castHome, clockFrom, type Env, whoAmI} from './env.js'
@@ -50,7 +50,7 @@ export interface SyncedStore {
   readonly synced: SyncStats | null
 }
 
-/** The JSON of a verb carried out on another machine of the team (issue 17). */
+/** The JSON of a verb carried out on another machine of the team (src/team/request.ts). */
 export type RemoteVerbJson = RemoteOutcome
 
 export abstract class BaseCommand extends Command {
@@ -124,61 +124,24 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * The team branch of a verb (issue 17): when QUERY names a session (or, for "answer", a card)
-   * that runs on another machine of the team, queue the action there, wait for its result (or
-   * not, with --no-wait), print it and return the JSON; null when it is this machine's (or no
-   * team): the verb then acts locally.
+   * The team branch of a verb (src/team/request.ts): when QUERY names a session (or, for
+   * "answer", a card) that runs on another machine of the team, the action is queued there and
+   * its outcome printed and returned; null when it is this machine's (or no team).
    */
   protected async remoteVerb(
-    verb: import('../core/store/team/actions.js').ActionVerb,
+    verb: import('../team/protocol.js').ActionVerb,
     query: string,
     args: Readonly<Record<string, unknown>>,
     flags: {'no-wait'?: boolean; timeout?: number},
   ): Promise<RemoteVerbJson | null> {
-    const store = await this.openStore()
-    const {teamContext} = await import('../core/store/team/index.js')
     if (this.env.CAST_TEAM_LOCAL === '1') return null
-    const {loadConfig} = await import('./config.js')
-    const config = await loadConfig(this.env)
-    if (!teamContext(store, this.env, config)) return null
-    const timeoutMs = flags.timeout ?? 30_000
-
-    const {describeRemote, remoteRequest, RemoteError} = await import('../core/store/team/index.js')
-    const {hasLocalCard} = await import('../core/store/outbox.js')
-    const {deviceName} = await import('./env.js')
-    const isLocal = (): boolean => {
-      try {
-        if (verb === 'answer') return hasLocalCard(store, query.trim())
-
-        const q = query.trim().toLowerCase()
-        return store.sessionIds().some((s) => s.id.startsWith(q) || s.nativeId.toLowerCase().startsWith(q))
-      } catch {
-        return true
-      }
-    }
-
-    let r: Awaited<ReturnType<typeof remoteRequest>>
-    try {
-      r = await remoteRequest(
-        store,
-        this.env,
-        config,
-        this.me,
-        deviceName(this.env),
-        {args, query, verb},
-        {isLocal, noWait: flags['no-wait'] === true, timeoutMs},
-      )
-    } catch (error) {
-      if (error instanceof RemoteError) throw new CastError(error.message, error.exit)
-      throw error
-    }
-
+    const {remoteVerb} = await import('../team/request.js')
+    const r = await remoteVerb(await this.openStore(), this.env, this.me, {args, query, verb}, flags)
     if (!r) return null
-    const {exit, line} = describeRemote(r, timeoutMs)
-    if (!this.jsonEnabled()) this.log(line)
-    else if (exit !== 0) process.stderr.write(`cast: ${line}\n`)
-    if (exit !== 0) process.exitCode = exit
-    return {...r}
+    if (!this.jsonEnabled()) this.log(r.line)
+    else if (r.exit !== 0) process.stderr.write(`cast: ${r.line}\n`)
+    if (r.exit !== 0) process.exitCode = r.exit
+    return {...r.json}
   }
 
   /** The store at CAST_HOME, opened once per command and closed in finally(). */

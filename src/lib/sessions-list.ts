@@ -11,7 +11,7 @@
 import type {SyncStats} from '../core/ingest/engine.js'
 import type {Agent, WorkState} from '../core/model/types.js'
 import type {Store} from '../core/store/store.js'
-import {teamRows} from '../core/store/team/index.js'
+import {teamRows} from '../team/index.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {loadConfig} from './config.js'
 import {deviceName, type Env, homeDir} from './env.js'

@@ -173,7 +173,7 @@ class SessionWatch {
   private async startTeam(): Promise<TeamHandle | null> {
     const {loadConfig} = await import('./config.js')
     const {deviceName} = await import('./env.js')
-    const {startTeamSync} = await import('../core/store/team/index.js')
+    const {startTeamSync} = await import('../team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
     return startTeamSync(this.store, this.env, await loadConfig(this.env), {
       clock: this.clock,

@@ -9,7 +9,7 @@ const files = (dir: string): string[] =>
     .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []))
 const imports = (file: string): string[] => [...fs.readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((m) => m[1]!)
 
-/** The layer a file under src/ belongs to: its first folder (adapters, commands, core, lib). */
+/** The layer a file under src/ belongs to: its first folder (adapters, commands, core, lib, team). */
 const layerOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0]!
 
 /**
@@ -65,6 +65,14 @@ describe('layering (DESIGN §2)', () => {
 
   it('core never imports src/lib', () => {
     expect(unknown(crossings('core', 'lib'))).toEqual([])
+  })
+
+  it('core and the adapters never import src/team (the team application sits on the store, not in it)', () => {
+    expect(unknown([...crossings('core', 'team'), ...crossings('adapters', 'team')])).toEqual([])
+  })
+
+  it('src/team never imports a command (commands call it, not the other way round)', () => {
+    expect(unknown(crossings('team', 'commands'))).toEqual([])
   })
 
   it('commands never import another command (shared code lives in src/lib or src/core)', () => {

@@ -106,7 +106,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   ): Promise<{kick(): void; stop(): Promise<void>} | null> {
     const {loadConfig} = await import('../../lib/config.js')
     const {deviceName} = await import('../../lib/env.js')
-    const {startTeamSync} = await import('../../core/store/team/index.js')
+    const {startTeamSync} = await import('../../team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast daemon: ${m}\n`)
     const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
     if (team) log(`publishing to the team store as ${deviceName(this.env)}`)

@@ -9,6 +9,10 @@ import {EXIT} from '../../lib/exit-codes.js'
 /** `cast team join --json`: the machine that joined, and what it published first. */
 export interface TeamJoinJson {
   device: string
+  /** This machine's key fingerprint (SHA256:…), published on its row. */
+  fingerprint: string
+  /** The other machines' keys and whether this machine trusts them (cast team keys). */
+  keys: {device: string; who: string; fingerprint: string | null; status: import('../../team/keys.js').KeyStatus}[]
   name: string | null
   published: number
   schema_version: number
@@ -83,8 +87,12 @@ policy (each machine its own credentials) and the admin's setup.`
       await pool.end().catch(() => {})
     }
 
+    const {fingerprint} = await this.machineKey()
+    const keys = await this.teammateKeys(target.url, device)
     const result: TeamJoinJson = {
       device,
+      fingerprint,
+      keys,
       name: name ?? null,
       published,
       schema_version: schema.to,
@@ -97,21 +105,58 @@ policy (each machine its own credentials) and the admin's setup.`
         `Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`,
       )
       this.log("cast daemon keeps publishing and carries out teammates' actions on this machine's sessions.")
+      this.log(`This machine's key: ${fingerprint}`)
+      if (keys.length > 0) {
+        const {keyLineText} = await import('../../team/trust.js')
+        this.log(`Teammates' machines (this machine carries out actions only from keys it trusts):`)
+        for (const l of keys) this.log(keyLineText({...l, pinned: null}))
+        this.log('Check a fingerprint with its owner, then: cast team trust DEVICE')
+      }
     }
 
     return result
+  }
+
+  /** This machine's signing key (src/team/keys.ts), made on first use; a key file others can read is refused. */
+  private async machineKey(): Promise<import('../../team/keys.js').MachineKey> {
+    const {KeyFileError, machineKey} = await import('../../team/keys.js')
+    const {castHome} = await import('../../lib/env.js')
+    try {
+      return machineKey(castHome(this.env))
+    } catch (error) {
+      if (error instanceof KeyFileError) this.fail(error.message, EXIT.FAILURE)
+      throw error
+    }
+  }
+
+  /** Teammates' keys beside this machine's trust list, for the person joining to check and trust. */
+  private async teammateKeys(url: string, device: string): Promise<TeamJoinJson['keys']> {
+    const {castHome} = await import('../../lib/env.js')
+    const {linesFor, serverKeys} = await import('../../team/trust.js')
+    let lines
+    try {
+      lines = linesFor(castHome(this.env), await serverKeys(url), device)
+    } catch (error) {
+      process.stderr.write(`cast: joined, but the teammates' keys could not be read (${(error as Error).message})\n`)
+      return []
+    }
+
+    const others = lines.filter((l) => l.device !== device)
+    return others.map((l) => ({device: l.device, fingerprint: l.fingerprint, status: l.status, who: l.who}))
   }
 
   /** Create or upgrade the team schema and register this machine; every failure is one line and its exit code. */
   private async register(pool: Pool, device: string, url: string): Promise<{from: number; to: number}> {
     const {redact, cleanError} = await import('../../core/store/team/client.js')
     const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {registerMachine} = await import('../../core/store/team/machines.js')
+    const {registerMachine, setMachineKey} = await import('../../core/store/team/machines.js')
+    const key = await this.machineKey()
     try {
       const c = await pool.connect()
       try {
         const schema = await migrateTeam(c)
         await registerMachine(c, device, this.me)
+        await setMachineKey(c, device, this.me, key.pubkey)
         return schema
       } finally {
         c.release()

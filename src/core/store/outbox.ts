@@ -97,13 +97,21 @@ export interface DoneAction {
   readonly reported: boolean
 }
 
-/** Record, before it is carried out, that this machine took an action: it never runs twice. */
-export function claimAction(store: Store, actionId: number, at: number): boolean {
+/**
+ * Record, before it is carried out, that this machine took an action: it never runs twice. With
+ * `uid` (the request's own id), false as well when another action carried that request already.
+ */
+export function claimAction(store: Store, actionId: number, at: number, uid: string | null = null): boolean {
   return (
     store
-      .q(`INSERT INTO team_done (action_id, status, result, done_at) VALUES (?, 'running', '{}', ?) ON CONFLICT DO NOTHING`)
-      .run(actionId, at).changes > 0
+      .q(`INSERT INTO team_done (action_id, status, result, done_at, uid) VALUES (?, 'running', '{}', ?, ?) ON CONFLICT DO NOTHING`)
+      .run(actionId, at, uid).changes > 0
   )
+}
+
+/** Whether this machine carried out (or began) the request `uid` before. */
+export function seenRequest(store: Store, uid: string): boolean {
+  return store.q('SELECT 1 FROM team_done WHERE uid = ?').get(uid) !== undefined
 }
 
 export function finishAction(

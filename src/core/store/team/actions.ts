@@ -1,188 +1,90 @@
 /**
- * Actions across machines (issue 17 point 4): a teammate's `cast send / approve / deny / kill /
- * own / decide answer` on a session that runs on another machine is queued in cast_team.actions and
- * carried out by that machine's ingester, exactly once, with the same command (and so the same
- * safety rules) a local user would run, as the requester's identity. The result comes back in the
- * row; the requester waits for it (LISTEN cast_action_done, with a poll as a safety net).
- *
- * Exactly once: the executor claims the row on the server (queued -> running), records the claim
- * in the local store, runs, records the result locally, then reports it. A crash before the
- * local claim leaves it not run (reported refused, "interrupted before it ran"); a crash while it
- * ran is reported as such (never run a second time); a result not yet reported is reported on
- * the next pass.
- *
- * Who may: the requester's identity is the one its machine joined with (the server checks the
- * requesting role owns that machine row); the executor refuses unless that identity owns the
- * session or runs it. A refused action changes nothing.
+ * The team store's actions table: what a teammate's machine queued for a session, claimed and
+ * reported by the machine the session runs on, and read back by the requester. SQL only: the
+ * protocol (what is signed, what is checked before anything runs) and the executor are src/team.
  */
 import type {Pool} from 'pg'
 
-import {isOwnedBy, sameIdentity} from '../../model/ownership.js'
-import {claimAction, doneAction, finishAction, markReported, unreportedActions} from '../outbox.js'
-import type {Store} from '../store.js'
-
-export const ACTION_VERBS = ['send', 'approve', 'deny', 'kill', 'own', 'answer'] as const
-export type ActionVerb = (typeof ACTION_VERBS)[number]
-
+/** An action as the executing machine reads it from the team store. */
 export interface QueuedAction {
   readonly id: number
+  /** The requester's own id for the request (a UUID): what is signed, and what replays are refused by. */
+  readonly uid: string | null
   readonly device: string
   readonly sessionId: string
-  readonly verb: ActionVerb
+  readonly verb: string
   readonly args: Record<string, unknown>
   readonly requestedBy: string
   readonly requestedFrom: string
+  /** Milliseconds since the epoch; null when the row has none. */
+  readonly expiresAt: number | null
+  /** base64 of the requester's Ed25519 signature (src/team/protocol.ts). */
+  readonly sig: string | null
 }
 
-export interface ActionOutcome {
-  readonly status: 'delivered' | 'refused'
-  readonly result: Record<string, unknown>
-}
-
-/** Runs one cast command as `who` on this machine; returns its exit code and output. */
-export type RunCast = (argv: readonly string[], who: string) => Promise<{code: number; stdout: string; stderr: string}>
-
-/** The cast command line that carries out an action (text after `--`: data, never a flag). */
-export function commandFor(a: QueuedAction): string[] | null {
-  const s = a.sessionId
-  const str = (k: string): string | null => (typeof a.args[k] === 'string' ? a.args[k] : null)
-  switch (a.verb) {
-    case 'send': {
-      const msg = str('message')
-      if (msg === null) return null
-      const iff = str('if')
-      return ['send', s, '--json', ...(iff ? ['--if', iff] : []), '--', msg]
-    }
-
-    case 'approve':
-      return ['approve', s, '--json', ...(a.args.always === true ? ['--always'] : [])]
-    case 'deny': {
-      const note = str('note')
-      return ['deny', s, '--json', ...(note ? ['--note', note] : [])]
-    }
-
-    case 'kill':
-      return ['kill', s, '--json']
-    case 'own': {
-      const who = str('who')
-      return who ? ['own', s, who, '--json'] : null
-    }
-
-    case 'answer': {
-      const card = str('card')
-      const choice = str('choice')
-      if (!card || !choice) return null
-      const note = str('note')
-      return ['decide', 'answer', card, choice, '--json', ...(note ? ['--note', note] : [])]
-    }
-
-    default:
-      return null
-  }
-}
-
-/** Why `who` may not act on the session here, or null when they may (they own it or run it). */
-export function refusal(store: Store, sessionId: string, who: string): string | null {
-  const row = store.loadSessions([sessionId])[0]
-  if (!row) return `no session ${sessionId.slice(0, 7)} on this machine`
-  if (isOwnedBy(row.records.owners, who)) return null
-  if (row.runner !== null && sameIdentity(row.runner, who)) return null
-  const owners = row.records.owners.length > 0 ? `owned by ${row.records.owners.join(', ')}` : 'unowned'
-  return `${who} neither owns nor runs ${row.id.slice(0, 7)} (${owners}, run by ${row.runner ?? 'nobody known'})`
-}
+export type ActionStatus = 'queued' | 'running' | 'delivered' | 'refused'
 
 /** A cast_team.actions row as pg returns it (jsonb parsed, bigints as numbers: client.ts's type parser). */
 interface ActionDbRow {
   readonly id: number
+  readonly uid?: string | null
   readonly device: string
   readonly session_id: string
   readonly verb: string
   readonly args: Record<string, unknown> | null
   readonly requested_by: string
   readonly requested_from: string
+  readonly expires_at?: Date | string | null
+  readonly sig?: string | null
   readonly status: string
   readonly result: Record<string, unknown> | null
 }
 
 function fromRow(r: ActionDbRow): QueuedAction {
+  const exp = r.expires_at === null || r.expires_at === undefined ? null : new Date(r.expires_at).getTime()
   return {
-    args: r.args ?? {},
+    args: r.args !== null && typeof r.args === 'object' && !Array.isArray(r.args) ? r.args : {},
     device: String(r.device),
+    expiresAt: exp !== null && Number.isFinite(exp) ? exp : null,
     id: Number(r.id),
     requestedBy: String(r.requested_by),
     requestedFrom: String(r.requested_from),
     sessionId: String(r.session_id),
-    verb: String(r.verb) as ActionVerb,
+    sig: typeof r.sig === 'string' ? r.sig : null,
+    uid: typeof r.uid === 'string' ? r.uid : null,
+    verb: String(r.verb),
   }
 }
 
-async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): Promise<void> {
+/** Write an action's outcome (only while it is queued or running) and wake its requester. */
+export async function reportAction(
+  pool: Pool,
+  id: number,
+  status: 'delivered' | 'refused',
+  result: Record<string, unknown>,
+): Promise<void> {
   await pool.query(
-    `UPDATE cast_team.actions SET status = $2, result = $3, done_at = now() WHERE id = $1 AND status IN ('queued', 'running');
-     `.trim(),
-    [id, o.status, JSON.stringify(o.result)],
+    `UPDATE cast_team.actions SET status = $2, result = $3, done_at = now() WHERE id = $1 AND status IN ('queued', 'running')`,
+    [id, status, JSON.stringify(result)],
   )
   await pool.query(`SELECT pg_notify('cast_action_done', $1)`, [String(id)])
-  markReported(store, id)
 }
 
-/**
- * One pass of the executor for this device: report what was carried out but not reported, settle
- * rows a crash left running, then claim and carry out what is queued, in order.
- */
-export async function carryOutActions(store: Store, pool: Pool, device: string, run: RunCast, now: () => number): Promise<number> {
-  for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status})
-  const stuck = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [
-    device,
-  ])
-  for (const r of stuck.rows) {
-    const a = fromRow(r)
-    const local = doneAction(store, a.id)
-    if (local && local.status !== 'running') continue // reported above
-    if (!local) claimAction(store, a.id, now())
-    const why = local
-      ? 'the machine stopped while carrying it out; it may or may not have taken effect, and is not run again'
-      : 'the machine stopped before carrying it out; nothing was done'
-    finishAction(store, a.id, 'refused', {error: why, interrupted: true}, now())
-    await report(pool, store, a.id, {result: {error: why, interrupted: true}, status: 'refused'})
-  }
+/** Actions for this device a crash left running on the server. */
+export async function runningActions(pool: Pool, device: string): Promise<QueuedAction[]> {
+  const r = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [device])
+  return r.rows.map(fromRow)
+}
 
-  const claimed = await pool.query<ActionDbRow>(
+/** Claim up to `limit` queued actions for this device (queued -> running), in id order. */
+export async function claimQueued(pool: Pool, device: string, limit = 20): Promise<QueuedAction[]> {
+  const r = await pool.query<ActionDbRow>(
     `UPDATE cast_team.actions SET status = 'running', claimed_at = now()
-      WHERE id IN (SELECT id FROM cast_team.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED)
+      WHERE id IN (SELECT id FROM cast_team.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
-    [device],
+    [device, limit],
   )
-  const list = claimed.rows.map(fromRow).sort((a, b) => a.id - b.id)
-  for (const a of list) {
-    if (!claimAction(store, a.id, now())) continue // carried out before: its result is reported above
-    const outcome = await carryOut(store, a, run)
-    finishAction(store, a.id, outcome.status, outcome.result, now())
-    await report(pool, store, a.id, outcome)
-  }
-
-  return list.length
-}
-
-async function carryOut(store: Store, a: QueuedAction, run: RunCast): Promise<ActionOutcome> {
-  const why = refusal(store, a.sessionId, a.requestedBy)
-  if (why) return {result: {error: why, exit: 5}, status: 'refused'}
-  const argv = commandFor(a)
-  if (!argv) return {result: {error: `"${a.verb}" with these arguments is not an action cast carries out`, exit: 2}, status: 'refused'}
-  const r = await run(argv, a.requestedBy)
-  let output: unknown = null
-  try {
-    output = JSON.parse(r.stdout)
-  } catch {
-    output = null
-  }
-
-  if (r.code === 0) return {result: {exit: 0, output}, status: 'delivered'}
-  const error =
-    (output as {error?: {message?: string}} | null)?.error?.message ??
-    r.stderr.trim().split('\n').filter(Boolean).at(-1) ??
-    `exit ${r.code}`
-  return {result: {error: error.replace(/^\s*[›»]?\s*Error:\s*/, ''), exit: r.code, output}, status: 'refused'}
+  return r.rows.map(fromRow).sort((a, b) => a.id - b.id)
 }
 
 // ---------------------------------------------------------------- the requesting side
@@ -214,13 +116,15 @@ export async function findRemoteCard(pool: Pool, card: string, notDevice: string
   return r.rows.map((x) => ({card: String(x.card), device: String(x.device), id: String(x.id), nativeId: String(x.native_id)}))
 }
 
+/** Queue a signed action for the machine its session runs on; its server id. */
 export async function queueAction(
   pool: Pool,
-  a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedBy: string; requestedFrom: string},
+  a: Omit<QueuedAction, 'id'> & {uid: string; expiresAt: number; sig: string},
 ): Promise<number> {
   const r = await pool.query<{id: number}>(
-    `INSERT INTO cast_team.actions (device, session_id, verb, args, requested_by, requested_from) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [a.device, a.sessionId, a.verb, JSON.stringify(a.args), a.requestedBy, a.requestedFrom],
+    `INSERT INTO cast_team.actions (uid, device, session_id, verb, args, requested_by, requested_from, expires_at, sig)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [a.uid, a.device, a.sessionId, a.verb, JSON.stringify(a.args), a.requestedBy, a.requestedFrom, new Date(a.expiresAt), a.sig],
   )
   const id = Number(r.rows[0]!.id) // INSERT … RETURNING of one row: always one row
   await pool.query(`SELECT pg_notify('cast_actions', $1)`, [a.device])
@@ -229,7 +133,7 @@ export async function queueAction(
 
 export interface ActionState {
   readonly id: number
-  readonly status: 'queued' | 'running' | 'delivered' | 'refused'
+  readonly status: ActionStatus
   readonly result: Record<string, unknown> | null
 }
 
@@ -239,7 +143,7 @@ export async function actionState(pool: Pool, id: number): Promise<ActionState> 
     [id],
   )
   const row = r.rows[0]
-  return {id, result: row?.result ?? null, status: String(row?.status ?? 'queued') as ActionState['status']}
+  return {id, result: row?.result ?? null, status: String(row?.status ?? 'queued') as ActionStatus}
 }
 
 /** Wait for the action's result up to `timeoutMs`; the last state seen (maybe still queued). */
@@ -253,7 +157,6 @@ export async function waitForAction(url: string, pool: Pool, id: number, timeout
     listener.on('notification', (n) => {
       if (n.payload === String(id)) wake?.()
     })
-    listener.on('error', () => {})
     await listener.query('LISTEN cast_action_done')
   } catch {
     listener = null // polling alone still gets there

@@ -75,14 +75,19 @@ export async function openPool(url: string, options: {max?: number; connectTimeo
     // A query never hangs a command or the ingester forever on a half-dead connection.
     query_timeout: 20_000,
   })
-  // An idle client whose connection died (server restart): the pool drops it; nothing to do.
+  // A connection that dies (server restart, pg_terminate_backend, a cut link) emits 'error' on its
+  // client, idle or checked out, and an 'error' nobody listens to ends the process: the pool
+  // drops an idle one, and the query a checked-out one was running rejects, which its caller sees.
   pool.on('error', () => {})
+  pool.on('connect', (c) => c.on('error', () => {}))
   return pool
 }
 
 export async function openClient(url: string, connectTimeoutMs = 3000): Promise<Client> {
   const {Client} = await pg()
   const c = new Client({application_name: 'cast', connectionString: url, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true})
+  // Before anything can fail: a dropped connection is seen by the caller's 'end' listener or its next query.
+  c.on('error', () => {})
   await c.connect()
   return c
 }

@@ -1,6 +1,7 @@
 /**
- * The team store's machine records, for `cast team join|leave|status`: register this device,
- * take its sessions off the server, count the actions queued for it.
+ * The team store's machine records, for `cast team join|leave|status|keys`: register this device
+ * and its public key, read every machine's key, take its sessions off the server, count the
+ * actions queued for it.
  */
 import type {Pool, PoolClient} from 'pg'
 
@@ -11,6 +12,21 @@ export async function registerMachine(c: PoolClient | Pool, device: string, who:
      ON CONFLICT (device) DO UPDATE SET who = excluded.who, last_seen = now()`,
     [device, who],
   )
+}
+
+export interface MachineKeyRow {
+  readonly device: string
+  readonly who: string
+  /** base64 of the raw 32-byte Ed25519 public key; null when the machine published none. */
+  readonly pubkey: string | null
+}
+
+/** Every machine with the identity and public key the server has for it. */
+export async function machineKeys(c: PoolClient | Pool): Promise<MachineKeyRow[]> {
+  const r = await c.query<{device: string; who: string; pubkey: string | null}>(
+    `SELECT device, who, to_jsonb(m) ->> 'pubkey' AS pubkey FROM cast_team.machines m ORDER BY device`,
+  )
+  return r.rows.map((x) => ({device: String(x.device), pubkey: x.pubkey === null ? null : String(x.pubkey), who: String(x.who)}))
 }
 
 /** Take this device's session summaries off the server; how many were there. */
@@ -25,4 +41,9 @@ export async function pendingActions(pool: Pool, device: string): Promise<number
     [device],
   )
   return Number(q.rows[0]!.n) // an aggregate: always one row
+}
+
+/** Publish this device's public key (base64 of its raw 32 bytes). */
+export async function setMachineKey(c: PoolClient | Pool, device: string, _who: string, pubkey: string): Promise<void> {
+  await c.query(`UPDATE cast_team.machines SET pubkey = $2 WHERE device = $1`, [device, pubkey])
 }
