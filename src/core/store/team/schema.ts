@@ -3,14 +3,14 @@
  * local store: cast_team.schema_version holds the version, each step runs once in one transaction
  * under an advisory lock, and a server written by a newer cast is refused, nothing changed.
  *
- * Who may write what is enforced by the server (row-level security), not by the client:
- * - machines: a row per device, claimed by the PostgreSQL role that joined it (`role`);
- * - sessions, events: only for a device the connecting role claimed;
- * - actions: queued only from the role's own device, as its own identity; carried out (status
- *   and result written) only by the role of the device the session runs on.
- * Every role of the team is a member of `cast_member` (see docs/team.md for the admin's SQL).
+ * Who may write what is enforced by the server, not by the client: from v2 (schema-v2.ts) each
+ * login role is bound to one person by the team's admin (cast_team.members), and members write
+ * only through SECURITY DEFINER functions that take the caller's identity from that binding.
+ * Every role of the team is a member of `cast_member` (see docs/team.md for the admin's steps).
  */
 import type {PoolClient} from 'pg'
+
+import {TEAM_V2} from './schema-v2.js'
 
 export class TeamSchemaFromFutureError extends Error {
   override name = 'TeamSchemaFromFutureError'
@@ -127,6 +127,7 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
       CREATE POLICY carry_out ON cast_team.actions FOR UPDATE USING (cast_team.my_device(device)) WITH CHECK (cast_team.my_device(device));
     `,
   },
+  {version: 2, sql: TEAM_V2},
 ]
 
 export const TEAM_SCHEMA_VERSION = TEAM_MIGRATIONS.at(-1)!.version
@@ -155,6 +156,8 @@ export async function migrateTeam(c: PoolClient): Promise<{from: number; to: num
   await c.query('BEGIN')
   try {
     // One migrator at a time; the version is read again under the lock.
+    // A member's open read (ACCESS SHARE) must not hang the upgrade: fail, say so, retry later.
+    await c.query(`SET LOCAL lock_timeout = '10s'`)
     await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast.migrate'))`)
     await c.query('CREATE SCHEMA IF NOT EXISTS cast_team')
     await c.query('CREATE TABLE IF NOT EXISTS cast_team.schema_version (version integer NOT NULL)')
@@ -167,6 +170,7 @@ export async function migrateTeam(c: PoolClient): Promise<{from: number; to: num
     await c.query('DELETE FROM cast_team.schema_version')
     await c.query('INSERT INTO cast_team.schema_version (version) VALUES ($1)', [TEAM_SCHEMA_VERSION])
     await c.query('GRANT USAGE ON SCHEMA cast_team TO cast_member')
+    await c.query('REVOKE ALL ON cast_team.schema_version FROM PUBLIC, cast_member')
     await c.query('GRANT SELECT ON cast_team.schema_version TO cast_member')
     await c.query('COMMIT')
   } catch (error) {
