@@ -20,10 +20,10 @@ import type {Pool} from 'pg'
 import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
 import {claimAction, doneAction, finishAction, markReported, seenRequest, unreportedActions} from '../core/store/outbox.js'
 import type {Store} from '../core/store/store.js'
-import {claimQueued, type QueuedAction, reportAction, runningActions} from '../core/store/team/actions.js'
+import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../core/store/team/calls.js'
 import {machineKeys} from '../core/store/team/machines.js'
 import {readTrust} from './keys.js'
-import {ArgError, commandFor, type Pinned, verifyAction} from './protocol.js'
+import {ArgError, commandFor, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -80,6 +80,11 @@ export interface ExecutorContext {
   readonly now: () => number
 }
 
+function queued(a: TeamAction): QueuedAction {
+  const exp = a.expiresAt === null ? null : new Date(a.expiresAt).getTime()
+  return {...a, expiresAt: exp !== null && Number.isFinite(exp) ? exp : null}
+}
+
 async function report(x: ExecutorContext, id: number, o: ActionOutcome): Promise<void> {
   await reportAction(x.pool, id, o.status, o.result)
   markReported(x.store, id)
@@ -103,7 +108,7 @@ export async function carryOutActions(x: ExecutorContext): Promise<number> {
     await report(x, a.id, {result: {error: why, interrupted: true}, status: 'refused'})
   }
 
-  const list = await claimQueued(x.pool, x.device)
+  const list = (await claimOnServer(x.pool, x.device, 20)).map(queued)
   if (list.length === 0) return 0
   const keys = new Map((await machineKeys(x.pool)).map((m) => [m.device, m.pubkey]))
   let trust: Map<string, Pinned> | Error

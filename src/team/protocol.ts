@@ -17,7 +17,7 @@ export const CLOCK_SKEW_MS = 60_000
 /** The longest expiry a requester may sign: a request cannot be kept for later use beyond this. */
 export const MAX_EXPIRY_MS = 5 * 60_000
 
-/** An action as the executing machine reads it from the team store. */
+/** An action as the executing machine reads it from the team store (calls.ts TeamAction, times in ms). */
 export interface QueuedAction {
   readonly id: number
   readonly uid: string | null

@@ -58,6 +58,7 @@ export async function remoteRequest(
   const device = deviceName(env)
   const {openPool} = await import('../core/store/team/client.js')
   const actions = await import('../core/store/team/actions.js')
+  const {queueAction} = await import('../core/store/team/calls.js')
   const pool = await openPool(ctx.target.url, {max: 1})
   const failed = (error: unknown, what: string): CastError => {
     if (error instanceof CastError) return error
@@ -111,7 +112,7 @@ export async function remoteRequest(
       verb: req.verb,
     }
     const sig = signPayload(payloadOf(unsigned), key.privateKey)
-    const id = await actions.queueAction(pool, {...unsigned, sig})
+    const id = await queueAction(pool, {...unsigned, expiresAt: new Date(unsigned.expiresAt), sig})
     const base = {action_id: id, device: hit.device, session: hit.id, verb: req.verb}
     if (o.noWait) return {...base, result: null, status: 'queued', timed_out: false}
     const s = await actions.waitForAction(ctx.target.url, pool, id, o.timeoutMs)

@@ -92,12 +92,12 @@ export function untrustDevice(home: string, device: string): void {
 }
 
 /** Publish this machine's public key on its row of the team store. */
-export async function publishKey(url: string, device: string, who: string, pubkey: string): Promise<void> {
+export async function publishKey(url: string, device: string, pubkey: string): Promise<void> {
   const {openPool} = await import('../core/store/team/client.js')
-  const {setMachineKey} = await import('../core/store/team/machines.js')
+  const {registerMachine} = await import('../core/store/team/calls.js')
   const pool = await openPool(url, {connectTimeoutMs: 3000, max: 1})
   try {
-    await setMachineKey(pool, device, who, pubkey)
+    await registerMachine(pool, device, pubkey)
   } catch (error) {
     throw new CastError(
       `The new key is made but not published (${cleanError(error, url)}); run cast team keys --rotate again.`,

@@ -86,6 +86,8 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   const password = `pw-${name}-${Math.random().toString(36).slice(2)}`
   const role = `m_${name.replace(/\W/g, '_')}`
   await cluster.addMachine(role, password)
+  // Team schema v2: the admin binds the role to its person before the machine can join.
+  await cluster.sql('SELECT cast_team.admit_member($1, $2)', [role, who])
   const project = path.join(h.dir, 'proj')
   fs.mkdirSync(project, {recursive: true})
   writeFakeConfig(h.castHome)

@@ -149,14 +149,13 @@ policy (each machine its own credentials) and the admin's setup.`
   private async register(pool: Pool, device: string, url: string): Promise<{from: number; to: number}> {
     const {redact, cleanError} = await import('../../core/store/team/client.js')
     const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {registerMachine, setMachineKey} = await import('../../core/store/team/machines.js')
+    const {registerMachine} = await import('../../core/store/team/calls.js')
     const key = await this.machineKey()
     try {
       const c = await pool.connect()
       try {
         const schema = await migrateTeam(c)
-        await registerMachine(c, device, this.me)
-        await setMachineKey(c, device, this.me, key.pubkey)
+        await registerMachine(c, device, key.pubkey, this.config.version)
         return schema
       } finally {
         c.release()

@@ -52,7 +52,7 @@ only when signed with a key trusted here.
       throw error
     }
 
-    if (flags.rotate) await publishKey(target.url, device, this.me, key.pubkey)
+    if (flags.rotate) await publishKey(target.url, device, key.pubkey)
     const lines = linesFor(home, await serverKeys(target.url), device)
     if (!this.jsonEnabled()) {
       if (flags.rotate)

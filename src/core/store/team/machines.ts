@@ -1,18 +1,9 @@
 /**
- * The team store's machine records, for `cast team join|leave|status|keys`: register this device
- * and its public key, read every machine's key, take its sessions off the server, count the
+ * The team store's machine records, for `cast team join|leave|status|keys`: every machine's
+ * identity and public key, take its sessions off the server, count the
  * actions queued for it.
  */
 import type {Pool, PoolClient} from 'pg'
-
-/** Register (or re-register) this device under the identity it joined with. */
-export async function registerMachine(c: PoolClient | Pool, device: string, who: string): Promise<void> {
-  await c.query(
-    `INSERT INTO cast_team.machines (device, who) VALUES ($1, $2)
-     ON CONFLICT (device) DO UPDATE SET who = excluded.who, last_seen = now()`,
-    [device, who],
-  )
-}
 
 export interface MachineKeyRow {
   readonly device: string
@@ -41,9 +32,4 @@ export async function pendingActions(pool: Pool, device: string): Promise<number
     [device],
   )
   return Number(q.rows[0]!.n) // an aggregate: always one row
-}
-
-/** Publish this device's public key (base64 of its raw 32 bytes). */
-export async function setMachineKey(c: PoolClient | Pool, device: string, _who: string, pubkey: string): Promise<void> {
-  await c.query(`UPDATE cast_team.machines SET pubkey = $2 WHERE device = $1`, [device, pubkey])
 }
