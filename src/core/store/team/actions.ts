@@ -20,6 +20,8 @@ import type {Pool} from 'pg'
 import {isOwnedBy, sameIdentity} from '../../model/ownership.js'
 import {claimAction, doneAction, finishAction, markReported, unreportedActions} from '../outbox.js'
 import type {Store} from '../store.js'
+import {claimAction as claimServerAction, queueAction as queueServerAction, reportAction, runningActions, type TeamAction} from './calls.js'
+import {pgSafe} from './safe-text.js'
 
 export const ACTION_VERBS = ['send', 'approve', 'deny', 'kill', 'own', 'answer'] as const
 export type ActionVerb = (typeof ACTION_VERBS)[number]
@@ -116,13 +118,20 @@ function fromRow(r: ActionDbRow): QueuedAction {
   }
 }
 
+function fromTeamAction(a: TeamAction): QueuedAction {
+  return {
+    args: a.args,
+    device: a.device,
+    id: a.id,
+    requestedBy: a.requestedBy,
+    requestedFrom: a.requestedFrom,
+    sessionId: a.sessionId,
+    verb: a.verb as ActionVerb,
+  }
+}
+
 async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): Promise<void> {
-  await pool.query(
-    `UPDATE cast_team.actions SET status = $2, result = $3, done_at = now() WHERE id = $1 AND status IN ('queued', 'running');
-     `.trim(),
-    [id, o.status, JSON.stringify(o.result)],
-  )
-  await pool.query(`SELECT pg_notify('cast_action_done', $1)`, [String(id)])
+  await reportAction(pool, id, o.status, pgSafe(o.result))
   markReported(store, id)
 }
 
@@ -132,11 +141,8 @@ async function report(pool: Pool, store: Store, id: number, o: ActionOutcome): P
  */
 export async function carryOutActions(store: Store, pool: Pool, device: string, run: RunCast, now: () => number): Promise<number> {
   for (const d of unreportedActions(store)) await report(pool, store, d.actionId, {result: d.result, status: d.status})
-  const stuck = await pool.query<ActionDbRow>(`SELECT * FROM cast_team.actions WHERE device = $1 AND status = 'running' ORDER BY id`, [
-    device,
-  ])
-  for (const r of stuck.rows) {
-    const a = fromRow(r)
+  for (const r of await runningActions(pool, device)) {
+    const a = fromTeamAction(r)
     const local = doneAction(store, a.id)
     if (local && local.status !== 'running') continue // reported above
     if (!local) claimAction(store, a.id, now())
@@ -147,13 +153,7 @@ export async function carryOutActions(store: Store, pool: Pool, device: string, 
     await report(pool, store, a.id, {result: {error: why, interrupted: true}, status: 'refused'})
   }
 
-  const claimed = await pool.query<ActionDbRow>(
-    `UPDATE cast_team.actions SET status = 'running', claimed_at = now()
-      WHERE id IN (SELECT id FROM cast_team.actions WHERE device = $1 AND status = 'queued' ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED)
-      RETURNING *`,
-    [device],
-  )
-  const list = claimed.rows.map(fromRow).sort((a, b) => a.id - b.id)
+  const list = (await claimServerAction(pool, device, 20)).map(fromTeamAction)
   for (const a of list) {
     if (!claimAction(store, a.id, now())) continue // carried out before: its result is reported above
     const outcome = await carryOut(store, a, run)
@@ -214,17 +214,22 @@ export async function findRemoteCard(pool: Pool, card: string, notDevice: string
   return r.rows.map((x) => ({card: String(x.card), device: String(x.device), id: String(x.id), nativeId: String(x.native_id)}))
 }
 
+/** Queue an action on the server (cast_team.queue_action: requested_by is this role's bound identity). */
 export async function queueAction(
   pool: Pool,
-  a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedBy: string; requestedFrom: string},
+  a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedFrom: string; expiresAt: Date | null; sig?: string | null; uid?: string},
 ): Promise<number> {
-  const r = await pool.query<{id: number}>(
-    `INSERT INTO cast_team.actions (device, session_id, verb, args, requested_by, requested_from) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [a.device, a.sessionId, a.verb, JSON.stringify(a.args), a.requestedBy, a.requestedFrom],
-  )
-  const id = Number(r.rows[0]!.id) // INSERT … RETURNING of one row: always one row
-  await pool.query(`SELECT pg_notify('cast_actions', $1)`, [a.device])
-  return id
+  const {randomUUID} = await import('node:crypto')
+  return queueServerAction(pool, {
+    args: pgSafe(a.args),
+    device: a.device,
+    expiresAt: a.expiresAt,
+    requestedFrom: a.requestedFrom,
+    sessionId: a.sessionId,
+    sig: a.sig ?? null,
+    uid: a.uid ?? randomUUID(),
+    verb: a.verb,
+  })
 }
 
 export interface ActionState {

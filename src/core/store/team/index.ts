@@ -82,7 +82,7 @@ export async function teamRows(
   const {remoteRows} = await import('./reader.js')
   const pool = await openPool(ctx.target.url, {connectTimeoutMs: 2000, max: 1})
   try {
-    return await remoteRows(pool, device)
+    return (await remoteRows(pool, device)).rows
   } catch (error) {
     warn(`the team store is unreachable (${cleanError(error, ctx.target.url)}): showing this machine's sessions only`)
     return []
@@ -136,6 +136,7 @@ export async function remoteRequest(
   if (!ctx) return null
   if (o.isLocal()) return null
   const {openPool} = await import('./client.js')
+  const {joinedDevice} = await import('./machines.js')
   const actions = await import('./actions.js')
   const pool = await openPool(ctx.target.url, {max: 1})
   try {
@@ -160,8 +161,9 @@ export async function remoteRequest(
     const id = await actions.queueAction(pool, {
       args,
       device: hit.device,
-      requestedBy: me,
-      requestedFrom: device,
+      // Unclaimed after a day, an action is stale: the executing machine refuses it then.
+      expiresAt: new Date(Date.now() + 24 * 3600_000),
+      requestedFrom: joinedDevice(store) ?? device,
       sessionId: hit.id,
       verb: req.verb,
     })

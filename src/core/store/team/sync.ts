@@ -10,6 +10,8 @@ import {teamJoin} from '../outbox.js'
 import type {Store} from '../store.js'
 import {carryOutActions, type RunCast} from './actions.js'
 import {cleanError, openClient, openPool} from './client.js'
+import {notePublishError} from './aside.js'
+import {ensureDevice, joinedDevice} from './machines.js'
 import {publishAll} from './publisher.js'
 
 export interface TeamSyncOptions {
@@ -77,18 +79,35 @@ export class TeamSync {
     if (this.stopped || !this.pool) return
     const join = teamJoin(this.store)
     if (!join) return
+    let failed: string | null = null
+    const fail = (error: unknown): void => {
+      failed ??= cleanError(error, this.opts.url)
+    }
+
+    await this.listen().catch(fail)
+    // Publishing and carrying out actions fail apart: a refused device name or a server fault in
+    // one never holds back the other.
+    let published = false
     try {
-      await this.listen()
+      const moved = await ensureDevice(this.store, this.pool, this.opts.device)
+      if (moved !== null) this.opts.log(`team store: this machine is now ${this.opts.device}; ${moved} session row(s) moved to it`)
       await publishAll(this.store, this.pool, {device: this.opts.device, epoch: join.epoch, now: this.opts.clock})
-      await carryOutActions(this.store, this.pool, this.opts.device, this.opts.run, this.opts.clock)
-      this.passes++
+      published = true
+    } catch (error) {
+      if (!published) notePublishError(this.store, new Error(cleanError(error, this.opts.url)), this.opts.clock())
+      fail(error)
+    }
+
+    await carryOutActions(this.store, this.pool, joinedDevice(this.store) ?? this.opts.device, this.opts.run, this.opts.clock).catch(fail)
+    this.passes++
+    if (failed === null) {
       if (this.failing) this.opts.log(`team store reachable again (${this.failing})`)
       this.failing = null
-    } catch (error) {
-      const msg = cleanError(error, this.opts.url)
-      if (this.failing !== msg) this.opts.log(`team store: ${msg}; the outbox keeps every change until it is back`)
-      this.failing = msg
+      return
     }
+
+    if (this.failing !== failed) this.opts.log(`team store: ${failed}; the outbox keeps every change until it is back`)
+    this.failing = failed
   }
 
   /** The LISTEN connection for actions queued for this device (re-opened after a drop). */
