@@ -58,9 +58,22 @@ export function whoAmI(env: Env = process.env): string {
   return me
 }
 
-/** This machine's name in the team store: `CAST_DEVICE`, else the hostname. */
+/**
+ * This machine's name in the team store: `CAST_DEVICE`, else `HOST:ACCOUNT` (the host name and
+ * the login account), so two accounts on one host are two devices (docs/team.md).
+ */
 export function deviceName(env: Env = process.env): string {
-  return env.CAST_DEVICE?.trim() || os.hostname()
+  if (env.CAST_DEVICE?.trim()) return env.CAST_DEVICE.trim()
+  let account = env.USER?.trim()
+  if (!account) {
+    try {
+      account = os.userInfo().username
+    } catch {
+      account = String(process.getuid?.() ?? 'user')
+    }
+  }
+
+  return `${os.hostname()}:${account}`.replace(/[\s\p{Cc}]/gu, '_')
 }
 
 export class UsageError extends Error {

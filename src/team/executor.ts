@@ -22,6 +22,7 @@ import {claimAction, doneAction, finishAction, markReported, seenRequest, unrepo
 import type {Store} from '../core/store/store.js'
 import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../core/store/team/calls.js'
 import {machineKeys} from '../core/store/team/machines.js'
+import {pgSafe} from '../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
 import {ArgError, commandFor, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
@@ -86,7 +87,7 @@ function queued(a: TeamAction): QueuedAction {
 }
 
 async function report(x: ExecutorContext, id: number, o: ActionOutcome): Promise<void> {
-  await reportAction(x.pool, id, o.status, o.result)
+  await reportAction(x.pool, id, o.status, pgSafe(o.result))
   markReported(x.store, id)
 }
 

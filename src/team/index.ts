@@ -55,7 +55,7 @@ export async function teamRows(
   const {remoteRows} = await import('../core/store/team/reader.js')
   const pool = await openPool(ctx.target.url, {connectTimeoutMs: 2000, max: 1})
   try {
-    return await remoteRows(pool, device)
+    return (await remoteRows(pool, device)).rows
   } catch (error) {
     warn(`the team store is unreachable (${cleanError(error, ctx.target.url)}): showing this machine's sessions only`)
     return []

@@ -39,6 +39,23 @@ export function expiryFor(timeoutMs: number, noWait: boolean, now: number): numb
   return now + (noWait ? MAX_EXPIRY_MS : Math.min(MAX_EXPIRY_MS, timeoutMs + CLOCK_SKEW_MS))
 }
 
+/** The request checked by kind (the executor checks the same: say it here, before anything is queued) and signed with this machine's key. */
+function signRequest(env: Env, unsigned: Parameters<typeof payloadOf>[0] & {verb: ActionVerb}): string {
+  try {
+    commandFor(unsigned.verb, unsigned.sessionId, unsigned.args)
+  } catch (error) {
+    if (error instanceof ArgError) throw new CastError(`${unsigned.verb}: ${error.message}.`, EXIT.USAGE)
+    throw error
+  }
+
+  try {
+    return signPayload(payloadOf(unsigned), machineKey(castHome(env)).privateKey)
+  } catch (error) {
+    if (error instanceof KeyFileError) throw new CastError(error.message, EXIT.FAILURE)
+    throw error
+  }
+}
+
 /**
  * The remote branch of a verb: null when the session (or card) is this machine's or unknown to
  * the team (the local path handles it). Otherwise the action is signed, queued for the machine it
@@ -58,7 +75,9 @@ export async function remoteRequest(
   const device = deviceName(env)
   const {openPool} = await import('../core/store/team/client.js')
   const actions = await import('../core/store/team/actions.js')
-  const {queueAction} = await import('../core/store/team/calls.js')
+  const {queueAction, whoAmIOnServer} = await import('../core/store/team/calls.js')
+  const {joinedDevice} = await import('../core/store/team/machines.js')
+  const {pgSafe} = await import('../core/store/team/safe-text.js')
   const pool = await openPool(ctx.target.url, {max: 1})
   const failed = (error: unknown, what: string): CastError => {
     if (error instanceof CastError) return error
@@ -84,34 +103,21 @@ export async function remoteRequest(
     }
 
     const hit = found[0]!
-    const args: Record<string, unknown> = req.verb === 'answer' ? {...req.args, card: hit.card} : {...req.args}
+    // Made storable first (no NUL, no lone surrogate: docs/team.md), so what is signed is what the server keeps.
+    const args: Record<string, unknown> = pgSafe(req.verb === 'answer' ? {...req.args, card: hit.card} : {...req.args})
     for (const k of Object.keys(args)) if (args[k] === null || args[k] === undefined) delete args[k]
-    try {
-      commandFor(req.verb, hit.id, args) // the executor checks the same; say it here, before anything is queued
-    } catch (error) {
-      if (error instanceof ArgError) throw new CastError(`${req.verb}: ${error.message}.`, EXIT.USAGE)
-      throw error
-    }
-
-    let key
-    try {
-      key = machineKey(castHome(env))
-    } catch (error) {
-      if (error instanceof KeyFileError) throw new CastError(error.message, EXIT.FAILURE)
-      throw error
-    }
-
     const unsigned = {
       args,
       device: hit.device,
       expiresAt: expiryFor(o.timeoutMs, o.noWait, Date.now()),
-      requestedBy: me,
-      requestedFrom: device,
+      // The server writes requested_by from this role's binding: sign that, not the local name.
+      requestedBy: (await whoAmIOnServer(pool)) ?? me,
+      requestedFrom: joinedDevice(store) ?? device,
       sessionId: hit.id,
       uid: crypto.randomUUID(),
       verb: req.verb,
     }
-    const sig = signPayload(payloadOf(unsigned), key.privateKey)
+    const sig = signRequest(env, unsigned)
     const id = await queueAction(pool, {...unsigned, expiresAt: new Date(unsigned.expiresAt), sig})
     const base = {action_id: id, device: hit.device, session: hit.id, verb: req.verb}
     if (o.noWait) return {...base, result: null, status: 'queued', timed_out: false}

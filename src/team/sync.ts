@@ -15,7 +15,9 @@ import type {Client, Pool} from 'pg'
 
 import {teamJoin} from '../core/store/outbox.js'
 import type {Store} from '../core/store/store.js'
+import {notePublishError} from '../core/store/team/aside.js'
 import {cleanError, openClient, openPool} from '../core/store/team/client.js'
+import {ensureDevice, joinedDevice} from '../core/store/team/machines.js'
 import {publishAll} from '../core/store/team/publisher.js'
 import {carryOutActions, type RunCast} from './executor.js'
 
@@ -142,14 +144,21 @@ export class TeamSync {
   private async publish(): Promise<void> {
     const join = teamJoin(this.store)
     if (!join || !this.publishPool) return
-    await publishAll(this.store, this.publishPool, {device: this.opts.device, epoch: join.epoch, now: this.opts.clock})
+    try {
+      const moved = await ensureDevice(this.store, this.publishPool, this.opts.device)
+      if (moved !== null) this.opts.log(`team store: this machine is now ${this.opts.device}; ${moved} session row(s) moved to it`)
+      await publishAll(this.store, this.publishPool, {device: this.opts.device, epoch: join.epoch, now: this.opts.clock})
+    } catch (error) {
+      notePublishError(this.store, new Error(cleanError(error, this.opts.url)), this.opts.clock())
+      throw error
+    }
   }
 
   private async act(): Promise<void> {
     if (!teamJoin(this.store) || !this.actionPool) return
     await this.listen()
     await carryOutActions({
-      device: this.opts.device,
+      device: joinedDevice(this.store) ?? this.opts.device,
       home: this.opts.home,
       now: this.opts.clock,
       pool: this.actionPool,

@@ -3,14 +3,16 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import type {Pool} from 'pg'
 
+import type {Store} from '../../core/store/store.js'
+
 import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 /** `cast team join --json`: the machine that joined, and what it published first. */
 export interface TeamJoinJson {
   device: string
-  /** This machine's key fingerprint (SHA256:…), published on its row. */
-  fingerprint: string
+  /** This machine's key fingerprint (SHA256:…), published on its row (null: the admin's setup, no machine joined). */
+  fingerprint: string | null
   /** The other machines' keys and whether this machine trusts them (cast team keys). */
   keys: {device: string; who: string; fingerprint: string | null; status: import('../../team/keys.js').KeyStatus}[]
   name: string | null
@@ -18,7 +20,8 @@ export interface TeamJoinJson {
   schema_version: number
   server: string
   url_from: string
-  who: string
+  /** The identity the team's admin bound to this role (null: the admin's own role, not a member: nothing published). */
+  who: string | null
 }
 
 export default class TeamJoin extends BaseCommand {
@@ -53,6 +56,7 @@ policy (each machine its own credentials) and the admin's setup.`
     const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
     const {publishAll} = await import('../../core/store/team/publisher.js')
     const {deviceName} = await import('../../lib/env.js')
+    const {recordDevice} = await import('../../core/store/team/machines.js')
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
     const target = args.url
@@ -64,7 +68,8 @@ policy (each machine its own credentials) and the admin's setup.`
     const device = deviceName(this.env)
     const store = await this.openStore()
     const pool = await openPool(target.url, {max: 1})
-    const schema = await this.register(pool, device, target.url)
+    const {schema, who} = await this.register(pool, store, device, target.url)
+    if (who === null) return this.schemaOnly(pool, target, name, device, schema)
 
     if (target.from === 'argument' || (flags.name && target.from === 'config')) {
       writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.from === 'argument' ? target.url : undefined})
@@ -76,6 +81,7 @@ policy (each machine its own credentials) and the admin's setup.`
     await this.sync(store, clock)
     const before = teamJoin(store)
     markJoined(store, {epoch: before?.epoch ?? randomUUID(), joinedAt: clock(), name: name ?? null})
+    recordDevice(store, device)
     let published = 0
     try {
       published = (await publishAll(store, pool, {device, epoch: teamJoin(store)!.epoch, now: clock})).sent
@@ -98,20 +104,16 @@ policy (each machine its own credentials) and the admin's setup.`
       schema_version: schema.to,
       server: redact(target.url),
       url_from: target.from,
-      who: this.me,
+      who,
     }
     if (!this.jsonEnabled()) {
       this.log(
-        `Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${this.me}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`,
+        `Joined${name ? ` team ${name}` : ' the team'} at ${redact(target.url)} as ${device} (${who}); team schema v${schema.to}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}; ${published} change${published === 1 ? '' : 's'} published.`,
       )
+      if (who !== this.me)
+        this.log(`The team knows this machine's role as ${who} (here: ${this.me}); teammates see its sessions run by ${who}.`)
       this.log("cast daemon keeps publishing and carries out teammates' actions on this machine's sessions.")
-      this.log(`This machine's key: ${fingerprint}`)
-      if (keys.length > 0) {
-        const {keyLineText} = await import('../../team/trust.js')
-        this.log(`Teammates' machines (this machine carries out actions only from keys it trusts):`)
-        for (const l of keys) this.log(keyLineText({...l, pinned: null}))
-        this.log('Check a fingerprint with its owner, then: cast team trust DEVICE')
-      }
+      await this.logKeys(fingerprint, keys)
     }
 
     return result
@@ -127,6 +129,45 @@ policy (each machine its own credentials) and the admin's setup.`
       if (error instanceof KeyFileError) this.fail(error.message, EXIT.FAILURE)
       throw error
     }
+  }
+
+  /** The team's admin set up (or upgraded) the schema without being a member: nothing to publish from here. */
+  private async schemaOnly(
+    pool: Pool,
+    target: {from: string; url: string},
+    name: string | null | undefined,
+    device: string,
+    schema: {from: number; to: number},
+  ): Promise<TeamJoinJson> {
+    const {configPath} = await import('../../lib/config.js')
+    const {redact} = await import('../../core/store/team/client.js')
+    await pool.end().catch(() => {})
+    if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
+    const result: TeamJoinJson = {
+      device,
+      fingerprint: null,
+      keys: [],
+      name: name ?? null,
+      published: 0,
+      schema_version: schema.to,
+      server: redact(target.url),
+      url_from: target.from,
+      who: null,
+    }
+    if (!this.jsonEnabled())
+      this.log(
+        `Team schema v${schema.to} ready at ${redact(target.url)}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}. This role is not a member, so this machine does not publish: admit each machine's role with cast team admit ROLE EMAIL.`,
+      )
+    return result
+  }
+
+  private async logKeys(fingerprint: string, keys: TeamJoinJson['keys']): Promise<void> {
+    this.log(`This machine's key: ${fingerprint}`)
+    if (keys.length === 0) return
+    const {keyLineText} = await import('../../team/trust.js')
+    this.log(`Teammates' machines (this machine carries out actions only from keys it trusts):`)
+    for (const l of keys) this.log(keyLineText({...l, pinned: null}))
+    this.log('Check a fingerprint with its owner, then: cast team trust DEVICE')
   }
 
   /** Teammates' keys beside this machine's trust list, for the person joining to check and trust. */
@@ -145,30 +186,47 @@ policy (each machine its own credentials) and the admin's setup.`
     return others.map((l) => ({device: l.device, fingerprint: l.fingerprint, status: l.status, who: l.who}))
   }
 
-  /** Create or upgrade the team schema and register this machine; every failure is one line and its exit code. */
-  private async register(pool: Pool, device: string, url: string): Promise<{from: number; to: number}> {
+  /**
+   * Create or upgrade the team schema and register this machine under the identity the admin
+   * bound to this role (who: null when the role is not a member but is the team's admin). Every
+   * failure is one line and its exit code.
+   */
+  private async register(
+    pool: Pool,
+    store: Store,
+    device: string,
+    url: string,
+  ): Promise<{schema: {from: number; to: number}; who: string | null}> {
     const {redact, cleanError} = await import('../../core/store/team/client.js')
     const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {registerMachine} = await import('../../core/store/team/calls.js')
+    const {moveMachine, registerMachine} = await import('../../core/store/team/calls.js')
+    const {joinedDevice} = await import('../../core/store/team/machines.js')
     const key = await this.machineKey()
     try {
       const c = await pool.connect()
       try {
         const schema = await migrateTeam(c)
-        await registerMachine(c, device, key.pubkey, this.config.version)
-        return schema
+        const admitted = await c.query<{who: string | null; admin: boolean}>('SELECT cast_team.me() AS who, cast_team.is_admin() AS admin')
+        const row = admitted.rows[0]!
+        if (row.who === null && row.admin) return {schema, who: null}
+        const who = await registerMachine(c, device, key.pubkey, this.config.version)
+        const was = joinedDevice(store)
+        if (was && was !== device) await moveMachine(c, was, device).catch(() => 0)
+        return {schema, who}
       } finally {
         c.release()
       }
     } catch (error) {
       await pool.end().catch(() => {})
-      const e = error as {code?: string; name?: string}
-      if (e.name === 'TeamSchemaFromFutureError') this.fail((error as Error).message, EXIT.REFUSED)
+      const e = error as {code?: string; name?: string; message: string}
+      if (e.name === 'TeamSchemaFromFutureError') this.fail(e.message, EXIT.REFUSED)
       if (e.code === '42501') {
-        this.fail(
-          `The team store refused device "${device}": it is claimed by another machine's credentials (or this role is not a team member). Set CAST_DEVICE to this machine's own name.`,
-          EXIT.REFUSED,
-        )
+        const why = /not admitted/.test(e.message)
+          ? `${cleanError(error, url)}`
+          : /belongs to another member/.test(e.message)
+            ? `device "${device}" belongs to another member of the team. Set CAST_DEVICE to this machine's own name`
+            : cleanError(error, url)
+        this.fail(`The team store refused this machine: ${why}.`, EXIT.REFUSED)
       }
 
       this.fail(`Cannot join ${redact(url)}: ${cleanError(error, url)}`, EXIT.FAILURE)

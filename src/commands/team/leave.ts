@@ -12,9 +12,10 @@ export interface TeamLeaveJson {
 }
 
 export default class TeamLeave extends BaseCommand {
-  static override description = `Stops publishing: the outbox is dropped and no more changes are queued, this machine's
-session rows are removed from the team store (when it is reachable: else they stay until an
-admin removes them), and team.url / team.name leave the config. Local sessions are untouched.`
+  static override description = `Stops publishing: the outbox is dropped and no more changes are queued; on the team store
+(when it is reachable: else they stay until the admin runs cast team remove) this machine's
+session rows are removed, actions still queued for it are refused, and its device name is
+released for another member; team.url / team.name leave the config. Local sessions are untouched.`
   static override examples = ['<%= config.bin %> <%= command.id %>']
   static override summary = 'Leave the team store.'
 
@@ -25,18 +26,19 @@ admin removes them), and team.url / team.name leave the config. Local sessions a
     const {markLeft, teamJoin} = await import('../../core/store/outbox.js')
     const {deviceName} = await import('../../lib/env.js')
     const {writeTeamConfig} = await import('../../lib/team-config.js')
-    const {removeDeviceSessions} = await import('../../core/store/team/machines.js')
+    const {leaveMachine} = await import('../../core/store/team/calls.js')
+    const {joinedDevice} = await import('../../core/store/team/machines.js')
     const config = await loadConfig(this.env)
-    const store = await this.openStore()
     const target = teamTarget(this.env, config)
-    const device = deviceName(this.env)
+    const store = await this.openStore()
+    const device = joinedDevice(store) ?? deviceName(this.env)
     const wasJoined = teamJoin(store) !== null
     let removed: number | null = null
     let error: string | null = null
     if (target) {
       const pool = await openPool(target.url, {max: 1})
       try {
-        removed = await removeDeviceSessions(pool, device)
+        removed = await leaveMachine(pool, device)
       } catch (error_) {
         error = cleanError(error_, target.url)
       } finally {

@@ -64,6 +64,17 @@ async function pg(): Promise<typeof import('pg')> {
   return pgModule
 }
 
+/**
+ * Set on every connection: the server ends a statement after 15 s, a lock wait after 5 s and a
+ * transaction left open after 30 s, so no member's held lock or open transaction hangs a call
+ * (the write functions set their own lock_timeout too: src/core/store/team/schema-v2.ts).
+ */
+export const SERVER_TIMEOUTS = {
+  idle_in_transaction_session_timeout: 30_000,
+  lock_timeout: 5000,
+  statement_timeout: 15_000,
+} as const
+
 export async function openPool(url: string, options: {max?: number; connectTimeoutMs?: number} = {}): Promise<Pool> {
   const {Pool} = await pg()
   const pool = new Pool({
@@ -74,6 +85,7 @@ export async function openPool(url: string, options: {max?: number; connectTimeo
     max: options.max ?? 2,
     // A query never hangs a command or the ingester forever on a half-dead connection.
     query_timeout: 20_000,
+    ...SERVER_TIMEOUTS,
   })
   // A connection that dies (server restart, pg_terminate_backend, a cut link) emits 'error' on its
   // client, idle or checked out, and an 'error' nobody listens to ends the process: the pool
@@ -85,7 +97,13 @@ export async function openPool(url: string, options: {max?: number; connectTimeo
 
 export async function openClient(url: string, connectTimeoutMs = 3000): Promise<Client> {
   const {Client} = await pg()
-  const c = new Client({application_name: 'cast', connectionString: url, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true})
+  const c = new Client({
+    application_name: 'cast',
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...SERVER_TIMEOUTS,
+  })
   // Before anything can fail: a dropped connection is seen by the caller's 'end' listener or its next query.
   c.on('error', () => {})
   await c.connect()

@@ -1,9 +1,23 @@
 /**
- * The team store's machine records, for `cast team join|leave|status|keys`: every machine's
- * identity and public key, take its sessions off the server, count the
- * actions queued for it.
+ * The team store's machine records, for `cast team join|leave|status|keys` and the publisher: the
+ * device this store joined as, moving it when CAST_DEVICE changes, every machine's identity and
+ * public key, the actions queued for it.
  */
+import os from 'node:os'
+
 import type {Pool, PoolClient} from 'pg'
+
+import type {Store} from '../store.js'
+import {moveMachine, registerMachine} from './calls.js'
+
+type Q = Pick<Pool | PoolClient, 'query'>
+
+const DEVICE = 'team.device'
+
+/** The device name this store publishes under (recorded at join), or null (joined by an older cast). */
+export function joinedDevice(store: Store): string | null {
+  return store.getMeta(DEVICE)
+}
 
 export interface MachineKeyRow {
   readonly device: string
@@ -20,9 +34,46 @@ export async function machineKeys(c: PoolClient | Pool): Promise<MachineKeyRow[]
   return r.rows.map((x) => ({device: String(x.device), pubkey: x.pubkey === null ? null : String(x.pubkey), who: String(x.who)}))
 }
 
-/** Take this device's session summaries off the server; how many were there. */
-export async function removeDeviceSessions(pool: Pool, device: string): Promise<number> {
-  return (await pool.query('DELETE FROM cast_team.sessions WHERE device = $1', [device])).rowCount ?? 0
+export function recordDevice(store: Store, device: string): void {
+  store.setMeta(DEVICE, device)
+}
+
+export class DeviceMoveRefused extends Error {
+  override name = 'DeviceMoveRefused'
+}
+
+/**
+ * Keep the server's device row in step with this machine's name. When the name changed since
+ * the store joined (CAST_DEVICE set or changed, or the default of an older cast: the bare host
+ * name), the new name is registered for this member and the old device's sessions and queued
+ * actions move to it (cast_team.move_machine checks the caller owns both). A name another member
+ * holds is refused with one line saying what to do. Returns how many sessions moved (null: no change).
+ */
+export async function ensureDevice(store: Store, c: Q, device: string): Promise<number | null> {
+  const was = joinedDevice(store) ?? os.hostname()
+  if (store.getMeta(DEVICE) === device) return null
+  try {
+    await registerMachine(c, device, null)
+  } catch (error) {
+    if ((error as {code?: string}).code === '42501')
+      throw new DeviceMoveRefused(
+        `this machine's device name changed from "${was}" to "${device}" and the team store refused the new name (${(error as Error).message}); set CAST_DEVICE back to "${was}" or to a name no other member uses`,
+      )
+    throw error
+  }
+
+  let moved = 0
+  if (was !== device) {
+    try {
+      moved = await moveMachine(c, was, device)
+    } catch (error) {
+      // The old name is not this member's (never joined under it, or released): nothing to move.
+      if ((error as {code?: string}).code !== '42501') throw error
+    }
+  }
+
+  recordDevice(store, device)
+  return moved
 }
 
 /** Actions other machines queued for this device that it has not finished. */

@@ -1,17 +1,22 @@
 /**
  * The outbox publisher: sends the local outbox (src/core/store/outbox.ts) to the team store in
- * seq order, one server transaction per batch, and forgets a batch only after the server
- * committed it. The server keeps each row once ((device, epoch, local_seq) is unique), so a batch
- * sent again after a crash or a dropped connection doubles nothing; summaries are replaced only by
- * a newer local seq, so a late retry never rolls a session back. Event seqs are handed out under
- * one advisory lock held to commit, so a stream reading "everything after seq N" never skips a row
- * that committed late.
+ * seq order through `cast_team.publish` (src/core/store/team/schema-v2.ts), and forgets a batch
+ * only after the server answered for every row of it. The server keeps each event once (a
+ * local_seq at or below the device's last is dropped), so a batch sent again after a crash or a
+ * dropped connection doubles nothing; summaries are replaced only by a newer local seq, so a late
+ * retry never rolls a session back.
+ *
+ * Publishing never wedges: text PostgreSQL cannot store is made safe first (safe-text.ts); a row
+ * the server refuses (by its checks, or by an error its content causes) is set aside locally,
+ * counted and shown by `cast team status` (aside.ts), and the rest of the batch goes on.
  */
 import type {Pool} from 'pg'
 
 import {ackOutbox, countOutbox, type OutboxRow, pendingOutbox} from '../outbox.js'
 import type {SessionRow, Store} from '../store.js'
-import {inTx} from './client.js'
+import {type PublishEvent, publishRows, type PublishSession, type Refusal} from './calls.js'
+import {notePublishError, setAside} from './aside.js'
+import {pgSafe, safeString} from './safe-text.js'
 import {summarize} from './summary.js'
 
 export interface PublishContext {
@@ -52,6 +57,44 @@ function eventPayload(r: OutboxRow, row: SessionRow | undefined): Record<string,
   }
 }
 
+/** SQLSTATE classes a row's content can cause (data exception, limits): that row is set aside, not the batch. */
+function rowFault(error: unknown): boolean {
+  const code = (error as {code?: unknown})?.code
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('54') || code === '23514')
+}
+
+/**
+ * Send rows; a call the server refuses for its content is split until the row at fault is
+ * found and set aside, so one bad row never holds back the others.
+ */
+async function send(
+  pool: Pool,
+  ctx: PublishContext,
+  sessions: PublishSession[],
+  events: PublishEvent[],
+  pending: number,
+  aside: Refusal[],
+): Promise<void> {
+  if (sessions.length === 0 && events.length === 0) return
+  try {
+    const r = await publishRows(pool, {device: ctx.device, epoch: ctx.epoch, events, nowMs: Math.round((ctx.now ?? Date.now)()), pending, sessions})
+    aside.push(...r.refused)
+  } catch (error) {
+    if (!rowFault(error)) throw error
+    const why = (error as Error).message
+    if (sessions.length + events.length === 1) {
+      const s = sessions[0]
+      aside.push(s ? {id: s.id, kind: 'session', why} : {kind: 'event', local_seq: events[0]!.local_seq, why})
+      return
+    }
+
+    const hs = Math.ceil(sessions.length / 2)
+    const he = Math.ceil(events.length / 2)
+    await send(pool, ctx, sessions.slice(0, hs), events.slice(0, he), pending, aside)
+    await send(pool, ctx, sessions.slice(hs), events.slice(he), pending, aside)
+  }
+}
+
 /** Send one batch; returns how many outbox rows it covered (0: nothing pending). */
 export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext, limit = 500): Promise<number> {
   const rows = pendingOutbox(store, limit)
@@ -61,74 +104,22 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
   const lastSeq = rows.at(-1)!.seq
   const lastFor = new Map<string, number>()
   for (const r of rows) lastFor.set(r.sessionId, r.seq)
-  const events = rows.filter((r) => r.kind !== 'summary')
   const left = countOutbox(store) - rows.length
-  await inTx(pool, async (c) => {
-    const sessions = ids.filter((id) => byId.has(id))
-    if (sessions.length > 0) {
-      const sums = sessions.map((id) => summarize(byId.get(id)!, ctx.device))
-      await c.query(
-        `INSERT INTO cast_team.sessions AS s (id, device, runner, owners, cwd, state, bucket, summary, epoch, local_seq)
-         SELECT t.id, $1, t.runner, t.owners, t.cwd, t.state, t.bucket, t.summary, $2, t.local_seq
-           FROM jsonb_to_recordset($3::jsonb) AS t(id text, runner text, owners text[], cwd text, state text, bucket text, summary jsonb, local_seq bigint)
-         ON CONFLICT (id) DO UPDATE SET device = excluded.device, runner = excluded.runner, owners = excluded.owners, cwd = excluded.cwd,
-           state = excluded.state, bucket = excluded.bucket, summary = excluded.summary, epoch = excluded.epoch, local_seq = excluded.local_seq,
-           updated_at = now(),
-           activity_at = CASE WHEN (s.summary -> 'facts' ->> 'lastActivityAt') IS DISTINCT FROM (excluded.summary -> 'facts' ->> 'lastActivityAt')
-                              THEN now() ELSE s.activity_at END
-         WHERE s.epoch <> excluded.epoch OR s.local_seq <= excluded.local_seq`,
-        [
-          ctx.device,
-          ctx.epoch,
-          JSON.stringify(
-            sums.map((s) => ({
-              bucket: s.bucket,
-              cwd: s.facts.cwd ?? null,
-              id: s.id,
-              local_seq: lastFor.get(s.id),
-              owners: s.records.owners,
-              runner: s.runner,
-              state: s.state,
-              summary: s,
-            })),
-          ),
-        ],
-      )
-    }
-
-    if (events.length > 0) {
-      // Seqs in commit order: one publisher at a time takes them, and holds them to commit.
-      await c.query(`SELECT pg_advisory_xact_lock(hashtext('cast_team.events'))`)
-      const ins = await c.query<{seq: number}>(
-        `INSERT INTO cast_team.events (device, epoch, local_seq, session_id, kind, device_at, payload)
-         SELECT $1, $2, t.local_seq, t.session_id, t.kind, t.device_at, t.payload
-           FROM jsonb_to_recordset($3::jsonb) AS t(local_seq bigint, session_id text, kind text, device_at bigint, payload jsonb)
-          ORDER BY t.local_seq
-         ON CONFLICT (device, epoch, local_seq) DO NOTHING
-         RETURNING seq`,
-        [
-          ctx.device,
-          ctx.epoch,
-          JSON.stringify(
-            events.map((r) => ({
-              device_at: r.at,
-              kind: r.kind,
-              local_seq: r.seq,
-              payload: eventPayload(r, byId.get(r.sessionId)),
-              session_id: r.sessionId,
-            })),
-          ),
-        ],
-      )
-      if (ins.rows.length > 0) await c.query(`SELECT pg_notify('cast_team', $1)`, [String(Math.max(...ins.rows.map((x) => Number(x.seq))))])
-    }
-
-    await c.query(
-      `UPDATE cast_team.machines SET last_seen = now(), last_sync = now(), pending = $2,
-         skew_ms = $3::bigint - (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE device = $1`,
-      [ctx.device, Math.max(0, left), Math.round((ctx.now ?? Date.now)())],
-    )
-  })
+  const sessions: PublishSession[] = ids
+    .filter((id) => byId.has(id))
+    .map((id) => ({id, local_seq: lastFor.get(id)!, summary: pgSafe(summarize(byId.get(id)!, ctx.device))}))
+  const events: PublishEvent[] = rows
+    .filter((r) => r.kind !== 'summary')
+    .map((r) => ({
+      device_at: r.at,
+      kind: r.kind,
+      local_seq: r.seq,
+      payload: pgSafe(eventPayload(r, byId.get(r.sessionId))),
+      session_id: safeString(r.sessionId),
+    }))
+  const aside: Refusal[] = []
+  await send(pool, ctx, sessions, events, Math.max(0, left), aside)
+  if (aside.length > 0) setAside(store, aside, (ctx.now ?? Date.now)(), events)
   ackOutbox(store, lastSeq)
   return rows.length
 }
@@ -137,12 +128,18 @@ export async function publishBatch(store: Store, pool: Pool, ctx: PublishContext
 export async function publishAll(store: Store, pool: Pool, ctx: PublishContext, limit = 500): Promise<PublishResult> {
   let sent = 0
   let batches = 0
-  for (;;) {
-    const n = await publishBatch(store, pool, ctx, limit)
-    if (n === 0) break
-    sent += n
-    batches++
+  try {
+    for (;;) {
+      const n = await publishBatch(store, pool, ctx, limit)
+      if (n === 0) break
+      sent += n
+      batches++
+    }
+  } catch (error) {
+    notePublishError(store, error, (ctx.now ?? Date.now)())
+    throw error
   }
 
+  if (batches > 0) store.setMeta('team.last_publish', String((ctx.now ?? Date.now)()))
   return {batches, pending: countOutbox(store), sent}
 }

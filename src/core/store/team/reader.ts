@@ -5,15 +5,68 @@
 import type {Pool} from 'pg'
 
 import type {SessionRow} from '../store.js'
-import {rowFromSummary, type TeamSummary} from './summary.js'
+import {rowFromSummary} from './summary.js'
+import {parseSummary} from './summary-schema.js'
 
-/** Every session the other machines published (this device's own rows come from the local store). */
-export async function remoteRows(pool: Pool, notDevice: string): Promise<SessionRow[]> {
-  const r = await pool.query<{summary: TeamSummary; skew_ms: number}>(
-    `SELECT s.summary, COALESCE(m.skew_ms, 0) AS skew_ms FROM cast_team.sessions s LEFT JOIN cast_team.machines m ON m.device = s.device WHERE s.device <> $1`,
+/** A teammate's row not shown: which, from where, and why. */
+export interface SkippedRow {
+  readonly id: string
+  readonly device: string
+  readonly why: string
+}
+
+export interface RemoteRows {
+  readonly rows: SessionRow[]
+  readonly skipped: SkippedRow[]
+}
+
+/**
+ * Every session the other machines published (this device's own rows come from the local
+ * store). A row is shown only when its machine's role is admitted, its runner is that member and
+ * its summary parses and names the row's own session, device and runner; any other row is
+ * skipped and named, and the rest stand.
+ */
+export async function remoteRows(pool: Pool, notDevice: string): Promise<RemoteRows> {
+  const r = await pool.query<{id: string; device: string; runner: string | null; summary: unknown; skew_ms: number; member: string | null}>(
+    `SELECT s.id, s.device, s.runner, s.summary, COALESCE(m.skew_ms, 0) AS skew_ms, p.who AS member
+       FROM cast_team.sessions s LEFT JOIN cast_team.machines m ON m.device = s.device LEFT JOIN cast_team.members p ON p.role = m.role
+      WHERE s.device <> $1`,
     [notDevice],
   )
-  return r.rows.map((x) => onServerClock(rowFromSummary(x.summary), Number(x.skew_ms)))
+  const rows: SessionRow[] = []
+  const skipped: SkippedRow[] = []
+  for (const x of r.rows) {
+    const id = String(x.id)
+    const device = String(x.device)
+    const skip = (why: string): void => {
+      skipped.push({device, id, why})
+    }
+
+    if (x.member === null) {
+      skip("its machine's role is not a member of the team")
+      continue
+    }
+
+    if (x.runner !== x.member) {
+      skip(`its runner is not its machine's member`)
+      continue
+    }
+
+    const p = parseSummary(x.summary)
+    if (!p.ok) {
+      skip(p.why)
+      continue
+    }
+
+    if (p.summary.id !== id || p.summary.device !== device || p.summary.runner !== x.runner) {
+      skip('its summary names another session, device or runner')
+      continue
+    }
+
+    rows.push(onServerClock(rowFromSummary(p.summary), Number(x.skew_ms)))
+  }
+
+  return {rows, skipped}
 }
 
 /** A row's times moved from its machine's clock to the server's (the machine's skew taken off). */

@@ -2,14 +2,16 @@
  * `cast sessions --team -w`: the team's transitions as they reach the server, one line each,
  * in the server's order (its seq), woken by LISTEN cast_team and re-read from the last printed
  * seq after every wake, poll and reconnect, so a dropped connection or a server restart loses
- * nothing and prints nothing twice. --since SEQ resumes after SEQ.
+ * nothing and prints nothing twice. --since SEQ resumes after SEQ. The cursor (stream.ts) waits
+ * at a seq still in flight and drops a device's copied or out-of-order events.
  */
 import type {Client, Pool} from 'pg'
 
 import {cleanError, openClient, openPool} from './client.js'
 import {localTime} from '../../model/age.js'
 import {text} from '../rows.js'
-import {eventsSince, lastEventSeq, type TeamEvent, watchLine} from './reader.js'
+import {lastEventSeq, type TeamEvent, watchLine} from './reader.js'
+import {EventCursor, readEvents} from './stream.js'
 
 export interface TeamWatchOptions {
   readonly url: string
@@ -48,6 +50,7 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
   let listener: Client | null = null
   let closed = false
   let last = o.since ?? -1
+  let cursor: EventCursor | null = null
   let wake: (() => void) | null = null
   let failing: string | null = null
   const stop = (): void => {
@@ -76,15 +79,12 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
       }
 
       // Without --since: from what is there now on (nothing until a change).
-      if (last < 0) last = await lastEventSeq(pool)
+      cursor ??= new EventCursor(last < 0 ? await lastEventSeq(pool) : last)
       for (;;) {
-        const batch = await eventsSince(pool, last, 500)
-        for (const e of batch) {
-          if (!printEvent(o, e)) return
-          last = e.seq
-        }
-
-        if (batch.length < 500) break
+        const {events, snapshot} = await readEvents(pool, cursor.last, 500)
+        for (const e of cursor.accept(events, snapshot, Date.now())) if (!printEvent(o, e)) return
+        last = cursor.last
+        if (events.length < 500 || cursor.waiting) break
       }
 
       if (failing) o.log(`team store reachable again; resumed after seq ${last}`)
@@ -102,7 +102,7 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
     if (closed) break
     // A notification, a dropped listener, or the poll (a notification lost in a reconnect).
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, failing ? 500 : 2000)
+      const t = setTimeout(resolve, failing ? 500 : cursor?.waiting ? 200 : 2000)
       wake = () => {
         clearTimeout(t)
         resolve()
