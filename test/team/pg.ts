@@ -51,6 +51,8 @@ export interface Cluster {
   url(user: string, password: string, db?: string): string
   start(): Promise<void>
   stop(): Promise<void>
+  /** kill -9 of the server (postmaster), then a start once its backends are gone (crash recovery). */
+  crash(): Promise<void>
   /** Create a login role that is a member of cast_member (the team's machines). */
   addMachine(user: string, password: string): Promise<void>
   sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>
@@ -137,6 +139,29 @@ export async function startCluster(): Promise<Cluster> {
     proc = null
   }
 
+  const crash = async (): Promise<void> => {
+    const p = proc
+    if (p && p.exitCode === null) {
+      await new Promise<void>((resolve) => {
+        p.once('exit', () => resolve())
+        p.kill('SIGKILL')
+      })
+    }
+
+    proc = null
+    // Its backends exit when they notice the postmaster is gone; until then the old shared memory is in use.
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      try {
+        await start()
+        return
+      } catch (error) {
+        if (Date.now() > deadline) throw error
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    }
+  }
+
   await start()
   const adminUrl = `postgres://cast_admin:${adminPassword}@127.0.0.1:${port}/postgres`
   const pg = (await import('pg')).default
@@ -163,6 +188,7 @@ export async function startCluster(): Promise<Cluster> {
       await stop()
       fs.rmSync(dir, {force: true, recursive: true})
     },
+    crash,
     dir,
     port,
     sql,
