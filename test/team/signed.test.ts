@@ -230,4 +230,22 @@ describe('signed actions', () => {
     expect(texts()).not.toContain('After revocation')
     expect(texts()).not.toContain('Not yet')
   })
+
+  it("a publish that keeps failing never stops teammates' actions: the executor runs on its own loop", async () => {
+    expect((await a.cast(['team', 'trust', 'host-b'])).code).toBe(0)
+    // Every publish of A's now fails on the server; a new change waits in A's outbox.
+    await cluster.sql('REVOKE EXECUTE ON FUNCTION cast_team.publish(text, text, jsonb, jsonb, integer, bigint) FROM cast_member')
+    try {
+      const other = '5e1f0001-1111-4111-8111-111111111111'
+      a.addSession(other, {prompt: 'Another task', settled: true})
+      await until('the new session in A', async () => (await a.cast(['state', 'show', castId('claude_code', other)])).code === 0)
+      const sent = await b.cast(['send', id.slice(0, 8), 'While publishing fails', '--json'])
+      expect(sent.code, sent.stderr).toBe(0)
+      await until('the message in the transcript', async () => texts().includes('While publishing fails'))
+      const status = json(await a.cast(['team', 'status', '--json']))
+      expect(status.pending).toBeGreaterThan(0) // the change is still waiting: publishing did fail meanwhile
+    } finally {
+      await cluster.sql('GRANT EXECUTE ON FUNCTION cast_team.publish(text, text, jsonb, jsonb, integer, bigint) TO cast_member')
+    }
+  })
 })
