@@ -86,6 +86,8 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   const password = `pw-${name}-${Math.random().toString(36).slice(2)}`
   const role = `m_${name.replace(/\W/g, '_')}`
   await cluster.addMachine(role, password)
+  // The team's admin binds the role to its person (cast team admit, run here as the superuser).
+  await cluster.sql('SELECT cast_team.admit_member($1, $2)', [role, who])
   const project = path.join(h.dir, 'proj')
   fs.mkdirSync(project, {recursive: true})
   writeFakeConfig(h.castHome)
@@ -127,7 +129,7 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   return m
 }
 
-/** The admin's one-time setup: the team schema, owned by the admin (machines cannot bypass its policies). */
+/** The admin's one-time setup: the team schema, owned by the admin (its role is not a member: it publishes nothing). */
 export async function setupSchema(cluster: Cluster): Promise<void> {
   const h = makeHome('admin@example.com')
   try {

@@ -106,18 +106,6 @@ interface ActionDbRow {
   readonly result: Record<string, unknown> | null
 }
 
-function fromRow(r: ActionDbRow): QueuedAction {
-  return {
-    args: r.args ?? {},
-    device: String(r.device),
-    id: Number(r.id),
-    requestedBy: String(r.requested_by),
-    requestedFrom: String(r.requested_from),
-    sessionId: String(r.session_id),
-    verb: String(r.verb) as ActionVerb,
-  }
-}
-
 function fromTeamAction(a: TeamAction): QueuedAction {
   return {
     args: a.args,
@@ -217,7 +205,16 @@ export async function findRemoteCard(pool: Pool, card: string, notDevice: string
 /** Queue an action on the server (cast_team.queue_action: requested_by is this role's bound identity). */
 export async function queueAction(
   pool: Pool,
-  a: {device: string; sessionId: string; verb: ActionVerb; args: Record<string, unknown>; requestedFrom: string; expiresAt: Date | null; sig?: string | null; uid?: string},
+  a: {
+    device: string
+    sessionId: string
+    verb: ActionVerb
+    args: Record<string, unknown>
+    requestedFrom: string
+    expiresAt: Date | null
+    sig?: string | null
+    uid?: string
+  },
 ): Promise<number> {
   const {randomUUID} = await import('node:crypto')
   return queueServerAction(pool, {

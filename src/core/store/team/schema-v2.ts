@@ -264,6 +264,7 @@ export const TEAM_V2 = `
         WHEN (r -> 'device_at') IS NOT NULL AND jsonb_typeof(r -> 'device_at') NOT IN ('number', 'null') THEN 'device_at is not a time'
         WHEN jsonb_typeof(r -> 'device_at') = 'number' AND (r ->> 'device_at') !~ '^-?[0-9]{1,15}$' THEN 'device_at is not a time'
         WHEN octet_length((r -> 'payload')::text) > 16384 THEN 'the payload is over 16 KiB'
+        WHEN EXISTS (SELECT 1 FROM cast_team.sessions s WHERE s.id = r ->> 'session_id' AND s.device <> p_device) THEN 'the session is published by another device'
         END;
       IF v_why IS NOT NULL THEN
         v_refused := v_refused || jsonb_build_object('kind', 'event', 'local_seq', r -> 'local_seq', 'why', v_why);

@@ -79,9 +79,9 @@ export class TeamSync {
     if (this.stopped || !this.pool) return
     const join = teamJoin(this.store)
     if (!join) return
-    let failed: string | null = null
+    const problems: string[] = []
     const fail = (error: unknown): void => {
-      failed ??= cleanError(error, this.opts.url)
+      problems.push(cleanError(error, this.opts.url))
     }
 
     await this.listen().catch(fail)
@@ -100,6 +100,7 @@ export class TeamSync {
 
     await carryOutActions(this.store, this.pool, joinedDevice(this.store) ?? this.opts.device, this.opts.run, this.opts.clock).catch(fail)
     this.passes++
+    const failed = problems[0] ?? null
     if (failed === null) {
       if (this.failing) this.opts.log(`team store reachable again (${this.failing})`)
       this.failing = null
