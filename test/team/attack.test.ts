@@ -10,7 +10,7 @@ import path from 'node:path'
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {claudeTranscriptPath, json, killStarted, startCast} from '../helpers/cli.js'
+import {claudeTranscriptPath, json, killStarted, makeHome, runCast, startCast} from '../helpers/cli.js'
 import {castId} from '../../src/core/model/ids.js'
 import {type Cluster, startCluster} from './pg.js'
 import {type Machine, makeMachine, setupSchema, until} from './helpers.js'
@@ -351,7 +351,26 @@ describe('team: a member with raw SQL', () => {
     expect(admit.stderr).toMatch(/only the team's admin/)
     const members = json(await lee.cast(['team', 'members', '--json']))
     expect(members).toContainEqual(expect.objectContaining({devices: ['host-kim', 'host-lee'], role: 'm_host_lee', who: 'lee@example.com'}))
-    await cluster.sql(`SELECT cast_team.remove_member('m_host_lee')`)
+    // The admin's own steps, with the owner's URL (its role is not a member: join sets the schema up only).
+    const admin = makeHome('admin@example.com')
+    try {
+      const env = {...admin.env, CAST_DEVICE: 'admin-box'}
+      const joined = await runCast(['team', 'join', cluster.adminUrl], {env})
+      expect(joined.code, joined.stderr).toBe(0)
+      expect(joined.stdout).toMatch(/not a member.*cast team admit ROLE EMAIL/s)
+      const rebind = await runCast(['team', 'admit', 'm_host_lee', 'kim@example.com'], {env})
+      expect(rebind.code).toBe(5)
+      expect(rebind.stderr).toMatch(/kim@example\.com is already bound to role m_host_kim/)
+      const removed = await runCast(['team', 'remove', 'm_host_lee', '--json'], {env})
+      expect(removed.code, removed.stderr).toBe(0)
+      expect(json(removed)).toEqual({machines: 2, role: 'm_host_lee'})
+      const gone = await runCast(['team', 'remove', 'm_host_lee'], {env})
+      expect(gone.code).toBe(3)
+      expect(json(await runCast(['team', 'members', '--json'], {env})).map((m: {role: string}) => m.role)).not.toContain('m_host_lee')
+    } finally {
+      admin.cleanup()
+    }
+
     expect(await refused(l, `SELECT cast_team.register_machine('host-lee', NULL, NULL)`)).toBe('42501')
     expect(await cluster.sql(`SELECT device FROM cast_team.machines WHERE role = 'm_host_lee'`)).toEqual([])
   })
