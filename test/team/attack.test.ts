@@ -98,18 +98,32 @@ describe('team: a member with raw SQL', () => {
     const ana = await machine('host-ana', 'ana@example.com')
     const bob = await machine('host-bob', 'bob@example.com')
     const eve = await machine('host-eve', 'eve@example.com')
-    const s1 = sid('a1')
-    const id1 = castId('claude_code', s1)
+    const [s1, s2, s3, s4] = [sid('a1'), sid('a2'), sid('a3'), sid('a4')]
+    const [id1, id2, id3, id4] = [s1, s2, s3, s4].map((s) => castId('claude_code', s)) as [string, string, string, string]
+    const e = await rawClient(eve)
+    // She squats the id of a session ana has not published yet (s3).
+    await e.query(`SELECT cast_team.register_machine('evil2', NULL, NULL)`)
+    const squat = await e.query<{r: {refused: unknown[]}}>(
+      `SELECT cast_team.publish('evil2', 'eve-epoch', $1::jsonb, '[]'::jsonb, 0, NULL) AS r`,
+      [JSON.stringify([{id: id3, local_seq: 30, summary: {facts: {}, id: id3, records: {owners: []}}}])],
+    )
+    expect(squat.rows[0]!.r.refused).toEqual([])
+    // Ana's sessions: one asking, one whose title PostgreSQL cannot store as written, the squatted one, one more.
     ana.addSession(s1, {question: 'Which database?'})
+    ana.addSession(s2, {prompt: 'NUL \u0000 and a lone \uD800 surrogate', settled: true})
+    ana.addSession(s3, {settled: true})
+    ana.addSession(s4, {settled: true})
     await ana.startDaemon()
-    await until('ana on the server', async () => (await cluster.sql('SELECT 1 FROM cast_team.sessions WHERE id = $1', [id1])).length > 0)
+    for (const id of [id1, id2, id4])
+      await until(`${id} on the server`, async () => (await cluster.sql('SELECT 1 FROM cast_team.sessions WHERE id = $1', [id])).length > 0)
+    const title = await cluster.sql(`SELECT summary->'facts'->>'title' AS t FROM cast_team.sessions WHERE id = $1`, [id2])
+    expect(title[0]!.t).toBe('NUL \uFFFD and a lone \uFFFD surrogate')
     const before = await teamView(bob)
     expect(before.team).toContainEqual(expect.objectContaining({device: 'host-ana', id: id1, runner: 'ana@example.com'}))
     const from = Number((await cluster.sql('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events'))[0]!.s)
     const watch = startCast(['sessions', '--team', '-w', '--json', '--since', String(from)], bob.env)
     const transcript = fs.readFileSync(claudeTranscriptPath(ana.h.home, ana.project, s1), 'utf8')
 
-    const e = await rawClient(eve)
     // Identity: no table is writable; the functions write her own identity or refuse.
     expect(await refused(e, `INSERT INTO cast_team.machines (device, role, who) VALUES ('evil2', current_user, 'ana@example.com')`)).toBe(
       '42501',
@@ -231,17 +245,8 @@ describe('team: a member with raw SQL', () => {
     await held.query('LOCK TABLE cast_team.events IN ACCESS SHARE MODE')
     await held.query(`SELECT cast_team.publish('evil2', 'eve-epoch', '[]'::jsonb, $1::jsonb, 0, NULL)`, [JSON.stringify([ev(20)])])
 
-    // Meanwhile ana's machine publishes on: a new turn, and a title PostgreSQL cannot store as written.
-    const s2 = sid('a2')
-    const id2 = castId('claude_code', s2)
-    ana.addSession(s2, {prompt: 'NUL \u0000 and a lone \uD800 surrogate', settled: true})
+    // Meanwhile ana's machine publishes on.
     appendTurn(ana, s1, 'the next turn')
-    await until(
-      'the odd title on the server',
-      async () => (await cluster.sql('SELECT 1 FROM cast_team.sessions WHERE id = $1', [id2])).length > 0,
-    )
-    const title = await cluster.sql(`SELECT summary->'facts'->>'title' AS t FROM cast_team.sessions WHERE id = $1`, [id2])
-    expect(title[0]!.t).toBe('NUL \uFFFD and a lone \uFFFD surrogate')
     await until('the next turn on the server', async () => {
       const r = await cluster.sql(`SELECT count(*)::int AS n FROM cast_team.events WHERE device = 'host-ana' AND session_id = $1`, [id1])
       return Number(r[0]!.n) >= 1
@@ -272,17 +277,8 @@ describe('team: a member with raw SQL', () => {
     const human = await bob.cast(['team', 'status'])
     expect(human.stdout).toMatch(/planted-3.*evil2/)
 
-    // She squats the id of a session ana has not published yet: ana's row and its events are set
-    // aside on ana's machine (counted, named by team status), the rest of her batch goes on.
-    const s3 = sid('a3')
-    const id3 = castId('claude_code', s3)
-    const squat = await pub('evil2', [{id: id3, local_seq: 30, summary: {...planted, id: id3}}])
-    expect(squat.refused).toEqual([])
-    const s4 = sid('a4')
-    const id4 = castId('claude_code', s4)
-    ana.addSession(s3, {settled: true})
-    ana.addSession(s4, {settled: true})
-    await until('ana s4 on the server', async () => (await cluster.sql('SELECT 1 FROM cast_team.sessions WHERE id = $1', [id4])).length > 0)
+    // The squatted session: ana's row and its events were set aside on ana's machine (counted,
+    // named by team status) and the rest of her batch went on (s4 above).
     const anaStatus = await until('the squatted row set aside', async () => {
       const st = json(await ana.cast(['team', 'status', '--json']))
       return st.aside.count > 0 ? st : null
