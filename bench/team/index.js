@@ -135,6 +135,8 @@ export async function run(argv = [], log = console.error) {
       const name = `m${String(i).padStart(3, '0')}`
       const pw = `pw-${name}-${Math.random().toString(36).slice(2)}`
       await cluster.sql(`CREATE ROLE ${name} LOGIN PASSWORD '${pw}' IN ROLE cast_member`)
+      // The admin binds each role to its person (cast team admit); the server writes that identity.
+      await cluster.sql('SELECT cast_team.admit_member($1, $2)', [name, `${name}@example.com`])
       const home = path.join(dir, name)
       const castHome = path.join(home, 'cast')
       fs.mkdirSync(home, {recursive: true})

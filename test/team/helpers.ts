@@ -19,6 +19,7 @@ import {
   writeFile,
 } from '../helpers/cli.js'
 import {writeFakeConfig} from '../fakes/agents.js'
+import {machineKey, trustKey} from '../../src/team/keys.js'
 import type {Cluster} from './pg.js'
 
 export interface Machine {
@@ -81,12 +82,27 @@ export async function link(target: number): Promise<Link> {
   }
 }
 
-export async function makeMachine(cluster: Cluster, name: string, who: string, o: {port?: number} = {}): Promise<Machine> {
+/** The machines made on each cluster, so a new one and the earlier ones trust each other's keys. */
+const teams = new WeakMap<Cluster, Machine[]>()
+
+/**
+ * Each machine pins the other's key as `cast team trust` would (src/team/keys.ts trustKey): what
+ * a team does once by checking fingerprints, so teammates' actions are carried out.
+ */
+function trustEachOther(m: Machine, others: readonly Machine[]): void {
+  for (const x of others) {
+    trustKey(m.h.castHome, {device: x.name, pubkey: machineKey(x.h.castHome).pubkey, who: x.who}, Date.now())
+    trustKey(x.h.castHome, {device: m.name, pubkey: machineKey(m.h.castHome).pubkey, who: m.who}, Date.now())
+  }
+}
+
+/** A machine of the team; `trust: false` leaves the keys untrusted (test/team/signed.test.ts trusts through the CLI). */
+export async function makeMachine(cluster: Cluster, name: string, who: string, o: {port?: number; trust?: boolean} = {}): Promise<Machine> {
   const h = makeHome(who)
   const password = `pw-${name}-${Math.random().toString(36).slice(2)}`
   const role = `m_${name.replace(/\W/g, '_')}`
   await cluster.addMachine(role, password)
-  // Team schema v2: the admin binds the role to its person before the machine can join.
+  // The team's admin binds the role to its person (cast team admit, run here as the superuser).
   await cluster.sql('SELECT cast_team.admit_member($1, $2)', [role, who])
   const project = path.join(h.dir, 'proj')
   fs.mkdirSync(project, {recursive: true})
@@ -126,10 +142,13 @@ export async function makeMachine(cluster: Cluster, name: string, who: string, o
   }
   const r = await m.cast(['team', 'join', url, '--name', 'platform', '--json'])
   if (r.code !== 0) throw new Error(`join ${name}: ${r.code} ${r.stdout} ${r.stderr}`)
+  const others = teams.get(cluster) ?? []
+  if (o.trust !== false) trustEachOther(m, others)
+  teams.set(cluster, [...others, m])
   return m
 }
 
-/** The admin's one-time setup: the team schema, owned by the admin (machines cannot bypass its policies). */
+/** The admin's one-time setup: the team schema, owned by the admin (its role is not a member: it publishes nothing). */
 export async function setupSchema(cluster: Cluster): Promise<void> {
   const h = makeHome('admin@example.com')
   try {

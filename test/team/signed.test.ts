@@ -41,8 +41,8 @@ async function migrateAsAdmin(c: Cluster): Promise<void> {
 beforeAll(async () => {
   cluster = await startCluster()
   await migrateAsAdmin(cluster)
-  a = await makeMachine(cluster, 'host-a', 'alf@example.com')
-  b = await makeMachine(cluster, 'host-b', 'bea@example.com')
+  a = await makeMachine(cluster, 'host-a', 'alf@example.com', {trust: false})
+  b = await makeMachine(cluster, 'host-b', 'bea@example.com', {trust: false})
   a.addSession(session, {prompt: 'Plan the migration', settled: true})
   await a.startDaemon()
   // Bea owns the session on A: she may act on it (the executor checks A's own store).

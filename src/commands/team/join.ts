@@ -29,8 +29,9 @@ export default class TeamJoin extends BaseCommand {
     url: Args.string({description: 'postgres://USER:PASSWORD@HOST:PORT/DB of the team store (default: $CAST_TEAM_URL, or the config).'}),
   }
   static override description = `Connects this machine to the team's PostgreSQL: creates or upgrades the team schema when this
-role may (a server written by a newer cast is refused), claims this device's row (CAST_DEVICE, else
-the hostname) for the connecting role, and starts the outbox: from now on every change of a local
+role may (a server written by a newer cast is refused), registers this device (CAST_DEVICE, else
+HOST:ACCOUNT) under the identity the team's admin bound to the connecting role (cast team admit;
+a role not admitted is refused), and starts the outbox: from now on every change of a local
 session (state, owners, state line, decisions, kills) is queued and published by cast daemon,
 exactly once and in order, also after an outage.
 

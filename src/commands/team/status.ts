@@ -1,10 +1,16 @@
 import {BaseCommand} from '../../lib/base-command.js'
-import type {MachineRow} from '../../core/store/team/reader.js'
+import type {MachineRow, SkippedRow} from '../../core/store/team/reader.js'
 import {EXIT} from '../../lib/exit-codes.js'
 
 /** What `cast team status --json` says of this machine whether or not the server answers. */
 export interface TeamStatusBase {
+  /** Rows the team store refused, set aside here (the rest of their batch went on); the last ones named. */
+  aside: {count: number; last: {at: string; kind: string; session: string | null; local_seq: number | null; why: string}[]}
   device: string
+  /** The last publish that failed (null: none since joining). */
+  last_error: {at: string; message: string} | null
+  /** The last publish that delivered something. */
+  last_publish: string | null
   joined: true
   last_sync: string | null
   lag_ms: number
@@ -27,7 +33,15 @@ export interface TeamMachineJson {
 /** `cast team status --json`: not joined; joined and reachable; or joined and unreachable (exit 1). */
 export type TeamStatusJson =
   | {joined: false}
-  | (TeamStatusBase & {actions_queued: number; machines: TeamMachineJson[]; reachable: true; schema_version: number})
+  | (TeamStatusBase & {
+      actions_queued: number
+      machines: TeamMachineJson[]
+      reachable: true
+      schema_version: number
+      /** Teammates' rows no view shows (malformed, or not their member's): counted and named. */
+      skipped: {count: number; rows: {device: string; id: string; why: string}[]}
+      who_on_server: string | null
+    })
   | (TeamStatusBase & {error: string; reachable: false})
 
 export default class TeamStatus extends BaseCommand {
@@ -44,6 +58,9 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
     const {countOutbox, pendingOutbox, teamJoin} = await import('../../core/store/outbox.js')
     const {deviceName} = await import('../../lib/env.js')
+    const {lastPublish, lastPublishError, readAside} = await import('../../core/store/team/aside.js')
+    const {joinedDevice} = await import('../../core/store/team/machines.js')
+    const {text} = await import('../../core/store/rows.js')
     const config = await loadConfig(this.env)
     const store = await this.openStore()
     const join = teamJoin(store)
@@ -58,8 +75,22 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const oldest = pendingOutbox(store, 1)[0]
     const lastSync = Number(store.getMeta('team.last_sync') ?? 0) || null
     const now = Date.now()
+    const aside = readAside(store)
+    const lastError = lastPublishError(store)
+    const published = lastPublish(store)
+    const joinedAs = joinedDevice(store)
     const base: TeamStatusBase = {
+      aside: {
+        count: aside.count,
+        last: aside.rows
+          .slice(-10)
+          .map((r) => ({at: new Date(r.at).toISOString(), kind: r.kind, local_seq: r.localSeq, session: r.session, why: r.why})),
+      },
       device,
+      last_error: lastError
+        ? {at: new Date(lastError.at).toISOString(), message: cleanError(new Error(lastError.message), target.url)}
+        : null,
+      last_publish: published ? new Date(published).toISOString() : null,
       joined: true,
       last_sync: lastSync ? new Date(lastSync).toISOString() : null,
       lag_ms: oldest ? Math.max(0, now - oldest.at) : 0,
@@ -71,10 +102,12 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     }
     const pool = await openPool(target.url, {connectTimeoutMs: 3000, max: 1})
     try {
-      const {list, queued, version} = await serverStatus(pool, device)
+      const {list, queued, version, skipped, whoOnServer} = await serverStatus(pool, device)
       const result: TeamStatusJson = {
         ...base,
         actions_queued: queued,
+        skipped: {count: skipped.length, rows: skipped.slice(0, 20)},
+        who_on_server: whoOnServer,
         machines: list.map((m) => ({
           device: m.device,
           last_seen: m.lastSeen.toISOString(),
@@ -92,6 +125,16 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
         this.log(
           `this machine: ${device} (${this.me}) · outbox ${pending} pending${pending > 0 ? `, oldest ${Math.round(base.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${result.actions_queued} action(s) queued here`,
         )
+        if (joinedAs && joinedAs !== device) this.log(`  joined as ${text(joinedAs)}: the next publish moves its rows to ${text(device)}`)
+        this.log(
+          `  the team knows this role as ${whoOnServer === null ? '(not admitted: the admin runs cast team admit)' : text(whoOnServer)}`,
+        )
+        this.logProblems(base, now, humanTime, text)
+        if (skipped.length > 0) {
+          this.log(`teammates' rows skipped (${skipped.length}; no view shows them):`)
+          for (const r of skipped.slice(0, 20)) this.log(`  ${text(r.id.slice(0, 12))} on ${text(r.device)}: ${text(r.why)}`)
+        }
+
         this.log(`machines seen (${list.length}):`)
         for (const m of list)
           this.log(
@@ -102,23 +145,56 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       return result
     } catch (error) {
       const why = cleanError(error, target.url)
-      if (!this.jsonEnabled())
+      if (!this.jsonEnabled()) {
+        const {humanTime} = await import('../../lib/time-format.js')
         this.log(
           `team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · UNREACHABLE: ${why}\nthis machine: ${device} · outbox ${pending} pending (kept until the server is back)`,
         )
+        this.logProblems(base, now, humanTime, text)
+      }
+
       process.exitCode = EXIT.FAILURE
       return {...base, error: why, reachable: false}
     } finally {
       await pool.end().catch(() => {})
     }
   }
+
+  /** The set-aside rows and the last publish error, one line each (agent text through the sanitizer). */
+  private logProblems(
+    base: TeamStatusBase,
+    now: number,
+    humanTime: (t: number | null, now: number) => string,
+    text: (s: string) => string,
+  ): void {
+    if (base.last_error) {
+      const at = Date.parse(base.last_error.at)
+      const since =
+        base.last_publish && Date.parse(base.last_publish) > at
+          ? ` (published since, ${humanTime(Date.parse(base.last_publish), now)})`
+          : ''
+      this.log(`last publish error ${humanTime(at, now)}: ${text(base.last_error.message)}${since}`)
+    }
+
+    if (base.aside.count > 0) {
+      this.log(`set aside: ${base.aside.count} row(s) the team store refused (kept here, not sent; the rest went on):`)
+      for (const r of base.aside.last)
+        this.log(
+          `  ${r.kind} ${r.session ? text(r.session.slice(0, 12)) : '?'}${r.local_seq === null ? '' : ` #${r.local_seq}`}: ${text(r.why)}`,
+        )
+    }
+  }
 }
 
-/** What the team server says: its schema version, every machine it has seen, the actions queued for this one. */
-async function serverStatus(pool: import('pg').Pool, device: string): Promise<{list: MachineRow[]; queued: number; version: number}> {
-  const {machines} = await import('../../core/store/team/reader.js')
+/** What the team server says: its schema version, every machine it has seen, the actions queued for this one, the rows no view shows. */
+async function serverStatus(
+  pool: import('pg').Pool,
+  device: string,
+): Promise<{list: MachineRow[]; queued: number; version: number; skipped: SkippedRow[]; whoOnServer: string | null}> {
+  const {machines, remoteRows} = await import('../../core/store/team/reader.js')
   const {serverVersion} = await import('../../core/store/team/schema.js')
   const {pendingActions} = await import('../../core/store/team/machines.js')
+  const {whoAmIOnServer} = await import('../../core/store/team/calls.js')
   const c = await pool.connect()
   let version = 0
   try {
@@ -127,5 +203,7 @@ async function serverStatus(pool: import('pg').Pool, device: string): Promise<{l
     c.release()
   }
 
-  return {list: await machines(pool), queued: await pendingActions(pool, device), version}
+  const whoOnServer = version >= 2 ? await whoAmIOnServer(pool) : null
+  const skipped = version >= 2 ? (await remoteRows(pool, device)).skipped : []
+  return {list: await machines(pool), queued: await pendingActions(pool, device), skipped, version, whoOnServer}
 }

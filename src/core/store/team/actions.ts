@@ -16,12 +16,15 @@ export interface TeamSessionRef {
   readonly nativeId: string
 }
 
+/** Only rows whose machine's role is an admitted member (what the views show: reader.ts). */
+const ADMITTED = `EXISTS (SELECT 1 FROM cast_team.machines m JOIN cast_team.members p ON p.role = m.role WHERE m.device = cast_team.sessions.device)`
+
 /** Sessions on other machines whose id or native id starts with `query`. */
 export async function findRemote(pool: Pool, query: string, notDevice: string): Promise<TeamSessionRef[]> {
   const q = query.trim().toLowerCase()
   const r = await pool.query<{id: string; device: string; native_id: string | null}>(
     `SELECT id, device, summary ->> 'native_id' AS native_id FROM cast_team.sessions
-      WHERE device <> $2 AND (id LIKE $1 || '%' OR lower(summary ->> 'native_id') LIKE $1 || '%') ORDER BY id LIMIT 10`,
+      WHERE device <> $2 AND (id LIKE $1 || '%' OR lower(summary ->> 'native_id') LIKE $1 || '%') AND ${ADMITTED} ORDER BY id LIMIT 10`,
     [q.replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
   )
   return r.rows.map((x) => ({device: String(x.device), id: String(x.id), nativeId: String(x.native_id)}))
@@ -31,7 +34,7 @@ export async function findRemote(pool: Pool, query: string, notDevice: string): 
 export async function findRemoteCard(pool: Pool, card: string, notDevice: string): Promise<(TeamSessionRef & {card: string})[]> {
   const r = await pool.query<{id: string; device: string; native_id: string | null; card: string}>(
     `SELECT id, device, summary ->> 'native_id' AS native_id, summary -> 'decision' ->> 'id' AS card FROM cast_team.sessions
-      WHERE device <> $2 AND summary -> 'decision' ->> 'id' LIKE $1 || '%' LIMIT 10`,
+      WHERE device <> $2 AND summary -> 'decision' ->> 'id' LIKE $1 || '%' AND ${ADMITTED} LIMIT 10`,
     [card.trim().replace(/[%_\\]/g, (c) => '\\' + c), notDevice],
   )
   return r.rows.map((x) => ({card: String(x.card), device: String(x.device), id: String(x.id), nativeId: String(x.native_id)}))

@@ -77,7 +77,14 @@ async function send(
 ): Promise<void> {
   if (sessions.length === 0 && events.length === 0) return
   try {
-    const r = await publishRows(pool, {device: ctx.device, epoch: ctx.epoch, events, nowMs: Math.round((ctx.now ?? Date.now)()), pending, sessions})
+    const r = await publishRows(pool, {
+      device: ctx.device,
+      epoch: ctx.epoch,
+      events,
+      nowMs: Math.round((ctx.now ?? Date.now)()),
+      pending,
+      sessions,
+    })
     aside.push(...r.refused)
   } catch (error) {
     if (!rowFault(error)) throw error

@@ -264,6 +264,7 @@ export const TEAM_V2 = `
         WHEN (r -> 'device_at') IS NOT NULL AND jsonb_typeof(r -> 'device_at') NOT IN ('number', 'null') THEN 'device_at is not a time'
         WHEN jsonb_typeof(r -> 'device_at') = 'number' AND (r ->> 'device_at') !~ '^-?[0-9]{1,15}$' THEN 'device_at is not a time'
         WHEN octet_length((r -> 'payload')::text) > 16384 THEN 'the payload is over 16 KiB'
+        WHEN EXISTS (SELECT 1 FROM cast_team.sessions s WHERE s.id = r ->> 'session_id' AND s.device <> p_device) THEN 'the session is published by another device'
         END;
       IF v_why IS NOT NULL THEN
         v_refused := v_refused || jsonb_build_object('kind', 'event', 'local_seq', r -> 'local_seq', 'why', v_why);
@@ -295,7 +296,8 @@ export const TEAM_V2 = `
   END $f$;
 
   -- Queues an action from one of the caller's devices; requested_by is the caller's identity.
-  -- The signature is stored as given (the executing machine verifies it).
+  -- The signature is stored as given (the executing machine verifies it). At most 100 of a
+  -- member's actions wait at a time, so no one floods a machine's executor.
   CREATE FUNCTION cast_team.queue_action(p_uid uuid, p_device text, p_session_id text, p_verb text, p_args jsonb,
                                          p_requested_from text, p_expires_at timestamptz, p_sig text) RETURNS bigint
   LANGUAGE plpgsql VOLATILE ${DEFINER} AS $f$
@@ -314,6 +316,9 @@ export const TEAM_V2 = `
     IF p_sig IS NOT NULL AND length(p_sig) > 1024 THEN RAISE EXCEPTION 'a signature is at most 1024 characters' USING ERRCODE = '22023'; END IF;
     IF p_expires_at IS NOT NULL AND p_expires_at > now() + interval '7 days' THEN
       RAISE EXCEPTION 'an action expires within 7 days' USING ERRCODE = '22023';
+    END IF;
+    IF (SELECT count(*) FROM cast_team.actions WHERE requested_by = v_who AND status IN ('queued', 'running')) >= 100 THEN
+      RAISE EXCEPTION '% has 100 actions not yet carried out; wait for them', v_who USING ERRCODE = '54000';
     END IF;
     SELECT id, requested_by INTO v_id, v_by FROM cast_team.actions WHERE uid = p_uid;
     IF FOUND THEN

@@ -42,7 +42,11 @@ interface Row {
 }
 
 /** Events after `after` in seq order, with the snapshot they were read in. */
-export async function readEvents(pool: Pick<Pool, 'query'>, after: number, limit = 500): Promise<{events: StreamEvent[]; snapshot: Snapshot}> {
+export async function readEvents(
+  pool: Pick<Pool, 'query'>,
+  after: number,
+  limit = 500,
+): Promise<{events: StreamEvent[]; snapshot: Snapshot}> {
   const r = await pool.query<Row>(
     `SELECT pg_current_snapshot()::text AS snap, e.seq, e.device, e.epoch, e.local_seq, e.session_id, e.kind, e.at, e.device_at, e.payload
        FROM (SELECT 1) AS one
