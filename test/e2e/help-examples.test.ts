@@ -90,6 +90,16 @@ const ALL = examples()
 /** `cast team join` needs a PostgreSQL server at the URL it is given; the demo has none. */
 const NEEDS_TEAM_SERVER = new Set(['team:join'])
 
+/**
+ * Teammates' keys need a team (the demo has joined none): `team keys` and `team trust` say so with
+ * one line and exit 2; `team untrust` of a machine this store never trusted exits 3.
+ */
+const NEEDS_A_TEAM: ReadonlyMap<string, [number, RegExp]> = new Map([
+  ['team:keys', [2, /^cast: Not in a team\./]],
+  ['team:trust', [2, /^cast: Not in a team\./]],
+  ['team:untrust', [3, /is not trusted on this machine/]],
+])
+
 describe('every example in --help runs against the demo store', () => {
   let h: TempHome
   let demo: string
@@ -173,6 +183,14 @@ describe('every example in --help runs against the demo store', () => {
           expect(r.code, `${ex.command}\n${r.stderr}`).toBe(1)
           expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1)
           expect(r.stderr).toMatch(/^cast: Cannot join postgres:\/\/\w+:\*\*\*@db\.example\.com\/cast: /)
+          return
+        }
+
+        const team = NEEDS_A_TEAM.get(ex.id)
+        if (team) {
+          expect(r.code, `${ex.command}\n${r.stderr}`).toBe(team[0])
+          expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1)
+          expect(r.stderr).toMatch(team[1])
           return
         }
 
