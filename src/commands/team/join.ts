@@ -69,21 +69,7 @@ policy (each machine its own credentials) and the admin's setup.`
     if (who === null) {
       // The team's admin set up (or upgraded) the schema without being a member: nothing to publish from here.
       await pool.end().catch(() => {})
-      if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
-      const result: TeamJoinJson = {
-        device,
-        name: name ?? null,
-        published: 0,
-        schema_version: schema.to,
-        server: redact(target.url),
-        url_from: target.from,
-        who: null,
-      }
-      if (!this.jsonEnabled())
-        this.log(
-          `Team schema v${schema.to} ready at ${redact(target.url)}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}. This role is not a member, so this machine does not publish: admit each machine's role with cast team admit ROLE EMAIL.`,
-        )
-      return result
+      return this.schemaOnly(target, name ?? null, device, schema)
     }
 
     if (target.from === 'argument' || (flags.name && target.from === 'config')) {
@@ -127,6 +113,23 @@ policy (each machine its own credentials) and the admin's setup.`
     }
 
     return result
+  }
+
+  /** The admin's join: the schema is ready, the URL kept for cast team admit, nothing published. */
+  private async schemaOnly(
+    target: {from: string; url: string},
+    name: string | null,
+    device: string,
+    schema: {from: number; to: number},
+  ): Promise<TeamJoinJson> {
+    const {configPath} = await import('../../lib/config.js')
+    const {redact} = await import('../../core/store/team/client.js')
+    if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
+    if (!this.jsonEnabled())
+      this.log(
+        `Team schema v${schema.to} ready at ${redact(target.url)}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}. This role is not a member, so this machine does not publish: admit each machine's role with cast team admit ROLE EMAIL.`,
+      )
+    return {device, name, published: 0, schema_version: schema.to, server: redact(target.url), url_from: target.from, who: null}
   }
 
   /**
