@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {claudeTranscriptPath, json, killStarted, makeHome, runCast, startCast} from '../helpers/cli.js'
 import {castId} from '../../src/core/model/ids.js'
+import {EventCursor, readEvents} from '../../src/core/store/team/stream.js'
 import {type Cluster, startCluster} from './pg.js'
 import {type Machine, makeMachine, setupSchema, until} from './helpers.js'
 
@@ -245,13 +246,29 @@ describe('team: a member with raw SQL', () => {
     await held.query('LOCK TABLE cast_team.events IN ACCESS SHARE MODE')
     await held.query(`SELECT cast_team.publish('evil2', 'eve-epoch', '[]'::jsonb, $1::jsonb, 0, NULL)`, [JSON.stringify([ev(20)])])
 
-    // Meanwhile ana's machine publishes on.
+    // Meanwhile ana's machine publishes on: its events take seqs after hers and commit first.
+    const anaEvents = async (): Promise<number> =>
+      Number(
+        (await cluster.sql(`SELECT count(*)::int AS n FROM cast_team.events WHERE device = 'host-ana' AND session_id = $1`, [id1]))[0]!.n,
+      )
+    const n0 = await anaEvents()
     appendTurn(ana, s1, 'the next turn')
-    await until('the next turn on the server', async () => {
-      const r = await cluster.sql(`SELECT count(*)::int AS n FROM cast_team.events WHERE device = 'host-ana' AND session_id = $1`, [id1])
-      return Number(r[0]!.n) >= 1
-    })
+    await until('the next turn on the server', async () => (await anaEvents()) > n0)
+    const heldSeq = Number((await held.query(`SELECT seq FROM cast_team.events WHERE device = 'evil2' AND local_seq = 20`)).rows[0].seq)
+    const anaSeq = Number((await cluster.sql(`SELECT MAX(seq) AS s FROM cast_team.events WHERE device = 'host-ana'`))[0]!.s)
+    expect(anaSeq).toBeGreaterThan(heldSeq) // committed before hers: the stream must wait for hers, not skip it
+    // A reader (bob's credentials, the stream's cursor) sees ana's rows but prints nothing past the
+    // seq still in flight; once it commits, both come in seq order.
+    const reader = await rawClient(bob)
+    const cursor = new EventCursor(heldSeq - 1)
+    const early = await readEvents(reader, cursor.last)
+    expect(early.events.map((x) => x.seq)).toContain(anaSeq)
+    expect(cursor.accept(early.events, early.snapshot, Date.now())).toEqual([])
     await held.query('COMMIT')
+    const late = await readEvents(reader, cursor.last)
+    const printed = cursor.accept(late.events, late.snapshot, Date.now()).map((x) => x.seq)
+    expect(printed[0]).toBe(heldSeq)
+    expect(printed).toContain(anaSeq)
     await e.query('SELECT pg_advisory_unlock_all()')
 
     // What bob sees: ana's sessions as ana's, nothing of eve's claiming to be ana's, no view emptied.

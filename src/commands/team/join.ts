@@ -70,7 +70,11 @@ policy (each machine its own credentials) and the admin's setup.`
     const store = await this.openStore()
     const pool = await openPool(target.url, {max: 1})
     const {schema, who} = await this.register(pool, store, device, target.url)
-    if (who === null) return this.schemaOnly(pool, target, name, device, schema)
+    if (who === null) {
+      // The team's admin set up (or upgraded) the schema without being a member: nothing to publish from here.
+      await pool.end().catch(() => {})
+      return this.schemaOnly(target, name ?? null, device, schema)
+    }
 
     if (target.from === 'argument' || (flags.name && target.from === 'config')) {
       writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.from === 'argument' ? target.url : undefined})
@@ -132,34 +136,31 @@ policy (each machine its own credentials) and the admin's setup.`
     }
   }
 
-  /** The team's admin set up (or upgraded) the schema without being a member: nothing to publish from here. */
+  /** The admin's join: the schema is ready, the URL kept for cast team admit, nothing published. */
   private async schemaOnly(
-    pool: Pool,
     target: {from: string; url: string},
-    name: string | null | undefined,
+    name: string | null,
     device: string,
     schema: {from: number; to: number},
   ): Promise<TeamJoinJson> {
     const {configPath} = await import('../../lib/config.js')
     const {redact} = await import('../../core/store/team/client.js')
-    await pool.end().catch(() => {})
     if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
-    const result: TeamJoinJson = {
+    if (!this.jsonEnabled())
+      this.log(
+        `Team schema v${schema.to} ready at ${redact(target.url)}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}. This role is not a member, so this machine does not publish: admit each machine's role with cast team admit ROLE EMAIL.`,
+      )
+    return {
       device,
       fingerprint: null,
       keys: [],
-      name: name ?? null,
+      name,
       published: 0,
       schema_version: schema.to,
       server: redact(target.url),
       url_from: target.from,
       who: null,
     }
-    if (!this.jsonEnabled())
-      this.log(
-        `Team schema v${schema.to} ready at ${redact(target.url)}${schema.from < schema.to ? ` (created/upgraded from v${schema.from})` : ''}. This role is not a member, so this machine does not publish: admit each machine's role with cast team admit ROLE EMAIL.`,
-      )
-    return result
   }
 
   private async logKeys(fingerprint: string, keys: TeamJoinJson['keys']): Promise<void> {

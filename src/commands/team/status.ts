@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../lib/base-command.js'
 import type {MachineRow, SkippedRow} from '../../core/store/team/reader.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import type {Store} from '../../core/store/store.js'
 
 /** What `cast team status --json` says of this machine whether or not the server answers. */
 export interface TeamStatusBase {
@@ -58,7 +59,6 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
     const {countOutbox, pendingOutbox, teamJoin} = await import('../../core/store/outbox.js')
     const {deviceName} = await import('../../lib/env.js')
-    const {lastPublish, lastPublishError, readAside} = await import('../../core/store/team/aside.js')
     const {joinedDevice} = await import('../../core/store/team/machines.js')
     const {text} = await import('../../core/store/rows.js')
     const config = await loadConfig(this.env)
@@ -75,22 +75,10 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     const oldest = pendingOutbox(store, 1)[0]
     const lastSync = Number(store.getMeta('team.last_sync') ?? 0) || null
     const now = Date.now()
-    const aside = readAside(store)
-    const lastError = lastPublishError(store)
-    const published = lastPublish(store)
     const joinedAs = joinedDevice(store)
     const base: TeamStatusBase = {
-      aside: {
-        count: aside.count,
-        last: aside.rows
-          .slice(-10)
-          .map((r) => ({at: new Date(r.at).toISOString(), kind: r.kind, local_seq: r.localSeq, session: r.session, why: r.why})),
-      },
+      ...(await publishProblems(store, target.url)),
       device,
-      last_error: lastError
-        ? {at: new Date(lastError.at).toISOString(), message: cleanError(new Error(lastError.message), target.url)}
-        : null,
-      last_publish: published ? new Date(published).toISOString() : null,
       joined: true,
       last_sync: lastSync ? new Date(lastSync).toISOString() : null,
       lag_ms: oldest ? Math.max(0, now - oldest.at) : 0,
@@ -119,29 +107,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
         reachable: true,
         schema_version: version,
       }
-      if (!this.jsonEnabled()) {
-        const {humanTime} = await import('../../lib/time-format.js')
-        this.log(`team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · schema v${version} · reachable`)
-        this.log(
-          `this machine: ${device} (${this.me}) · outbox ${pending} pending${pending > 0 ? `, oldest ${Math.round(base.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${result.actions_queued} action(s) queued here`,
-        )
-        if (joinedAs && joinedAs !== device) this.log(`  joined as ${text(joinedAs)}: the next publish moves its rows to ${text(device)}`)
-        this.log(
-          `  the team knows this role as ${whoOnServer === null ? '(not admitted: the admin runs cast team admit)' : text(whoOnServer)}`,
-        )
-        this.logProblems(base, now, humanTime, text)
-        if (skipped.length > 0) {
-          this.log(`teammates' rows skipped (${skipped.length}; no view shows them):`)
-          for (const r of skipped.slice(0, 20)) this.log(`  ${text(r.id.slice(0, 12))} on ${text(r.device)}: ${text(r.why)}`)
-        }
-
-        this.log(`machines seen (${list.length}):`)
-        for (const m of list)
-          this.log(
-            `  ${m.device}  ${m.who}  ${m.sessions} sessions  last seen ${humanTime(m.lastSeen.getTime(), now)}  ${m.pending} pending`,
-          )
-      }
-
+      if (!this.jsonEnabled()) await this.printReachable(result, join.name, target.url, lastSync, joinedAs, now)
       return result
     } catch (error) {
       const why = cleanError(error, target.url)
@@ -158,6 +124,39 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     } finally {
       await pool.end().catch(() => {})
     }
+  }
+
+  /** The human form of a reachable status (agent-written text through the sanitizer). */
+  private async printReachable(
+    r: Extract<TeamStatusJson, {reachable: true}>,
+    name: string | null,
+    url: string,
+    lastSync: number | null,
+    joinedAs: string | null,
+    now: number,
+  ): Promise<void> {
+    const {humanTime} = await import('../../lib/time-format.js')
+    const {redact} = await import('../../core/store/team/client.js')
+    const {text} = await import('../../core/store/rows.js')
+    this.log(`team ${name ?? '(unnamed)'} · ${redact(url)} · schema v${r.schema_version} · reachable`)
+    this.log(
+      `this machine: ${r.device} (${this.me}) · outbox ${r.pending} pending${r.pending > 0 ? `, oldest ${Math.round(r.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${r.actions_queued} action(s) queued here`,
+    )
+    if (joinedAs && joinedAs !== r.device) this.log(`  joined as ${text(joinedAs)}: the next publish moves its rows to ${text(r.device)}`)
+    this.log(
+      `  the team knows this role as ${r.who_on_server === null ? '(not admitted: the admin runs cast team admit)' : text(r.who_on_server)}`,
+    )
+    this.logProblems(r, now, humanTime, text)
+    if (r.skipped.count > 0) {
+      this.log(`teammates' rows skipped (${r.skipped.count}; no view shows them):`)
+      for (const x of r.skipped.rows) this.log(`  ${text(x.id.slice(0, 12))} on ${text(x.device)}: ${text(x.why)}`)
+    }
+
+    this.log(`machines seen (${r.machines.length}):`)
+    for (const m of r.machines)
+      this.log(
+        `  ${text(m.device)}  ${text(m.who)}  ${m.sessions} sessions  last seen ${humanTime(m.last_seen, now)}  ${m.pending} pending`,
+      )
   }
 
   /** The set-aside rows and the last publish error, one line each (agent text through the sanitizer). */
@@ -183,6 +182,25 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
           `  ${r.kind} ${r.session ? text(r.session.slice(0, 12)) : '?'}${r.local_seq === null ? '' : ` #${r.local_seq}`}: ${text(r.why)}`,
         )
     }
+  }
+}
+
+/** What publishing could not deliver: the rows set aside (the last 10 named) and the last error. */
+async function publishProblems(store: Store, url: string): Promise<Pick<TeamStatusBase, 'aside' | 'last_error' | 'last_publish'>> {
+  const {lastPublish, lastPublishError, readAside} = await import('../../core/store/team/aside.js')
+  const {cleanError} = await import('../../core/store/team/client.js')
+  const aside = readAside(store)
+  const lastError = lastPublishError(store)
+  const published = lastPublish(store)
+  return {
+    aside: {
+      count: aside.count,
+      last: aside.rows
+        .slice(-10)
+        .map((r) => ({at: new Date(r.at).toISOString(), kind: r.kind, local_seq: r.localSeq, session: r.session, why: r.why})),
+    },
+    last_error: lastError ? {at: new Date(lastError.at).toISOString(), message: cleanError(new Error(lastError.message), url)} : null,
+    last_publish: published ? new Date(published).toISOString() : null,
   }
 }
 
