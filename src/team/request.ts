@@ -138,7 +138,7 @@ export function describeRemote(r: RemoteOutcome, timeoutMs: number): {line: stri
   if (r.timed_out)
     return {
       exit: 124,
-      line: `Queued ${where}, but ${r.device} did not carry it out within ${Math.round(timeoutMs / 1000)} s (offline?); it stays queued.`,
+      line: `Queued ${where}, but ${r.device} did not carry it out within ${Math.round(timeoutMs / 1000)} s (offline?); it stays queued until its signature expires (${Math.round(Math.min(MAX_EXPIRY_MS, timeoutMs + CLOCK_SKEW_MS) / 1000)} s after it was asked), then ${r.device} refuses it.`,
     }
   const error = typeof r.result?.error === 'string' ? r.result.error : null
   const code = typeof r.result?.exit === 'number' && [2, 3, 4, 5].includes(r.result.exit) ? r.result.exit : 5
