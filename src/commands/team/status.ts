@@ -88,6 +88,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
       }
       if (!this.jsonEnabled()) {
         const {humanTime} = await import('../../lib/time-format.js')
+        const {oneLine} = await import('../../lib/sanitize.js')
         this.log(`team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · schema v${version} · reachable`)
         this.log(
           `this machine: ${device} (${this.me}) · outbox ${pending} pending${pending > 0 ? `, oldest ${Math.round(base.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${result.actions_queued} action(s) queued here`,
@@ -95,7 +96,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
         this.log(`machines seen (${list.length}):`)
         for (const m of list)
           this.log(
-            `  ${m.device}  ${m.who}  ${m.sessions} sessions  last seen ${humanTime(m.lastSeen.getTime(), now)}  ${m.pending} pending`,
+            `  ${oneLine(m.device)}  ${oneLine(m.who)}  ${m.sessions} sessions  last seen ${humanTime(m.lastSeen.getTime(), now)}  ${m.pending} pending`,
           )
       }
 
