@@ -133,14 +133,14 @@ describe.skipIf(!HAVE_BUS)('hostile agent text in notifications', () => {
     let stderr = ''
     d.child.stderr!.on('data', (c) => (stderr += String(c)))
     await waitForWatcher(h.castHome)
-    for (const end = Date.now() + 30_000; !stderr.includes('cast daemon: paging'); ) {
+    for (const end = Date.now() + 30_000; !stderr.includes('cast daemon: paging');) {
       if (Date.now() > end) throw new Error(`the daemon never started paging: ${stderr}`)
       await new Promise((r) => setTimeout(r, 50))
     }
 
     askNow()
     await markupBus.waitNotes(1)
-    for (const end = Date.now() + 20_000; !stderr.includes('notified:'); ) {
+    for (const end = Date.now() + 20_000; !stderr.includes('notified:');) {
       if (Date.now() > end) throw new Error(`no notified line: ${stderr}`)
       await new Promise((r) => setTimeout(r, 50))
     }

@@ -89,9 +89,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .join(', ')} (pid ${process.pid})\n`,
     )
     const schedules = setInterval(() => {
-      void deliverDue(store, this.env, clock, this.me).catch((error: Error) =>
-        say(`delivery failed: ${error.message}`),
-      )
+      void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)

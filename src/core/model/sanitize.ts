@@ -53,10 +53,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * and an agent's `<a href>` shows as text.
  */
 export function notificationText(s: string, markup = false): string {
-  const plain = s
-    .replace(/\r\n?/g, '\n')
-    .replace(/\t/g, ' ')
-    .replace(NOTIFY_DROP, '')
-    .replace(LONE_SURROGATE, '\uFFFD')
+  const plain = s.replace(/\r\n?/g, '\n').replace(/\t/g, ' ').replace(NOTIFY_DROP, '').replace(LONE_SURROGATE, '\uFFFD')
   return markup ? plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : plain
 }
