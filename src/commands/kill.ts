@@ -65,7 +65,9 @@ equal what the agent's registry, lock or the screen sweep recorded (a claim
 without a start time is not verified), never pid 1 or below, never cast itself
 or one of its ancestors, never a process other sessions claim too (a shared
 daemon). The walk covers that process's descendants only. The output names
-every pid signalled; --dry-run prints them and changes nothing.`
+every pid signalled; --dry-run prints them and changes nothing. A session whose
+process is live but that nothing could be signalled for is not filed: it stays
+in the inbox, one line says why, and the exit code is 5.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> jhgmszz',
     {command: '<%= config.bin %> <%= command.id %> jhgmszz ou4gdp4 --grace 0', description: 'Kill two sessions, SIGKILL at once.'},
@@ -94,7 +96,43 @@ every pid signalled; --dry-run prints them and changes nothing.`
     const ids = resolveSessions(store, queries)
     const plan = await planKills(store, store.loadSessions(ids))
     if (flags['dry-run']) return this.dryRun(store, ids, plan)
-    return this.kill(store, clock, ids, plan, flags.grace ?? DEFAULT_GRACE_MS)
+    const refused = await this.unkillable(store, ids, plan)
+    const rest = ids.filter((id) => !refused.includes(id))
+    if (rest.length === 0)
+      this.fail(refused.length === 1 ? this.refusals[0]! : `${this.refusals.join(' ')}`, EXIT.REFUSED, this.refusalHints)
+    const out = await this.kill(store, clock, rest, plan, flags.grace ?? DEFAULT_GRACE_MS)
+    // Some were killed, some not: say which were not, and exit 5.
+    const {oneLine} = await import('../lib/sanitize.js')
+    for (const line of this.refusals) process.stderr.write(`cast: ${oneLine(line)}\n`)
+    if (refused.length > 0) process.exitCode = EXIT.REFUSED
+    return out
+  }
+
+  private refusals: string[] = []
+  private refusalHints: string[] = []
+
+  /**
+   * Sessions whose process the store reads as live on this machine, but that no verified claim
+   * lets cast signal: killing would signal nothing and file a running agent under Killed, out of
+   * the inbox. They are left as they are (exit 5), each with one line saying why.
+   */
+  private async unkillable(store: Store, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan): Promise<string[]> {
+    const {shortId} = await import('../core/model/ids.js')
+    const out: string[] = []
+    for (const row of store.loadSessions(ids)) {
+      const proc = row.facts.process
+      if (!proc?.alive || elsewhere.has(row.id) || (plans.get(row.id) ?? []).length > 0) continue
+      const why = (refusedBy.get(row.id) ?? []).map((r) => `pid ${r.pid}: ${r.why}`).join('; ') || `pid ${proc.pid} cannot be verified`
+      out.push(row.id)
+      this.refusals.push(
+        `Session ${shortId(row.id)} was not killed: its process is live but nothing could be signalled (${why}). It stays in the inbox.`,
+      )
+      this.refusalHints = [
+        `Stop it in its own terminal, then cast kill ${shortId(row.id)} files it; cast explain ${shortId(row.id)} shows the claims.`,
+      ]
+    }
+
+    return out
   }
 
   /** File the sessions under Killed, signal what the plan verified, and report each. */

@@ -62,6 +62,7 @@ cast daemon --notify does the same inside the daemon.`
     const {notifierConfig, describeSent} = await import('../lib/notify/run.js')
     const {resolveBackends} = await import('../lib/notify/backends.js')
     const {startNotifying} = await import('../lib/notify/notifier.js')
+    const {oneLine} = await import('../lib/sanitize.js')
     const config = await loadConfig(this.env)
     const nc = notifierConfig(config, flags.backend)
     const backends = resolveBackends(nc, this.env)
@@ -78,7 +79,7 @@ cast daemon --notify does the same inside the daemon.`
       config: nc,
       env: this.env,
       ingest: true,
-      log: (m) => process.stderr.write(`cast notify: ${m}\n`),
+      log: (m) => process.stderr.write(`cast notify: ${oneLine(m)}\n`),
       me: this.me,
       onSent: (s) => process.stdout.write((json ? JSON.stringify(describeSent(s)) : describeSent(s, true)) + '\n'),
       recencyMs: config.inbox.recencyMs,

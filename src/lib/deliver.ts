@@ -35,7 +35,7 @@ import {castHome, type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 import {syncBeforeRead} from './ingest.js'
 import {checkClaims, checkMessageText, dialogRefusal, findPane, paneName, screenDialog, storedDialog} from './dialog.js'
-import {captureScreen, typeInto} from './tmux.js'
+import {captureScreen, typist} from './tmux.js'
 
 export interface SendOptions {
   /** Send only when the session is in one of these states at the moment of sending (else exit 5). */
@@ -111,7 +111,7 @@ export async function sendMessage(
     const screen = await captureScreen(found.pane, env)
     const shown = screenDialog(env, row.agent, found.pane, screen)
     if (shown !== null) throw dialogRefusal(row, shown)
-    await typeInto(found.pane, message, env)
+    await typist({pane: found.pane, pid: found.pid, session: shortId(id)}, env).message(message)
     route = 'tmux'
     pane = found.pane.id
     pid = found.pid

@@ -11,7 +11,7 @@ import {CastError} from './base-command.js'
 import {dialogKeys, findPane, type OpenDialog, paneName, screenDialog, storedDialog} from './dialog.js'
 import type {Env} from './env.js'
 import {EXIT} from './exit-codes.js'
-import {captureScreen, type Pane, sendKeys, sendLiteral} from './tmux.js'
+import {captureScreen, type Pane, type Typist, typist} from './tmux.js'
 
 export type DialogAction = 'approve' | 'approve_always' | 'deny'
 
@@ -123,19 +123,19 @@ async function promptOnScreen(env: Env, row: SessionRow, pane: Pane, stored: Ope
 }
 
 /** Type the answer: the agent's keys, or its note keys, the note and Enter. Returns the keys sent. */
-async function typeAnswer(env: Env, pane: Pane, keys: DialogKeys, sequence: readonly string[], note: string | null): Promise<string[]> {
+async function typeAnswer(t: Typist, keys: DialogKeys, sequence: readonly string[], note: string | null): Promise<string[]> {
   const sent: string[] = []
   if (note !== null) {
-    await sendKeys(pane, keys.denyNoteKeys!, env)
+    await t.keys(keys.denyNoteKeys!)
     sent.push(...keys.denyNoteKeys!)
     await sleep(150)
-    await sendLiteral(pane, note, env)
+    await t.literal(note)
     sent.push(JSON.stringify(note))
     await sleep(150)
-    await sendKeys(pane, ['Enter'], env)
+    await t.keys(['Enter'])
     sent.push('Enter')
   } else {
-    await sendKeys(pane, sequence, env)
+    await t.keys(sequence)
     sent.push(...sequence)
   }
 
@@ -167,7 +167,7 @@ export async function answerDialog(
 
   const pane = found.pane
   const shown = await promptOnScreen(env, row, pane, stored)
-  const sent = await typeAnswer(env, pane, keys, sequence, note)
+  const sent = await typeAnswer(typist({pane, pid: found.pid, session: id}, env), keys, sequence, note)
   const t0 = performance.now()
   for (;;) {
     await sleep(150)

@@ -7,7 +7,9 @@
  */
 
 import {tmuxEnv, tmuxServers} from '../core/ingest/tmux.js'
+import {CastError} from './cast-error.js'
 import type {Env} from './env.js'
+import {EXIT} from './exit-codes.js'
 
 export interface Pane {
   /** The first process in the pane (a shell, or the agent itself). */
@@ -92,21 +94,6 @@ export async function listAllPanes(env: Env): Promise<Pane[]> {
   return lists.flat()
 }
 
-/** Send tmux key names (`Enter`, `Escape`, `1`) to a pane, in order, in one call. */
-export async function sendKeys(pane: Pane, keys: readonly string[], env: Env): Promise<void> {
-  if (keys.length === 0) return
-  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env, undefined, pane.socket)
-  await tmux(['send-keys', '-t', pane.id, ...keys], env, undefined, pane.socket)
-}
-
-/** Type text as literal keys (no key names, no Enter). */
-export async function sendLiteral(pane: Pane, text: string, env: Env): Promise<void> {
-  const body = text.replace(/;+$/, '')
-  const semis = text.length - body.length
-  if (body !== '') await tmux(['send-keys', '-t', pane.id, '-l', '--', body], env, undefined, pane.socket)
-  if (semis > 0) await tmux(['send-keys', '-t', pane.id, '-H', ...Array.from({length: semis}, () => '3b')], env, undefined, pane.socket)
-}
-
 /** The visible screen of a pane (lines joined), or null when the pane cannot be captured. */
 export async function captureScreen(pane: Pane, env: Env): Promise<string | null> {
   try {
@@ -119,27 +106,108 @@ export async function captureScreen(pane: Pane, env: Env): Promise<string | null
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Type a message into a pane as the program's next input, then Enter. One line goes as literal
- * keys (`send-keys -l`; trailing semicolons, which tmux would read as a command separator, as
- * hex keys); several lines go through a paste buffer with bracketed paste, so an agent's prompt
- * receives them as one message instead of submitting line by line. Enter follows after a short
- * pause, so an agent that groups fast input as a paste still sees it as a key. The caller has
- * checked the text (checkMessageText): no control bytes but newline and tab, so no paste-end
- * marker (`ESC [201~`) can occur inside the paste.
+ * The one way cast types into a pane (`send`, `approve`, `deny --note`, scheduled deliveries,
+ * `decide answer`, and teammates' actions, which run those commands). Each batch of keys is
+ * preceded by keysReachAgent: the agent's process must be running and the foreground process
+ * group of the pane's terminal (src/lib/foreground.ts), else exit 5 and nothing more is typed.
  */
-export async function typeInto(pane: Pane, message: string, env: Env, options: {enterDelayMs?: number} = {}): Promise<void> {
+export interface Typist {
+  /** tmux key names (`Enter`, `Escape`, `1`), in order, in one batch. */
+  keys(keys: readonly string[]): Promise<void>
+  /** Text as literal keys (no key names, no Enter). */
+  literal(text: string): Promise<void>
+  /**
+   * A message as the program's next input, then Enter. One line goes as literal keys
+   * (`send-keys -l`; trailing semicolons, which tmux would read as a command separator, as hex
+   * keys); several lines go through a paste buffer with bracketed paste, so an agent's prompt
+   * receives them as one message instead of submitting line by line. Enter follows after a short
+   * pause (checked again), so an agent that groups fast input as a paste still sees it as a key.
+   * The caller has checked the text (checkMessageText): no control bytes but newline and tab, so
+   * no paste-end marker (`ESC [201~`) can occur inside the paste.
+   */
+  message(text: string, options?: {enterDelayMs?: number}): Promise<void>
+}
+
+/** Who the keys are for: the pane, the agent's process in it, and the session's short id for messages. */
+export interface TypingTarget {
+  readonly pane: Pane
+  readonly pid: number
+  readonly session: string
+}
+
+export function typist(target: TypingTarget, env: Env): Typist {
+  const {pane} = target
   const s = pane.socket
-  if (pane.inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env, undefined, s)
-  if (/[\r\n]/.test(message)) {
-    const buffer = `cast-${process.pid}-${Date.now()}`
-    await tmux(['load-buffer', '-b', buffer, '-'], env, message.replace(/\r\n?/g, '\n'), s)
-    await tmux(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], env, undefined, s)
-  } else {
-    await sendLiteral(pane, message, env)
+  let typed = false
+  let inMode = pane.inMode
+  /** Check, leave copy mode, run one batch. */
+  const batch = async (run: () => Promise<void>): Promise<void> => {
+    await keysReachAgent(target, env, typed)
+    if (inMode) await tmux(['send-keys', '-t', pane.id, '-X', 'cancel'], env, undefined, s)
+    inMode = false
+    typed = true
+    await run()
   }
 
-  await sleep(options.enterDelayMs ?? 150)
-  await tmux(['send-keys', '-t', pane.id, 'Enter'], env, undefined, s)
+  const literal = async (text: string): Promise<void> => {
+    const body = text.replace(/;+$/, '')
+    const semis = text.length - body.length
+    if (body !== '') await tmux(['send-keys', '-t', pane.id, '-l', '--', body], env, undefined, s)
+    if (semis > 0) await tmux(['send-keys', '-t', pane.id, '-H', ...Array.from({length: semis}, () => '3b')], env, undefined, s)
+  }
+
+  return {
+    keys: async (keys) => {
+      if (keys.length > 0) await batch(() => tmux(['send-keys', '-t', pane.id, ...keys], env, undefined, s).then(() => undefined))
+    },
+    literal: (text) => batch(() => literal(text)),
+    message: async (text, options = {}) => {
+      await batch(async () => {
+        if (/[\r\n]/.test(text)) {
+          const buffer = `cast-${process.pid}-${Date.now()}`
+          await tmux(['load-buffer', '-b', buffer, '-'], env, text.replace(/\r\n?/g, '\n'), s)
+          await tmux(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], env, undefined, s)
+        } else {
+          await literal(text)
+        }
+      })
+      await sleep(options.enterDelayMs ?? 150)
+      await batch(() => tmux(['send-keys', '-t', pane.id, 'Enter'], env, undefined, s).then(() => undefined))
+    },
+  }
+}
+
+/**
+ * Right before a batch of keys: the agent's process is running and owns the pane's terminal
+ * (src/lib/foreground.ts), else a CastError (exit 5). `typed`: earlier batches went out, so the
+ * refusal says so instead of "nothing typed".
+ */
+async function keysReachAgent(target: TypingTarget, env: Env, typed: boolean): Promise<void> {
+  const {foregroundRefusal} = await import('./foreground.js')
+  let tty: string | null
+  try {
+    tty = (await tmux(['display-message', '-p', '-t', target.pane.id, '#{pane_tty}'], env, undefined, target.pane.socket)).trim() || null
+  } catch (error) {
+    throw new CastError(
+      `Session ${target.session}: tmux ${target.pane.id} cannot be read (${(error as Error).message}); ${typed ? 'stopped typing there' : 'nothing typed'}.`,
+      EXIT.REFUSED,
+    )
+  }
+
+  const refusal = foregroundRefusal(target.pid, tty)
+  if (refusal === null) return
+  const what =
+    refusal.kind === 'suspended'
+      ? 'the agent is suspended'
+      : refusal.kind === 'background'
+        ? 'the agent is not in the foreground'
+        : 'the agent is gone'
+  const rest = typed ? 'stopped before the rest was typed (the keys typed so far went to the agent)' : 'nothing typed'
+  throw new CastError(
+    `Session ${target.session}: ${what}; ${rest}. In tmux ${target.pane.id} (${target.pane.address}), ${refusal.why}.`,
+    EXIT.REFUSED,
+    refusal.kind === 'gone' ? [] : ['Bring the agent back to the foreground in its terminal (fg), then try again.'],
+  )
 }
 
 export interface NewWindow {

@@ -440,6 +440,53 @@ describe.concurrent(AGENT, () => {
     await until(r.env, is(r, 'needs_input', 'settled'))
   })
 
+  it('suspended: with the TUI stopped under bash (its screen still up), send and approve exit 5 and bash runs nothing', async () => {
+    const h = makeClaudeHome('suspended')
+    const mock = await startMock(sequence([text('First answer.'), bash('touch approved.txt'), text('Made it.')]))
+    const run: {h: ClaudeHome; mock: Mock; watch: Watch | null; pane?: AgentPane} = {h, mock, watch: null}
+    cleanups.push(() => stopRun(run))
+    const shell = h.tmux.open(['bash', '--norc', '--noprofile', '-i'], {cwd: h.project, env: h.agentEnv(mock.url, {PS1: '$ '})})
+    run.pane = shell
+    await h.tmux.waitFor(shell, /^\$/m)
+    h.tmux.type(shell, `'${CLAUDE}' --permission-mode default`)
+    await h.tmux.waitFor(shell, PROMPT_READY, 60_000)
+    h.tmux.type(shell, 'first')
+    await h.tmux.waitFor(shell, /First answer\./)
+    const agent = (x: CastSession): boolean => x.agent === AGENT && x.pid !== null && x.pid !== shell.pid
+    const s = await until(h.cast, (x) => agent(x) && x.state === 'needs_input' && x.reason === 'settled')
+    const pid = s.pid as number
+    const pwned = path.join(h.dir, 'PWNED')
+    // Ctrl-Z: Claude Code suspends itself, bash takes the terminal back.
+    h.tmux.keys(shell, 'C-z')
+    await h.tmux.waitFor(shell, /Stopped/)
+
+    const send = await runCast(['send', s.id, '--', `touch ${pwned}`], {env: h.cast})
+
+    expect(send.code, send.stdout + send.stderr).toBe(5)
+    expect(send.stderr).toContain('the agent is suspended; nothing typed')
+
+    // Back in the foreground, a permission dialog; stopped again (SIGSTOP) with the dialog on screen.
+    h.tmux.type(shell, 'fg')
+    await h.tmux.waitFor(shell, PROMPT_READY)
+    await sleep(1000)
+    h.tmux.type(shell, 'make a file')
+    await h.tmux.waitFor(shell, DIALOG)
+    await until(h.cast, (x) => agent(x) && x.state === 'needs_input' && x.reason === 'approval')
+    process.kill(pid, 'SIGSTOP')
+    // The TUI redrew its screen on fg: one "Stopped" line again, under the dialog.
+    await h.tmux.waitFor(shell, /Stopped/)
+    expect(h.tmux.capture(shell)).toMatch(DIALOG)
+
+    const approve = await runCast(['approve', s.id], {env: h.cast})
+
+    expect(approve.code, approve.stdout + approve.stderr).toBe(5)
+    expect(approve.stderr).toContain('the agent is suspended; nothing typed')
+    await sleep(2000)
+    expect(fs.existsSync(pwned)).toBe(false)
+    expect(fs.existsSync(path.join(h.project, 'approved.txt'))).toBe(false)
+    process.kill(pid, 'SIGCONT')
+  })
+
   it('two_sessions: two TUIs in one home each keep their own state', async () => {
     const a = await start('two', sequence([bash('touch two-a.txt')], {after: text('Answer for B.')}))
     // The second TUI shares the first one's home, mock and tmux server.

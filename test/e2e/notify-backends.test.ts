@@ -94,6 +94,34 @@ describe('cast notify backends', () => {
     await n.stop()
   })
 
+  it.skipIf(!haveScript)('tmux: an OSC 52 or CSI sequence in a title never reaches the attached terminal', async () => {
+    server = startTmux(h.env)
+    const env = {...h.env, ...server.env}
+    const screen = path.join(h.dir, 'client.log')
+    client = spawn('script', ['-qfc', 'tmux attach -t base', screen], {
+      env: {...env, LANG: 'C.UTF-8', TERM: 'xterm'},
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
+    await waitFor(() => server!.tmux(['list-clients', '-F', '#{client_name}']).trim() !== '' || null, 20_000)
+    // The tmux line is the sentence and the body's first line, the title: the title attacks.
+    const title = 'Paste \u001B]52;c;cHduZWQ=\u0007 \u001B[2J here #{pane_id}'
+    writeFile(file(), claudeLines({at: new Date(Date.now() - 5000), cwd: CWD, prompt: title, sessionId: SID, settled: false}))
+    expect((await runCast(['sessions'], {env: h.env})).code).toBe(0)
+    const n = startCast(['notify', '--json', '--backend', 'tmux'], env)
+    await waitForWatcher(h.castHome)
+    ask('Red or blue?')
+    const line = JSON.parse(await n.nextLine())
+
+    expect(line.delivered).toEqual([{backend: 'tmux', error: null, ok: true}])
+    await waitFor(
+      () => /Paste \]52;c;cHduZWQ= \[2J here #\{pane_id\}/.test(fs.readFileSync(screen, 'utf8')) || null,
+      20_000,
+      () => fs.readFileSync(screen, 'utf8').slice(-2000),
+    )
+    expect(fs.readFileSync(screen, 'utf8')).not.toContain('\u001B]52')
+    await n.stop()
+  })
+
   it('command: notify.command runs with the fields filled in and the notification as JSON on stdin', async () => {
     const out = path.join(h.dir, 'command.out')
     const script = `const fs=require('fs');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>fs.appendFileSync(${JSON.stringify(out)},JSON.stringify({argv:process.argv.slice(1),stdin:JSON.parse(s)})+'\\n'))`

@@ -247,6 +247,38 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     expect(await d.stop()).toBe(0)
   })
 
+  it('a declared blocked pages with what the agent needs in the body', async () => {
+    startSession(sid(51), 'Migrate the DB')
+    await runCast(['sessions'], {env: h.env})
+    const n = await notifier()
+
+    const state = await runCast(['state', '--session', sid(51), '--status', 'blocked', 'Need the staging DB password'], {env: h.env})
+    expect(state.code, state.stderr).toBe(0)
+    fs.appendFileSync(
+      file(sid(51)),
+      JSON.stringify({
+        cwd: CWD,
+        message: {
+          content: [{text: 'Stuck.', type: 'text'}],
+          id: 'msg_d51',
+          model: 'claude-opus-4',
+          role: 'assistant',
+          stop_reason: 'end_turn',
+          type: 'message',
+        },
+        sessionId: sid(51),
+        timestamp: new Date().toISOString(),
+        type: 'assistant',
+        uuid: 'a51',
+      }) + '\n',
+    )
+
+    const [got] = await waitNotes(1)
+    expect(got!.body).toBe('Migrate the DB\nNeed the staging DB password')
+    expect(JSON.parse(await n.nextLine())).toMatchObject({kind: 'needs_input'})
+    expect(await n.stop()).toBe(0)
+  })
+
   it('the quiet band: "Claude has gone quiet" (low urgency) once nothing louder asks, never while a demand is pending', async () => {
     startSession(sid(51), 'Long build')
     startSession(sid(52), 'Pick a colour')

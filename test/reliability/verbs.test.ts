@@ -121,13 +121,42 @@ describe('cast kill signals only a verified process', () => {
     registry(h, String(process.pid), {cwd: proj, pid: process.pid, sessionId: sid(1), startedAt: startedAtOf(process.pid)})
 
     const dry = json(await runCast(['kill', sid(1), '--dry-run', '--json'], {env: h.env}))
-    const r = json(await runCast(['kill', sid(1), '--grace', '0', '--json'], {env: h.env}))
+    const r = await runCast(['kill', sid(1), '--grace', '0'], {env: h.env})
 
     expect(dry.killed[0]).toMatchObject({
       refused: [{pid: process.pid, why: `pid ${process.pid} is cast itself or one of its ancestors`}],
       signalled: [],
     })
-    expect(r.killed[0]).toMatchObject({signal: null, signalled: []})
+    // Nothing signalled while the process lives: refused in one line, and the session stays in the inbox.
+    expect(r.code).toBe(5)
+    expect(r.stderr).toContain(
+      `was not killed: its process is live but nothing could be signalled (pid ${process.pid}: pid ${process.pid} is cast itself`,
+    )
+    const listed = json(await runCast(['sessions', '--json', '--all'], {env: h.env}))
+    expect(listed.counts.killed).toBe(0)
+    expect(listed.sessions[0]).toMatchObject({live: true})
+    expect(listed.sessions[0].reason).not.toBe('killed')
+  })
+
+  it('of two sessions, the one it can signal is killed and the live one it cannot stays, with exit 5', async () => {
+    const victim = spawnProc('exec sleep 302')
+    await waitFor(() => alive(victim))
+    writeSession(h, {cwd: proj, n: 1})
+    registry(h, String(victim), {cwd: proj, pid: victim, sessionId: sid(1), startedAt: startedAtOf(victim)})
+    writeSession(h, {cwd: proj, n: 2})
+    registry(h, String(process.pid), {cwd: proj, pid: process.pid, sessionId: sid(2), startedAt: startedAtOf(process.pid)})
+
+    const r = await runCast(['kill', sid(1), sid(2), '--grace', '0', '--json'], {env: h.env})
+
+    expect(r.code).toBe(5)
+    expect(json(r).killed).toHaveLength(1)
+    expect(json(r).killed[0]).toMatchObject({signalled: [victim]})
+    expect(r.stderr).toContain(`was not killed`)
+    await waitFor(() => !alive(victim))
+    const listed = json(await runCast(['sessions', '--json', '--all'], {env: h.env}))
+    expect(listed.counts.killed).toBe(1)
+    expect(listed.sessions.find((s: any) => s.native_id === sid(2))).toMatchObject({live: true})
+    expect(listed.sessions.find((s: any) => s.native_id === sid(2)).reason).not.toBe('killed')
   })
 
   it("walks only the verified process's descendants, never the rest of its process group; --dry-run first signals nothing", async () => {

@@ -4,6 +4,10 @@ import {BaseCommand} from '../../lib/base-command.js'
 import type {Ingester, SyncStats} from '../../core/ingest/engine.js'
 import type {Store} from '../../core/store/store.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import {oneLine} from '../../lib/sanitize.js'
+
+/** The daemon's log line: what it says may carry agent text (titles, errors), made visible (sanitize.ts). */
+const say = (m: string): boolean => process.stderr.write(`cast daemon: ${oneLine(m)}\n`)
 
 /** `cast daemon --once --json`: what the one pass read, consumed and delivered. */
 export type DaemonOnceJson = SyncStats & {delivered: number; hook_events: number; sessions: number; timed_transitions: number}
@@ -46,12 +50,12 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     // The team store (issue 17): publish after each pass, carry out teammates' actions.
     let team: {kick(): void; stop(): Promise<void>} | null = null
     const {settleRunnerFor} = await import('../../lib/classifier.js')
-    const settle = await settleRunnerFor(store, this.env, clock, (m) => process.stderr.write(`cast daemon: ${m}\n`))
+    const settle = await settleRunnerFor(store, this.env, clock, say)
     const live = new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
-      log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
+      log: say,
       onChange: () => team?.kick(),
       onExtra: () => consumeSpool(store, ingester, home, clock),
       settle,
@@ -85,9 +89,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .join(', ')} (pid ${process.pid})\n`,
     )
     const schedules = setInterval(() => {
-      void deliverDue(store, this.env, clock, this.me).catch((error: Error) =>
-        process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`),
-      )
+      void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
@@ -107,7 +109,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {loadConfig} = await import('../../lib/config.js')
     const {deviceName} = await import('../../lib/env.js')
     const {startTeamSync} = await import('../../team/index.js')
-    const log = (m: string): boolean => process.stderr.write(`cast daemon: ${m}\n`)
+    const log = say
     const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
     if (team) log(`publishing to the team store as ${deviceName(this.env)}`)
     return team
@@ -129,12 +131,12 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       env: this.env,
       ingest: false,
       me: this.me,
-      onSent: (s) => process.stderr.write(`cast daemon: notified: ${describeSent(s, true)}\n`),
+      onSent: (s) => say(`notified: ${describeSent(s, true)}`),
       recencyMs: config.inbox.recencyMs,
       store,
     })
     // Said once the notifier reads the log: what changes from here on pages.
-    process.stderr.write(`cast daemon: paging ${this.me} via ${backends.join(', ')}\n`)
+    say(`paging ${this.me} via ${backends.join(', ')}`)
     return paging
   }
 

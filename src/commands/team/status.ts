@@ -137,7 +137,8 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
   ): Promise<void> {
     const {humanTime} = await import('../../lib/time-format.js')
     const {redact} = await import('../../core/store/team/client.js')
-    const {text} = await import('../../core/store/rows.js')
+    // Device names, identities and reasons come from teammates and the server: one line, escaped.
+    const {oneLine: text} = await import('../../lib/sanitize.js')
     this.log(`team ${name ?? '(unnamed)'} · ${redact(url)} · schema v${r.schema_version} · reachable`)
     this.log(
       `this machine: ${r.device} (${this.me}) · outbox ${r.pending} pending${r.pending > 0 ? `, oldest ${Math.round(r.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${r.actions_queued} action(s) queued here`,

@@ -6,6 +6,9 @@ import fs from 'node:fs'
 
 import type {FSWatcher} from 'chokidar'
 
+/** Folders the watcher never descends into (and a new-folder rescan skips). */
+const IGNORED = /[\\/](tool-results|file-history|node_modules|\.git)([\\/]|$)/
+
 /** A watcher over `dirs`: no initial events, symlinks not followed, blob folders ignored. */
 export async function openWatcher(dirs: string[]): Promise<FSWatcher> {
   const {watch} = await import('chokidar')
@@ -14,9 +17,80 @@ export async function openWatcher(dirs: string[]): Promise<FSWatcher> {
     // A symlink under a root is not followed: a loop cannot grow the watcher (nor the daemon).
     followSymlinks: false,
     ignoreInitial: true,
-    ignored: (p: string) => /[\\/](tool-results|file-history|node_modules|\.git)([\\/]|$)/.test(p),
+    ignored: (p: string) => IGNORED.test(p),
     persistent: true,
   })
+}
+
+/** How long a folder that appeared is looked at again by NewDirs. */
+export const NEW_DIR_WINDOW_MS = 10_000
+
+/**
+ * Folders that appeared under the roots while watching, looked at again for NEW_DIR_WINDOW_MS:
+ * a file written into a folder right after the folder was made can land before the watch on
+ * the new folder is set up, and its event is lost (seen once in 30 under load). The live
+ * ingester asks scan() on each stat sweep; it lists the folder (bounded) and returns the files
+ * that are new or changed since its last look.
+ */
+export class NewDirs {
+  private readonly dirs = new Map<string, number>()
+  private readonly seen = new Map<string, string>()
+
+  /** `rescan`: called shortly after a folder is added (and the stat sweep calls it too). */
+  constructor(private readonly rescan: () => void = () => {}) {}
+
+  /** A folder appeared (one under `skip`, the spool, does not count). */
+  add(dir: string, now: number, skip: ReadonlySet<string> = new Set()): void {
+    if (IGNORED.test(dir) || [...skip].some((x) => dir === x || dir.startsWith(x + '/'))) return
+    if (!this.dirs.has(dir)) this.dirs.set(dir, now)
+    setTimeout(() => this.rescan(), 250).unref()
+  }
+
+  /** Files under the new folders that are new or changed since the last scan; forgets folders older than the window. */
+  scan(now: number): string[] {
+    const out: string[] = []
+    if (this.dirs.size === 0) return out
+    for (const [dir, at] of this.dirs) {
+      if (now - at > NEW_DIR_WINDOW_MS) {
+        this.dirs.delete(dir)
+        for (const f of this.seen.keys()) if (f.startsWith(dir + '/')) this.seen.delete(f)
+        continue
+      }
+
+      for (const f of listFiles(dir, 3, 500)) {
+        const sig = signature(f)
+        if (this.seen.get(f) === sig) continue
+        this.seen.set(f, sig)
+        out.push(f)
+      }
+    }
+
+    return out
+  }
+}
+
+/** Regular files under `dir`, `depth` folders deep at most, `max` at most; symlinks not followed. */
+function listFiles(dir: string, depth: number, max: number): string[] {
+  const out: string[] = []
+  const walk = (d: string, left: number): void => {
+    let entries: fs.Dirent[]
+    try {
+      entries = fs.readdirSync(d, {withFileTypes: true})
+    } catch {
+      return
+    }
+
+    for (const e of entries) {
+      if (out.length >= max) return
+      const p = `${d}/${e.name}`
+      if (IGNORED.test(p)) continue
+      if (e.isFile()) out.push(p)
+      else if (e.isDirectory() && left > 0) walk(p, left - 1)
+    }
+  }
+
+  walk(dir, depth)
+  return out
 }
 
 /** What a stat says about a file (and a SQLite source's -wal): changes with any write. */

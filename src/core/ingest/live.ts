@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import type {Store} from '../store/store.js'
 import type {Ingester} from './engine.js'
-import {openWatcher, signature} from './live-watch.js'
+import {NewDirs, openWatcher, signature} from './live-watch.js'
 import {SCREEN_SWEEP_MS, screenSweepOf} from './screen.js'
 
 export interface LiveOptions {
@@ -74,6 +74,7 @@ export class LiveIngester {
   private restat = new Map<string, string>()
   private restatTimer: NodeJS.Timeout | null = null
   private restatRound = 0
+  private readonly newDirs = new NewDirs(() => this.rescanNewDirs())
 
   constructor(
     private readonly store: Store,
@@ -203,6 +204,7 @@ export class LiveIngester {
 
     w.on('add', onEvent)
       .on('change', onEvent)
+      .on('addDir', (d: string) => !this.stopped && this.newDirs.add(d, Date.now(), extra))
       .on('unlink', (p: string) => {
         if (this.stopped) return
         // A vanished file (a registry deleted on clean exit): a full pass forgets it.
@@ -257,6 +259,7 @@ export class LiveIngester {
         if (this.stopped) return
         let changed = new Set<string>()
         this.guard('stat sweep', () => (changed = this.ingester.sweep()))
+        this.rescanNewDirs()
         if (changed.size === 0) return
         for (const p of changed) this.pending.add(p)
         this.flushTimer ??= setTimeout(() => this.flush(), 0)
@@ -270,6 +273,13 @@ export class LiveIngester {
         })
       }, SCREEN_SWEEP_MS),
     )
+  }
+
+  /** Files in folders that appeared lately that the watcher may have missed: read them. */
+  private rescanNewDirs(): void {
+    const found = this.stopped ? [] : this.newDirs.scan(Date.now())
+    for (const p of found) this.pending.add(p)
+    if (found.length > 0) this.flushTimer ??= setTimeout(() => this.flush(), 0)
   }
 
   private flush(full = false): void {

@@ -35,6 +35,8 @@ export interface NotifySubject {
   readonly turn: number
   /** What it asks now, when it asks (decision card, permission prompt, question, error). */
   readonly ask: {readonly kind: 'approval' | 'question' | 'error' | 'decision'; readonly text: string} | null
+  /** What the agent declared it needs (`cast state blocked "…"`) while it reads needs_input/declared_blocked. */
+  readonly blocked?: string | null
   /** A subagent child (it has a parent session). */
   readonly isChild: boolean
   /** In my inbox: not owned by others, not a teammate's run, inside the recency window. */
@@ -127,7 +129,9 @@ export function candidateOf(
   if (kind === null) return null
   const key = dedupeKey(s, kind)
   if (sent.has(key)) return null
-  const line = kind === 'done' ? null : firstLine(s.ask?.text)
+  // A declared blocked says what the agent needs, as an ask does.
+  const blocked = s.reason === 'declared_blocked' ? s.blocked : null
+  const line = kind === 'done' ? null : firstLine(s.ask?.text ?? blocked)
   // A permission prompt names the tool (and, when known, what it runs): "Approve Bash?".
   const askLine = line !== null && kind === 'approval' ? `Approve ${line.replace(/\?$/, '')}?` : line
   return {agent: s.agent, askLine, key, kind, seq: t.seq, sessionId: s.id, title: s.title}

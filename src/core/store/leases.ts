@@ -84,9 +84,14 @@ export function getLease(store: Store, name: string, now = Date.now()): Lease | 
     heartbeatAt = Number.isFinite(heartbeatAt) ? Math.min(heartbeatAt, now) : 0
     startedAt = Math.min(startedAt, heartbeatAt)
     try {
+      // Compared in SQL, not against the value read: a stamp past 2^53 (up to SQLite's 2^63 - 1)
+      // does not survive the trip through a JavaScript number, and an equality on it never matched,
+      // so the clamp was never written and the lease stayed fresh forever.
       store
-        .q('UPDATE leases SET heartbeat_at = ?, started_at = ? WHERE name = ? AND heartbeat_at = ?')
-        .run(heartbeatAt, startedAt, name, r.heartbeat_at)
+        .q(
+          'UPDATE leases SET heartbeat_at = MIN(heartbeat_at, ?), started_at = MIN(started_at, ?) WHERE name = ? AND (heartbeat_at > ? OR started_at > ?)',
+        )
+        .run(heartbeatAt, startedAt, name, now, now)
     } catch {
       // a read-only store: clamped for this reading only
     }

@@ -89,19 +89,34 @@ function stamp(now: number): string {
     .replace(/\.\d+Z$/, 'Z')
 }
 
-/** Copy the file beside itself as `<file>.cast-backup-<UTC timestamp>` (never over another backup). */
+/**
+ * Copy the file beside itself as `<file>.cast-backup-<UTC timestamp>` (never over another
+ * backup), mode 0600 from its creation: a settings file may hold tokens, and a backup left in the
+ * folder must not be readable by others even when the original is.
+ */
 export function backupFile(file: string, now: number): string {
   const base = `${file}.cast-backup-${stamp(now)}`
+  const content = fs.readFileSync(file)
   for (let i = 0; ; i++) {
     const target = i === 0 ? base : `${base}-${i}`
+    let fd: number
     try {
-      fs.copyFileSync(file, target, fs.constants.COPYFILE_EXCL)
-      // The backup keeps the original's mode (a private settings file stays private).
-      fs.chmodSync(target, fs.statSync(file).mode & 0o777)
-      return target
+      fd = fs.openSync(target, 'wx', 0o600)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue
+      throw error
     }
+
+    try {
+      // The umask cannot widen 0600; fchmod narrows what a strange umask left.
+      fs.fchmodSync(fd, 0o600)
+      fs.writeSync(fd, content)
+      fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+
+    return target
   }
 }
 

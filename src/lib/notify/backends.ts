@@ -2,12 +2,15 @@
  * Where a notification goes (issue 15): freedesktop notifications over D-Bus (`notify-send`
  * from libnotify, else `gdbus call`), macOS (`osascript`), tmux `display-message` on every
  * client of every tmux server the user owns, a terminal bell, or a custom command. Every call is
- * an argument array, never a shell; text is data.
+ * an argument array, never a shell; text is data, and what a person will read goes through
+ * notificationText (src/core/model/sanitize.ts): no controls, no bidi overrides, no NUL, and
+ * markup escaped where the freedesktop server renders it.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 
 import type {Notification} from '../../core/model/notify.js'
+import {notificationText} from '../../core/model/sanitize.js'
 import type {Env} from '../env.js'
 import {tmuxSockets} from '../tmux.js'
 
@@ -66,9 +69,34 @@ async function run(argv: readonly string[], env: Env, input?: string): Promise<v
   })
 }
 
+const GDBUS_NOTIFICATIONS = ['--session', '--dest', 'org.freedesktop.Notifications', '--object-path', '/org/freedesktop/Notifications']
+
+/**
+ * Does the notification server render markup in bodies (`body-markup` in GetCapabilities)? Asked
+ * with gdbus on each notification (the server may have changed); without gdbus, or when the server
+ * does not answer, assume it does: escaped text shows `&lt;` at worst, unescaped markup a link.
+ */
+export async function serverRendersMarkup(env: Env): Promise<boolean> {
+  if (!onPath('gdbus', env)) return true
+  try {
+    const {execa} = await import('execa')
+    const r = await execa('gdbus', ['call', ...GDBUS_NOTIFICATIONS, '--method', 'org.freedesktop.Notifications.GetCapabilities'], {
+      env: env as Record<string, string>,
+      extendEnv: false,
+      timeout: 5000,
+    })
+    return /'body-markup'/.test(r.stdout)
+  } catch {
+    return true
+  }
+}
+
 /** freedesktop: org.freedesktop.Notifications.Notify on the session bus. */
 async function freedesktop(n: Notification, env: Env): Promise<void> {
   const urgency = n.urgency === 'low' ? 'low' : 'normal'
+  // The summary is plain text in the specification; the body may be markup.
+  const summary = notificationText(n.summary)
+  const body = notificationText(n.body, await serverRendersMarkup(env))
   if (onPath('notify-send', env)) {
     await run(
       [
@@ -77,8 +105,8 @@ async function freedesktop(n: Notification, env: Env): Promise<void> {
         `--urgency=${urgency}`,
         `--category=${n.kind === 'done' ? 'im.received' : 'presence'}`,
         '--',
-        n.summary,
-        n.body,
+        summary,
+        body,
       ],
       env,
     )
@@ -91,19 +119,15 @@ async function freedesktop(n: Notification, env: Env): Promise<void> {
     [
       'gdbus',
       'call',
-      '--session',
-      '--dest',
-      'org.freedesktop.Notifications',
-      '--object-path',
-      '/org/freedesktop/Notifications',
+      ...GDBUS_NOTIFICATIONS,
       '--method',
       'org.freedesktop.Notifications.Notify',
       '--',
       'cast',
       '0',
       '',
-      gvariantString(n.summary),
-      gvariantString(n.body),
+      gvariantString(summary),
+      gvariantString(body),
       '[]',
       hint,
       '-1',
@@ -128,8 +152,8 @@ async function macos(n: Notification, env: Env): Promise<void> {
       'display notification (item 2 of argv) with title "cast" subtitle (item 1 of argv)',
       '-e',
       'end run',
-      n.summary,
-      n.body.replace(/\n/g, ' · '),
+      notificationText(n.summary),
+      notificationText(n.body).replace(/\n/g, ' · '),
     ],
     env,
   )
@@ -138,7 +162,9 @@ async function macos(n: Notification, env: Env): Promise<void> {
 /** tmux: a message on every attached client of every server the user owns. */
 async function tmux(n: Notification, env: Env): Promise<void> {
   const {execa} = await import('execa')
-  const text = `cast: ${n.summary} — ${n.body.split('\n')[0] ?? ''}`.replace(/#/g, '##')
+  const text = notificationText(`cast: ${n.summary} — ${n.body.split('\n')[0] ?? ''}`)
+    .replace(/\n/g, ' ')
+    .replace(/#/g, '##')
   let shown = 0
   const sockets = tmuxSockets(env)
   for (const socket of sockets.length > 0 ? sockets : [undefined]) {
@@ -190,7 +216,9 @@ async function command(n: Notification, argv: readonly string[] | null, env: Env
   if (!argv || argv.length === 0) throw new Error('notify.command is not set in the config')
   const fill = (a: string): string =>
     a.replace(/\{(summary|body|kind|urgency|sessions)\}/g, (_m, k: string) =>
-      k === 'summary' ? n.summary : k === 'body' ? n.body : k === 'kind' ? n.kind : k === 'urgency' ? n.urgency : n.sessions.join(','),
+      notificationText(
+        k === 'summary' ? n.summary : k === 'body' ? n.body : k === 'kind' ? n.kind : k === 'urgency' ? n.urgency : n.sessions.join(','),
+      ),
     )
   await run(
     argv.map(fill),

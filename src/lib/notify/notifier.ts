@@ -45,6 +45,7 @@ export function subjectOf(row: SessionRow, me: string, now: number, recencyMs: n
   return {
     agent: row.agent,
     ask: ask ? {kind: ask.kind, text: ask.text} : null,
+    blocked: row.records.declaration?.status === 'blocked' ? row.records.declaration.text : null,
     bucket: row.bucket,
     id: row.id,
     isChild: row.parentId !== null || row.bucket === 'folded',

@@ -1,5 +1,6 @@
 /** What `cast notify` and `cast daemon --notify` share: the config with flags over it, and the printed line. */
 import type {CastConfig} from '../config.js'
+import {oneLine} from '../sanitize.js'
 import {localTime} from '../views.js'
 import type {BackendName} from './backends.js'
 import {DEFAULT_NOTIFIER_CONFIG, type NotifierConfig, type Sent} from './notifier.js'
@@ -25,7 +26,8 @@ export function describeSent(s: Sent, human?: boolean): Record<string, unknown> 
     }
   }
 
-  const via = s.deliveries.map((d) => (d.ok ? d.backend : `${d.backend} failed: ${d.error}`)).join(', ')
-  const body = n.body.split('\n').join(' · ')
-  return `${localTime(s.at, s.at)}  ${n.summary} — ${body}${via ? `  [${via}]` : ''}`
+  // A terminal reads this line (cast notify's stdout, the daemon's log): agent text made visible.
+  const via = s.deliveries.map((d) => (d.ok ? d.backend : `${d.backend} failed: ${oneLine(d.error ?? '')}`)).join(', ')
+  const body = n.body.split('\n').map(oneLine).join(' · ')
+  return `${localTime(s.at, s.at)}  ${oneLine(n.summary)} — ${body}${via ? `  [${via}]` : ''}`
 }

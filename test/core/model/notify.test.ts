@@ -189,6 +189,22 @@ describe('planBurst', () => {
     })
   })
 
+  it('a declared blocked carries what the agent needs in the body, as an ask does', () => {
+    const blocked = subject({
+      ask: null,
+      blocked: 'Need the staging DB password\n(ask ops)',
+      bucket: 'needs_input',
+      reason: 'declared_blocked',
+    })
+    const [n] = planBurst([candidateOf(into({bucket: 'needs_input', reason: 'declared_blocked'}), blocked, new Set())!], OPTIONS)
+    expect(n).toMatchObject({body: 'Deploy the site\nNeed the staging DB password', kind: 'needs_input'})
+    // Once the session moved on (a later settle), an old declaration is not its need.
+    const settled = subject({ask: null, blocked: 'Need the staging DB password', bucket: 'needs_input', reason: 'settled'})
+    expect(planBurst([candidateOf(into({bucket: 'needs_input', reason: 'settled'}), settled, new Set())!], OPTIONS)[0]!.body).toBe(
+      'Deploy the site',
+    )
+  })
+
   it('a burst of five is one grouped notification; a mixed group says "need you"', () => {
     const five = ['a', 'b', 'c', 'd', 'e'].map((id, i) => cand(id, 'approval', i))
     const out = planBurst(five)

@@ -56,17 +56,19 @@ describe('readJsonFile', () => {
 })
 
 describe('backups and atomic writes', () => {
-  it('a backup never overwrites another and keeps the mode', () => {
+  it('a backup never overwrites another and is 0600 whatever the original (it may hold tokens)', () => {
     const file = path.join(tmp(), 'settings.json')
-    fs.writeFileSync(file, '{"a": 1}', {mode: 0o640})
-    fs.chmodSync(file, 0o640)
+    fs.writeFileSync(file, '{"a": 1}', {mode: 0o644})
+    fs.chmodSync(file, 0o644)
     const now = Date.UTC(2026, 11, 1, 12, 0, 0)
     const first = backupFile(file, now)
     const second = backupFile(file, now)
 
     expect(path.basename(first)).toBe('settings.json.cast-backup-20261201T120000Z')
     expect(path.basename(second)).toBe('settings.json.cast-backup-20261201T120000Z-1')
-    expect(fs.statSync(second).mode & 0o777).toBe(0o640)
+    expect(fs.statSync(first).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(second).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644)
     expect(fs.readFileSync(first, 'utf8')).toBe('{"a": 1}')
   })
 

@@ -9,6 +9,7 @@ import type {Client, Pool} from 'pg'
 
 import {cleanError, openClient, openPool} from './client.js'
 import {localTime} from '../../model/age.js'
+import {oneLine} from '../../model/sanitize.js'
 import {text} from '../rows.js'
 import {lastEventSeq, type TeamEvent, watchLine} from './reader.js'
 import {EventCursor, readEvents} from './stream.js'
@@ -31,7 +32,7 @@ function printEvent(o: TeamWatchOptions, e: TeamEvent): boolean {
   if (o.agent && o.agent.length > 0 && !o.agent.includes(String(line.agent))) return true
   if (o.json) return o.write(JSON.stringify(line) + '\n')
   return o.write(
-    `${localTime(Date.parse(line.ts), Date.now())}  #${line.seq}  ${line.id.slice(0, 7)}  ${line.device}  ${text(line.from ?? '-')} → ${text(line.to)}:${text(line.reason)}  ${text(line.title ?? '')}\n`,
+    `${localTime(Date.parse(line.ts), Date.now())}  #${line.seq}  ${oneLine(text(line.id).slice(0, 7))}  ${oneLine(text(line.device))}  ${oneLine(text(line.from ?? '-'))} → ${oneLine(text(line.to))}:${oneLine(text(line.reason))}  ${oneLine(text(line.title ?? ''))}\n`,
   )
 }
 
