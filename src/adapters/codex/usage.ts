@@ -14,7 +14,6 @@
  * - Background: an `exec_command` output "Process running with session ID N", until an
  *   `item_completed` CommandExecution with that `process_id`.
  */
-import type {JsonRecord} from '../../core/ingest/adapter.js'
 import {lineUsage} from '../../core/model/holds.js'
 import {
   addChanged,
