@@ -4,6 +4,7 @@
  */
 import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/reconcile.js'
 import type {Bucket, Reason, SessionFacts, WorkState} from '../model/types.js'
+import {evaluateParks} from './parks.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {SessionRow} from './sessions.js'
 import type {Store} from './store.js'
@@ -60,13 +61,25 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
       transitions += reconcileRow(store, {...row, children}, now, fresh)
     }
 
+    // Parks gated on a session whose turn just ended release in this same pass (store/parks.ts).
+    for (const p of evaluateParks(store, now)) {
+      const row = store.loadSessions([p.sessionId])[0]
+      if (row) transitions += reconcileRow(store, row, now, fresh, p.action === 'release')
+    }
+
     targets = undefined
     return {transitions}
   })
 }
 
 /** Plan one row's reconcile (core/model/reconcile.ts) and apply it: the store only loads and writes. */
-function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<string, {state: WorkState; facts: SessionFacts}>): number {
+function reconcileRow(
+  store: Store,
+  row: SessionRow,
+  now: number,
+  fresh: Map<string, {state: WorkState; facts: SessionFacts}>,
+  released = false,
+): number {
   const s = store.q('SELECT state, reason, bucket, rule, next_check_at FROM sessions WHERE id = ?').get(row.id) as Row
   const stored: StoredPlacement = {
     bucket: str(s.bucket) as Bucket | null,
@@ -81,7 +94,8 @@ function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<str
   if (plan.releaseFiling) store.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(row.id)
   fresh.set(row.id, {facts: row.facts, state: c.state})
   if (plan.write === 'check') store.q('UPDATE sessions SET rule = ?, next_check_at = ? WHERE id = ?').run(c.rule, c.nextCheckAt, row.id)
-  if (plan.write !== 'row') return 0
+  // A park's release is logged with its own reason even when the row's placement did not move.
+  if (plan.write !== 'row' && !released) return 0
   store
     .q(
       `UPDATE sessions SET state = ?, reason = ?, rule = ?, bucket = ?, next_check_at = ?,
@@ -93,7 +107,7 @@ function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<str
       `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(now, row.id, plan.event, stored.state, c.state, c.reason, plan.bucket, stored.bucket)
+    .run(now, row.id, plan.event ?? 'transition', stored.state, c.state, released ? 'park_released' : c.reason, plan.bucket, stored.bucket)
   return 1
 }
 
