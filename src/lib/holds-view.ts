@@ -66,7 +66,7 @@ function tokensText(t: TreeHolds): string {
 const toolsText = (h: SessionHolds | null, now: number): string =>
   (h?.running.length ?? 0) === 0
     ? 'no tool running'
-    : `running ${h!.running.map((r) => `${oneLine(r.name)}${r.since === null ? '' : ` ${formatAge(Math.max(0, now - r.since))}`}`).join(', ')}`
+    : `running ${h!.running.map((r) => `${oneLine(r.name)}${r.since === null ? '' : ` (${formatAge(Math.max(0, now - r.since))})`}`).join(', ')}`
 
 /** One cell per asked column, for the row's extra line. */
 export function columnCells(row: SessionRow, columns: readonly Column[], now: number): string[] {

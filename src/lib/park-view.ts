@@ -24,8 +24,15 @@ export function parkLine(p: Park | null | undefined, now: number): string | null
   if (p === null || p === undefined) return null
   const note = p.note === null ? '' : `: ${oneLine(p.note)}`
   if (p.endedAt !== null) {
-    const how = p.ended === 'ready' ? 'released, it was ready' : p.ended === 'gone' ? 'released, it went away' : p.ended === 'stale' ? 'dropped after 14 days unvisited' : 'ended, the stash was lifted'
-    return `parked until ${shortId(p.untilId)} (${how} ${formatAge(Math.max(0, now - p.endedAt))} ago)${note}`
+    const how =
+      p.ended === 'ready'
+        ? 'released: it was ready'
+        : p.ended === 'gone'
+          ? 'released: it went away'
+          : p.ended === 'stale'
+            ? 'dropped: 14 days unvisited'
+            : 'ended: the stash was lifted'
+    return `parked until ${shortId(p.untilId)}, ${how} (${formatAge(Math.max(0, now - p.endedAt))})${note}`
   }
-  return `parked until ${shortId(p.untilId)} is ready (${formatAge(Math.max(0, now - p.madeAt))})${note}`
+  return `parked until ${shortId(p.untilId)} is ready (parked ${formatAge(Math.max(0, now - p.madeAt))})${note}`
 }

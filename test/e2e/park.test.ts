@@ -49,7 +49,7 @@ describe('cast stash --until-ready', () => {
     await agent(A)
     // B thinks for 3 s on its next turn, so the watch sees it working first.
     const b = await agent(B, 3000)
-    await waitFor(async () => (await stateOf(B)).state === 'done' && (await stateOf(A)).state === 'done')
+    await waitFor(async () => (await stateOf(B)).state !== 'working' && (await stateOf(A)).state !== 'working')
 
     const park = await runCast(['stash', A.slice(0, 8), '--until-ready', B.slice(0, 8), '--note', 'look again once B is through'], {env: h.env})
     expect(park.stderr).toBe('')
@@ -85,7 +85,7 @@ describe('cast stash --until-ready', () => {
     await agent(A)
     await agent(B)
     await agent(C)
-    await waitFor(async () => (await stateOf(C)).state === 'done')
+    await waitFor(async () => (await stateOf(C)).state !== 'working')
 
     const self = await runCast(['stash', A.slice(0, 8), '--until-ready', A.slice(0, 8)], {env: h.env})
     expect(self.code).toBe(2)
