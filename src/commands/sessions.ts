@@ -66,12 +66,19 @@ prints each matching session once.`
     } catch (error) {
       this.fail((error as Error).message, EXIT.USAGE)
     }
-    return listSessions(store, this.env, clock, this.me, {...flags, columns}, {
-      json: this.jsonEnabled(),
-      line: (text) => this.log(text),
-      styled: (text) => this.logStyled(text),
-      write: (chunk) => process.stdout.write(chunk),
-    })
+    return listSessions(
+      store,
+      this.env,
+      clock,
+      this.me,
+      {...flags, columns},
+      {
+        json: this.jsonEnabled(),
+        line: (text) => this.log(text),
+        styled: (text) => this.logStyled(text),
+        write: (chunk) => process.stdout.write(chunk),
+      },
+    )
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */

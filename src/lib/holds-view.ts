@@ -53,7 +53,7 @@ export function compact(n: number): string {
 }
 
 export function phaseOfRow(row: SessionRow): Phase {
-  return phaseOf(row.facts, row.state as WorkState, holdsOf(row.facts))
+  return phaseOf(row.facts, row.state, holdsOf(row.facts))
 }
 
 function tokensText(t: TreeHolds): string {
@@ -92,7 +92,8 @@ export function parseColumns(values: readonly string[]): Column[] {
   for (const v of values.flatMap((x) => x.split(','))) {
     const name = v.trim().toLowerCase()
     if (name === '') continue
-    if (!(COLUMNS as readonly string[]).includes(name)) throw new Error(`Unknown column "${oneLine(v)}": choose from ${COLUMNS.join(', ')}.`)
+    if (!(COLUMNS as readonly string[]).includes(name))
+      throw new Error(`Unknown column "${oneLine(v)}": choose from ${COLUMNS.join(', ')}.`)
     if (!out.includes(name as Column)) out.push(name as Column)
   }
   return out
@@ -129,7 +130,13 @@ export function holdsJson(row: SessionRow, children: readonly SessionRow[], shor
     phase: phaseOfRow(row),
     running_tools: (h?.running ?? []).map((r) => ({name: r.name, since: r.since === null ? null : new Date(r.since).toISOString()})),
     sessions_without_usage: t.withoutUsage,
-    subagents: children.map((c) => ({id: c.id, phase: phaseOfRow(c), short_id: shortId(c.id), state: c.state, title: c.renamed ?? c.facts.title})),
+    subagents: children.map((c) => ({
+      id: c.id,
+      phase: phaseOfRow(c),
+      short_id: shortId(c.id),
+      state: c.state,
+      title: c.renamed ?? c.facts.title,
+    })),
     unknown_usage_lines: t.unknownUsage,
     usage: usageJson(t.usage),
   }
@@ -143,11 +150,15 @@ export function holdsLines(j: HoldsJson, t: TreeHolds, now: number): string[] {
   lines.push(`  models            ${j.models.length === 0 ? '(unknown)' : oneLine(j.models.join(', '))}`)
   lines.push(`  changed files     ${j.changed_files.length + j.changed_files_more}`)
   for (const c of j.changed_files.slice(0, 20)) lines.push(`    ${oneLine(c.path)}  ×${c.writes}`)
-  if (j.changed_files.length > 20 || j.changed_files_more > 0) lines.push(`    … ${j.changed_files.length - Math.min(20, j.changed_files.length) + j.changed_files_more} more`)
-  const running = j.running_tools.map((r) => `${oneLine(r.name)}${r.since === null ? '' : ` (${formatAge(Math.max(0, now - Date.parse(r.since)))})`}`)
+  if (j.changed_files.length > 20 || j.changed_files_more > 0)
+    lines.push(`    … ${j.changed_files.length - Math.min(20, j.changed_files.length) + j.changed_files_more} more`)
+  const running = j.running_tools.map(
+    (r) => `${oneLine(r.name)}${r.since === null ? '' : ` (${formatAge(Math.max(0, now - Date.parse(r.since)))})`}`,
+  )
   lines.push(`  running tools     ${running.length === 0 ? '(none)' : running.join(', ')}`)
   lines.push(`  background        ${j.background.length === 0 ? '(none)' : oneLine(j.background.join(', '))}`)
   lines.push(`  subagents         ${j.subagents.length === 0 ? '(none)' : j.subagents.length}`)
-  for (const c of j.subagents) lines.push(`    ${c.short_id}  ${c.state} · ${c.phase}  ${c.title === null ? '(untitled)' : oneLine(c.title)}`)
+  for (const c of j.subagents)
+    lines.push(`    ${c.short_id}  ${c.state} · ${c.phase}  ${c.title === null ? '(untitled)' : oneLine(c.title)}`)
   return lines
 }

@@ -15,7 +15,9 @@ export interface ParkRequest {
   readonly who: string
 }
 
-export type ParkResult = {readonly ok: true; readonly action: number | null; readonly sessions: readonly string[]} | {readonly ok: false; readonly kind: 'usage' | 'refused'; readonly message: string}
+export type ParkResult =
+  | {readonly ok: true; readonly action: number | null; readonly sessions: readonly string[]}
+  | {readonly ok: false; readonly kind: 'usage' | 'refused'; readonly message: string}
 
 export async function parkSessions(store: Store, r: ParkRequest): Promise<ParkResult> {
   const {isParkRefusal, planPark} = await import('../core/model/parks.js')

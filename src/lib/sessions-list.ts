@@ -101,7 +101,15 @@ export async function listSessions(
     const style = await terminalStyle()
     out.styled(
       fitLines(
-        renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions', columnsLine(flags, now, style)),
+        renderListing(
+          listing,
+          rows,
+          now,
+          homeDir(env),
+          style,
+          flags.team ? 'cast sessions · team' : 'cast sessions',
+          columnsLine(flags, now, style),
+        ),
         terminalWidth(env),
       ),
     )

@@ -51,7 +51,9 @@ describe('cast stash --until-ready', () => {
     const b = await agent(B, 3000)
     await waitFor(async () => (await stateOf(B)).state !== 'working' && (await stateOf(A)).state !== 'working')
 
-    const park = await runCast(['stash', A.slice(0, 8), '--until-ready', B.slice(0, 8), '--note', 'look again once B is through'], {env: h.env})
+    const park = await runCast(['stash', A.slice(0, 8), '--until-ready', B.slice(0, 8), '--note', 'look again once B is through'], {
+      env: h.env,
+    })
     expect(park.stderr).toBe('')
     expect(park.code).toBe(0)
     expect(park.stdout).toContain(`parked until`)
@@ -77,7 +79,9 @@ describe('cast stash --until-ready', () => {
     expect(seen.indexOf(release)).toBeGreaterThan(seen.indexOf(bLines.at(-1)!))
 
     // explain keeps the note and says how the park ended.
-    const explain = json<{park: {note: string; ended: string; until: string}}>(await runCast(['explain', A.slice(0, 8), '--json'], {env: h.env}))
+    const explain = json<{park: {note: string; ended: string; until: string}}>(
+      await runCast(['explain', A.slice(0, 8), '--json'], {env: h.env}),
+    )
     expect(explain.park).toMatchObject({ended: 'ready', note: 'look again once B is through'})
   }, 120_000)
 

@@ -62,7 +62,8 @@ export function planPark(
   if (target.killed) return {kind: 'usage', message: 'That session was killed: it will not be ready again. Park on a live one.'}
   const seen = new Set<string>([target.id])
   for (let cur = active.get(target.id); cur !== undefined; cur = active.get(cur.untilId)) {
-    if (cur.untilId === sessionId) return {kind: 'usage', message: 'That would be a cycle: the other session already waits, through parks, on this one.'}
+    if (cur.untilId === sessionId)
+      return {kind: 'usage', message: 'That would be a cycle: the other session already waits, through parks, on this one.'}
     if (seen.has(cur.untilId)) break
     seen.add(cur.untilId)
   }

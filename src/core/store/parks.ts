@@ -71,7 +71,9 @@ export interface ParkOutcome {
  * logs a `park_released` transition). Ended parks older than PARK_STALE_MS are deleted.
  */
 export function evaluateParks(store: Store, now: number): ParkOutcome[] {
-  const rows = store.q('SELECT p.*, r.filing FROM parks p LEFT JOIN records r ON r.session_id = p.session_id WHERE p.ended_at IS NULL').all() as Row[]
+  const rows = store
+    .q('SELECT p.*, r.filing FROM parks p LEFT JOIN records r ON r.session_id = p.session_id WHERE p.ended_at IS NULL')
+    .all() as Row[]
   const out: ParkOutcome[] = []
   for (const r of rows) {
     const park = parkFromRow(r)
