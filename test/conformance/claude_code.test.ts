@@ -548,7 +548,10 @@ describe.concurrent(AGENT, () => {
       const rec = line.trim() === '' ? null : JSON.parse(line)
       if (rec?.type === 'assistant' && rec.message?.usage) byId.set(rec.message.id, rec.message.usage)
     }
-    const reported = [...byId.values()].reduce((t, u) => ({input: t.input + u.input_tokens, output: t.output + u.output_tokens}), {input: 0, output: 0})
+    const reported = [...byId.values()].reduce((t, u) => ({input: t.input + u.input_tokens, output: t.output + u.output_tokens}), {
+      input: 0,
+      output: 0,
+    })
     expect(s['usage']).toMatchObject(reported)
     expect(s['changed_files']).toBe(2)
     const holds = JSON.parse((await runCast(['explain', s.id, '--json'], {env: h.cast})).stdout).holds

@@ -7,9 +7,13 @@
  *   only). Codex's `input_tokens` includes the cached ones: input = input_tokens −
  *   cached_input_tokens − cache_write_input_tokens, so input + output + cache = total_tokens.
  * - Models: `turn_context.model`.
- * - Changed files: `apply_patch` calls (`custom_tool_call` input, or a `function_call` whose
- *   arguments carry the patch), the paths of its `*** Add/Update/Delete File:` and `*** Move to:`
- *   lines, counted when the call's output came back without a non-zero exit code.
+ * - Changed files: 0.169 writes an `item_completed` FileChange item (`changes` keyed by absolute
+ *   path, `status: "completed"`) for every patch it applied, also one the model ran through
+ *   `exec_command` as `apply_patch <<'EOF'` (test/conformance/codex.test.ts `holds`); older
+ *   builds a `patch_apply_end` with `success` and `changes`. Without either, an `apply_patch`
+ *   call (`custom_tool_call` input, or a `function_call` whose arguments carry the patch) counts
+ *   the paths of its `*** Add/Update/Delete File:` and `*** Move to:` lines once its output says
+ *   "Success." (0.169 answers "unsupported call: apply_patch" where the tool is not offered).
  * - Running tools: a call with no output yet; a turn's end closes them.
  * - Background: an `exec_command` output "Process running with session ID N", until an
  *   `item_completed` CommandExecution with that `process_id`.
@@ -61,18 +65,31 @@ function patchOf(p: Record<string, unknown>): string | null {
   return null
 }
 
-/** A tool output that reports a non-zero exit code. */
-function failed(output: unknown): boolean {
+/** An apply_patch output that says the patch was applied. */
+function applied(output: unknown): boolean {
   const t = typeof output === 'string' ? output : isRecord(output) ? text(output['content']) : null
   if (t === null) return false
-  if (/^Exit code: [1-9]/m.test(t)) return true
+  if (/^Exit code: [1-9]/m.test(t)) return false
   try {
     const parsed: unknown = JSON.parse(t)
     const meta = isRecord(parsed) ? parsed['metadata'] : null
-    return isRecord(meta) && typeof meta['exit_code'] === 'number' && meta['exit_code'] !== 0
+    if (isRecord(meta) && typeof meta['exit_code'] === 'number') return meta['exit_code'] === 0
   } catch {
-    return false
+    // plain text
   }
+  return /^Success\./m.test(t)
+}
+
+/** The paths a FileChange item or a patch_apply_end names: its `changes` keys and any move target. */
+function changedPaths(changes: unknown): string[] {
+  if (!isRecord(changes)) return []
+  const out: string[] = []
+  for (const [path, change] of Object.entries(changes)) {
+    out.push(path)
+    const moved = isRecord(change) ? (text(change['move_path']) ?? text(change['movePath'])) : null
+    if (moved !== null) out.push(moved)
+  }
+  return out.slice(0, 64)
 }
 
 function onItem(s: CodexHoldsState, p: Record<string, unknown>, at: number | null): void {
@@ -89,7 +106,7 @@ function onItem(s: CodexHoldsState, p: Record<string, unknown>, at: number | nul
     closeCall(s, id)
     const paths = s.patches[id]
     delete s.patches[id]
-    if (paths !== undefined && !failed(p['output'])) for (const path of paths) addChanged(s, path)
+    if (paths !== undefined && applied(p['output'])) for (const path of paths) addChanged(s, path)
     const out = typeof p['output'] === 'string' ? p['output'] : ''
     const bg = out.length < 2000 ? RUNNING.exec(out)?.[1] : undefined
     if (bg !== undefined && !s.terminals.includes(bg) && s.terminals.length < 16) s.terminals.push(bg)
@@ -116,6 +133,15 @@ function onEvent(s: CodexHoldsState, p: Record<string, unknown>): void {
     else s.usage = u
   } else if (type === 'task_complete' || type === 'turn_aborted' || type === 'task_started') {
     s.open = {}
+  } else if (type === 'patch_apply_end') {
+    const id = text(p['call_id'])
+    if (id !== null) delete s.patches[id]
+    if (p['success'] === true) for (const path of changedPaths(p['changes'])) addChanged(s, path)
+  } else if (type === 'item_completed' && isRecord(p['item']) && p['item']['type'] === 'FileChange') {
+    const item = p['item']
+    const id = text(item['id'])
+    if (id !== null) delete s.patches[id]
+    if (item['status'] === 'completed') for (const path of changedPaths(item['changes'])) addChanged(s, path)
   } else if (type === 'item_completed' && isRecord(p['item']) && p['item']['type'] === 'CommandExecution') {
     const pid = p['item']['process_id']
     const id = typeof pid === 'string' ? pid : typeof pid === 'number' ? String(pid) : null

@@ -111,6 +111,41 @@ describe('Codex holds: token usage from token_count events', () => {
     expect(h.models).toContain('gpt-5.5-codex')
   })
 
+  it('0.169: a FileChange item counts its paths once (not again at the call output); an unsupported apply_patch counts nothing', () => {
+    const line = (type: string, payload: Record<string, unknown>) => JSON.stringify({payload, timestamp: '2026-12-01T09:46:18.000Z', type})
+    const patch = '*** Begin Patch\n*** Add File: made.txt\n+hello\n*** End Patch\n'
+    const h = holdsOf(realPath('exec-plain'), [
+      line('response_item', {
+        arguments: JSON.stringify({cmd: `apply_patch <<'EOF'\n${patch}EOF\n`}),
+        call_id: 'c1',
+        name: 'exec_command',
+        type: 'function_call',
+      }),
+      line('event_msg', {
+        item: {changes: {'/w/made.txt': {content: 'hello\n', type: 'add'}}, id: 'c1', status: 'completed', type: 'FileChange'},
+        type: 'item_completed',
+      }),
+      line('response_item', {
+        call_id: 'c1',
+        output: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nA made.txt\n',
+        type: 'function_call_output',
+      }),
+      line('response_item', {
+        arguments: JSON.stringify({input: patch.replace('made', 'other')}),
+        call_id: 'c2',
+        name: 'apply_patch',
+        type: 'function_call',
+      }),
+      line('response_item', {call_id: 'c2', output: 'unsupported call: apply_patch', type: 'function_call_output'}),
+      line('event_msg', {
+        item: {changes: {'/w/failed.txt': {type: 'update'}}, id: 'c3', status: 'failed', type: 'FileChange'},
+        type: 'item_completed',
+      }),
+    ])
+    expect(h.changed).toEqual([{count: 1, path: '/w/made.txt'}])
+    expect(h.running).toEqual([])
+  })
+
   it('patch paths: add, update, delete and move', () => {
     expect(
       patchPaths(
