@@ -89,9 +89,9 @@ export function withHolds<S extends HoldsState>(parser: LineParser<unknown>, rea
     contributions(state: unknown, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[] {
       const list = base.contributions(state, path, match)
       const h = holdsState(state)
-      return list.map((c) =>
-        c.nativeId === match.nativeId ? {...c, facts: {...c.facts, holds: holdsFrom(h, reader.background?.(h, c) ?? [])}} : c,
-      )
+      // The file's own session: the one its path names, else the first (a parser that takes the id from a line).
+      const own = list.find((c) => c.nativeId === match.nativeId) ?? list[0]
+      return list.map((c) => (c === own ? {...c, facts: {...c.facts, holds: holdsFrom(h, reader.background?.(h, c) ?? [])}} : c))
     },
     init(path: string, match: FileMatch & {kind: 'jsonl'}): unknown {
       const state = base.init(path, match) as Record<string, unknown>
