@@ -47,7 +47,7 @@ export function addChanged(s: HoldsState, path: string | null): void {
   if (path === null || path === '') return
   const hit = s.changed.find((c) => c[0] === path)
   if (hit) hit[1] += 1
-  else if (s.changed.length < MAX_CHANGED_PATHS) s.changed.push([path.slice(0, 1000), 1])
+  else if (s.changed.length < MAX_CHANGED_PATHS) s.changed.push([path.slice(0, 400), 1])
   else s.changedMore += 1
 }
 

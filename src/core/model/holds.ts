@@ -13,7 +13,7 @@ export const ZERO_USAGE: TokenUsage = {cacheRead: 0, cacheWrite: 0, input: 0, ou
 /** The most tokens one usage line may claim; more is read as nonsense (unknown). */
 export const MAX_LINE_TOKENS = 1e12
 /** How many changed paths a session keeps; the rest are counted in `changedMore`. */
-export const MAX_CHANGED_PATHS = 200
+export const MAX_CHANGED_PATHS = 100
 /** How many models a session keeps (first-use order). */
 export const MAX_MODELS = 8
 /** How many open tool calls a session keeps. */
