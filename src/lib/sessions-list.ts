@@ -99,20 +99,8 @@ export async function listSessions(
   if (!out.json) {
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
-    out.styled(
-      fitLines(
-        renderListing(
-          listing,
-          rows,
-          now,
-          homeDir(env),
-          style,
-          flags.team ? 'cast sessions · team' : 'cast sessions',
-          columnsLine(flags, now, style),
-        ),
-        terminalWidth(env),
-      ),
-    )
+    const title = flags.team ? 'cast sessions · team' : 'cast sessions'
+    out.styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, columnsLine(flags, now, style)), terminalWidth(env)))
     if (synced && synced.deferred > 0) {
       out.line('')
       out.line(

@@ -11,7 +11,7 @@
  * - A burst groups into one notification, which names a reason only when every member shares it.
  * - The quiet band's sentence ("2 agents have gone quiet") only when no demand is pending.
  */
-import type {Bucket, Reason, WorkState} from './types.js'
+import type {Bucket, LogReason, Reason, WorkState} from './types.js'
 
 export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet', 'released'] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
@@ -51,7 +51,7 @@ export interface NotifyTransition {
   readonly ts: number
   readonly event: 'new' | 'transition' | 'gone'
   readonly to: WorkState
-  readonly reason: Reason
+  readonly reason: LogReason
   readonly bucket: Bucket
 }
 

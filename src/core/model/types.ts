@@ -37,9 +37,15 @@ export const REASONS = [
   'turn_pending', // rule 8
   'unresponsive', // rule 8
   'empty', // rule 8
-  'park_released', // not a rule: a park's gate opened (model/parks.ts); the transitions log only
 ] as const
 export type Reason = (typeof REASONS)[number]
+
+/**
+ * Every reason the transitions log can carry: the classifier's, and `park_released` (a park's
+ * gate opened, model/parks.ts), which only the log has: the session keeps its classification.
+ */
+export const LOG_REASONS = [...REASONS, 'park_released'] as const
+export type LogReason = (typeof LOG_REASONS)[number]
 
 export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
 

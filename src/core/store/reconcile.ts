@@ -3,7 +3,7 @@
  * log one transitions row per change, in one transaction; and reading that log back.
  */
 import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/reconcile.js'
-import type {Bucket, Reason, SessionFacts, WorkState} from '../model/types.js'
+import type {Bucket, LogReason, Reason, SessionFacts, WorkState} from '../model/types.js'
 import {evaluateParks} from './parks.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {SessionRow} from './sessions.js'
@@ -16,7 +16,8 @@ export interface Transition {
   readonly event: 'new' | 'transition' | 'gone'
   readonly from: WorkState | null
   readonly to: WorkState
-  readonly reason: Reason
+  /** The classification's reason, or `park_released` (a park's release, store/parks.ts). */
+  readonly reason: LogReason
   readonly bucket: Bucket
   readonly fromBucket: Bucket | null
 }
@@ -133,7 +134,7 @@ export function transitionsSince(store: Store, seq: number, limit = 1000): Trans
     event: String(r.event) as Transition['event'],
     from: str(r.from_state) as WorkState | null,
     fromBucket: str(r.from_bucket) as Bucket | null,
-    reason: String(r.reason) as Reason,
+    reason: String(r.reason) as LogReason,
     seq: Number(r.seq),
     sessionId: String(r.session_id),
     to: String(r.to_state) as WorkState,
