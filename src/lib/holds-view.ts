@@ -146,7 +146,7 @@ export function holdsJson(row: SessionRow, children: readonly SessionRow[], shor
 export function holdsLines(j: HoldsJson, t: TreeHolds, now: number): string[] {
   const lines = ['Holds:', `  phase             ${j.phase}`]
   lines.push(`  ${tokensText(t)}${j.sessions_without_usage > 0 ? ` · ${j.sessions_without_usage} session(s) record no usage` : ''}`)
-  if (j.partial) lines.push('  (counted from where cast first read the file with holds: earlier lines not counted)')
+  if (j.partial) lines.push('  (counted from part of a file: earlier lines not counted)')
   lines.push(`  models            ${j.models.length === 0 ? '(unknown)' : oneLine(j.models.join(', '))}`)
   lines.push(`  changed files     ${j.changed_files.length + j.changed_files_more}`)
   for (const c of j.changed_files.slice(0, 20)) lines.push(`    ${oneLine(c.path)}  ×${c.writes}`)

@@ -88,6 +88,8 @@ export function withHolds<S extends HoldsState>(parser: LineParser<unknown>, rea
   return {
     contributions(state: unknown, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[] {
       const list = base.contributions(state, path, match)
+      // A state stored before holds were counted (re-checked without reading a line): unknown.
+      if ((state as Record<string, unknown>)[HOLDS_KEY] === undefined) return list
       const h = holdsState(state)
       // The file's own session: the one its path names, else the first (a parser that takes the id from a line).
       const own = list.find((c) => c.nativeId === match.nativeId) ?? list[0]
@@ -98,6 +100,8 @@ export function withHolds<S extends HoldsState>(parser: LineParser<unknown>, rea
       state[HOLDS_KEY] = reader.init()
       return state
     },
+    // A state stored before holds were counted is not resumed: the file is read again from its start.
+    resumes: (stored: string): boolean => stored.includes(`"${HOLDS_KEY}":`) && base.resumes?.(stored) !== false,
     line(state: unknown, rec: JsonRecord, offset: number): boolean {
       const ok = base.line(state, rec, offset)
       reader.line(holdsState(state), rec, offset)
