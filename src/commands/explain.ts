@@ -6,6 +6,7 @@ import type {SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {humanTime} from '../lib/time-format.js'
 import type {RestExplanation} from '../lib/classifier.js'
+import type {HoldsJson} from '../lib/holds-view.js'
 import type {SessionJson} from '../lib/views.js'
 
 /** One fact and where it came from (a file and byte offset, a hook event, a process; `derived` for a default). */
@@ -29,6 +30,10 @@ export interface ExplainJson {
   rule: Rule
   session: SessionJson
   state: WorkState
+  /** What the session holds (src/lib/holds-view.ts): phase, tokens over its tree, files, tools, subagents. */
+  holds: HoldsJson
+  /** Its park: holding, or the last one that ended (with how). */
+  park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
 }
 
 export default class Explain extends BaseCommand {
@@ -47,6 +52,9 @@ files read for it with their parse errors.`
     const {sessionJson} = await import('../lib/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
     const {restOf} = await import('../lib/classifier.js')
+    const {holdsJson, holdsLines, treeOf} = await import('../lib/holds-view.js')
+    const {parkLine} = await import('../lib/park-view.js')
+    const {shortId} = await import('../core/model/ids.js')
     const id = resolveSession(store, args.session)
     const now = clock()
     const row = store.loadSessions([id])[0]!
@@ -66,8 +74,27 @@ files read for it with their parse errors.`
       rule: c.rule,
       session: sessionJson(row, this.me, now),
       state: c.state,
+      holds: holdsJson(row, store.loadSessions([...row.childIds]), shortId),
+      park: row.park
+        ? {
+            ended: row.park.ended,
+            ended_at: row.park.endedAt === null ? null : new Date(row.park.endedAt).toISOString(),
+            made_at: new Date(row.park.madeAt).toISOString(),
+            note: row.park.note,
+            until: row.park.untilId,
+          }
+        : null,
     }
-    if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files, now)) this.log(line)
+    if (!this.jsonEnabled()) {
+      for (const line of explainLines(result, row, c, files, now)) this.log(line)
+      this.log('')
+      for (const line of holdsLines(result.holds, treeOf(row), now)) this.log(line)
+      const park = parkLine(row.park, now)
+      if (park !== null) {
+        this.log('')
+        this.log(`Park: ${park}`)
+      }
+    }
     return result
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import {type Column, COLUMNS, parseColumns} from '../lib/holds-view.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {AGENT_SPELLING, filterFlags} from '../lib/flags.js'
 import type {Listing} from '../lib/views.js'
@@ -33,6 +34,11 @@ prints each matching session once.`
   ]
   static override flags = {
     ...filterFlags,
+    columns: Flags.string({
+      helpValue: 'LIST',
+      multiple: true,
+      summary: `Add a line under each row with what the session holds (comma list): ${COLUMNS.join(', ')}.`,
+    }),
     since: Flags.integer({min: 0, summary: 'With -w: replay transitions after this seq, then continue live.', helpValue: 'SEQ'}),
     snapshot: Flags.boolean({summary: 'With -w: first print every matching session once (event "snapshot").'}),
     watch: Flags.boolean({char: 'w', summary: 'Stream one line per transition until interrupted.'}),
@@ -54,12 +60,25 @@ prints each matching session once.`
     const clock = this.clock()
     // The listing is shared with bin/run.js's fast path (src/lib/sessions-fast.ts): same bytes.
     const {listSessions} = await import('../lib/sessions-list.js')
-    return listSessions(store, this.env, clock, this.me, flags, {
-      json: this.jsonEnabled(),
-      line: (text) => this.log(text),
-      styled: (text) => this.logStyled(text),
-      write: (chunk) => process.stdout.write(chunk),
-    })
+    let columns: Column[] | undefined
+    try {
+      columns = flags.columns === undefined ? undefined : parseColumns(flags.columns)
+    } catch (error) {
+      this.fail((error as Error).message, EXIT.USAGE)
+    }
+    return listSessions(
+      store,
+      this.env,
+      clock,
+      this.me,
+      {...flags, columns},
+      {
+        json: this.jsonEnabled(),
+        line: (text) => this.log(text),
+        styled: (text) => this.logStyled(text),
+        write: (chunk) => process.stdout.write(chunk),
+      },
+    )
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */

@@ -37,6 +37,12 @@ export interface SessionJson {
   decision: DecisionJson | null
   ask: AskJson | null
   pane: string | null
+  /** Tokens over the session and its subagent tree (src/lib/holds-view.ts); null when no file records usage. */
+  usage: {input: number; output: number; cache_read: number; cache_write: number; total: number} | null
+  /** Distinct paths the tree's tools wrote. */
+  changed_files: number
+  /** A park gated on another session (`cast stash --until-ready`), else null. */
+  park: {until: string; until_short_id: string; note: string | null; since: string} | null
 }
 
 /** What the session is asking, when it asks: the one field a script reads to know what to answer. */

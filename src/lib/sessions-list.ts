@@ -17,7 +17,16 @@ import {loadConfig} from './config.js'
 import {deviceName, type Env, homeDir} from './env.js'
 import {INGESTER_LEASE, leaseIsLive} from './lease.js'
 import {inboxListing, streamListing} from './stream-listing.js'
-import {buildListing, type Listing, renderListing} from './views.js'
+import {type Column, columnCells} from './holds-view.js'
+import {buildListing, type Listing, renderListing, type RenderStyle} from './views.js'
+import type {SessionRow} from '../core/store/sessions.js'
+
+/** The extra line `--columns` asks for under each row, or undefined. */
+function columnsLine(flags: SessionsListFlags, now: number, style: RenderStyle): ((row: SessionRow) => string[]) | undefined {
+  const columns = flags.columns
+  if (columns === undefined || columns.length === 0) return undefined
+  return (row) => [`   ${style.dim(columnCells(row, columns, now).join('  ·  '))}`]
+}
 
 export interface SessionsListFlags {
   readonly agent?: readonly Agent[]
@@ -27,6 +36,8 @@ export interface SessionsListFlags {
   readonly quiet?: boolean
   readonly state?: readonly WorkState[]
   readonly team?: boolean
+  /** `--columns`: what each row holds, on a line of its own (src/lib/holds-view.ts). */
+  readonly columns?: readonly Column[]
 }
 
 export interface SessionsListOutput {
@@ -88,12 +99,8 @@ export async function listSessions(
   if (!out.json) {
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
-    out.styled(
-      fitLines(
-        renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'),
-        terminalWidth(env),
-      ),
-    )
+    const title = flags.team ? 'cast sessions · team' : 'cast sessions'
+    out.styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, columnsLine(flags, now, style)), terminalWidth(env)))
     if (synced && synced.deferred > 0) {
       out.line('')
       out.line(

@@ -11,6 +11,8 @@ import type {Bucket, WorkState} from '../core/model/types.js'
 import {SECTION_ORDER} from '../core/model/types.js'
 import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
 import type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
+import {changedCount, treeOf, usageJson} from './holds-view.js'
+import {parkJson, parkLine} from './park-view.js'
 import {oneLine} from './sanitize.js'
 
 const iso = (t: number | null | undefined): string | null => (t === null || t === undefined ? null : new Date(t).toISOString())
@@ -78,6 +80,7 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
   const f = row.facts
   const d = row.records.declaration
   const myLabel = row.labels[me]
+  const tree = treeOf(row)
   return {
     agent: row.agent,
     ask: askOf(row),
@@ -113,6 +116,10 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
       : null,
     title: titleOf(row),
     waiting_since: row.state === 'needs_input' ? iso(row.stateSince) : null,
+    // What the session holds and its park come last: the fields above keep their bytes.
+    usage: usageJson(tree.usage),
+    changed_files: changedCount(tree),
+    park: parkJson(row.park),
   }
 }
 
@@ -324,10 +331,21 @@ export function renderRow(row: SessionRow, me: string, now: number, home: string
   const lastNote = row.decision?.auto ? `auto-decided: ${oneLine(row.decision.answerNote ?? '')}` : null
   if (lastNote) lines.push(`   ${lastNote}`)
   if (isAssignedAwayFromOwnerSet(row.records.owners, me)) lines.push(`   ${style.dim('(owned by others: not in your inbox)')}`)
+  const park = row.park?.endedAt === null ? parkLine(row.park, now) : null
+  if (park !== null) lines.push(`   ${park}`)
   return lines
 }
 
-export function renderListing(listing: Listing, rows: SessionRow[], now: number, home: string, style: RenderStyle, title: string): string {
+export function renderListing(
+  listing: Listing,
+  rows: SessionRow[],
+  now: number,
+  home: string,
+  style: RenderStyle,
+  title: string,
+  /** More lines under each row (`cast sessions --columns`). */
+  extra?: (row: SessionRow) => string[],
+): string {
   const out: string[] = []
   const clock = new Date(now).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
   const older =
@@ -346,7 +364,7 @@ export function renderListing(listing: Listing, rows: SessionRow[], now: number,
       out.push(style.bold(`${SECTION_TITLES[r.bucket] ?? r.bucket.toUpperCase()} (${sizes.get(r.bucket)})`), '')
     }
 
-    out.push(...renderRow(r, listing.me, now, home, style), '')
+    out.push(...renderRow(r, listing.me, now, home, style), ...(extra?.(r) ?? []), '')
   }
 
   return out.join('\n').trimEnd()

@@ -553,6 +553,63 @@ describe.concurrent(AGENT, () => {
     expect(s.live).toBe(false)
   })
 
+  it('holds: the tokens equal what the mock reported for every request and the transcript usage; the changed files are the files the run wrote', async () => {
+    const h = makeClaudeHome('holds')
+    const a = path.join(h.project, 'a.txt')
+    const b = path.join(h.project, 'b.txt')
+    const mock = await startMock(
+      sequence([
+        tool('Write', {content: 'one\n', file_path: a}),
+        tool('Write', {content: 'two\n', file_path: b}),
+        tool('Read', {file_path: a}),
+        tool('Edit', {file_path: a, new_string: 'uno', old_string: 'one'}),
+        text('Wrote them.'),
+      ]),
+    )
+    cleanups.push(async () => {
+      h.tmux.stop()
+      await mock.close()
+      h.cleanup()
+    })
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(CLAUDE, ['-p', '--permission-mode', 'acceptEdits', 'write two files'], {
+        cwd: h.project,
+        env: h.agentEnv(mock.url),
+        stdio: 'ignore',
+      })
+      child.on('exit', (c) => resolve(c))
+    })
+    expect(code).toBe(0)
+    expect(fs.readFileSync(a, 'utf8')).toBe('uno\n')
+    expect(fs.readFileSync(b, 'utf8')).toBe('two\n')
+    const s = await until(h.cast, (x) => x.agent === AGENT && !x.parent_id && x.state === 'needs_input' && x.reason === 'settled')
+    // The mock answers every main request with 100 input and 12 output tokens (harness/mock/anthropic.ts).
+    const n = mock.mainCount()
+    expect(n).toBe(5)
+    expect(s['usage']).toEqual({cache_read: 0, cache_write: 0, input: 100 * n, output: 12 * n, total: 112 * n})
+    // The transcript's own figures, each message once.
+    const projects = path.join(h.home, '.claude', 'projects')
+    const file = fs.readdirSync(projects, {encoding: 'utf8', recursive: true}).find((f) => f.endsWith(`${s.native_id}.jsonl`))!
+    const byId = new Map<string, {input_tokens: number; output_tokens: number}>()
+    for (const line of fs.readFileSync(path.join(projects, file), 'utf8').split('\n')) {
+      const rec = line.trim() === '' ? null : JSON.parse(line)
+      if (rec?.type === 'assistant' && rec.message?.usage) byId.set(rec.message.id, rec.message.usage)
+    }
+    const reported = [...byId.values()].reduce((t, u) => ({input: t.input + u.input_tokens, output: t.output + u.output_tokens}), {
+      input: 0,
+      output: 0,
+    })
+    expect(s['usage']).toMatchObject(reported)
+    expect(s['changed_files']).toBe(2)
+    const holds = JSON.parse((await runCast(['explain', s.id, '--json'], {env: h.cast})).stdout).holds
+    expect(holds.changed_files).toEqual([
+      {path: a, writes: 2},
+      {path: b, writes: 1},
+    ])
+    expect(holds.running_tools).toEqual([])
+    expect(holds.models.length).toBeGreaterThan(0)
+  })
+
   it('headless_killed: `claude -p` killed mid-run is needs_input/dead', async () => {
     const h = makeClaudeHome('headlessk')
     const mock = await startMock(sequence([{kind: 'stall', text: 'partial'}]))

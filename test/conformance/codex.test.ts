@@ -5,6 +5,7 @@
  * What Codex writes and shows at this version: docs/agents/codex.md.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, sequence, startMock, status, text, tool} from './harness/mock/server.js'
@@ -241,6 +242,32 @@ describe(AGENT, () => {
     const meta = await fileLine(h, (l) => l.type === 'session_meta')
     expect(meta?.payload.originator).toBe('codex_exec')
     await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
+  })
+
+  it('holds: the tokens equal the last token_count total of the rollout; the changed files are the files the patch wrote', async () => {
+    // The mock model is offered no apply_patch tool; Codex applies a patch run through exec_command itself.
+    const patch = '*** Begin Patch\n*** Add File: made.txt\n+hello\n*** End Patch\n'
+    const {h, mock} = await setup('holds', [
+      tool('exec_command', {cmd: `apply_patch <<'EOF'\n${patch}EOF\n`, yield_time_ms: 10000}),
+      text('Patched.'),
+    ])
+    const child = h.exec('make a file')
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
+    expect(code).toBe(0)
+    expect(fs.readFileSync(path.join(h.work, 'made.txt'), 'utf8')).toBe('hello\n')
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'needs_input/settled')
+    const totals = h.lines().filter((l) => l.type === 'event_msg' && l.payload?.type === 'token_count' && l.payload.info)
+    const last = totals.at(-1)!.payload.info.total_token_usage
+    const usage = s['usage'] as {input: number; output: number; cache_read: number; cache_write: number; total: number}
+    expect(usage.total).toBe(last.total_tokens)
+    expect(usage.input + usage.cache_read + usage.cache_write).toBe(last.input_tokens)
+    expect(usage.output).toBe(last.output_tokens)
+    // The mock answers every main request with 100 input and 12 output tokens (harness/mock/responses.ts).
+    expect(usage).toMatchObject({input: 100 * mock.mainCount(), output: 12 * mock.mainCount()})
+    expect(s['changed_files']).toBe(1)
+    const holds = JSON.parse((await runCast(['explain', s.id, '--json'], {env: h.cast})).stdout).holds
+    expect(holds.changed_files).toEqual([{path: path.join(h.work, 'made.txt'), writes: 1}])
+    expect(holds.models.length).toBeGreaterThan(0)
   })
 
   it('headless_killed: codex exec killed mid-run reads needs_input/dead', async () => {

@@ -52,6 +52,7 @@ describe('cast sessions', () => {
         'ask',
         'background_work',
         'bucket',
+        'changed_files',
         'children',
         'created_at',
         'cwd',
@@ -68,6 +69,7 @@ describe('cast sessions', () => {
         'owners',
         'pane',
         'parent_id',
+        'park',
         'pid',
         'pinned',
         'quiet',
@@ -79,6 +81,7 @@ describe('cast sessions', () => {
         'state',
         'state_line',
         'title',
+        'usage',
         'waiting_since',
       ].sort(),
     )

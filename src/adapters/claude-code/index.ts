@@ -2,6 +2,7 @@
  * The Claude Code adapter (agent-formats §1, §10.1): transcripts, the process registry and hooks.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {composeWithHolds, withHolds} from '../kit/holds.js'
 import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeClaude} from './compose.js'
 import {claudeCodeHookSpec} from './hooks-spec.js'
@@ -9,15 +10,16 @@ import {claudeHooks} from './hooks.js'
 import {match, roots, skipDir} from './paths.js'
 import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
+import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
 
 export const claudeCode: Adapter = {
   agent: 'claude_code',
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'claude', package: '@anthropic-ai/claude-code', testedVersion: '2.1.328'},
-  compose: composeClaude,
+  compose: composeWithHolds(composeClaude),
   hooks: claudeHooks,
-  jsonl: transcriptParser,
+  jsonl: withHolds(transcriptParser, claudeHolds),
   label: 'Claude Code',
   match,
   parseWhole,

@@ -4,11 +4,13 @@
  * open, so every rollout a process named in `openFileProcesses` holds gets a process claim.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {composeWithHolds, withHolds} from '../kit/holds.js'
 import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCodex} from './compose.js'
 import {codexHookSpec} from './hooks-spec.js'
 import {codexHooks} from './hooks.js'
 import {codexRoots, matchCodexFile, skipCodexDir} from './paths.js'
+import {codexHolds} from './usage.js'
 import {rolloutParser} from './rollout.js'
 import {codexScreenPatterns} from './screen-patterns.js'
 import {parseSessionIndex} from './session-index.js'
@@ -17,9 +19,9 @@ export const codex: Adapter = {
   agent: 'codex',
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'codex', package: '@openai/codex', testedVersion: '0.169.0'},
-  compose: composeCodex,
+  compose: composeWithHolds(composeCodex),
   hooks: codexHooks,
-  jsonl: rolloutParser,
+  jsonl: withHolds(rolloutParser, codexHolds),
   label: 'Codex CLI',
   match: matchCodexFile,
   openFileProcesses: ['codex'],

@@ -4,6 +4,8 @@
  * against the process table, subagent children, and the hooks where the CLI runs them.
  */
 import type {Adapter, Contribution, FileMatch} from '../../core/ingest/adapter.js'
+import {composeWithHolds, withHolds} from '../kit/holds.js'
+import {copilotHolds} from './usage.js'
 import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCopilot} from './compose.js'
 import {eventsParser} from './events.js'
@@ -25,9 +27,9 @@ export const copilot: Adapter = {
   agent: 'copilot',
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'copilot', package: '@github/copilot', testedVersion: '1.0.102'},
-  compose: composeCopilot,
+  compose: composeWithHolds(composeCopilot),
   hooks: copilotHooks,
-  jsonl: eventsParser,
+  jsonl: withHolds(eventsParser, copilotHolds),
   label: 'Copilot CLI',
   match: matchCopilotFile,
   parseWhole: parseCopilotWhole,

@@ -6,6 +6,8 @@
  * process registry.
  */
 import type {Adapter, FileMatch, JsonlParser} from '../../core/ingest/adapter.js'
+import {composeWithHolds, withHolds} from '../kit/holds.js'
+import {geminiHolds} from './usage.js'
 import type {AgentModule} from '../module.js'
 import {chatContribution, feedChatLine, initChat, readLegacy, type ChatState} from './chat.js'
 import {composeGemini} from './compose.js'
@@ -32,9 +34,9 @@ export const gemini: Adapter = {
   cli: {bin: 'gemini', package: '@google/gemini-cli', testedVersion: '0.61.0'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
-  compose: composeGemini,
+  compose: composeWithHolds(composeGemini),
   hooks: geminiHooks,
-  jsonl: chatLogParser,
+  jsonl: withHolds(chatLogParser, geminiHolds),
   label: 'Gemini CLI',
   match: matchGeminiFile,
   parseWhole: parseGeminiWhole,

@@ -5,6 +5,8 @@
  * turn ended, and a reply still streaming is not written yet. pi has no permission prompts.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
+import {withHolds} from '../kit/holds.js'
+import {piHolds} from './usage.js'
 import type {AgentModule} from '../module.js'
 import {piNoHooks} from './hooks-spec.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
@@ -17,7 +19,7 @@ export const pi: Adapter = {
   cli: {bin: 'pi', package: '@mariozechner/pi-coding-agent', testedVersion: '0.73.1'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
   processScan: true,
-  jsonl: piParser,
+  jsonl: withHolds(piParser, piHolds),
   label: 'pi',
   match: matchPiFile,
   roots: piRoots,

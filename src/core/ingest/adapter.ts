@@ -94,6 +94,11 @@ export interface JsonlParser<S = unknown> {
   line(state: S, rec: JsonRecord, offset: number): boolean
   /** What the file knows so far, per session (a transcript may also describe subagents). */
   contributions(state: S, path: string, match: FileMatch & {kind: 'jsonl'}): Contribution[]
+  /**
+   * Whether a stored state (as JSON) can be resumed; false: it was written by a parser that kept
+   * less (src/adapters/kit/holds.ts), so the file is read again from its start when it next grows.
+   */
+  resumes?(stored: string): boolean
 }
 
 /** Resumable parser for an append-only log of free-text lines (a plain-text log): each line's text, unparsed. */

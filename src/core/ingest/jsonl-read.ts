@@ -117,6 +117,7 @@ function startOf(
     if (fp !== undefined && fp !== tailPrint(file, prev!.offset)) resume = false
   }
 
+  if (resume && parser.lines !== 'text' && parser.resumes?.(prev!.state!) === false) resume = false
   if (resume && prev) return {offset: prev.offset, parseErrors: prev.parseErrors, state: JSON.parse(prev.state!) as Record<string, unknown>}
   return {offset: 0, parseErrors: 0, state: parser.init(file, match) as Record<string, unknown>}
 }

@@ -11,9 +11,9 @@
  * - A burst groups into one notification, which names a reason only when every member shares it.
  * - The quiet band's sentence ("2 agents have gone quiet") only when no demand is pending.
  */
-import type {Bucket, Reason, WorkState} from './types.js'
+import type {Bucket, LogReason, Reason, WorkState} from './types.js'
 
-export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet'] as const
+export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet', 'released'] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
 /** The kinds that are demands (everything but the soft done and the quiet band). */
 export const DEMAND_KINDS: readonly NotifyKind[] = ['approval', 'error', 'question', 'decision', 'needs_input']
@@ -44,6 +44,8 @@ export interface NotifySubject {
   /** When the working session turns (or turned) quiet, else null. */
   readonly quietAt: number | null
   readonly workingSince: number | null
+  /** The note of the park that released it (model/parks.ts), when one did. */
+  readonly parkNote?: string | null
 }
 
 export interface NotifyTransition {
@@ -51,7 +53,7 @@ export interface NotifyTransition {
   readonly ts: number
   readonly event: 'new' | 'transition' | 'gone'
   readonly to: WorkState
-  readonly reason: Reason
+  readonly reason: LogReason
   readonly bucket: Bucket
 }
 
@@ -89,6 +91,8 @@ export function mayPage(s: NotifySubject): boolean {
 /** The kind of notification this transition earns, or null when it pages nobody. */
 export function notifyKindOf(t: NotifyTransition, s: NotifySubject, options: NotifyOptions = DEFAULT_NOTIFY_OPTIONS): NotifyKind | null {
   if (t.event === 'gone' || !mayPage(s)) return null
+  // A park released (model/parks.ts): its own kind, unless the row has moved to another bucket since.
+  if (t.reason === 'park_released') return s.bucket === t.bucket ? 'released' : null
   // The session left the state this transition went to (a replay, or it moved on in the window).
   if (s.state !== t.to || s.reason !== t.reason) return null
   if (s.ask?.kind === 'decision' && s.bucket === 'questions') return 'decision'
@@ -129,9 +133,9 @@ export function candidateOf(
   if (kind === null) return null
   const key = dedupeKey(s, kind)
   if (sent.has(key)) return null
-  // A declared blocked says what the agent needs, as an ask does.
+  // A declared blocked says what the agent needs, as an ask does; a release, the park's note.
   const blocked = s.reason === 'declared_blocked' ? s.blocked : null
-  const line = kind === 'done' ? null : firstLine(s.ask?.text ?? blocked)
+  const line = kind === 'done' ? null : kind === 'released' ? firstLine(s.parkNote) : firstLine(s.ask?.text ?? blocked)
   // A permission prompt names the tool (and, when known, what it runs): "Approve Bash?".
   const askLine = line !== null && kind === 'approval' ? `Approve ${line.replace(/\?$/, '')}?` : line
   return {agent: s.agent, askLine, key, kind, seq: t.seq, sessionId: s.id, title: s.title}
@@ -153,6 +157,8 @@ export function sentence(agent: string, kind: NotifyKind, names: Readonly<Record
       return `${who} is done`
     case 'quiet':
       return `${who} has gone quiet`
+    case 'released':
+      return `${who} is back from its park`
     default:
       return `${who} is waiting for input`
   }
@@ -174,6 +180,8 @@ export function groupSentence(kinds: readonly NotifyKind[]): string {
       return `${agents} need a decision`
     case 'done':
       return `${agents} are done`
+    case 'released':
+      return `${agents} are back from their parks`
     default:
       return `${agents} need you`
   }
@@ -235,8 +243,10 @@ export function planBurst(cands: readonly Candidate[], options: NotifyOptions = 
   const all = [...latest.values()]
   const demands = all.filter((c) => DEMAND_KINDS.includes(c.kind))
   const dones = all.filter((c) => c.kind === 'done')
+  const released = all.filter((c) => c.kind === 'released')
   const out: Notification[] = []
   if (demands.length > 0) out.push(build(demands, 'normal', options.agentNames))
+  if (released.length > 0) out.push(build(released, 'normal', options.agentNames))
   if (dones.length > 0) out.push(build(dones, options.done === 'normal' ? 'normal' : 'low', options.agentNames))
   return out
 }

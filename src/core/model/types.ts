@@ -40,6 +40,13 @@ export const REASONS = [
 ] as const
 export type Reason = (typeof REASONS)[number]
 
+/**
+ * Every reason the transitions log can carry: the classifier's, and `park_released` (a park's
+ * gate opened, model/parks.ts), which only the log has: the session keeps its classification.
+ */
+export const LOG_REASONS = [...REASONS, 'park_released'] as const
+export type LogReason = (typeof LOG_REASONS)[number]
+
 export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
 
 export const PROCESS_STATUSES = [
@@ -129,6 +136,43 @@ export interface SessionFacts {
   readonly sources: Readonly<Record<string, FactSource>>
   /** Lines that could not be parsed, skipped and counted. */
   readonly parseErrors: number
+  /** What the session holds, where its adapter reads it (src/core/model/holds.ts). */
+  readonly holds?: SessionHolds
+}
+
+/** Tokens in one of four kinds. `input` is the uncached input only (docs/contract.md, "What a session holds"). */
+export interface TokenUsage {
+  readonly input: number
+  readonly output: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+}
+
+export interface RunningTool {
+  readonly name: string
+  /** When the call was made (epoch ms), when the line had a time. */
+  readonly since: number | null
+}
+
+/** What one session's own files say it holds (src/core/model/holds.ts). */
+export interface SessionHolds {
+  /** Summed usage of the lines read as valid; null when the agent records none. */
+  readonly usage: TokenUsage | null
+  /** Lines whose usage was missing, negative, not an integer or absurd: counted, never summed. */
+  readonly unknownUsage: number
+  readonly models: readonly string[]
+  /** Paths the session's tools wrote, with how many writes each, in first-write order. */
+  readonly changed: readonly {readonly path: string; readonly count: number}[]
+  /** Distinct paths past the cap, counted only. */
+  readonly changedMore: number
+  /** Open tool calls: a call with no result yet. */
+  readonly running: readonly RunningTool[]
+  /** Background work the agent records (shells, monitors, background agents), by id or name. */
+  readonly background: readonly string[]
+  /** The agent records a compaction in progress. */
+  readonly compacting: boolean
+  /** Read from part of the file only (the file was read before cast counted holds). */
+  readonly partial: boolean
 }
 
 export const EMPTY_FACTS: SessionFacts = {

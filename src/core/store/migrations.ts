@@ -345,6 +345,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 8,
+    up(db) {
+      // Parks (src/core/model/parks.ts): a stash gated on another session. until_id carries no
+      // foreign key: the other session may go away, which releases the park. An ended park stays
+      // (ended_at, ended) so the release's notification and `cast explain` can show its note;
+      // the park pass (store/parks.ts) deletes ended ones after 14 days.
+      db.exec(`
+        CREATE TABLE parks (
+          session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+          until_id   TEXT NOT NULL,
+          note       TEXT,
+          made_at    INTEGER NOT NULL,
+          seen_at    INTEGER NOT NULL,
+          after_seq  INTEGER NOT NULL,
+          ended_at   INTEGER,
+          ended      TEXT
+        ) STRICT;
+        CREATE INDEX parks_active ON parks (until_id) WHERE ended_at IS NULL;
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

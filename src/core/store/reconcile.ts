@@ -3,7 +3,8 @@
  * log one transitions row per change, in one transaction; and reading that log back.
  */
 import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/reconcile.js'
-import type {Bucket, Reason, SessionFacts, WorkState} from '../model/types.js'
+import type {Bucket, LogReason, Reason, SessionFacts, WorkState} from '../model/types.js'
+import {evaluateParks} from './parks.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {SessionRow} from './sessions.js'
 import type {Store} from './store.js'
@@ -15,7 +16,8 @@ export interface Transition {
   readonly event: 'new' | 'transition' | 'gone'
   readonly from: WorkState | null
   readonly to: WorkState
-  readonly reason: Reason
+  /** The classification's reason, or `park_released` (a park's release, store/parks.ts). */
+  readonly reason: LogReason
   readonly bucket: Bucket
   readonly fromBucket: Bucket | null
 }
@@ -60,13 +62,25 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
       transitions += reconcileRow(store, {...row, children}, now, fresh)
     }
 
+    // Parks gated on a session whose turn just ended release in this same pass (store/parks.ts).
+    for (const p of evaluateParks(store, now)) {
+      const row = store.loadSessions([p.sessionId])[0]
+      if (row) transitions += reconcileRow(store, row, now, fresh, p.action === 'release')
+    }
+
     targets = undefined
     return {transitions}
   })
 }
 
 /** Plan one row's reconcile (core/model/reconcile.ts) and apply it: the store only loads and writes. */
-function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<string, {state: WorkState; facts: SessionFacts}>): number {
+function reconcileRow(
+  store: Store,
+  row: SessionRow,
+  now: number,
+  fresh: Map<string, {state: WorkState; facts: SessionFacts}>,
+  released = false,
+): number {
   const s = store.q('SELECT state, reason, bucket, rule, next_check_at FROM sessions WHERE id = ?').get(row.id) as Row
   const stored: StoredPlacement = {
     bucket: str(s.bucket) as Bucket | null,
@@ -81,7 +95,8 @@ function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<str
   if (plan.releaseFiling) store.q('UPDATE records SET filing = NULL, filed_at = NULL WHERE session_id = ?').run(row.id)
   fresh.set(row.id, {facts: row.facts, state: c.state})
   if (plan.write === 'check') store.q('UPDATE sessions SET rule = ?, next_check_at = ? WHERE id = ?').run(c.rule, c.nextCheckAt, row.id)
-  if (plan.write !== 'row') return 0
+  // A park's release is logged with its own reason even when the row's placement did not move.
+  if (plan.write !== 'row' && !released) return 0
   store
     .q(
       `UPDATE sessions SET state = ?, reason = ?, rule = ?, bucket = ?, next_check_at = ?,
@@ -93,7 +108,7 @@ function reconcileRow(store: Store, row: SessionRow, now: number, fresh: Map<str
       `INSERT INTO transitions (ts, session_id, event, from_state, to_state, reason, bucket, from_bucket)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(now, row.id, plan.event, stored.state, c.state, c.reason, plan.bucket, stored.bucket)
+    .run(now, row.id, plan.event ?? 'transition', stored.state, c.state, released ? 'park_released' : c.reason, plan.bucket, stored.bucket)
   return 1
 }
 
@@ -119,7 +134,7 @@ export function transitionsSince(store: Store, seq: number, limit = 1000): Trans
     event: String(r.event) as Transition['event'],
     from: str(r.from_state) as WorkState | null,
     fromBucket: str(r.from_bucket) as Bucket | null,
-    reason: String(r.reason) as Reason,
+    reason: String(r.reason) as LogReason,
     seq: Number(r.seq),
     sessionId: String(r.session_id),
     to: String(r.to_state) as WorkState,

@@ -2,11 +2,15 @@
  * The sessions table: composed facts in, rows out with their records, owners, labels, open
  * decision and children (what the classifier, placement and every listing read).
  */
+import type {TreeHolds} from '../model/holds.js'
 import {castId} from '../model/ids.js'
+import type {Park} from '../model/parks.js'
 import {summarizeChildren} from '../model/reconcile.js'
 import {type DecisionCard, openDecisionBySession, shapeRecords} from '../model/session-shape.js'
 import type {Agent, Bucket, ChildSummary, Reason, Rule, SessionFacts, SessionRecords, WorkState} from '../model/types.js'
 import {EMPTY_FACTS} from '../model/types.js'
+import {treeHolds} from './holds.js'
+import {loadParks} from './parks.js'
 import {recordsFromRow} from './records.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import type {Store} from './store.js'
@@ -36,6 +40,10 @@ export interface SessionRow {
   readonly labels: Readonly<Record<string, string>>
   readonly renamed: string | null
   readonly decision: DecisionCard | null
+  /** What the session and its subagent tree hold (store/holds.ts); absent on a teammate's row. */
+  readonly tree?: TreeHolds
+  /** Its park (holding, or the last one that ended), from store/parks.ts. */
+  readonly park?: Park | null
 }
 
 /**
@@ -174,7 +182,7 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
   const list = ids ? JSON.stringify(ids) : null
   const rows = sessionRows(store, ids, list)
   const {children, decisions, labels, owners, recs, triggers} = joined(store, list)
-  return rows.map((r) => {
+  const loaded = rows.map((r): SessionRow => {
     const id = String(r.id)
     const facts = {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})}
     const kids = children.get(id) ?? []
@@ -205,6 +213,9 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
       workingSince: num(r.working_since),
     }
   })
+  const trees = treeHolds(store, loaded)
+  const parks = loadParks(store, list)
+  return loaded.map((r) => ({...r, park: parks.get(r.id) ?? null, tree: trees.get(r.id)}))
 }
 
 export function decisionFromRow(r: Row): DecisionCard {

@@ -220,7 +220,8 @@ export function sweepSnoozes(store: Store, now: number): SweepResult {
 
     const checked = store.dueForCheck(now).filter((id) => !woken.includes(id))
     const all = [...woken, ...checked]
-    const {transitions} = all.length > 0 ? store.reconcile(now, all) : {transitions: 0}
+    // Always: reconcile also decides the parks (store/parks.ts), so a stale one is dropped on the next load.
+    const {transitions} = store.reconcile(now, all)
     return {checked, transitions, woken}
   })
 }

@@ -56,6 +56,7 @@ export function subjectOf(row: SessionRow, me: string, now: number, recencyMs: n
     title: titleOf(row),
     turn: row.facts.turnIndex,
     workingSince: row.workingSince,
+    parkNote: row.park?.endedAt === null ? null : (row.park?.note ?? null),
   }
 }
 
