@@ -5,7 +5,7 @@
 let answered = false
 if (process.argv[2] === 'status') {
   try {
-    const {fastStatus} = await import('../dist/lib/notify/status.js')
+    const {fastStatus} = await import('../dist/lib/notify/status-fast.js')
     if (await fastStatus(process.argv.slice(3))) process.exit(0)
   } catch {
     // oclif reports it properly

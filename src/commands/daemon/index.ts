@@ -84,19 +84,35 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .map((r) => r.root)
         .join(', ')} (pid ${process.pid})\n`,
     )
+    const status = await this.statusKeeper(store, clock)
+    status.tick()
     const schedules = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) =>
         process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`),
       )
+      try {
+        status.tick()
+      } catch (error) {
+        process.stderr.write(`cast daemon: status file not written: ${(error as Error).message}\n`)
+      }
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
     await stopped
     clearInterval(schedules)
+    status.stop()
     await team?.stop()
     await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** status.json and status.line, kept current for status bars (src/lib/notify/status-keeper.ts). */
+  private async statusKeeper(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number) {
+    const {configPath, loadConfig} = await import('../../lib/config.js')
+    const {statusKeeper} = await import('../../lib/notify/status-keeper.js')
+    const config = await loadConfig(this.env)
+    return statusKeeper(store, this.env, clock, this.me, config.inbox.recencyMs, configPath(this.env))
   }
 
   /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */
