@@ -98,6 +98,22 @@ export function sessionIds(store: Store): {id: string; nativeId: string; agent: 
   }))
 }
 
+/**
+ * The sessions a typed id can resolve to: those whose cast id or native id equals it or starts
+ * with it (as typed, or lowercased). Every candidate resolvePrefix and its ambiguity check can
+ * return, without loading every id (src/lib/resolve.ts).
+ */
+export function sessionIdCandidates(store: Store, typed: string): {id: string; nativeId: string; agent: string}[] {
+  const rows = store
+    .q(
+      `SELECT id, native_id, agent FROM sessions
+        WHERE substr(id, 1, length(:lower)) = :lower OR substr(native_id, 1, length(:typed)) = :typed
+           OR lower(substr(native_id, 1, length(:typed))) = :lower`,
+    )
+    .all({lower: typed.toLowerCase(), typed}) as Row[]
+  return rows.map((r) => ({agent: String(r.agent), id: String(r.id), nativeId: String(r.native_id)}))
+}
+
 export function countSessions(store: Store): number {
   return Number((store.q('SELECT COUNT(*) AS n FROM sessions').get() as Row).n)
 }
