@@ -113,6 +113,20 @@ export function syncBeforeRead(
   return stats
 }
 
+/**
+ * The sync a command that concerns one known session needs when no live ingester keeps the store
+ * (`cast state`'s fast path, src/lib/state-fast.ts): that session's own files read where they
+ * changed, the hook spool consumed, snoozes that came due woken. Other sessions wait for the next
+ * full sync.
+ */
+export function syncOneSession(store: Store, env: Env, clock: () => number, me: string, session: {agent: string; nativeId: string}): void {
+  const ingester = makeIngester(store, env, clock, me)
+  const paths = new Set(store.filesFor(session.agent, session.nativeId).flatMap((f) => (f.path.includes('://') ? [] : [f.path])))
+  if (paths.size > 0) ingester.sync(paths)
+  consumeSpool(store, ingester, castHome(env), clock)
+  sweepSnoozes(store, clock())
+}
+
 /** Is a background pass (backfill.ts) reading the older files now? */
 export function backfillRunning(store: Store): boolean {
   return leaseIsLive(store.getLease(BACKFILL_LEASE))

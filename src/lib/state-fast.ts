@@ -1,10 +1,11 @@
 /**
  * `cast state TEXT [--status S] [--session ID] [--json]` without oclif, for bin/run.js: agents run
- * it every turn. It answers only the common case, with the same bytes and exit codes as the
- * command (src/commands/state/index.ts): a live ingester keeps the store current (so nothing is
- * synced here), and the session is named by --session, CAST_SESSION or the agent's own variable
- * and resolves to exactly one session by a keyed lookup. Anything else (no daemon, a process-tree
- * search, stdin, a bad flag, help, an error to report) returns false and oclif runs the command.
+ * it every turn. It answers the common case, with the same bytes and exit codes as the command
+ * (src/commands/state/index.ts): the session is named by --session, CAST_SESSION or the agent's
+ * own variable and resolves to exactly one known session by a keyed lookup; a live ingester keeps
+ * the store current, else that session's own files are synced (src/lib/ingest.ts syncOneSession),
+ * not the whole history. Anything else (a session not yet in the store, a process-tree search,
+ * stdin, a bad flag, help, an error to report) returns false and oclif runs the command.
  */
 import {DECLARED_STATUSES, type DeclaredStatus} from '../core/model/types.js'
 import {castHome, clockFrom} from './env.js'
@@ -72,13 +73,22 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   }
 
   try {
-    if (!leaseIsLive(store.getLease(INGESTER_LEASE))) return false
     const found = await ownSession(store, args.session, env)
     if (found === null) return false
-    const now = clockFrom(env)()
-    const {sweepSnoozes} = await import('../core/store/triage.js')
-    // As a synced store does (src/lib/ingest.ts syncBeforeRead): snoozes that came due wake first.
-    sweepSnoozes(store, now)
+    const clock = clockFrom(env)
+    if (leaseIsLive(store.getLease(INGESTER_LEASE))) {
+      const {sweepSnoozes} = await import('../core/store/triage.js')
+      // As a synced store does (src/lib/ingest.ts syncBeforeRead): snoozes that came due wake first.
+      sweepSnoozes(store, clock())
+    } else {
+      // No live ingester: this session's own files, the hook spool and due snoozes, not the whole history.
+      const {syncOneSession} = await import('./ingest.js')
+      const {whoAmI} = await import('./env.js')
+      const row = store.loadSessions([found.id])[0]!
+      syncOneSession(store, env, clock, whoAmI(env), row)
+    }
+
+    const now = clock()
     store.tx(() => {
       const row = store.loadSessions([found.id])[0]!
       store.patchRecords(found.id, {

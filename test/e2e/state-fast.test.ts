@@ -69,3 +69,23 @@ describe('cast state while cast daemon runs', () => {
     expect(fs.existsSync(path.join(h.castHome, 'cast.db'))).toBe(true)
   })
 })
+
+describe('cast state with no live ingester', () => {
+  it("syncs the session's own file first: lines written since the last sync count before the declaration", async () => {
+    await daemon?.stop()
+    daemon = undefined
+    const file = claudeTranscriptPath(h.home, '/src/app', SID)
+    await runCast(['sessions', '--json'], {env: h.env})
+    const before = json(await runCast(['explain', SID, '--json'], {env: h.env})).session.messages
+    // Two more messages, which no sync has read yet.
+    const more = claudeLines({at: new Date(Date.now() - 30_000), cwd: '/src/app', prompt: 'And the docs', sessionId: SID})
+    fs.appendFileSync(file, more)
+    const declared = await runCast(['state', 'Docs next'], {env: {...h.env, CLAUDE_SESSION_ID: SID}})
+    const after = json(await runCast(['explain', SID, '--json'], {env: h.env})).session
+
+    expect(declared).toMatchObject({code: 0, stderr: ''})
+    expect(declared.stdout).toContain('found via CLAUDE_SESSION_ID')
+    expect(after.messages).toBeGreaterThan(before)
+    expect(after.state_line).toMatchObject({messages_since: 0, text: 'Docs next'})
+  })
+})
