@@ -45,6 +45,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const current = store.getLease(INGESTER_LEASE)
     // The team store (issue 17): publish after each pass, carry out teammates' actions.
     let team: {kick(): void; stop(): Promise<void>} | null = null
+    let status: {markDirty(): void} | null = null
     const {settleRunnerFor} = await import('../../lib/classifier.js')
     const settle = await settleRunnerFor(store, this.env, clock, (m) => process.stderr.write(`cast daemon: ${m}\n`))
     const live = new LiveIngester(store, ingester, {
@@ -52,7 +53,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
       log: (m) => process.stderr.write(`cast daemon: ${m}\n`),
-      onChange: () => team?.kick(),
+      onChange: () => {
+        team?.kick()
+        status?.markDirty()
+      },
       onExtra: () => consumeSpool(store, ingester, home, clock),
       settle,
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
@@ -84,14 +88,15 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .map((r) => r.root)
         .join(', ')} (pid ${process.pid})\n`,
     )
-    const status = await this.statusKeeper(store, clock)
-    status.tick()
+    const keeper = await this.statusKeeper(store, clock)
+    status = keeper
+    keeper.tick()
     const schedules = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) =>
         process.stderr.write(`cast daemon: delivery failed: ${error.message}\n`),
       )
       try {
-        status.tick()
+        keeper.tick()
       } catch (error) {
         process.stderr.write(`cast daemon: status file not written: ${(error as Error).message}\n`)
       }
@@ -100,7 +105,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     team = await this.startTeam(store, clock)
     await stopped
     clearInterval(schedules)
-    status.stop()
+    keeper.stop()
     await team?.stop()
     await paging?.stop()
     await live.stop()

@@ -43,6 +43,43 @@ export interface StatusCacheEntry {
   readonly valid_until: number
   readonly counts: CachedCounts
   readonly line: string
+  /**
+   * Set when cast daemon wrote the entry: it keeps it current itself (within a few seconds of a
+   * change, src/lib/notify/status-keeper.ts), so while that process lives the store's stamp is not
+   * compared (its own lease heartbeat writes the store every 2 s).
+   */
+  readonly keeper?: ProcessId
+}
+
+/** A process, by pid and start time (field 22 of /proc/PID/stat; null where /proc is missing). */
+export interface ProcessId {
+  readonly pid: number
+  readonly start: string | null
+}
+
+/** This process's ProcessId. */
+export function selfProcess(): ProcessId {
+  return {pid: process.pid, start: startOf(process.pid)}
+}
+
+function startOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
+  } catch {
+    return null
+  }
+}
+
+/** Is that process still the one that wrote (same pid, same start time)? */
+function alive(p: ProcessId): boolean {
+  try {
+    process.kill(p.pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+
+  return p.start === null || startOf(p.pid) === p.start
 }
 
 /** The line for these counts: the default, or `format` with its fields filled in. */
@@ -75,13 +112,15 @@ function statOf(file: string): string | null {
 }
 
 /**
- * What whoAmI() reads, as one key: with CAST_USER the identity itself; else the variables and
- * folder `git config user.email` depends on (src/lib/env.ts).
+ * What whoAmI() reads, as one key: with CAST_USER the identity itself; else the variables `git
+ * config user.email` depends on. Not the working folder: a status bar and the daemon run in
+ * different folders, and a repository's own user.email is not what a status line counts for
+ * (set CAST_USER where it differs).
  */
 export function meKey(env: Readonly<Record<string, string | undefined>>): string {
   const user = env.CAST_USER?.trim()
   if (user) return `user:${user}`
-  return ['git', env.USER, env.HOME, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM, process.cwd()].join('\0')
+  return ['git', env.USER, env.HOME, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].join('\0')
 }
 
 /** status.json as it was written, or null when it is missing or not one of ours. */
@@ -99,6 +138,7 @@ export function loadStatusCache(home: string): StatusCacheEntry | null {
 export function cacheHolds(entry: StatusCacheEntry, home: string, key: string, configStamp: string, now: number): boolean {
   if (entry.me_key !== key || entry.config_stamp !== configStamp) return false
   if (!(now >= entry.computed_at && now < entry.valid_until)) return false
+  if (entry.keeper && alive(entry.keeper)) return true
   return entry.stamp === storeStamp(home)
 }
 
