@@ -18,15 +18,13 @@ import type {Store} from '../core/store/store.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
-import {INGESTER_LEASE, leaseIsLive} from './lease.js'
+import {BACKFILL_LEASE, INGESTER_LEASE, leaseIsLive} from './lease.js'
 
 /** Commands reach the adapters only through this module (DESIGN §2: never directly): the registry. */
 export {registry} from '../adapters/index.js'
 export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 
-export {INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from './lease.js'
-/** Held by the background pass that reads what a recent-first `cast sessions` left (backfill.ts). */
-export const BACKFILL_LEASE = 'backfill'
+export {BACKFILL_LEASE, INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from './lease.js'
 /**
  * A recent-first pass leaves old files unread only when they hold at least this many bytes: below
  * it reading them all costs less than a second process (a small history reads as before).
