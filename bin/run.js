@@ -1,12 +1,19 @@
 #!/usr/bin/env node
-// `cast status` runs in a status bar every few seconds, and `cast sessions` is the command people
-// and scripts run most: answer both without loading oclif (src/lib/notify/status.ts,
-// src/lib/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
+// `cast status` runs in a status bar every few seconds, `cast state` in every agent turn, and
+// `cast sessions` is the command people and scripts run most: answer them without loading oclif
+// (src/lib/notify/status-fast.ts, src/lib/state-fast.ts, src/lib/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
 let answered = false
 if (process.argv[2] === 'status') {
   try {
-    const {fastStatus} = await import('../dist/lib/notify/status.js')
+    const {fastStatus} = await import('../dist/lib/notify/status-fast.js')
     if (await fastStatus(process.argv.slice(3))) process.exit(0)
+  } catch {
+    // oclif reports it properly
+  }
+} else if (process.argv[2] === 'state') {
+  try {
+    const {fastState} = await import('../dist/lib/state-fast.js')
+    answered = await fastState(process.argv.slice(3))
   } catch {
     // oclif reports it properly
   }

@@ -11,12 +11,16 @@ export default class Status extends BaseCommand {
 (Questions and Needs Input of your inbox, nothing filed away, no subagents) and how many have
 gone quiet (working, silent for 10 minutes). "nothing needs you" when none does.
 
-It only reads the store, which cast daemon keeps current, and answers in a few milliseconds
-(bench/status.js). --format fills {need} {quiet} {questions} {working} {done} {total}.
+It only reads the store, which cast daemon keeps current, and answers from a small file
+(status.json in the cast home) while nothing changed (bench/status.js). --format fills
+{need} {quiet} {questions} {working} {done} {total}.
 
 In ~/.tmux.conf:
   set -g status-interval 5
-  set -g status-right '#(cast status) '`
+  set -g status-right '#(cast status) '
+With cast daemon running, a status line can read the line the daemon keeps current without
+starting Node at all: put the file cast status --path prints in the line, e.g.
+  set -g status-right '#(cat ~/.local/share/cast/status.line) '`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: `<%= config.bin %> <%= command.id %> --format '{need}!{quiet}'`, description: 'A compact form for a prompt.'},
@@ -24,11 +28,21 @@ In ~/.tmux.conf:
   ]
   static override flags = {
     format: Flags.string({helpValue: 'TEMPLATE', summary: 'The line with {need} {quiet} {questions} {working} {done} {total} filled in.'}),
+    path: Flags.boolean({summary: 'Print the file cast daemon keeps the line in, for a status bar that reads it without Node.'}),
   }
   static override summary = 'One line for a status bar: "3 need you · 1 quiet".'
 
-  async run(): Promise<StatusJson> {
+  async run(): Promise<StatusJson | {path: string}> {
     const {flags} = await this.parse(Status)
+    if (flags.path) {
+      const path = await import('node:path')
+      const {castHome} = await import('../lib/env.js')
+      const {STATUS_LINE} = await import('../lib/notify/status-cache.js')
+      const file = path.join(castHome(this.env), STATUS_LINE)
+      if (!this.jsonEnabled()) this.log(file)
+      return {path: file}
+    }
+
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {renderStatus, statusCounts} = await import('../lib/notify/status.js')

@@ -18,15 +18,13 @@ import type {Store} from '../core/store/store.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
-import {INGESTER_LEASE, leaseIsLive} from './lease.js'
+import {BACKFILL_LEASE, INGESTER_LEASE, leaseIsLive} from './lease.js'
 
 /** Commands reach the adapters only through this module (DESIGN §2: never directly): the registry. */
 export {registry} from '../adapters/index.js'
 export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 
-export {INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from './lease.js'
-/** Held by the background pass that reads what a recent-first `cast sessions` left (backfill.ts). */
-export const BACKFILL_LEASE = 'backfill'
+export {BACKFILL_LEASE, INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from './lease.js'
 /**
  * A recent-first pass leaves old files unread only when they hold at least this many bytes: below
  * it reading them all costs less than a second process (a small history reads as before).
@@ -111,6 +109,20 @@ export function syncBeforeRead(
   // Snoozes that came due wake, and time rules that came due are re-checked (as a sweep does).
   sweepSnoozes(store, clock())
   return stats
+}
+
+/**
+ * The sync a command that concerns one known session needs when no live ingester keeps the store
+ * (`cast state`'s fast path, src/lib/state-fast.ts): that session's own files read where they
+ * changed, the hook spool consumed, snoozes that came due woken. Other sessions wait for the next
+ * full sync.
+ */
+export function syncOneSession(store: Store, env: Env, clock: () => number, me: string, session: {agent: string; nativeId: string}): void {
+  const ingester = makeIngester(store, env, clock, me)
+  const paths = new Set(store.filesFor(session.agent, session.nativeId).flatMap((f) => (f.path.includes('://') ? [] : [f.path])))
+  if (paths.size > 0) ingester.sync(paths)
+  consumeSpool(store, ingester, castHome(env), clock)
+  sweepSnoozes(store, clock())
 }
 
 /** Is a background pass (backfill.ts) reading the older files now? */

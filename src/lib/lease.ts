@@ -9,6 +9,8 @@ import {pidAlive} from '../core/ingest/process-table.js'
 import type {Lease} from '../core/store/store.js'
 
 export const INGESTER_LEASE = 'ingester'
+/** Held by the background pass that reads what a recent-first `cast sessions` left (backfill.ts). */
+export const BACKFILL_LEASE = 'backfill'
 /** A holder that has not beaten its heart for this long is presumed gone. */
 export const LEASE_STALE_MS = 10_000
 

@@ -1,4 +1,4 @@
-import {resolvePrefix} from '../core/model/ids.js'
+import {resolvePrefix, resolveTyped} from '../core/model/ids.js'
 import type {Store} from '../core/store/store.js'
 import {CastError} from './base-command.js'
 import {EXIT} from './exit-codes.js'
@@ -8,26 +8,10 @@ import {EXIT} from './exit-codes.js'
  * at least 4 characters. Unknown → exit 3 with the nearest matches; ambiguous → exit 4 listing them.
  */
 export function resolveSession(store: Store, query: string): string {
-  const candidates = store.sessionIds()
-  let r = resolvePrefix(query.trim(), candidates)
-  if (r.kind === 'one') {
-    // An exact match on one field that is also a prefix of ANOTHER session's other field (one
-    // session's native id, another's cast id) is ambiguous: an agent names its sessions, so a
-    // native id may be made to look like the start of someone else's cast id.
-    const typed = query.trim()
-    const lower = typed.toLowerCase()
-    const one = candidates.find((c) => c.id === (r as {id: string}).id)
-    const byNative = one !== undefined && one.nativeId === typed && one.id !== lower
-    const byId = one !== undefined && one.id === lower && one.nativeId !== typed
-    const others = candidates.filter(
-      (c) =>
-        c.id !== one?.id &&
-        ((byNative && c.id.startsWith(lower)) || (byId && (c.nativeId.startsWith(typed) || c.nativeId.toLowerCase().startsWith(lower)))),
-    )
-    if (typed.length < 4 || others.length === 0) return r.id
-    r = {kind: 'many', matches: [...new Set([r.id, ...others.map((c) => c.id)])].sort()}
-  }
-
+  // Only the ids that match decide (an exact or a prefix match); every id is read only to name
+  // the nearest ones when nothing matches.
+  const r = resolveTyped(query, store.sessionIdCandidates(query.trim()))
+  if (r.kind === 'one') return r.id
   if (r.kind === 'many') {
     const list = r.matches.slice(0, 10)
     throw new CastError(
@@ -36,8 +20,10 @@ export function resolveSession(store: Store, query: string): string {
     )
   }
 
+  const all = resolvePrefix(query.trim(), store.sessionIds())
+  const nearest = all.kind === 'none' ? all.nearest : []
   const hint = query.trim().length < 4 ? ' (a prefix needs at least 4 characters)' : ''
-  const near = r.nearest.length > 0 ? [`Nearest: ${r.nearest.join(', ')}`] : ['Run "cast sessions --all" to see every session.']
+  const near = nearest.length > 0 ? [`Nearest: ${nearest.join(', ')}`] : ['Run "cast sessions --all" to see every session.']
   throw new CastError(`No session matches "${query}"${hint}.`, EXIT.NOT_FOUND, near)
 }
 

@@ -15,7 +15,7 @@ import {teamRows} from '../team/index.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {loadConfig} from './config.js'
 import {deviceName, type Env, homeDir} from './env.js'
-import {INGESTER_LEASE, leaseIsLive} from './lease.js'
+import {BACKFILL_LEASE, INGESTER_LEASE, leaseIsLive} from './lease.js'
 import {inboxListing, streamListing} from './stream-listing.js'
 import {type Column, columnCells} from './holds-view.js'
 import {buildListing, type Listing, renderListing, type RenderStyle} from './views.js'
@@ -94,8 +94,12 @@ export async function listSessions(
   }
 
   // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
-  const {listing, rows} =
-    inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
+  const built = inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
+  const {rows} = built
+  // Older files still being read (left by this answer, or by an earlier one whose background pass
+  // runs): say so, in JSON as in the human view.
+  const unread = synced !== null && synced.deferred > 0 ? synced.deferred : leaseIsLive(store.getLease(BACKFILL_LEASE)) ? null : 0
+  const listing = unread === 0 ? built.listing : withPartial(built.listing, unread)
   if (!out.json) {
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
@@ -106,6 +110,9 @@ export async function listSessions(
       out.line(
         `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
       )
+    } else if (unread === null) {
+      out.line('')
+      out.line('Still reading older files in the background: "cast sessions --all" waits for them.')
     } else if (store.countSessions() === 0) {
       const {makeIngester} = await import('./ingest.js')
       const roots = makeIngester(store, env, clock, me).roots()
@@ -120,4 +127,10 @@ export async function listSessions(
   }
 
   return listing
+}
+
+/** The listing with `partial` and `unread_files` placed before `sessions` (the field order scripts see). */
+function withPartial(listing: Listing, unread: number | null): Listing {
+  const {sessions, ...head} = listing
+  return {...head, partial: true, unread_files: unread, sessions}
 }

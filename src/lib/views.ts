@@ -227,6 +227,13 @@ export interface Listing {
   counts: Counts
   /** Sessions of my inbox left out by the recency window only (`--all` lists them); 0 with --all. */
   older_hidden: number
+  /**
+   * Present (true) only while older files are still being read in the background (a recent-first
+   * answer, src/lib/ingest.ts): the listing may lack sessions those files hold.
+   */
+  partial?: true
+  /** With partial: how many files this answer left unread, or null when another pass is reading them. */
+  unread_files?: number | null
   sessions: SessionJson[]
 }
 

@@ -94,6 +94,12 @@ describe('recent first (cast sessions on a large history)', () => {
 
     expect(all.length).toBe(OLD + 1)
     expect(seen(all.find((r) => r.native_id === RECENT)!)).toEqual(seen(rows[0]!))
+    // The first answer said it was partial, with the files it left; once the pass ended, no more.
+    expect(json(first)).toMatchObject({partial: true, unread_files: OLD})
+    await stopBackfill(h.castHome)
+    const complete = json(await runCast(['sessions', '--json'], {env}))
+    expect(complete).not.toHaveProperty('partial')
+    expect(complete).not.toHaveProperty('unread_files')
   }, 120_000)
 
   it('the human listing says the older files are being read', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 let h: TempHome
 beforeEach(() => {
@@ -57,5 +57,90 @@ describe('cast status', () => {
   it('a bad flag goes to oclif (exit 2); --help works', async () => {
     expect((await runCast(['status', '--nope'], {env: h.env})).code).toBe(2)
     expect((await runCast(['status', '--help'], {env: h.env})).stdout).toContain('status-right')
+  })
+})
+
+describe('the status file (status.json)', () => {
+  const SID = 'aaaaaaaa-1111-4222-8333-0000000000a1'
+  const T = Date.parse('2026-06-01T12:00:00.000Z')
+  const at = (ms: number): Record<string, string> => ({...h.env, CAST_NOW: new Date(ms).toISOString()})
+
+  it('a cached line gives way to a write by another command at once', async () => {
+    const cwd = '/src/app'
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, SID),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: SID}),
+    )
+    await runCast(['sessions', '--json'], {env: h.env})
+    expect((await runCast(['status'], {env: h.env})).stdout).toBe('1 needs you\n')
+    expect(fs.existsSync(path.join(h.castHome, 'status.json'))).toBe(true)
+    // Answered from the file now; a stash by another process must still show on the next call.
+    expect((await runCast(['status'], {env: h.env})).stdout).toBe('1 needs you\n')
+    expect((await runCast(['stash', SID], {env: h.env})).code).toBe(0)
+    expect((await runCast(['status'], {env: h.env})).stdout).toBe('nothing needs you\n')
+  })
+
+  it('a working session that goes quiet is counted when its quiet time comes, before the file would expire anyway', async () => {
+    const cwd = '/src/app'
+    // Last output 9.5 minutes before T: quiet (10 minutes of silence) 30 s after T.
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, SID),
+      claudeLines({at: new Date(T - 570_000), cwd, prompt: 'Still going', sessionId: SID, settled: false}),
+    )
+    await runCast(['sessions', '--json'], {env: at(T)})
+    expect(json(await runCast(['status', '--json'], {env: at(T)}))).toMatchObject({quiet: 0, working: 1})
+    // 45 s later: inside the file's longest life (60 s), past the quiet time.
+    expect(json(await runCast(['status', '--json'], {env: at(T + 45_000)}))).toMatchObject({quiet: 1, working: 1})
+  })
+
+  it('counts for the identity asking: another CAST_USER is not answered from the file', async () => {
+    const cwd = '/src/app'
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, SID),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: SID}),
+    )
+    await runCast(['sessions', '--json'], {env: h.env})
+    expect((await runCast(['own', SID, 'me@example.com'], {env: h.env})).code).toBe(0)
+    expect((await runCast(['status'], {env: h.env})).stdout).toBe('1 needs you\n')
+    expect((await runCast(['status'], {env: {...h.env, CAST_USER: 'other@example.com'}})).stdout).toBe('nothing needs you\n')
+  })
+
+  it('--path names the file cast daemon keeps the line in', async () => {
+    expect((await runCast(['status', '--path'], {env: h.env})).stdout).toBe(path.join(h.castHome, 'status.line') + '\n')
+  })
+})
+
+describe('the line cast daemon keeps (status.line)', () => {
+  const SID = 'aaaaaaaa-1111-4222-8333-0000000000b1'
+  const lineFile = (): string => path.join(h.castHome, 'status.line')
+  const readLine = (): string | null => (fs.existsSync(lineFile()) ? fs.readFileSync(lineFile(), 'utf8') : null)
+  async function until(want: (l: string | null) => boolean): Promise<string | null> {
+    let l = readLine()
+    for (let i = 0; i < 80 && !want(l); i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      l = readLine()
+    }
+
+    return l
+  }
+
+  it('holds what cast status says, follows a change made by another command, and says so when the daemon stops', async () => {
+    const cwd = '/src/app'
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, SID),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: SID}),
+    )
+    const d = startCast(['daemon'], h.env)
+    const first = await until((l) => l === '1 needs you\n')
+    const status = (await runCast(['status'], {env: h.env})).stdout
+    expect((await runCast(['stash', SID], {env: h.env})).code).toBe(0)
+    const after = await until((l) => l === 'nothing needs you\n')
+    expect(await d.stop()).toBe(0)
+    const stopped = readLine()
+
+    expect(first).toBe('1 needs you\n')
+    expect(status).toBe(first)
+    expect(after).toBe('nothing needs you\n')
+    expect(stopped).toBe('? cast daemon stopped\n')
   })
 })

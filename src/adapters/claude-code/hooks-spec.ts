@@ -12,6 +12,7 @@ import {join} from 'node:path'
 
 import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
 import {configDir} from './paths.js'
+import {AGENT_ID} from './identity.js'
 
 export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
@@ -32,7 +33,7 @@ export const CLAUDE_HOOK_EVENTS: readonly HookEventSpec[] = [
 ]
 
 export const claudeCodeHookSpec: HookSpec = {
-  agent: 'claude_code',
+  agent: AGENT_ID,
   aliases: ['claude', 'claude_code', 'claudecode'],
   commandKey: 'command',
   events: CLAUDE_HOOK_EVENTS,

@@ -12,9 +12,10 @@ import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
 import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const claudeCode: Adapter = {
-  agent: 'claude_code',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'claude', package: '@anthropic-ai/claude-code', testedVersion: '2.1.328'},
   compose: composeWithHolds(composeClaude),
@@ -44,7 +45,7 @@ export const claudeCodeAgent: AgentModule = {
   names: {aliases: ['claude-code', 'claudecode'], short: 'Claude'},
   reading: claudeCode,
   screen: claudeScreenPatterns,
-  sessionVariable: 'CLAUDE_SESSION_ID',
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {composeClaude} from './compose.js'

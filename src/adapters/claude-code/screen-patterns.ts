@@ -19,9 +19,10 @@
  *    Esc to cancel · Tab to amend
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const claudeScreenPatterns: ScreenPatterns = {
-  agent: 'claude_code',
+  agent: AGENT_ID,
   approval: [
     // What is to be approved, when the dialog shows it: the command of a Bash call (2.1.328 puts
     // it between two dashed rules, after a tip and the call's description), the file of an edit.

@@ -17,6 +17,7 @@ import {join} from 'node:path'
 
 import type {HookEventSpec, HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'
 import {codexHome} from './paths.js'
+import {AGENT_ID} from './identity.js'
 
 /**
  * Every 0.169 event that carries state (of its 14: PreCompact and PostCompact carry none). A
@@ -196,7 +197,7 @@ export const codexNotify: TomlProgramSpec = {
 }
 
 export const codexHookSpec: HookSpec = {
-  agent: 'codex',
+  agent: AGENT_ID,
   aliases: ['openai-codex', 'codex-cli'],
   commandKey: 'command',
   events: CODEX_HOOK_EVENTS,

@@ -14,9 +14,10 @@ import {codexHolds} from './usage.js'
 import {rolloutParser} from './rollout.js'
 import {codexScreenPatterns} from './screen-patterns.js'
 import {parseSessionIndex} from './session-index.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const codex: Adapter = {
-  agent: 'codex',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'codex', package: '@openai/codex', testedVersion: '0.169.0'},
   compose: composeWithHolds(composeCodex),
@@ -47,7 +48,7 @@ export const codexAgent: AgentModule = {
   names: {aliases: ['codex-cli', 'openai-codex'], short: 'Codex'},
   reading: codex,
   screen: codexScreenPatterns,
-  sessionVariable: 'CODEX_THREAD_ID',
+  sessionVariable: SESSION_VARIABLE,
   // 0.169: `codex app-server --listen unix://… --managed-daemon` serves every TUI on a CODEX_HOME (real-clis.md).
   sharedDaemon: (argv) => argv.includes('app-server'),
 }

@@ -5,9 +5,10 @@
  * pane captures, ccmanager `codex.ts`, agent-deck, codex-rs `history_cell.rs` (`■ <message>`).
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const codexScreenPatterns: ScreenPatterns = {
-  agent: 'codex',
+  agent: AGENT_ID,
   approval: [
     // The command, shown under the question (`$ pnpm test`), after an optional `Reason:` line.
     String.raw`Would you like to run the following command\?\s*\n(?:[^\n]*\n){0,3}?\s*\$ ([^\n]+)`,

@@ -15,6 +15,7 @@ import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
 import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
+import {AGENT_ID} from './identity.js'
 
 export const COPILOT_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
@@ -36,7 +37,7 @@ export function copilotDir(ctx: AdapterEnv): string {
 }
 
 export const copilotHookSpec: HookSpec = {
-  agent: 'copilot',
+  agent: AGENT_ID,
   aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
   commandKey: 'bash',
   events: COPILOT_HOOK_EVENTS,

@@ -15,6 +15,7 @@ import {parseLegacy} from './legacy.js'
 import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
 import {copilotScreenPatterns} from './screen-patterns.js'
 import {parseLock, parseWorkspace} from './workspace.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   if (match.role === 'lock') return parseLock(path, text)
@@ -24,7 +25,7 @@ export function parseCopilotWhole(path: string, text: string, match: FileMatch &
 }
 
 export const copilot: Adapter = {
-  agent: 'copilot',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'copilot', package: '@github/copilot', testedVersion: '1.0.102'},
   compose: composeWithHolds(composeCopilot),
@@ -50,7 +51,7 @@ export const copilotAgent: AgentModule = {
   names: {aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'], short: 'Copilot'},
   reading: copilot,
   screen: copilotScreenPatterns,
-  sessionVariable: 'COPILOT_SESSION_ID',
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {composeCopilot} from './compose.js'

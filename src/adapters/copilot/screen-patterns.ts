@@ -15,9 +15,10 @@
  * - Idle footer: `← open sidebar · Interactive · Manual Approval · / commands · ? help`.
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const copilotScreenPatterns: ScreenPatterns = {
-  agent: 'copilot',
+  agent: AGENT_ID,
   approval: [
     // The question (inside the dialog's box), then its numbered choices.
     String.raw`/^[\s│]*(do you want[^\n│]*\?)[\s│]*\n(?:[^\n]*\n){0,3}?[\s│]*(?:❯\s*)?1\.\s*Yes/i`,

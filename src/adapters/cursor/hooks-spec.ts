@@ -11,6 +11,7 @@ import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
 import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
+import {AGENT_ID} from './identity.js'
 
 export const CURSOR_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'sessionStart'},
@@ -27,7 +28,7 @@ export function cursorDir(ctx: AdapterEnv): string {
 }
 
 export const cursorHookSpec: HookSpec = {
-  agent: 'cursor',
+  agent: AGENT_ID,
   aliases: ['cursor-agent', 'cursor_agent', 'cursor-cli'],
   commandKey: 'command',
   events: CURSOR_HOOK_EVENTS,

@@ -13,13 +13,14 @@ import {parseCursorMeta} from './meta.js'
 import {cursorRoots, matchCursorFile, skipCursorDir} from './paths.js'
 import {cursorScreenPatterns} from './screen-patterns.js'
 import {readCursorStore} from './store.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export function parseCursorWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   return match.role === 'meta' ? parseCursorMeta(path, text, match.nativeId ?? '') : []
 }
 
 export const cursor: Adapter = {
-  agent: 'cursor',
+  agent: AGENT_ID,
   compose: composeCursor,
   hooks: cursorHooks,
   label: 'Cursor agent',
@@ -39,7 +40,7 @@ export const cursorAgent: AgentModule = {
   names: {aliases: ['cursor-agent', 'cursor-cli'], short: 'Cursor'},
   reading: cursor,
   screen: cursorScreenPatterns,
-  sessionVariable: null,
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {composeCursor} from './compose.js'

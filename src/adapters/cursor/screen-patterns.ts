@@ -4,9 +4,10 @@
  * prompt to its files. Sources: ccmanager `cursor.ts`, agent-deck.
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const cursorScreenPatterns: ScreenPatterns = {
-  agent: 'cursor',
+  agent: AGENT_ID,
   approval: [
     // The question, the command or file, then the choices (`Run (y) (enter)   Skip (esc or n)`).
     String.raw`/^\s*(?:run|write to|delete)[^\n]*\?\s*\n\s*([^\n]+)\n(?:[^\n]*\n){0,2}?[^\n]*\(y\)/i`,

@@ -12,6 +12,7 @@ import {join} from 'node:path'
 
 import type {AdapterEnv} from '../../core/ingest/adapter.js'
 import type {HookEventSpec, HookSpec} from '../../core/ingest/hook-spec.js'
+import {AGENT_ID} from './identity.js'
 
 export const GEMINI_HOOK_EVENTS: readonly HookEventSpec[] = [
   {event: 'SessionStart'},
@@ -35,7 +36,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 export const geminiHookSpec: HookSpec = {
-  agent: 'gemini',
+  agent: AGENT_ID,
   aliases: ['gemini-cli', 'gemini_cli'],
   commandKey: 'command',
   events: GEMINI_HOOK_EVENTS,

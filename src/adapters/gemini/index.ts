@@ -15,6 +15,7 @@ import {geminiHookSpec} from './hooks-spec.js'
 import {geminiHooks} from './hooks.js'
 import {geminiRoots, matchGeminiFile, skipGeminiDir} from './paths.js'
 import {geminiScreenPatterns} from './screen-patterns.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const chatLogParser: JsonlParser<ChatState> = {
   contributions: (state, path, match) => chatContribution(state, path, match),
@@ -29,7 +30,7 @@ export function parseGeminiWhole(path: string, text: string, match: FileMatch & 
 }
 
 export const gemini: Adapter = {
-  agent: 'gemini',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'gemini', package: '@google/gemini-cli', testedVersion: '0.61.0'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
@@ -53,7 +54,7 @@ export const geminiAgent: AgentModule = {
   names: {aliases: ['gemini-cli'], short: 'Gemini'},
   reading: gemini,
   screen: geminiScreenPatterns,
-  sessionVariable: 'GEMINI_SESSION_ID',
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {chatContribution, feedChatLine, initChat, isSettled, readLegacy, WINDOW} from './chat.js'

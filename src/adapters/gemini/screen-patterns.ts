@@ -16,9 +16,10 @@
  * `LoadingIndicator.tsx` and `ErrorMessage.tsx`.
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const geminiScreenPatterns: ScreenPatterns = {
-  agent: 'gemini',
+  agent: AGENT_ID,
   approval: [
     // The tool line above the dialog's question names what is to be approved: `? Shell  echo hi`.
     String.raw`^\s*\?\s+(\S[^\n]*)\n(?:[^\n]*\n){0,40}?[^\n]*(?:Allow execution of|Apply this change|Do you want to proceed)`,

@@ -16,9 +16,10 @@ import {opencodeLogParser} from './log.js'
 import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
 import {opencodeScreenPatterns} from './screen-patterns.js'
 import {parseStorageFile} from './storage.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const opencode: Adapter = {
-  agent: 'opencode',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'opencode', package: 'opencode-ai', testedVersion: '1.18.33'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
@@ -42,7 +43,7 @@ export const opencodeAgent: AgentModule = {
   names: {aliases: ['open-code'], short: 'OpenCode'},
   reading: opencode,
   screen: opencodeScreenPatterns,
-  sessionVariable: null,
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {composeOpencode} from './compose.js'

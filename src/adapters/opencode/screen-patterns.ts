@@ -5,9 +5,10 @@
  * Sources: ccmanager `opencode.ts`, agent-deck.
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 export const opencodeScreenPatterns: ScreenPatterns = {
-  agent: 'opencode',
+  agent: AGENT_ID,
   approval: [
     // The request under the banner (`→ Bash: rm -rf dist`).
     // 1.18.33: `┃  △ Permission required` then `┃    ← Access external directory /etc` (the

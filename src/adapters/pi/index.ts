@@ -12,9 +12,10 @@ import {piNoHooks} from './hooks-spec.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
 import {piScreenPatterns} from './screen-patterns.js'
 import {piParser} from './session.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const pi: Adapter = {
-  agent: 'pi',
+  agent: AGENT_ID,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'pi', package: '@mariozechner/pi-coding-agent', testedVersion: '0.73.1'},
   // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
@@ -35,7 +36,7 @@ export const piAgent: AgentModule = {
   names: {aliases: ['pi-coding-agent'], short: 'pi'},
   reading: pi,
   screen: piScreenPatterns,
-  sessionVariable: 'PI_SESSION_ID',
+  sessionVariable: SESSION_VARIABLE,
 }
 
 export {agentDir, matchPiFile, piRoots, sessionIdOf, sessionsDir} from './paths.js'

@@ -14,11 +14,12 @@
  * approve` / `cast deny` have nothing to answer in pi.
  */
 import type {ScreenPatterns} from '../screen.js'
+import {AGENT_ID} from './identity.js'
 
 const SPINNER = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]'
 
 export const piScreenPatterns: ScreenPatterns = {
-  agent: 'pi',
+  agent: AGENT_ID,
   approval: [],
   busy: [
     String.raw`^\s*${SPINNER} (?:Working|Retrying|Compacting|Summarizing)`,

@@ -49,6 +49,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const current = store.getLease(INGESTER_LEASE)
     // The team store (issue 17): publish after each pass, carry out teammates' actions.
     let team: {kick(): void; stop(): Promise<void>} | null = null
+    let status: {markDirty(): void} | null = null
     const {settleRunnerFor} = await import('../../lib/classifier.js')
     const settle = await settleRunnerFor(store, this.env, clock, say)
     const live = new LiveIngester(store, ingester, {
@@ -56,7 +57,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       extraDirs: [spoolDir(home)],
       leaseName: INGESTER_LEASE,
       log: say,
-      onChange: () => team?.kick(),
+      onChange: () => {
+        team?.kick()
+        status?.markDirty()
+      },
       onExtra: () => consumeSpool(store, ingester, home, clock),
       settle,
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
@@ -88,17 +92,34 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .map((r) => r.root)
         .join(', ')} (pid ${process.pid})\n`,
     )
+    const keeper = await this.statusKeeper(store, clock)
+    status = keeper
+    keeper.tick()
     const schedules = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
+      try {
+        keeper.tick()
+      } catch (error) {
+        say(`status file not written: ${(error as Error).message}`)
+      }
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
     await stopped
     clearInterval(schedules)
+    keeper.stop()
     await team?.stop()
     await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** status.json and status.line, kept current for status bars (src/lib/notify/status-keeper.ts). */
+  private async statusKeeper(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number) {
+    const {configPath, loadConfig} = await import('../../lib/config.js')
+    const {statusKeeper} = await import('../../lib/notify/status-keeper.js')
+    const config = await loadConfig(this.env)
+    return statusKeeper(store, this.env, clock, this.me, config.inbox.recencyMs, configPath(this.env))
   }
 
   /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */

@@ -5,6 +5,7 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {sessionFlag} from '../../lib/flags.js'
 import type {SelfSession} from '../../lib/self-session.js'
+import {MAX_STATE_TEXT} from '../../lib/state-fast.js'
 import type {SessionJson} from '../../lib/views.js'
 
 /** `cast state --json`: the session after the declaration, and how it was found. */
@@ -13,8 +14,7 @@ export interface StateJson {
   via: SelfSession['via']
 }
 
-/** A state line is a short block: a sane limit keeps the inbox readable. */
-export const MAX_STATE_TEXT = 4000
+export {MAX_STATE_TEXT} from '../../lib/state-fast.js'
 
 export default class State extends BaseCommand {
   static override args = {

@@ -56,6 +56,29 @@ export function resolvePrefix(prefix: string, candidates: readonly IdCandidate[]
   return {kind: 'none', nearest: nearest(lower, candidates)}
 }
 
+/**
+ * resolvePrefix, then one more rule: an exact match on one field that is also a prefix of ANOTHER
+ * session's other field (one session's native id, another's cast id) is ambiguous when 4 or more
+ * characters were typed: an agent names its sessions, so a native id may be made to look like the
+ * start of someone else's cast id.
+ */
+export function resolveTyped(prefix: string, candidates: readonly IdCandidate[]): PrefixResolution {
+  const r = resolvePrefix(prefix, candidates)
+  if (r.kind !== 'one') return r
+  const typed = prefix.trim()
+  const lower = typed.toLowerCase()
+  const one = candidates.find((c) => c.id === r.id)
+  const byNative = one !== undefined && one.nativeId === typed && one.id !== lower
+  const byId = one !== undefined && one.id === lower && one.nativeId !== typed
+  const others = candidates.filter(
+    (c) =>
+      c.id !== r.id &&
+      ((byNative && c.id.startsWith(lower)) || (byId && (c.nativeId.startsWith(typed) || c.nativeId.toLowerCase().startsWith(lower)))),
+  )
+  if (typed.length < MIN_PREFIX_LENGTH || others.length === 0) return r
+  return {kind: 'many', matches: [...new Set([r.id, ...others.map((c) => c.id)])].sort()}
+}
+
 /** Up to 5 ids whose id or native id is closest to what was typed: longest common prefix, then edit distance. */
 function nearest(typed: string, candidates: readonly IdCandidate[]): string[] {
   const limit = Math.max(1, Math.floor(typed.length / 3))

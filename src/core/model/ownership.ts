@@ -53,3 +53,20 @@ export function inInbox({
   if (all) return true
   return lastActivityAt !== null && now - lastActivityAt <= recencyMs
 }
+
+/**
+ * The first moment inInbox() turns false with time alone (the recency window closing on an
+ * unowned session of mine), or null when time alone never changes it.
+ */
+export function inboxLeavesAt({
+  all = false,
+  lastActivityAt,
+  me,
+  owners,
+  recencyMs = TIME_LIMITS.RECENCY_WINDOW_MS,
+  runner,
+}: Omit<InboxInput, 'now'>): number | null {
+  if (owners.length > 0 || all || lastActivityAt === null) return null
+  if (runner !== null && !sameIdentity(runner, me)) return null
+  return lastActivityAt + recencyMs + 1
+}

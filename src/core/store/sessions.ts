@@ -106,6 +106,35 @@ export function sessionIds(store: Store): {id: string; nativeId: string; agent: 
   }))
 }
 
+/**
+ * The sessions a typed id can resolve to: those whose cast id or native id equals it or starts
+ * with it (as typed, or lowercased). Every candidate resolvePrefix and its ambiguity check can
+ * return, without loading every id (src/lib/resolve.ts).
+ *
+ * The rows carry the facts (kilobytes each): a scan of the table reads them all (180 ms at 10,000
+ * sessions). The cast ids are searched as a range of their primary key's index, and the native
+ * ids by scanning the UNIQUE (agent, native_id) index alone (migration 1 creates both; SQLite
+ * names the second sqlite_autoindex_sessions_2), then only the matching rows are read.
+ */
+export function sessionIdCandidates(store: Store, typed: string): {id: string; nativeId: string; agent: string}[] {
+  const params = {lower: typed.toLowerCase(), typed}
+  let rows: Row[]
+  try {
+    rows = store.q(CANDIDATES_SQL.replace('{native}', 'INDEXED BY sqlite_autoindex_sessions_2')).all(params) as Row[]
+  } catch {
+    // A store whose table was built another way: the same query without naming the index.
+    rows = store.q(CANDIDATES_SQL.replace('{native}', '')).all(params) as Row[]
+  }
+
+  return rows.map((r) => ({agent: String(r.agent), id: String(r.id), nativeId: String(r.native_id)}))
+}
+
+const CANDIDATES_SQL = `SELECT id, native_id, agent FROM sessions WHERE rowid IN (
+    SELECT rowid FROM sessions WHERE id >= :lower AND id < :lower || char(1114111)
+    UNION ALL
+    SELECT rowid FROM sessions {native}
+     WHERE substr(native_id, 1, length(:typed)) = :typed OR lower(substr(native_id, 1, length(:typed))) = :lower)`
+
 export function countSessions(store: Store): number {
   return Number((store.q('SELECT COUNT(*) AS n FROM sessions').get() as Row).n)
 }

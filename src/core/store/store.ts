@@ -32,7 +32,7 @@ import {openDatabase} from './db.js'
 import {acquireLease, getLease, heartbeatLease, holdsLease, type Lease, releaseLease} from './leases.js'
 import {getRecordsRow, patchRecords, type RecordsPatch} from './records.js'
 import {dueForCheck, lastSeq, nextCheckAt, reconcile, type ReconcileResult, type Transition, transitionsSince} from './reconcile.js'
-import {countSessions, loadFactsByNative, loadSessions, sessionIds, type SessionRow, upsertFacts} from './sessions.js'
+import {countSessions, loadFactsByNative, loadSessions, sessionIdCandidates, sessionIds, type SessionRow, upsertFacts} from './sessions.js'
 import {type Row, str} from './rows.js'
 
 export type {FileRow, StoredContribution} from './contributions.js'
@@ -151,6 +151,11 @@ export class Store {
   /** Every session id with its native id, for prefix resolution. */
   sessionIds(): {id: string; nativeId: string; agent: string}[] {
     return sessionIds(this)
+  }
+
+  /** The sessions `typed` can resolve to (an exact or a prefix match), without loading every id. */
+  sessionIdCandidates(typed: string): {id: string; nativeId: string; agent: string}[] {
+    return sessionIdCandidates(this, typed)
   }
 
   countSessions(): number {

@@ -1,0 +1,116 @@
+/**
+ * `cast status` without oclif, for bin/run.js: handles `cast status [--format F] [--json]` and
+ * returns false for anything else (help, a bad flag, --path), which oclif then handles.
+ *
+ * The answer comes from status.json when it still holds (src/lib/notify/status-cache.ts): a Node
+ * start and one small file read. Otherwise the store is counted (src/lib/notify/status.ts) and
+ * the file written for the next call. Only the miss loads the store's modules.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {castHome, clockFrom, homeDir} from '../env.js'
+import {
+  cacheHolds,
+  type CachedCounts,
+  configStamp,
+  loadStatusCache,
+  meKey,
+  renderStatus,
+  storeStamp,
+  validUntil,
+  writeStatusCache,
+} from './status-cache.js'
+
+export async function fastStatus(argv: readonly string[]): Promise<boolean> {
+  let format: string | undefined
+  let json = false
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '--json') json = true
+    else if (a === '--format' && i + 1 < argv.length) format = argv[++i]
+    else if (a.startsWith('--format=')) format = a.slice('--format='.length)
+    else return false
+  }
+
+  const env = process.env
+  const home = castHome(env)
+  const now = clockFrom(env)()
+  const print = (c: CachedCounts, line: string | null): void => {
+    if (line === null || format !== undefined) line = renderStatus(c, format)
+
+    process.stdout.write((json ? JSON.stringify({...c, line}) : line) + '\n')
+  }
+
+  // No store yet: nothing needs you (and no store is created for a status bar).
+  if (!fs.existsSync(path.join(home, 'cast.db'))) {
+    print(EMPTY, null)
+    return true
+  }
+
+  const configFile = env.CAST_HOME
+    ? path.join(home, 'config.json')
+    : path.join(env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config'), 'cast', 'config.json')
+  const key = meKey(env)
+  const cstamp = configStamp(configFile)
+  const cached = loadStatusCache(home)
+  if (cached && cacheHolds(cached, home, key, cstamp, now)) {
+    print(cached.counts, cached.line)
+    return true
+  }
+
+  const recencyMs = cached && cached.config_stamp === cstamp ? cached.recency_ms : await fastRecency(configFile)
+  const {Store} = await import('../../core/store/store.js')
+  const {statusSnapshot} = await import('./status.js')
+  const {whoAmI} = await import('../env.js')
+  const store = new Store(home, {readonly: true})
+  try {
+    // Stamped after the open (which may create the WAL file) and before the read: a write while
+    // counting makes the next call count again.
+    const stamp = storeStamp(home)
+    const snap = statusSnapshot(store, whoAmI(env), now, recencyMs ?? undefined)
+    const line = renderStatus(snap.counts)
+    if (stamp !== null)
+      writeStatusCache(home, {
+        computed_at: now,
+        config_stamp: cstamp,
+        counts: snap.counts,
+        line,
+        me_key: key,
+        recency_ms: recencyMs,
+        stamp,
+        v: 1,
+        valid_until: validUntil(now, snap.nextChangeAt),
+      })
+    print(snap.counts, format === undefined ? line : null)
+  } finally {
+    store.close()
+  }
+
+  return true
+}
+
+const EMPTY: CachedCounts = {done: 0, need: 0, needs_input: 0, questions: 0, quiet: 0, working: 0}
+
+/**
+ * inbox.recency from the config file without loading the config module (it pulls in oclif, which
+ * alone costs more than the budget). A file that does not parse is left to oclif's path, which
+ * reports it; a missing file means the default (null).
+ */
+async function fastRecency(file: string): Promise<number | null> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return null
+  }
+
+  const raw = JSON.parse(text) as {inbox?: {recency?: unknown}}
+  const r = raw?.inbox?.recency
+  if (r === undefined) return null
+  if (typeof r === 'number') return r
+  const {parseDuration} = await import('../../core/model/durations.js')
+  const ms = typeof r === 'string' ? parseDuration(r) : null
+  if (ms === null || ms <= 0) throw new Error('inbox.recency is not a duration')
+  return ms
+}

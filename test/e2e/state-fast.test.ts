@@ -1,0 +1,91 @@
+/**
+ * `cast state` answers without oclif while a live ingester keeps the store current
+ * (src/lib/state-fast.ts): the same bytes and exit codes as the command itself, which the test
+ * runs in-process through oclif (test/helpers/run-command.ts) beside the spawned fast path.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {runCommand} from '../helpers/run-command.js'
+
+const SID = 'aaaaaaaa-1111-4222-8333-0000000000c1'
+const OTHER = 'aaaaaaaa-1111-4222-8333-0000000000c2'
+let h: TempHome
+let daemon: ReturnType<typeof startCast> | undefined
+beforeEach(async () => {
+  h = makeHome()
+  const cwd = '/src/app'
+  const at = new Date(Date.now() - 60_000)
+  writeFile(claudeTranscriptPath(h.home, cwd, SID), claudeLines({at, cwd, prompt: 'Fix the test', sessionId: SID}))
+  writeFile(claudeTranscriptPath(h.home, cwd, OTHER), claudeLines({at, cwd, prompt: 'Other', sessionId: OTHER}))
+  daemon = startCast(['daemon'], h.env)
+  for (let i = 0; i < 80; i++) {
+    if (json(await runCast(['daemon', 'status', '--json'], {env: h.env})).running) break
+    await new Promise((r) => setTimeout(r, 250))
+  }
+})
+afterEach(async () => {
+  await daemon?.stop()
+  h.cleanup()
+})
+
+/** A JSON answer with the clock's own fields taken out: the two runs are made at different times. */
+function timeless(text: string): unknown {
+  return JSON.parse(text, (k, v: unknown) => (k === 'at' || k.endsWith('_at') || k === 'age' ? '<time>' : v))
+}
+
+describe('cast state while cast daemon runs', () => {
+  it('prints what the command prints, human and --json, found by --session, CAST_SESSION or the agent variable', async () => {
+    const fast = await runCast(['state', '--session', SID, 'Shipping the fix'], {env: h.env})
+    const slow = await runCommand(['state', '--session', SID, 'Shipping the fix'], {env: h.env})
+    const fastJson = await runCast(['state', '--status', 'done', 'Shipped\nall green', '--json'], {env: {...h.env, CAST_SESSION: SID}})
+    const slowJson = await runCommand(['state', '--status', 'done', 'Shipped\nall green', '--json'], {env: {...h.env, CAST_SESSION: SID}})
+    const byVariable = await runCast(['state', 'From the agent'], {env: {...h.env, CLAUDE_SESSION_ID: OTHER}})
+
+    expect(fast).toMatchObject({code: 0, stderr: ''})
+    expect(fast.stdout).toMatch(/^\w{7}: working — Shipping the fix {2}\(now \w+:\w+; found via --session\)\n$/)
+    expect(fast.stdout).toBe(slow.stdout)
+    expect(fastJson.code).toBe(0)
+    expect(timeless(fastJson.stdout)).toEqual(timeless(slowJson.stdout))
+    expect(json(fastJson).session.state_line).toMatchObject({status: 'done', text: 'Shipped\nall green'})
+    expect(byVariable.stdout).toContain('found via CLAUDE_SESSION_ID')
+    expect(json(await runCast(['explain', OTHER, '--json'], {env: h.env})).session.state_line).toMatchObject({text: 'From the agent'})
+  })
+
+  it('leaves what it does not answer to the command: an unknown or ambiguous session, a bad status, stdin', async () => {
+    const unknown = await runCast(['state', '--session', 'zzzzzzzz', 'x'], {env: h.env})
+    const ambiguous = await runCast(['state', '--session', 'aaaaaaaa', 'x'], {env: h.env})
+    const badStatus = await runCast(['state', '--status', 'finished', 'x', '--session', SID], {env: h.env})
+    const stdin = await runCast(['state', '-', '--session', SID], {env: h.env, input: 'From stdin\n'})
+
+    expect(unknown.code).toBe(3)
+    expect(unknown.stderr).toContain('No session matches "zzzzzzzz"')
+    expect(ambiguous.code).toBe(4)
+    expect(badStatus.code).toBe(2)
+    expect(stdin.code).toBe(0)
+    expect(stdin.stdout).toContain('From stdin')
+    expect(fs.existsSync(path.join(h.castHome, 'cast.db'))).toBe(true)
+  })
+})
+
+describe('cast state with no live ingester', () => {
+  it("syncs the session's own file first: lines written since the last sync count before the declaration", async () => {
+    await daemon?.stop()
+    daemon = undefined
+    const file = claudeTranscriptPath(h.home, '/src/app', SID)
+    await runCast(['sessions', '--json'], {env: h.env})
+    const before = json(await runCast(['explain', SID, '--json'], {env: h.env})).session.messages
+    // Two more messages, which no sync has read yet.
+    const more = claudeLines({at: new Date(Date.now() - 30_000), cwd: '/src/app', prompt: 'And the docs', sessionId: SID})
+    fs.appendFileSync(file, more)
+    const declared = await runCast(['state', 'Docs next'], {env: {...h.env, CLAUDE_SESSION_ID: SID}})
+    const after = json(await runCast(['explain', SID, '--json'], {env: h.env})).session
+
+    expect(declared).toMatchObject({code: 0, stderr: ''})
+    expect(declared.stdout).toContain('found via CLAUDE_SESSION_ID')
+    expect(after.messages).toBeGreaterThan(before)
+    expect(after.state_line).toMatchObject({messages_since: 0, text: 'Docs next'})
+  })
+})
