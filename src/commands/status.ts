@@ -3,13 +3,14 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../lib/base-command.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
-/** `cast status --json`: the counts and the line they fill in. */
-export type StatusJson = StatusCounts & {line: string}
+/** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */
+export type StatusJson = StatusCounts & {line: string; synced: boolean}
 
 export default class Status extends BaseCommand {
   static override description = `One short line for tmux status-right or a shell prompt: how many sessions need you
 (Questions and Needs Input of your inbox, nothing filed away, no subagents) and how many have
-gone quiet (working, silent for 10 minutes). "nothing needs you" when none does.
+gone quiet (working, silent for 10 minutes). "nothing needs you" when none does;
+"? not yet synced" before the first sync (no store yet: run cast sessions or cast daemon).
 
 It only reads the store, which cast daemon keeps current, and answers in a few milliseconds
 (bench/status.js). --format fills {need} {quiet} {questions} {working} {done} {total}.
@@ -29,6 +30,15 @@ In ~/.tmux.conf:
 
   async run(): Promise<StatusJson> {
     const {flags} = await this.parse(Status)
+    const {UNSYNCED} = await import('../lib/notify/status.js')
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const {castHome} = await import('../lib/env.js')
+    if (!fs.existsSync(path.join(castHome(this.env), 'cast.db'))) {
+      if (!this.jsonEnabled()) this.log(UNSYNCED.line)
+      return {...UNSYNCED}
+    }
+
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {renderStatus, statusCounts} = await import('../lib/notify/status.js')
@@ -36,6 +46,6 @@ In ~/.tmux.conf:
     const c = statusCounts(store, this.me, this.now(), config.inbox.recencyMs)
     const line = renderStatus(c, flags.format)
     if (!this.jsonEnabled()) this.log(line)
-    return {...c, line}
+    return {...c, line, synced: true}
   }
 }

@@ -76,9 +76,10 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const fs = await import('node:fs')
   const path = await import('node:path')
   const home = castHome(env)
-  // No store yet: nothing needs you (and no store is created for a status bar).
+  // No store yet: nothing was ever read, so the line cannot say nothing needs you (and no store
+  // is created for a status bar).
   if (!fs.existsSync(path.join(home, 'cast.db'))) {
-    process.stdout.write((json ? JSON.stringify({...EMPTY, line: renderStatus(EMPTY, format)}) : renderStatus(EMPTY, format)) + '\n')
+    process.stdout.write((json ? JSON.stringify(UNSYNCED) : UNSYNCED.line) + '\n')
     return true
   }
 
@@ -88,7 +89,7 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   try {
     const c = statusCounts(store, whoAmI(env), clockFrom(env)(), recencyMs)
     const line = renderStatus(c, format)
-    process.stdout.write((json ? JSON.stringify({...c, line}) : line) + '\n')
+    process.stdout.write((json ? JSON.stringify({...c, line, synced: true}) : line) + '\n')
   } finally {
     store.close()
   }
@@ -97,6 +98,12 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
 }
 
 const EMPTY: StatusCounts = {done: 0, need: 0, needs_input: 0, questions: 0, quiet: 0, working: 0}
+
+/**
+ * `cast status` before the first sync (no store at CAST_HOME): a marker, whatever --format says,
+ * never "nothing needs you"; `synced: false` in JSON. Any `cast sessions` or `cast daemon` syncs.
+ */
+export const UNSYNCED = {...EMPTY, line: '? not yet synced', synced: false} as const
 
 /**
  * inbox.recency from the config file without loading the config module (it pulls in oclif, which
