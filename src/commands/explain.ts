@@ -95,7 +95,8 @@ function factsOf(row: SessionRow): ExplainFact[] {
     fact('queued', f.queued),
     {
       fact: 'process',
-      source: f.process?.source ?? null,
+      // No process: the source may say why none is read (src/core/ingest/recompose.ts unseenWriter).
+      source: f.process?.source ?? f.sources['process'] ?? null,
       value: f.process ? {alive: f.process.alive, pid: f.process.pid, status: f.process.status} : null,
     },
     fact('parent', f.parentNativeId, 'parentNativeId'),
