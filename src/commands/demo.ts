@@ -56,14 +56,7 @@ cast sessions -w, …).`
     fs.mkdirSync(home, {recursive: true})
     copyDemoTree(path.join(source, 'home'), home, now, Database)
 
-    // Two stand-in agent processes, so the live sessions have a real pid with a real start time.
-    // Kept (--keep), they outlive the demo while its folder is there, at most STAND_IN_KEPT_S, so
-    // the store explored reads as shown.
-    const standIn = (): ReturnType<typeof spawn> =>
-      flags.keep
-        ? spawn('sh', ['-c', KEPT_STAND_IN, 'cast-demo-stand-in', dir, String(STAND_IN_KEPT_S)], {detached: true, stdio: 'ignore'})
-        : spawn('sleep', ['300'], {stdio: 'ignore'})
-    const stand = [standIn(), standIn()]
+    const stand = standIns(spawn, flags.keep, dir)
     const filings = JSON.parse(fs.readFileSync(path.join(source, 'filings.json'), 'utf8')) as DemoFilings
     writeDemoRegistry(
       path.join(source, 'registry'),
@@ -151,3 +144,16 @@ cast sessions -w, …).`
 const STAND_IN_KEPT_S = 3600
 /** A kept stand-in: lives while the demo folder ($1) is there, for at most $2 seconds. */
 const KEPT_STAND_IN = 'end=$(( $(date +%s) + $2 )); while [ -d "$1" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 2; done'
+
+/**
+ * Two stand-in agent processes, so the live sessions have a real pid with a real start time.
+ * Kept (--keep), they outlive the demo while its folder is there, at most STAND_IN_KEPT_S, so the
+ * store explored reads as shown.
+ */
+function standIns(spawn: typeof import('node:child_process').spawn, keep: boolean, dir: string): ReturnType<typeof spawn>[] {
+  const one = (): ReturnType<typeof spawn> =>
+    keep
+      ? spawn('sh', ['-c', KEPT_STAND_IN, 'cast-demo-stand-in', dir, String(STAND_IN_KEPT_S)], {detached: true, stdio: 'ignore'})
+      : spawn('sleep', ['300'], {stdio: 'ignore'})
+  return [one(), one()]
+}

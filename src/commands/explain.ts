@@ -29,6 +29,8 @@ export interface ExplainJson {
   rule: Rule
   session: SessionJson
   state: WorkState
+  /** Present (true) when CAST_HOME is read-only: the stored facts, not synced. */
+  stale?: true
 }
 
 export default class Explain extends BaseCommand {
@@ -42,7 +44,12 @@ files read for it with their parse errors.`
 
   async run(): Promise<ExplainJson> {
     const {args} = await this.parse(Explain)
-    const {clock, store} = await this.syncedStore()
+    const {clock, store} = await this.syncedStore({}, true)
+    if (store.stale) {
+      const {staleLine} = await import('../lib/sessions-list.js')
+      process.stderr.write(staleLine(store.home) + '\n')
+    }
+
     const {resolveSession} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
@@ -66,6 +73,7 @@ files read for it with their parse errors.`
       rule: c.rule,
       session: sessionJson(row, this.me, now),
       state: c.state,
+      ...(store.stale ? {stale: true as const} : {}),
     }
     if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files, now)) this.log(line)
     return result

@@ -4,7 +4,7 @@ import {BaseCommand} from '../lib/base-command.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
 /** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */
-export type StatusJson = StatusCounts & {line: string; synced: boolean}
+export type StatusJson = StatusCounts & {line: string; synced: boolean; stale?: true}
 
 export default class Status extends BaseCommand {
   static override description = `One short line for tmux status-right or a shell prompt: how many sessions need you
@@ -39,13 +39,13 @@ In ~/.tmux.conf:
       return {...UNSYNCED}
     }
 
-    const store = await this.openStore()
+    const store = await this.openStore({forReading: true})
     const {loadConfig} = await import('../lib/config.js')
-    const {renderStatus, statusCounts} = await import('../lib/notify/status.js')
+    const {renderStatus, staleMark, statusCounts} = await import('../lib/notify/status.js')
     const config = await loadConfig(this.env)
     const c = statusCounts(store, this.me, this.now(), config.inbox.recencyMs)
-    const line = renderStatus(c, flags.format)
+    const line = staleMark(renderStatus(c, flags.format), store.stale)
     if (!this.jsonEnabled()) this.log(line)
-    return {...c, line, synced: true}
+    return {...c, line, synced: true, ...(store.stale ? {stale: true as const} : {})}
   }
 }

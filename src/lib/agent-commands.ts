@@ -135,7 +135,7 @@ export function takesPresetId(template: readonly string[]): boolean {
 /**
  * Why `file` cannot be run with this PATH (as execvp would look it up), or null when it can: the
  * check `cast spawn` makes before it opens a tmux window, so a missing CLI is said as headless
- * says it ("claude: command not found") and no tmux server is started for nothing.
+ * says it ("<cli>: command not found") and no tmux server is started for nothing.
  */
 export function notRunnable(file: string, env: Readonly<Record<string, string | undefined>>): string | null {
   const executable = (p: string): boolean => {

@@ -228,6 +228,8 @@ export interface Listing {
   /** Sessions of my inbox left out by the recency window only (`--all` lists them); 0 with --all. */
   older_hidden: number
   sessions: SessionJson[]
+  /** Present (true) when CAST_HOME is read-only: the stored inbox, not synced (docs/contract.md §6.1). */
+  stale?: true
 }
 
 /**

@@ -64,9 +64,9 @@ function composeSession(adapter: Adapter, nativeId: string, contribs: readonly C
 }
 
 /**
- * "No process holds it" (pid 0: a Codex rollout no process holds open, a scan that found no agent
- * process) is read as a crash only where its writer would be visible: the folder the session
- * recorded exists on this machine and /proc can be read. A session written from a container,
+ * "No process holds it" (pid 0: a transcript its agent writes through one open handle that no
+ * process holds open, as its notes under docs/agents/ say; a scan that found no agent process)
+ * is read as a crash only where its writer would be visible: the folder the session recorded exists on this machine and /proc can be read. A session written from a container,
  * another PID namespace or another host sharing the files records a folder this machine does not
  * have (or none): there the absence proves nothing, the process fact is dropped (the files' own
  * facts and the turn-pending limit, rule 8, decide) and its source says why (`cast explain`).

@@ -88,13 +88,18 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const store = new Store(home, {readonly: true})
   try {
     const c = statusCounts(store, whoAmI(env), clockFrom(env)(), recencyMs)
-    const line = renderStatus(c, format)
-    process.stdout.write((json ? JSON.stringify({...c, line, synced: true}) : line) + '\n')
+    const line = staleMark(renderStatus(c, format), store.stale)
+    process.stdout.write((json ? JSON.stringify({...c, line, synced: true, ...(store.stale ? {stale: true} : {})}) : line) + '\n')
   } finally {
     store.close()
   }
 
   return true
+}
+
+/** A read-only CAST_HOME: the stored counts, marked (nothing syncs them). */
+export function staleMark(line: string, stale: boolean): string {
+  return stale ? `${line} (stale)` : line
 }
 
 const EMPTY: StatusCounts = {done: 0, need: 0, needs_input: 0, questions: 0, quiet: 0, working: 0}
