@@ -51,6 +51,7 @@ describe('a Codex rollout no process holds', () => {
     const a = json(await runCast(['explain', local, '--json'], {env: h.env}))
     const b = json(await runCast(['explain', remote, '--json'], {env: h.env}))
     const human = await runCast(['explain', remote], {env: h.env})
+    const dead = await runCast(['explain', local], {env: h.env})
 
     expect([a.state, a.reason]).toEqual(['needs_input', 'dead'])
     expect([b.state, b.reason]).toEqual(['working', 'turn_pending'])
@@ -59,5 +60,7 @@ describe('a Codex rollout no process holds', () => {
     expect(proc.source.ref).toContain('/workspace/container-only/app is not on this machine')
     expect(human.stdout).toContain('not read as a crash')
     expect(human.stdout).not.toContain('process 0')
+    expect(dead.stdout).toMatch(/6\. no process \(no process holds .*\): read as a crash with \d+ messages?/)
+    expect(dead.stdout).not.toContain('process 0')
   })
 })
