@@ -76,9 +76,12 @@ export function unseenWriter(facts: SessionFacts, before: SessionFacts, exists: 
   if (proc === null || proc.alive || proc.pid > 0 || proc.exited !== 'crash') return facts
   const cwd = facts.cwd
   let why: string | null = null
+  const file = [facts.sources['settled'], facts.sources['turnIndex'], facts.sources['messages']].find((x) => x?.ref.startsWith('/'))?.ref
+  const shared = file === undefined ? null : networkMount(file)
   if (!exists('/proc/self')) why = 'this machine has no /proc to see its process'
   else if (cwd === null) why = 'the session records no folder, so its process could run anywhere'
   else if (!exists(cwd)) why = `its folder ${cwd} is not on this machine (a container, another PID namespace or another host)`
+  else if (shared !== null) why = `its file is on a ${shared} mount another host may write`
   if (why === null) return facts
   const note = {kind: 'process' as const, ref: `no process here holds it, but ${why}: not read as a crash`}
   // The facts as the files say them (a scan's "gone" also closes the asks: not here).
@@ -132,4 +135,34 @@ export function claimsChanged(store: Store, claims: readonly {agent: string; nat
   }
 
   return changed
+}
+
+/** Filesystems another host can write to (a writer there holds no handle here). */
+const NETWORK_FS = /^(nfs4?|cifs|smb3?|9p|virtiofs|fuse\.sshfs|fuse\.rclone|ceph|glusterfs|afs|lustre|gpfs)$/
+
+let mounts: {point: string; type: string}[] | null = null
+
+/** The network filesystem type `file` lives on (from /proc/self/mountinfo), or null. */
+function networkMount(file: string): string | null {
+  if (mounts === null) {
+    mounts = []
+    try {
+      for (const line of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+        const [left, right] = line.split(' - ')
+        const point = left?.split(' ')[4]
+        const type = right?.split(' ')[0]
+        if (point && type) mounts.push({point: point.replaceAll('\\040', ' '), type})
+      }
+    } catch {
+      // no /proc: unseenWriter says so first
+    }
+  }
+
+  let best: {point: string; type: string} | null = null
+  for (const m of mounts) {
+    const inside = m.point === '/' || file === m.point || file.startsWith(m.point + '/')
+    if (inside && (best === null || m.point.length >= best.point.length)) best = m
+  }
+
+  return best !== null && NETWORK_FS.test(best.type) ? best.type : null
 }
