@@ -56,8 +56,7 @@ cast sessions -w, …).`
     fs.mkdirSync(home, {recursive: true})
     copyDemoTree(path.join(source, 'home'), home, now, Database)
 
-    // Two stand-in agent processes, so the live sessions have a real pid with a real start time.
-    const stand = [spawn('sleep', ['300'], {stdio: 'ignore'}), spawn('sleep', ['300'], {stdio: 'ignore'})]
+    const stand = standIns(spawn, flags.keep, dir)
     const filings = JSON.parse(fs.readFileSync(path.join(source, 'filings.json'), 'utf8')) as DemoFilings
     writeDemoRegistry(
       path.join(source, 'registry'),
@@ -94,12 +93,23 @@ cast sessions -w, …).`
       fileDemoRecords(store, filings, me, now)
       const {listing, rows} = buildListing(store.loadSessions(), me, now, {})
       if (!this.jsonEnabled())
-        await this.print(listing, rows, {castHome, home, keep: flags.keep, lines: stats.lines, files: stats.files, now})
+        await this.print(listing, rows, {
+          castHome,
+          files: stats.files,
+          home,
+          keep: flags.keep,
+          lines: stats.lines,
+          now,
+          standIns: stand.map((p) => p.pid!),
+        })
 
       return {...listing, cast_home: castHome, home, kept: flags.keep}
     } finally {
       store.close()
-      for (const p of stand) p.kill('SIGTERM')
+      for (const p of stand) {
+        if (flags.keep) p.unref()
+        else p.kill('SIGTERM')
+      }
       if (!flags.keep) fs.rmSync(dir, {force: true, recursive: true})
     }
   }
@@ -108,7 +118,7 @@ cast sessions -w, …).`
   private async print(
     listing: Listing,
     rows: SessionRow[],
-    o: {castHome: string; home: string; keep: boolean; files: number; lines: number; now: number},
+    o: {castHome: string; home: string; keep: boolean; files: number; lines: number; now: number; standIns: readonly number[]},
   ): Promise<void> {
     const {renderListing} = await import('../lib/views.js')
     const {terminalStyle} = await import('../lib/style.js')
@@ -121,9 +131,29 @@ cast sessions -w, …).`
       const {shellQuote} = await import('../lib/hooks/command.js')
       this.log(`  export HOME=${shellQuote(o.home)} CAST_HOME=${shellQuote(o.castHome)} CAST_USER=${shellQuote(this.me)}`)
       this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
-      this.log('(the two stand-in agent processes stop now, so those sessions will read dead next time.)')
+      this.log(
+        `(the two stand-in agent processes, pids ${o.standIns.join(' and ')}, keep the live sessions live for an hour, or until the folder is removed; kill ${o.standIns.join(' ')} ends them sooner, and those two sessions then read dead.)`,
+      )
     } else {
       this.log(`The demo read ${o.files} files (${o.lines} lines) into a fresh store, removed again (--keep keeps it).`)
     }
   }
+}
+
+/** How long the stand-in agent processes of a kept demo live at most (seconds). */
+const STAND_IN_KEPT_S = 3600
+/** A kept stand-in: lives while the demo folder ($1) is there, for at most $2 seconds. */
+const KEPT_STAND_IN = 'end=$(( $(date +%s) + $2 )); while [ -d "$1" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 2; done'
+
+/**
+ * Two stand-in agent processes, so the live sessions have a real pid with a real start time.
+ * Kept (--keep), they outlive the demo while its folder is there, at most STAND_IN_KEPT_S, so the
+ * store explored reads as shown.
+ */
+function standIns(spawn: typeof import('node:child_process').spawn, keep: boolean, dir: string): ReturnType<typeof spawn>[] {
+  const one = (): ReturnType<typeof spawn> =>
+    keep
+      ? spawn('sh', ['-c', KEPT_STAND_IN, 'cast-demo-stand-in', dir, String(STAND_IN_KEPT_S)], {detached: true, stdio: 'ignore'})
+      : spawn('sleep', ['300'], {stdio: 'ignore'})
+  return [one(), one()]
 }

@@ -34,6 +34,8 @@ export interface ExplainJson {
   holds: HoldsJson
   /** Its park: holding, or the last one that ended (with how). */
   park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
+  /** Present (true) when CAST_HOME is read-only: the stored facts, not synced. */
+  stale?: true
 }
 
 export default class Explain extends BaseCommand {
@@ -47,7 +49,12 @@ files read for it with their parse errors.`
 
   async run(): Promise<ExplainJson> {
     const {args} = await this.parse(Explain)
-    const {clock, store} = await this.syncedStore()
+    const {clock, store} = await this.syncedStore({}, true)
+    if (store.stale) {
+      const {staleLine} = await import('../lib/sessions-list.js')
+      process.stderr.write(staleLine(store.home) + '\n')
+    }
+
     const {resolveSession} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
@@ -84,6 +91,7 @@ files read for it with their parse errors.`
             until: row.park.untilId,
           }
         : null,
+      ...(store.stale ? {stale: true as const} : {}),
     }
     if (!this.jsonEnabled()) {
       for (const line of explainLines(result, row, c, files, now)) this.log(line)
@@ -122,7 +130,8 @@ function factsOf(row: SessionRow): ExplainFact[] {
     fact('queued', f.queued),
     {
       fact: 'process',
-      source: f.process?.source ?? null,
+      // No process: the source may say why none is read (src/core/ingest/recompose.ts unseenWriter).
+      source: f.process?.source ?? f.sources['process'] ?? null,
       value: f.process ? {alive: f.process.alive, pid: f.process.pid, status: f.process.status} : null,
     },
     fact('parent', f.parentNativeId, 'parentNativeId'),

@@ -56,7 +56,7 @@ prints each matching session once.`
     }
 
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
-    const store = await this.openStore()
+    const store = await this.openStore({forReading: true})
     const clock = this.clock()
     // The listing is shared with bin/run.js's fast path (src/lib/sessions-fast.ts): same bytes.
     const {listSessions} = await import('../lib/sessions-list.js')

@@ -246,6 +246,10 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         pid = started.pid
         stillRunning = () => Promise.resolve(pidAlive(started.pid))
       } else {
+        // Said before tmux starts, as headless says it: no window and no tmux server for a missing CLI.
+        const {notRunnable} = await import('../lib/agent-commands.js')
+        const missing = notRunnable(argv[0] ?? '', {...this.env, PWD: o.cwd})
+        if (missing !== null) throw new Error(missing)
         const {openWindow, paneAlive} = await import('../lib/tmux.js')
         const pane = await openWindow({argv, cwd: o.cwd, name: o.label ?? o.agentName, session: 'cast', vars: o.vars}, this.env)
         target = `tmux ${pane.id} (${pane.address})`

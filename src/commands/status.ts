@@ -3,13 +3,14 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../lib/base-command.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
-/** `cast status --json`: the counts and the line they fill in. */
-export type StatusJson = StatusCounts & {line: string}
+/** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */
+export type StatusJson = StatusCounts & {line: string; synced: boolean; stale?: true}
 
 export default class Status extends BaseCommand {
   static override description = `One short line for tmux status-right or a shell prompt: how many sessions need you
 (Questions and Needs Input of your inbox, nothing filed away, no subagents) and how many have
-gone quiet (working, silent for 10 minutes). "nothing needs you" when none does.
+gone quiet (working, silent for 10 minutes). "nothing needs you" when none does;
+"? not yet synced" before the first sync (no store yet: run cast sessions or cast daemon).
 
 It only reads the store, which cast daemon keeps current, and answers from a small file
 (status.json in the cast home) while nothing changed (bench/status.js). --format fills
@@ -34,22 +35,29 @@ starting Node at all: put the file cast status --path prints in the line, e.g.
 
   async run(): Promise<StatusJson | {path: string}> {
     const {flags} = await this.parse(Status)
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const {castHome} = await import('../lib/env.js')
     if (flags.path) {
-      const path = await import('node:path')
-      const {castHome} = await import('../lib/env.js')
       const {STATUS_LINE} = await import('../lib/notify/status-cache.js')
       const file = path.join(castHome(this.env), STATUS_LINE)
       if (!this.jsonEnabled()) this.log(file)
       return {path: file}
     }
 
-    const store = await this.openStore()
+    const {UNSYNCED} = await import('../lib/notify/status.js')
+    if (!fs.existsSync(path.join(castHome(this.env), 'cast.db'))) {
+      if (!this.jsonEnabled()) this.log(UNSYNCED.line)
+      return {...UNSYNCED}
+    }
+
+    const store = await this.openStore({forReading: true})
     const {loadConfig} = await import('../lib/config.js')
-    const {renderStatus, statusCounts} = await import('../lib/notify/status.js')
+    const {renderStatus, staleMark, statusCounts} = await import('../lib/notify/status.js')
     const config = await loadConfig(this.env)
     const c = statusCounts(store, this.me, this.now(), config.inbox.recencyMs)
-    const line = renderStatus(c, flags.format)
+    const line = staleMark(renderStatus(c, flags.format), store.stale)
     if (!this.jsonEnabled()) this.log(line)
-    return {...c, line}
+    return {...c, line, synced: true, ...(store.stale ? {stale: true as const} : {})}
   }
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES} from '../core/model/types.js'
+import type {SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {durationFlag} from '../lib/time-flags.js'
@@ -13,9 +14,14 @@ export interface WaitJson {
 }
 
 export default class Wait extends BaseCommand {
-  static override args = {session: Args.string({description: 'Session ids or prefixes (several allowed).', required: true})}
+  static override args = {
+    session: Args.string({description: 'Session ids or prefixes (several allowed; none with --any: every session in your inbox).'}),
+  }
   static override description = `Blocks until every named session (or any, with --any) is in one of the given states, then
-exits 0; with --json it prints the sessions' lines. Exits 124 when --timeout passes first.
+exits 0, printing each such session's short id, state:reason and title (with --json, the
+sessions' lines). With --any and no session, it waits for any session in your inbox (what
+cast sessions lists) and prints those in the state, most urgent first. Exits 124 when
+--timeout passes first.
 It reads the store, so it keeps waiting across an ingester restart; with no ingester running it
 syncs the agents' files itself.`
   static override examples = [
@@ -23,6 +29,10 @@ syncs the agents' files itself.`
     {
       command: '<%= config.bin %> <%= command.id %> jhgmszz ckq7fgv --until done --any --timeout 30m --json',
       description: 'The first of two to finish.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --until needs_input --any',
+      description: 'The next time any session in your inbox waits on you (an orchestrator loop).',
     },
     {
       command: '<%= config.bin %> <%= command.id %> jhgmszz --until done --timeout 2s',
@@ -52,13 +62,19 @@ syncs the agents' files itself.`
       wanted.push(state)
     }
 
+    const named = splitList(argv)
+    if (named.length === 0 && !flags.any)
+      this.fail('Name the sessions to wait for, or wait for any session in your inbox with --any.', EXIT.USAGE, [
+        `cast wait --until ${wanted.join(',')} --any`,
+      ])
     const {clock, store} = await this.syncedStore()
     const {resolveSessions} = await import('../lib/resolve.js')
     const {sessionJson} = await import('../lib/views.js')
-    const ids = resolveSessions(store, splitList(argv))
+    const ids = named.length > 0 ? resolveSessions(store, named) : null
+    const inbox = ids === null ? await this.inboxRows(wanted) : null
     const deadline = flags.timeout === undefined ? null : Date.now() + flags.timeout
     for (;;) {
-      const rows = store.loadSessions(ids)
+      const rows = ids === null ? inbox!(clock()) : store.loadSessions(ids)
       const met = rows.filter((r) => wanted.includes(r.state))
       if (flags.any ? met.length > 0 : met.length === rows.length) {
         const now = clock()
@@ -70,7 +86,8 @@ syncs the agents' files itself.`
       if (deadline !== null && Date.now() >= deadline) {
         const now = clock()
         const sessions = rows.map((r) => sessionJson(r, this.me, now))
-        if (!this.jsonEnabled()) process.stderr.write(`cast: timed out waiting for ${wanted.join(' or ')}\n`)
+        if (!this.jsonEnabled())
+          process.stderr.write(`cast: timed out waiting for ${ids === null ? 'any session to be ' : ''}${wanted.join(' or ')}\n`)
         process.exitCode = EXIT.TIMEOUT
         return {met: false, sessions}
       }
@@ -78,5 +95,14 @@ syncs the agents' files itself.`
       await new Promise((r) => setTimeout(r, 250))
       await this.sync(store, clock)
     }
+  }
+
+  /** With --any and no session: the rows of my inbox (as cast sessions lists them, in its order) in a wanted state. */
+  private async inboxRows(wanted: readonly string[]): Promise<(now: number) => SessionRow[]> {
+    const {loadConfig} = await import('../lib/config.js')
+    const {inboxListing} = await import('../lib/stream-listing.js')
+    const recencyMs = (await loadConfig(this.env)).inbox.recencyMs
+    const store = await this.openStore()
+    return (now) => (inboxListing(store, this.me, now, {recencyMs}, [])?.rows ?? []).filter((r) => wanted.includes(r.state))
   }
 }

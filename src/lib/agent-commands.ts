@@ -8,6 +8,9 @@
  * is checked against the agent's id syntax before it is put in; a template from the config that
  * passes `{prompt}` without a `--` before it is refused for a message that begins with `-`.
  */
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {type AgentCommands, binOf, registry} from '../adapters/index.js'
 import type {Agent} from '../core/model/types.js'
 import type {CastConfig} from './config.js'
@@ -127,4 +130,24 @@ export function fillTemplate(template: readonly string[], values: {prompt?: stri
 /** Does the template let cast choose the session id up front? */
 export function takesPresetId(template: readonly string[]): boolean {
   return template.some((a) => a.includes('{id}'))
+}
+
+/**
+ * Why `file` cannot be run with this PATH (as execvp would look it up), or null when it can: the
+ * check `cast spawn` makes before it opens a tmux window, so a missing CLI is said as headless
+ * says it ("<cli>: command not found") and no tmux server is started for nothing.
+ */
+export function notRunnable(file: string, env: Readonly<Record<string, string | undefined>>): string | null {
+  const executable = (p: string): boolean => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK)
+      return fs.statSync(p).isFile()
+    } catch {
+      return false
+    }
+  }
+
+  if (file.includes('/')) return executable(path.resolve(env.PWD ?? process.cwd(), file)) ? null : `${file}: no such executable file`
+  const dirs = (env.PATH ?? '').split(':').map((d) => d || '.')
+  return dirs.some((d) => executable(path.join(d, file))) ? null : `${file}: command not found`
 }

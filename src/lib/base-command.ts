@@ -111,14 +111,16 @@ export abstract class BaseCommand extends Command {
    * The store at CAST_HOME brought up to date for a read: one incremental sync when no live
    * ingester holds the lease (lib/ingest.ts syncBeforeRead), with the command's clock.
    */
-  protected async syncedStore(options: SyncBeforeReadOptions = {}): Promise<SyncedStore> {
-    const store = await this.openStore()
+  protected async syncedStore(options: SyncBeforeReadOptions = {}, forReading = false): Promise<SyncedStore> {
+    const store = await this.openStore({forReading})
     const clock = this.clock()
     return {clock, store, synced: await this.sync(store, clock, options)}
   }
 
   /** One more sync of an open store (a command that polls, or one that opened it for something else first). */
   protected async sync(store: Store, clock: () => number, options: SyncBeforeReadOptions = {}): Promise<SyncStats | null> {
+    // A read-only CAST_HOME (openStore forReading): nothing can be synced; the stored inbox stands.
+    if (store.stale) return null
     const {syncBeforeRead} = await import('./ingest.js')
     return syncBeforeRead(store, this.env, clock, this.me, options)
   }
@@ -145,12 +147,13 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The store at CAST_HOME, opened once per command and closed in finally(). */
-  protected async openStore(options: {readonly?: boolean} = {}): Promise<Store> {
+  protected async openStore(options: {readonly?: boolean; forReading?: boolean} = {}): Promise<Store> {
     if (this.storeHandle) return this.storeHandle
     const {Store} = await import('../core/store/store.js')
     const home = castHome(this.env)
     try {
-      this.storeHandle = new Store(home, options)
+      // forReading: a command that only reads may read a read-only CAST_HOME's store as it is (stale).
+      this.storeHandle = options.forReading ? Store.forReading(home) : new Store(home, options)
     } catch (error) {
       // SQLite cannot even open (e.g. create its -shm) in a read-only folder: say that, not CANTOPEN.
       if (!options.readonly && (error as Error).name === 'StoreOpenError' && !writable(home)) {

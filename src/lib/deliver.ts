@@ -4,8 +4,10 @@
  *
  * 0. the text is data: control bytes other than newline and tab, and more than 64 KB, are
  *    refused (exit 2); `--if STATE[:REASON]` is checked at that moment (exit 5);
- * 1. a permission prompt or question dialog open in the store (registry, hooks, screen) is
- *    refused (exit 5), naming the dialog and the verb to use;
+ * 1. a permission prompt or question dialog open in the store (registry, hooks, screen) on a
+ *    session whose process looks live is refused (exit 5), naming the dialog and the verb to use;
+ *    with no live process the dialog died with it, and step 4 resumes the session with the
+ *    message as the answer;
  * 2. the session has a verified live process (pid and start time equal the claim) in exactly one
  *    tmux pane: the pane is captured right before typing, and a dialog on it is refused the same
  *    way; else the message is typed there, then Enter;
@@ -86,8 +88,6 @@ export async function sendMessage(
   const row = store.loadSessions([id])[0]
   if (!row) throw new CastError(`Session ${shortId(id)} is not in the store.`, EXIT.NOT_FOUND)
   checkIf(row, options)
-  const stored = storedDialog(row)
-  if (stored !== null) throw dialogRefusal(row, stored)
 
   const proc = row.facts.process
   const claims = checkClaims(store, row)
@@ -98,6 +98,9 @@ export async function sendMessage(
   let log: string | null = null
   const liveByStore = proc !== null && proc.alive && proc.exited === null
   if (claims.verified.length > 0 || liveByStore) {
+    // A dialog lives in its process: with a live one, a message typed now would answer it.
+    const stored = storedDialog(row)
+    if (stored !== null) throw dialogRefusal(row, stored)
     const found = await findPane(store, row, env, claims)
     if (found.pane === null) {
       throw new CastError(

@@ -12,8 +12,24 @@ export function castHome(env: Env = process.env): string {
   return path.join(homeDir(env), '.local', 'share', 'cast')
 }
 
+/**
+ * The user's home: `HOME` when it is an absolute path, else the passwd entry's (an empty or
+ * relative HOME would put the store and every agent folder under the current folder); with
+ * neither, a usage error.
+ */
 export function homeDir(env: Env = process.env): string {
-  return env.HOME || os.homedir()
+  if (env.HOME && path.isAbsolute(env.HOME)) return env.HOME
+  let home = ''
+  try {
+    home = os.userInfo().homedir
+  } catch {
+    // no passwd entry for this uid (a container's arbitrary uid)
+  }
+
+  if (home && path.isAbsolute(home)) return home
+  throw new UsageError(
+    `HOME is ${env.HOME ? `"${env.HOME}", not an absolute path` : 'empty'} and this user has no home in the passwd database: set HOME, or CAST_HOME and the agents' folders.`,
+  )
 }
 
 /** The clock every time rule uses: `CAST_NOW` (ISO 8601 or epoch ms) or the real one. */

@@ -119,7 +119,7 @@ export async function fastSessions(argv: readonly string[]): Promise<boolean> {
   let wrote = false
   let store: InstanceType<typeof Store> | undefined
   try {
-    store = new Store(castHome(env))
+    store = Store.forReading(castHome(env))
     const clock = clockFrom(env)
     const listing = await listSessions(store, env, clock, whoAmI(env), parsed.flags, {
       json: parsed.json,

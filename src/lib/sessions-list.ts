@@ -71,7 +71,9 @@ export async function listSessions(
   // A live ingester holding the lease keeps the store current: no sync, and the ingest wiring (every
   // adapter) is not even loaded. Only the time rules come due here, as syncBeforeRead does.
   let synced: SyncStats | null = null
-  if (!leaseIsLive(store.getLease(INGESTER_LEASE)))
+  // A read-only CAST_HOME: the stored inbox as it is, said once (stale).
+  if (store.stale) process.stderr.write(staleLine(store.home) + '\n')
+  else if (!leaseIsLive(store.getLease(INGESTER_LEASE)))
     synced = (await import('./ingest.js')).syncBeforeRead(store, env, clock, me, syncOptions)
   else if (!env.CAST_NOW?.trim()) sweepSnoozes(store, clock())
   const now = clock()
@@ -87,7 +89,7 @@ export async function listSessions(
     states: flags.state,
     team: flags.team,
   }
-  if (flags.all && out.json && !flags.team && remote.length === 0) {
+  if (flags.all && out.json && !flags.team && remote.length === 0 && !store.stale) {
     // The big list streams (issue 16 point 4): the same bytes, a chunk of rows at a time.
     streamListing(store, me, now, filters, (chunk) => out.write(chunk))
     return
@@ -100,6 +102,7 @@ export async function listSessions(
   // runs): say so, in JSON as in the human view.
   const unread = synced !== null && synced.deferred > 0 ? synced.deferred : leaseIsLive(store.getLease(BACKFILL_LEASE)) ? null : 0
   const listing = unread === 0 ? built.listing : withPartial(built.listing, unread)
+  if (store.stale) listing.stale = true
   if (!out.json) {
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
@@ -133,4 +136,9 @@ export async function listSessions(
 function withPartial(listing: Listing, unread: number | null): Listing {
   const {sessions, ...head} = listing
   return {...head, partial: true, unread_files: unread, sessions}
+}
+
+/** What a command reading a read-only CAST_HOME says once on stderr. */
+export function staleLine(home: string): string {
+  return `cast: CAST_HOME ${home} is read-only: this is the stored inbox, not synced (stale).`
 }

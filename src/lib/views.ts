@@ -52,7 +52,11 @@ export function askOf(row: SessionRow): AskJson | null {
   return null
 }
 
-/** The tmux pane the session runs in, when the screen sweep or the process scan tied one (`%3`). */
+/**
+ * The tmux pane the session runs in, when the screen sweep or the process scan tied one (`%3`),
+ * else the pane `cast spawn` opened for it while the session's live process is the one spawn
+ * started there (same pid; the engine checks it alive with its start time).
+ */
 export function paneOf(row: SessionRow): string | null {
   const refs = [row.facts.process?.source, ...Object.values(row.facts.sources)]
   for (const src of refs) {
@@ -61,6 +65,9 @@ export function paneOf(row: SessionRow): string | null {
     if (m) return m[1]!
   }
 
+  const spawned = row.spawnPane
+  const proc = row.facts.process
+  if (spawned && proc?.alive && proc.exited === null && proc.pid === spawned.pid) return spawned.pane
   return null
 }
 
@@ -235,6 +242,8 @@ export interface Listing {
   /** With partial: how many files this answer left unread, or null when another pass is reading them. */
   unread_files?: number | null
   sessions: SessionJson[]
+  /** Present (true) when CAST_HOME is read-only: the stored inbox, not synced (docs/contract.md §6.1). */
+  stale?: true
 }
 
 /**

@@ -20,7 +20,7 @@ export async function startTeamSync(
   env: Env,
   config: ConfigLike,
   o: {device: string; me: string; clock: () => number; log: (m: string) => void},
-): Promise<{kick(): void; stop(): Promise<void>} | null> {
+): Promise<{kick(): void; stop(): Promise<void>; readonly passes: number} | null> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return null
   const {TeamSync} = await import('./sync.js')

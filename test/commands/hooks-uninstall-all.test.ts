@@ -41,6 +41,38 @@ describe('cast hooks uninstall --all', () => {
     expect(JSON.stringify(status)).not.toMatch(/"state":"(installed|partial|stale)"/)
   })
 
+  it('leaves no trace beyond CAST_HOME: settings files cast created go, with their backups and the folders made for them', async () => {
+    const h = makeHome()
+    homes.push(h)
+    const tree = (): string[] => fs.readdirSync(h.home, {recursive: true}).map(String).sort()
+    const before = tree()
+    for (const agent of ['claude-code', 'codex', 'gemini']) {
+      expect((await runCommand(['hooks', 'install', agent], {env: h.env})).code).toBe(0)
+      // Installed twice: the second run backs the file up.
+      expect((await runCommand(['hooks', 'install', agent, '--no-nudge'], {env: h.env})).code).toBe(0)
+    }
+    expect(tree()).toContain(path.join('.claude', 'settings.json'))
+    expect(tree().some((f) => f.includes('.cast-backup-'))).toBe(true)
+
+    const r = await runCommand(['hooks', 'uninstall', '--all'], {env: h.env})
+
+    expect(r.code, r.stderr).toBe(0)
+    expect(tree()).toEqual(before)
+  })
+
+  it('keeps a settings file cast created once the user has put their own settings in it', async () => {
+    const h = makeHome()
+    homes.push(h)
+    const settings = path.join(h.home, '.claude', 'settings.json')
+    expect((await runCommand(['hooks', 'install', 'claude-code'], {env: h.env})).code).toBe(0)
+    const doc = JSON.parse(fs.readFileSync(settings, 'utf8')) as Record<string, unknown>
+    fs.writeFileSync(settings, JSON.stringify({...doc, model: 'opus'}))
+
+    expect((await runCommand(['hooks', 'uninstall', '--all'], {env: h.env})).code).toBe(0)
+    expect(JSON.parse(fs.readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus'})
+    expect(fs.readFileSync(settings, 'utf8')).not.toContain('cast-hook')
+  })
+
   it('needs an agent or --all, not both', async () => {
     const h = makeHome()
     homes.push(h)

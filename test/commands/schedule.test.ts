@@ -121,11 +121,29 @@ describe('cast schedule', () => {
     writeFakeConfig(h.castHome, {agents: {claude: {resume: ['/nonexistent/claude-bin', '--resume', '{id}', '-p', '{prompt}']}}})
     const s = json(await run(['schedule', SID, '--in', '1m', 'Ping', '--json'], 0))
 
-    const r = json(await run(['schedule', 'sweep', '--json'], 2 * MIN))
+    const raw = await run(['schedule', 'sweep', '--json'], 2 * MIN)
+    const r = json(raw)
 
+    expect(raw.code).toBe(1)
     expect(r.delivered[0]).toMatchObject({id: s.id, ok: false})
     expect(r.delivered[0].error).toContain('/nonexistent/claude-bin')
     expect(json(await run(['schedule', 'list', '--all', '--json'], 3 * MIN)).schedules[0]).toMatchObject({status: 'failed'})
+  })
+
+  it('cast snooze sweep (cron) says on stderr that a due message failed and exits 1, never "Nothing came due."', async () => {
+    writeFakeConfig(h.castHome, {agents: {claude: {resume: ['/nonexistent/claude-bin', '--resume', '{id}', '-p', '{prompt}']}}})
+    const s = json(await run(['schedule', SID, '--in', '1m', 'Ping', '--json'], 0))
+
+    const r = await run(['snooze', 'sweep'], 2 * MIN)
+    const again = await run(['snooze', 'sweep'], 3 * MIN)
+
+    expect(r.code).toBe(1)
+    expect(r.stdout).not.toContain('Nothing came due')
+    expect(r.stderr).toMatch(new RegExp(`scheduled message ${s.id} to \\w{7} failed`))
+    expect(r.stderr).toContain('/nonexistent/claude-bin')
+    // Recorded as failed: the next sweep has nothing due.
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain('Nothing came due.')
   })
 
   it('exits 3 for an unknown schedule or session', async () => {

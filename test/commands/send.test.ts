@@ -132,6 +132,21 @@ describe('cast send', () => {
     expect(userTexts(h.home, proj, SID)).toEqual(['Start', 'One more step', 'Come back'])
   })
 
+  it('answers the question of a killed session headless: the dialog died with its process (cast undo promises cast send restarts it)', async () => {
+    fakeInWindow(server, {cwd: proj, prompt: 'ask me which way', sessionId: SID})
+    await until('needs_input', 'question')
+    expect((await runCast(['kill', SID, '--grace', '0'], {env})).code).toBe(0)
+    const undone = await runCast(['undo'], {env})
+    expect(undone.stdout).toContain('cast send restarts it')
+
+    const r = await runCast(['send', SID, 'Go with A', '--json'], {env})
+
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).route).toBe('headless')
+    await waitFor(() => userTexts(h.home, proj, SID).includes('Go with A') || null)
+    await until('needs_input', 'settled')
+  })
+
   it('refuses (exit 5) with a clear message when the agent is alive outside tmux, and does not resume it headless', async () => {
     const fake = startFake({cwd: proj, env: h.env, prompt: 'Start', sessionId: SID})
     try {

@@ -117,6 +117,44 @@ describe('cast spawn', () => {
     expect(after.code).toBe(0)
   })
 
+  it('ties the tmux pane it opened: pane in its JSON and in cast sessions --json', async () => {
+    const r = await runCommand(['spawn', '--agent', 'claude', '--cwd', proj, 'Write the lexer', '--json'], {env})
+
+    expect(r.code, r.stderr).toBe(0)
+    const s = json(r)
+    const pane = server
+      .tmux(['list-panes', '-a', '-F', '#{pane_id} #{pane_pid}'])
+      .split('\n')
+      .find((l) => l.endsWith(` ${s.pid}`))!
+      .split(' ')[0]
+    expect(pane).toMatch(/^%\d+$/)
+    expect(s.pane).toBe(pane)
+    const listed = json(await runCommand(['sessions', '--json'], {env})).sessions.find((x: {id: string}) => x.id === s.id)
+    expect(listed.pane).toBe(pane)
+  })
+
+  it('says a missing agent CLI as headless does ("command not found"), in tmux too, and starts no tmux server', async () => {
+    const missing = 'claude-not-installed'
+    writeFakeConfig(h.castHome, {
+      agents: {claude: {headless: [missing, '-p', '--', '{prompt}'], interactive: [missing, '--', '{prompt}']}},
+    })
+    const fresh = fs.mkdtempSync('/tmp/ctx-')
+    try {
+      const inTmux = await runCast(['spawn', '--agent', 'claude', '--cwd', proj, 'Start'], {env: {...h.env, TMUX_TMPDIR: fresh}})
+      const headless = await runCast(['spawn', '--agent', 'claude', '--headless', '--cwd', proj, 'Start'], {env})
+
+      for (const r of [inTmux, headless]) {
+        expect(r.code).toBe(1)
+        expect(r.stderr).toContain(`${missing}: command not found`)
+        expect(r.stderr).not.toContain('exited before its session appeared')
+      }
+
+      expect(fs.readdirSync(fresh)).toEqual([])
+    } finally {
+      fs.rmSync(fresh, {force: true, recursive: true})
+    }
+  })
+
   it('rejects an unknown agent and a missing directory with exit 2', async () => {
     const agent = await runCommand(['spawn', '--agent', 'gpt', 'Start'], {env})
     const dir = await runCommand(['spawn', '--agent', 'claude', '--cwd', `${h.dir}/nope`, 'Start'], {env})

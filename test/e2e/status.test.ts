@@ -13,10 +13,25 @@ afterEach(() => h.cleanup())
 const FILED = ['stashed', 'hidden', 'snoozed', 'dismissed', 'killed', 'folded']
 
 describe('cast status', () => {
-  it('with no store: "nothing needs you", and no store is created', async () => {
+  it('before the first sync (no store): "? not yet synced", never "nothing needs you" while a session asks; no store is created', async () => {
+    const cwd = '/src/app'
+    const sid = 'aaaaaaaa-1111-4222-8333-000000000009'
+    writeFile(
+      claudeTranscriptPath(h.home, cwd, sid),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd, prompt: 'Pick a DB', question: 'Postgres or SQLite?', sessionId: sid}),
+    )
+
     const r = await runCast(['status'], {env: h.env})
-    expect(r).toMatchObject({code: 0, stdout: 'nothing needs you\n'})
+    const j = json(await runCast(['status', '--json'], {env: h.env}))
+    const f = await runCast(['status', '--format', '{need}'], {env: h.env})
+
+    expect(r).toMatchObject({code: 0, stdout: '? not yet synced\n'})
+    expect(j).toMatchObject({line: '? not yet synced', synced: false})
+    expect(f.stdout).toBe('? not yet synced\n')
     expect(fs.existsSync(path.join(h.castHome, 'cast.db'))).toBe(false)
+    await runCast(['sessions'], {env: h.env})
+    expect((await runCast(['status'], {env: h.env})).stdout).toBe('1 needs you\n')
+    expect(json(await runCast(['status', '--json'], {env: h.env}))).toMatchObject({need: 1, synced: true})
   })
 
   it('counts what cast sessions shows as needing me, in one line and as JSON; --format fills the counts', async () => {

@@ -21,7 +21,7 @@ export interface TempHome {
   cleanup(): void
 }
 
-/** A fresh HOME (agents' files go under it) and CAST_HOME, with a fixed identity. */
+/** A fresh HOME (agents' files go under it), CAST_HOME and tmux socket folder, with a fixed identity. */
 export function makeHome(user = 'me@example.com'): TempHome {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-test-'))
   const home = path.join(dir, 'home')
@@ -33,6 +33,9 @@ export function makeHome(user = 'me@example.com'): TempHome {
     HOME: home,
     NO_COLOR: '1',
     PATH: process.env.PATH ?? '/usr/bin:/bin',
+    // A tmux socket folder of its own: cast's screen sweep never reads the developer's tmux servers
+    // (their agents' panes), and a test's tmux server goes here unless it names its own.
+    TMUX_TMPDIR: path.join(dir, 'tmux'),
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
   }

@@ -107,6 +107,25 @@ export function isRetryableError(message: string): boolean {
   return RETRYABLE.test(message)
 }
 
+/**
+ * The header format of the pi that retries "terminated" (a stream cut short): 0.73.1 writes
+ * `version: 3` (docs/agents/pi.md). A session of an older format is an older pi that cast has not
+ * seen retry it.
+ */
+const RETRIES_TERMINATED_FROM = 3
+
+/**
+ * Does the pi that wrote this session retry this error on its own? A header without `version`
+ * (format 1, pi from before its retries) retries nothing: its error ends the turn. With no header
+ * read, the current pi's rules.
+ */
+function piRetries(s: PiState, message: string): boolean {
+  if (!isRetryableError(message)) return false
+  if (!s.header) return true
+  if (s.version === null) return false
+  return s.version >= RETRIES_TERMINATED_FROM || !/terminated/i.test(message) || RETRYABLE.test(message.replaceAll(/terminated/gi, ''))
+}
+
 /** An assistant entry that is only a failed request: an error with nothing said. */
 function isFailedRequest(m: Json): boolean {
   return m.stopReason === 'error' && contentText(m.content).trim() === '' && !hasToolCall(m.content)
@@ -142,7 +161,7 @@ function reply(s: PiState, m: Json, at: number | null, offset: number): void {
     case 'error': {
       const failed = (s.failed ?? 0) + 1
       const raw = typeof m.errorMessage === 'string' ? m.errorMessage : ''
-      const retryable = isRetryableError(raw)
+      const retryable = piRetries(s, raw)
       if (failed <= PI_MAX_RETRIES && retryable) {
         // pi waits and sends the request again: the turn goes on.
         setTail(s, 'working', 'retrying', offset)

@@ -1,7 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import type {SettleRunner} from '../../core/ingest/classifier.js'
 import type {Ingester, SyncStats} from '../../core/ingest/engine.js'
+import type {LiveIngester} from '../../core/ingest/live.js'
 import type {Store} from '../../core/store/store.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {oneLine} from '../../lib/sanitize.js'
@@ -10,7 +12,14 @@ import {oneLine} from '../../lib/sanitize.js'
 const say = (m: string): boolean => process.stderr.write(`cast daemon: ${oneLine(m)}\n`)
 
 /** `cast daemon --once --json`: what the one pass read, consumed and delivered. */
-export type DaemonOnceJson = SyncStats & {delivered: number; hook_events: number; sessions: number; timed_transitions: number}
+export type DaemonOnceJson = SyncStats & {
+  delivered: number
+  hook_events: number
+  sessions: number
+  timed_transitions: number
+  /** With a team joined: whether this pass reached the team store (published, carried out actions); null without one. */
+  team_reached: boolean | null
+}
 
 export default class Daemon extends BaseCommand {
   static override description = `Holds the ingester lease and keeps the store current: watches every adapter's files
@@ -31,7 +40,9 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   ]
   static override flags = {
     notify: Flags.boolean({summary: 'Also page you: desktop notifications as cast notify sends them (config notify.*).'}),
-    once: Flags.boolean({summary: 'Sync once (files, spool, timers, schedules) and exit.'}),
+    once: Flags.boolean({
+      summary: 'One pass (files, tmux, spool, timers, schedules, the settle classifier, the team store) and exit.',
+    }),
   }
   static override summary = 'Run the ingester in the foreground.'
 
@@ -48,10 +59,11 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const ingester = makeIngester(store, this.env, clock, this.me)
     const current = store.getLease(INGESTER_LEASE)
     // The team store (issue 17): publish after each pass, carry out teammates' actions.
-    let team: {kick(): void; stop(): Promise<void>} | null = null
+    let team: Awaited<ReturnType<Daemon['startTeam']>> = null
     let status: {markDirty(): void} | null = null
     const {settleRunnerFor} = await import('../../lib/classifier.js')
     const settle = await settleRunnerFor(store, this.env, clock, say)
+    const hooks = {events: 0, transitions: 0}
     const live = new LiveIngester(store, ingester, {
       clock,
       extraDirs: [spoolDir(home)],
@@ -61,7 +73,11 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         team?.kick()
         status?.markDirty()
       },
-      onExtra: () => consumeSpool(store, ingester, home, clock),
+      onExtra: () => {
+        const r = consumeSpool(store, ingester, home, clock)
+        hooks.events += r.consumed
+        hooks.transitions += r.transitions
+      },
       settle,
       // Another ingester took the lease over: this one has stopped writing, and the daemon ends.
       onLost: () => {
@@ -75,7 +91,13 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       ])
     }
 
-    if (flags.once) return this.once(store, ingester, home, clock)
+    if (flags.once) {
+      try {
+        return await this.once(store, {ingester, live, settle}, clock, hooks)
+      } finally {
+        await live.stop()
+      }
+    }
 
     // Listen before starting: a Ctrl-C while the watcher, the notifier or the team sync starts
     // stops it cleanly (it used to kill the process with the default action, exit 130).
@@ -126,13 +148,14 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   private async startTeam(
     store: Awaited<ReturnType<BaseCommand['openStore']>>,
     clock: () => number,
-  ): Promise<{kick(): void; stop(): Promise<void>} | null> {
+    quiet = false,
+  ): Promise<{kick(): void; stop(): Promise<void>; readonly passes: number} | null> {
     const {loadConfig} = await import('../../lib/config.js')
     const {deviceName} = await import('../../lib/env.js')
     const {startTeamSync} = await import('../../team/index.js')
     const log = say
     const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
-    if (team) log(`publishing to the team store as ${deviceName(this.env)}`)
+    if (team && !quiet) log(`publishing to the team store as ${deviceName(this.env)}`)
     return team
   }
 
@@ -161,33 +184,45 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     return paging
   }
 
-  /** One pass (`--once`): sync, drain the spool, tick the time rules, deliver what is due; then let the lease go. */
-  private async once(store: Store, ingester: Ingester, home: string, clock: () => number): Promise<DaemonOnceJson> {
-    const {INGESTER_LEASE} = await import('../../lib/ingest.js')
-    const {consumeSpool} = await import('../../core/ingest/spool.js')
+  /**
+   * One pass (`--once`), the daemon's own: the live ingester's catch-up (sync, the tmux sweep,
+   * the hook spool, the settle classifier's poke), the time rules, due scheduled messages; then the
+   * settle classifier's verdicts are waited for and, with a team joined, one team pass publishes
+   * and carries out teammates' actions. The lease is let go by live.stop().
+   */
+  private async once(
+    store: Store,
+    o: {ingester: Ingester; live: LiveIngester; settle: SettleRunner | undefined},
+    clock: () => number,
+    hooks: {readonly events: number; readonly transitions: number},
+  ): Promise<DaemonOnceJson> {
     const {deliverDue} = await import('../../lib/deliver-hook.js')
-    try {
-      const stats = ingester.sync()
-      const spool = consumeSpool(store, ingester, home, clock)
-      const ticked = ingester.tick()
-      const delivered = await deliverDue(store, this.env, clock, this.me)
-      const result: DaemonOnceJson = {
-        ...stats,
-        delivered,
-        hook_events: spool.consumed,
-        sessions: store.countSessions(),
-        timed_transitions: ticked,
-      }
-      if (!this.jsonEnabled()) {
-        this.log(
-          `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
-            `${stats.transitions + ticked + spool.transitions} transitions, ${spool.consumed} hook events, ${delivered} scheduled messages delivered, ${store.countSessions()} sessions`,
-        )
-      }
-
-      return result
-    } finally {
-      store.releaseLease(INGESTER_LEASE, process.pid)
+    const stats = o.live.catchUp()
+    if (stats === null)
+      this.fail('Another ingester took the lease over; this pass stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
+    const ticked = o.ingester.tick()
+    const delivered = await deliverDue(store, this.env, clock, this.me)
+    await o.settle?.drainNow()
+    const team = await this.startTeam(store, clock, true)
+    await team?.stop()
+    const sessions = store.countSessions()
+    const result: DaemonOnceJson = {
+      ...stats,
+      delivered,
+      hook_events: hooks.events,
+      sessions,
+      team_reached: team === null ? null : team.passes > 0,
+      timed_transitions: ticked,
     }
+    if (!this.jsonEnabled()) {
+      const teamNote =
+        team === null ? '' : team.passes > 0 ? '; published to the team store' : '; the team store was not reached (the outbox keeps it)'
+      this.log(
+        `synced ${stats.files} files (${stats.read} read, ${(stats.bytes / 1e6).toFixed(1)} MB, ${stats.lines} lines, ${stats.parseErrors} malformed) in ${stats.ms.toFixed(0)} ms; ` +
+          `${stats.transitions + ticked + hooks.transitions} transitions, ${hooks.events} hook events, ${delivered} scheduled messages delivered, ${sessions} sessions${teamNote}`,
+      )
+    }
+
+    return result
   }
 }

@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../lib/base-command.js'
 import type {DeliveryReport} from '../../lib/deliver.js'
+import {EXIT} from '../../lib/exit-codes.js'
 
 /** `cast schedule sweep --json`: what this sweep delivered. */
 export interface ScheduleSweepJson {
@@ -7,7 +8,7 @@ export interface ScheduleSweepJson {
 }
 
 export default class ScheduleSweep extends BaseCommand {
-  static override description = `Delivers every scheduled message that is due, now, through "cast send", and exits. This is the schedules part of "cast snooze sweep" and of what "cast daemon" does on its own: safe to run from cron and at the same moment as either of them, every occurrence goes out exactly once. A delivery that fails is recorded on the schedule (status failed, or the error on a recurring one).`
+  static override description = `Delivers every scheduled message that is due, now, through "cast send", and exits. This is the schedules part of "cast snooze sweep" and of what "cast daemon" does on its own: safe to run from cron and at the same moment as either of them, every occurrence goes out exactly once. A delivery that fails is recorded on the schedule (status failed, or the error on a recurring one) and makes the exit code 1, so cron mails it.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override summary = 'Deliver the scheduled messages that are due.'
 
@@ -25,6 +26,16 @@ export default class ScheduleSweep extends BaseCommand {
           `${d.id} → ${d.session_id.slice(0, 7)}: ${d.ok ? `sent via ${d.via}` : `failed: ${d.error}`}${d.next_due_at ? ` (next ${humanTime(d.next_due_at, now)})` : ''}`,
         )
       }
+    }
+
+    if (delivered.some((d) => !d.ok)) {
+      if (this.jsonEnabled()) {
+        const {visible} = await import('../../lib/sanitize.js')
+        for (const d of delivered.filter((x) => !x.ok))
+          process.stderr.write(visible(`cast: scheduled message ${d.id} failed: ${d.error}`) + '\n')
+      }
+
+      process.exitCode = EXIT.FAILURE
     }
 
     return {delivered}

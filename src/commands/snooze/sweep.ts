@@ -1,4 +1,6 @@
 import {BaseCommand} from '../../lib/base-command.js'
+import type {DeliveryReport} from '../../lib/deliver.js'
+import {EXIT} from '../../lib/exit-codes.js'
 import type {SessionJson} from '../../lib/views.js'
 
 export interface SweepJson {
@@ -9,13 +11,17 @@ export interface SweepJson {
   transitions: number
   /** Scheduled messages delivered by this sweep. */
   delivered: number
+  /** Due scheduled messages this sweep could not deliver (the exit code is then 1). */
+  failed: DeliveryReport[]
 }
 
 export default class SnoozeSweep extends BaseCommand {
   static override description = `For cron: wakes every snoozed session whose time has come (it reads
 needs_input, reason snooze_expired, until its next activity), re-checks the
 other sessions whose time rules came due, and delivers due scheduled
-messages. Prints what it woke.
+messages. Prints what it woke. A due scheduled message that fails to go
+out is one line on stderr and exit code 1 (cron mails it); the rest of the
+sweep is done.
 
 Idempotent and safe to run at the same time as itself and the daemon: each
 snooze is woken by exactly one sweep and each change is one line in the
@@ -34,16 +40,17 @@ transitions log. CAST_NOW sets the clock (reproducible sweeps).`
     const store = await this.openStore()
     const clock = this.clock()
     const {sweepSnoozes} = await import('../../core/store/triage.js')
-    const {deliverDue} = await import('../../lib/deliver-hook.js')
+    const {deliverDueSchedules} = await import('../../lib/deliver.js')
     const {sessionJson, titleOf} = await import('../../lib/views.js')
     const {shortId} = await import('../../core/model/ids.js')
     const now = clock()
     const swept = sweepSnoozes(store, now)
-    // Scheduled messages (cast schedule) go out through the delivery module once it exists.
-    const delivered = await deliverDue(store, this.env, clock, this.me)
+    const reports = await deliverDueSchedules(store, this.env, clock, this.me)
+    const delivered = reports.filter((r) => r.ok).length
+    const failed = reports.filter((r) => !r.ok)
     const rows = store.loadSessions(swept.woken)
     if (!this.jsonEnabled()) {
-      if (rows.length === 0) this.log('Nothing came due.')
+      if (rows.length === 0 && reports.length === 0) this.log('Nothing came due.')
       for (const row of rows) {
         this.log(`woke ${shortId(row.id)}  ${titleOf(row) ?? '(untitled)'}  → ${row.bucket} (${row.state}:${row.reason})`)
       }
@@ -51,9 +58,18 @@ transitions log. CAST_NOW sets the clock (reproducible sweeps).`
       if (delivered > 0) this.log(`delivered ${delivered} scheduled message${delivered === 1 ? '' : 's'}`)
     }
 
+    const {visible} = await import('../../lib/sanitize.js')
+    for (const f of failed) {
+      process.stderr.write(
+        visible(`cast: scheduled message ${f.id} to ${shortId(f.session_id)} failed: ${f.error ?? 'unknown error'}`) + '\n',
+      )
+    }
+
+    if (failed.length > 0) process.exitCode = EXIT.FAILURE
     return {
       checked: swept.checked.length,
       delivered,
+      failed,
       now: new Date(now).toISOString(),
       transitions: swept.transitions,
       woken: rows.map((r) => sessionJson(r, this.me, now)),

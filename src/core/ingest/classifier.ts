@@ -181,6 +181,14 @@ export class SettleRunner {
     this.timer.unref()
   }
 
+  /** Judge every turn waiting now and resolve once each verdict is recorded (one pass of `cast daemon --once`). */
+  async drainNow(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    this.scan()
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight])
+  }
+
   private scan(): void {
     const ids = this.store.q("SELECT id FROM sessions WHERE state = 'needs_input' AND reason = 'settled'").all() as {id: string}[]
     for (const {id} of ids) {

@@ -151,15 +151,15 @@ export class LiveIngester {
     await this.watch()
   }
 
-  /** Catch up on whatever changed while nobody watched. */
-  catchUp(): void {
-    if (this.stopped) return
+  /** Catch up on whatever changed while nobody watched (one pass; `cast daemon --once` is this alone). */
+  catchUp(): ReturnType<Ingester['sync']> | null {
+    if (this.stopped) return null
     let first: ReturnType<Ingester['sync']>
     try {
       first = this.ingester.sync()
     } catch (error) {
       // Taken over mid-way: what was committed is consistent; this ingester stops here.
-      if (error instanceof LeaseLostError || this.lost) return
+      if (error instanceof LeaseLostError || this.lost) return null
       throw error
     }
 
@@ -169,6 +169,7 @@ export class LiveIngester {
     this.opts.onExtra?.()
     this.opts.onChange?.()
     this.pokeSettle()
+    return first
   }
 
   private pokeSettle(): void {

@@ -3,6 +3,8 @@
  * process scan's and the screen's overlays), upserting them and reconciling the changed rows; and
  * re-checking the stored process claims against the process table.
  */
+import fs from 'node:fs'
+
 import type {Agent, SessionFacts} from '../model/types.js'
 import type {Store} from '../store/store.js'
 import type {Adapter, CheckedContribution, Contribution} from './adapter.js'
@@ -52,12 +54,38 @@ function composeSession(adapter: Adapter, nativeId: string, contribs: readonly C
     // Terminal fallback (screen.ts): the adapter composes its own sources, then the screen
     // fills in a wait only where they cannot show one.
     const own = contribs.filter((c) => !isScreenContribution(c) && !isScanContribution(c))
-    let facts = adapter.compose ? adapter.compose(nativeId, own) : composeFacts(own)
-    facts = applyScan(facts, contribs) // process-scan.ts: a claim where the files name no process
+    const composed = adapter.compose ? adapter.compose(nativeId, own) : composeFacts(own)
+    // process-scan.ts: a claim where the files name no process; no claim where its absence proves nothing.
+    const facts = unseenWriter(applyScan(composed, contribs), composed)
     return applyScreen(facts, contribs)
   } catch {
     return null
   }
+}
+
+/**
+ * "No process holds it" (pid 0: a transcript its agent writes through one open handle that no
+ * process holds open, as its notes under docs/agents/ say; a scan that found no agent process)
+ * is read as a crash only where its writer would be visible: the folder the session recorded exists on this machine and /proc can be read. A session written from a container,
+ * another PID namespace or another host sharing the files records a folder this machine does not
+ * have (or none): there the absence proves nothing, the process fact is dropped (the files' own
+ * facts and the turn-pending limit, rule 8, decide) and its source says why (`cast explain`).
+ */
+export function unseenWriter(facts: SessionFacts, before: SessionFacts, exists: (p: string) => boolean = fs.existsSync): SessionFacts {
+  const proc = facts.process
+  if (proc === null || proc.alive || proc.pid > 0 || proc.exited !== 'crash') return facts
+  const cwd = facts.cwd
+  let why: string | null = null
+  const file = [facts.sources['settled'], facts.sources['turnIndex'], facts.sources['messages']].find((x) => x?.ref.startsWith('/'))?.ref
+  const shared = file === undefined ? null : networkMount(file)
+  if (!exists('/proc/self')) why = 'this machine has no /proc to see its process'
+  else if (cwd === null) why = 'the session records no folder, so its process could run anywhere'
+  else if (!exists(cwd)) why = `its folder ${cwd} is not on this machine (a container, another PID namespace or another host)`
+  else if (shared !== null) why = `its file is on a ${shared} mount another host may write`
+  if (why === null) return facts
+  const note = {kind: 'process' as const, ref: `no process here holds it, but ${why}: not read as a crash`}
+  // The facts as the files say them (a scan's "gone" also closes the asks: not here).
+  return {...before, process: null, sources: {...before.sources, process: note}}
 }
 
 /** Compose facts for sessions from their stored contributions and reconcile the changed ones. */
@@ -107,4 +135,34 @@ export function claimsChanged(store: Store, claims: readonly {agent: string; nat
   }
 
   return changed
+}
+
+/** Filesystems another host can write to (a writer there holds no handle here). */
+const NETWORK_FS = /^(nfs4?|cifs|smb3?|9p|virtiofs|fuse\.sshfs|fuse\.rclone|ceph|glusterfs|afs|lustre|gpfs)$/
+
+let mounts: {point: string; type: string}[] | null = null
+
+/** The network filesystem type `file` lives on (from /proc/self/mountinfo), or null. */
+function networkMount(file: string): string | null {
+  if (mounts === null) {
+    mounts = []
+    try {
+      for (const line of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+        const [left, right] = line.split(' - ')
+        const point = left?.split(' ')[4]
+        const type = right?.split(' ')[0]
+        if (point && type) mounts.push({point: point.replaceAll('\\040', ' '), type})
+      }
+    } catch {
+      // no /proc: unseenWriter says so first
+    }
+  }
+
+  let best: {point: string; type: string} | null = null
+  for (const m of mounts) {
+    const inside = m.point === '/' || file === m.point || file.startsWith(m.point + '/')
+    if (inside && (best === null || m.point.length >= best.point.length)) best = m
+  }
+
+  return best !== null && NETWORK_FS.test(best.type) ? best.type : null
 }

@@ -181,8 +181,13 @@ function producingRule({facts, live}: Context): Outcome {
     return {note: `process ${proc.pid} hibernated, nothing queued`, reason: 'hibernated', state: 'dormant'}
   }
 
-  if (!live) return `process ${proc.pid} not running`
+  if (!live) return `${processName(proc)} not running`
   return `process ${proc.pid} alive, status ${proc.status ?? 'none'}, nothing queued`
+}
+
+/** A process in a sentence: pid 0 is no process at all, only that none holds the session (its source says why). */
+function processName(proc: ProcessFacts): string {
+  return proc.pid > 0 ? `process ${proc.pid}` : `no process (${proc.source.ref})`
 }
 
 function deadRule({declaration, facts, live}: Context): Outcome {
@@ -199,6 +204,8 @@ function deadRule({declaration, facts, live}: Context): Outcome {
     }
   }
 
+  if (proc.pid <= 0)
+    return {note: `${processName(proc)}: read as a crash with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
   return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
 }
 

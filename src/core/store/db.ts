@@ -61,6 +61,44 @@ export function ensureHome(home: string): void {
   }
 }
 
+/** Can this process create files in `dir` (a read-only mount, or mode bits, say no)? */
+export function folderWritable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch (error) {
+    return !['EROFS', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')
+  }
+}
+
+let urisOn = false
+
+/**
+ * Construct a database with URI filenames on: better-sqlite3 reads SQLITE_USE_URI once, when its
+ * addon loads with the first database of the process (the store's, in cast), and the variable is
+ * put back at once so no child process inherits it. cast's own paths are absolute: never a URI.
+ */
+function withUris(open: () => Database.Database): Database.Database {
+  if (urisOn) return open()
+  const before = process.env.SQLITE_USE_URI
+  process.env.SQLITE_USE_URI = '1'
+  try {
+    return open()
+  } finally {
+    urisOn = true
+    if (before === undefined) delete process.env.SQLITE_USE_URI
+    else process.env.SQLITE_USE_URI = before
+  }
+}
+
+/**
+ * The store in a folder nobody can write to, read as it is: SQLite cannot create the WAL's `-shm`
+ * there, so the file is opened `immutable` (a URI).
+ */
+function openImmutable(file: string): Database.Database {
+  return new Database(`file:${encodeURI(file)}?immutable=1`, {fileMustExist: true, readonly: true})
+}
+
 /** Open (and migrate) the store at `<home>/cast.db`: WAL, busy_timeout, foreign keys. */
 export function openDatabase(home: string, options: {readonly?: boolean} = {}): Database.Database {
   ensureHome(home)
@@ -76,7 +114,12 @@ export function openDatabase(home: string, options: {readonly?: boolean} = {}): 
   }
 
   try {
-    db = new Database(file, {fileMustExist: options.readonly === true, readonly: options.readonly === true, timeout: 15_000})
+    db = withUris(() =>
+      // Without a -shm (a cleanly closed store) SQLite cannot read WAL here at all: immutable. With one, as usual.
+      options.readonly && !folderWritable(home) && !fs.existsSync(`${file}-shm`)
+        ? openImmutable(file)
+        : new Database(file, {fileMustExist: options.readonly === true, readonly: options.readonly === true, timeout: 15_000}),
+    )
   } catch (error) {
     if (diskFull(home)) throw new StoreOpenError(noSpaceMessage(home, (error as Error).message))
     throw new StoreOpenError(`Cannot open the cast store ${file}: ${(error as Error).message}`)

@@ -44,6 +44,8 @@ export interface SessionRow {
   readonly tree?: TreeHolds
   /** Its park (holding, or the last one that ended), from store/parks.ts. */
   readonly park?: Park | null
+  /** The tmux pane `cast spawn` opened for this session, and the pid it started there (spawns.ts). */
+  readonly spawnPane?: {readonly pane: string; readonly pid: number} | null
 }
 
 /**
@@ -162,10 +164,19 @@ interface Joined {
   readonly decisions: Map<string, DecisionCard>
   readonly triggers: Map<string, {oneShot: number; recurring: number}>
   readonly children: Map<string, {id: string; state: string | null; facts: string}[]>
+  readonly panes: Map<string, {pane: string; pid: number}>
 }
 
 function joined(store: Store, list: string | null): Joined {
-  const j: Joined = {children: new Map(), decisions: new Map(), labels: new Map(), owners: new Map(), recs: new Map(), triggers: new Map()}
+  const j: Joined = {
+    children: new Map(),
+    decisions: new Map(),
+    labels: new Map(),
+    owners: new Map(),
+    panes: new Map(),
+    recs: new Map(),
+    triggers: new Map(),
+  }
   const pull = (sql: string): Row[] =>
     list === null
       ? (store.q(sql).all() as Row[])
@@ -193,6 +204,11 @@ function joined(store: Store, list: string | null): Joined {
     j.triggers.set(k, t)
   }
 
+  for (const r of pull(`SELECT session_id, target, pid FROM spawns WHERE mode = 'tmux' AND pid IS NOT NULL`)) {
+    const pane = /^tmux (%\d+)/.exec(str(r.target) ?? '')?.[1]
+    if (pane) j.panes.set(String(r.session_id), {pane, pid: Number(r.pid)})
+  }
+
   const childRows =
     list === null
       ? (store.q('SELECT id, parent_id, state, facts FROM sessions WHERE parent_id IS NOT NULL').all() as Row[])
@@ -210,7 +226,7 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
   if (ids && ids.length === 0) return []
   const list = ids ? JSON.stringify(ids) : null
   const rows = sessionRows(store, ids, list)
-  const {children, decisions, labels, owners, recs, triggers} = joined(store, list)
+  const {children, decisions, labels, owners, panes, recs, triggers} = joined(store, list)
   const loaded = rows.map((r): SessionRow => {
     const id = String(r.id)
     const facts = {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})}
@@ -237,6 +253,7 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
       renamed: str(recs.get(id)?.renamed),
       rule: (num(r.rule) ?? 8) as Rule,
       runner: str(r.runner),
+      spawnPane: panes.get(id) ?? null,
       state: (str(r.state) ?? 'idle') as WorkState,
       stateSince: num(r.state_since),
       workingSince: num(r.working_since),

@@ -9,6 +9,9 @@
  * (contributions, sessions, reconcile, records, leases; the other src/core/store/*.ts take the
  * store as their first argument).
  */
+import fs from 'node:fs'
+import path from 'node:path'
+
 import type Database from 'better-sqlite3'
 
 import type {Agent, SessionFacts} from '../model/types.js'
@@ -28,7 +31,7 @@ import {
   totalParseErrors,
   upsertContribution,
 } from './contributions.js'
-import {openDatabase} from './db.js'
+import {folderWritable, openDatabase} from './db.js'
 import {acquireLease, getLease, heartbeatLease, holdsLease, type Lease, releaseLease} from './leases.js'
 import {getRecordsRow, patchRecords, type RecordsPatch} from './records.js'
 import {dueForCheck, lastSeq, nextCheckAt, reconcile, type ReconcileResult, type Transition, transitionsSince} from './reconcile.js'
@@ -47,9 +50,23 @@ export class Store {
   readonly home: string
   private readonly stmts = new Map<string, Database.Statement>()
 
+  /** Opened read-only in a folder no one can write to: what it holds is all there is (nothing syncs it). */
+  readonly stale: boolean
+
   constructor(home: string, options: {readonly?: boolean} = {}) {
     this.home = home
     this.db = openDatabase(home, options)
+    this.stale = options.readonly === true && !folderWritable(home)
+  }
+
+  /**
+   * The store for a command that only reads (sessions, status, explain): writable when it can be,
+   * else, in a read-only CAST_HOME that holds a store, that store read as it is (`stale`).
+   */
+  static forReading(home: string): Store {
+    // SQLite would open a store in a read-only folder read-only by itself, and fail at the first write.
+    if (!folderWritable(home) && fs.existsSync(path.join(home, 'cast.db'))) return new Store(home, {readonly: true})
+    return new Store(home)
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import type {Agent} from '../../core/model/types.js'
 import type {Env} from '../env.js'
 import {adapterEnvOf, commandArgv, hookCommandFor, shellCommand} from './command.js'
 import {mergeHooks} from './document.js'
+import {missingDirs, noteCreated} from './created.js'
 import {readJsonFile, readText, replaceFile, serializeJson, type TextFile} from './files.js'
 
 export interface TomlOutcome {
@@ -59,7 +60,9 @@ export function installHooks(spec: HookSpec, options: InstallOptions): InstallRe
   const merged = mergeHooks(spec, current.doc, command, file, nudge)
   const changed = merged.changed || !current.exists
   const text = serializeJson(merged.doc, current.text)
+  const dirs = current.exists ? [] : missingDirs(current.real)
   const backup = changed && !options.dryRun ? replaceFile(current, text, options.now) : null
+  if (!current.exists && !options.dryRun) noteCreated(options.env, current.real, options.now, dirs)
   const notes = [...spec.notes, ...(spec.settingsNotes?.(merged.doc) ?? [])]
   let toml: TomlOutcome | null = null
   if (spec.toml && tomlFile && tomlText !== null) {
@@ -101,6 +104,8 @@ function setTomlProgram(
   const next = t.set(current.text, argv)
   const now = t.find(next)?.value ?? null
   if (next === current.text) return {backup: null, file, key: t.key, result: 'unchanged', value: now}
+  const dirs = current.exists ? [] : missingDirs(current.real)
   const backup = options.dryRun ? null : replaceFile(current, next, options.now)
+  if (!current.exists && !options.dryRun) noteCreated(options.env, current.real, options.now, dirs)
   return {backup, file, key: t.key, result: found === null ? 'installed' : 'updated', value: now}
 }

@@ -5,6 +5,7 @@ import type {HookSpec, TomlProgramSpec} from '../../core/ingest/hook-spec.js'
 import type {Agent} from '../../core/model/types.js'
 import type {Env} from '../env.js'
 import {adapterEnvOf} from './command.js'
+import {createdByCast, removeCreated} from './created.js'
 import {onlyRequired, removeHooks} from './document.js'
 import {readJsonFile, readText, replaceFile, serializeJson, type TextFile} from './files.js'
 import type {TomlOutcome} from './install.js'
@@ -39,7 +40,11 @@ export function uninstallHooks(spec: HookSpec, options: UninstallOptions): Unins
   let backup: string | null = null
   let deleted = false
   if (removed.length > 0 && !options.dryRun) {
-    if (spec.hooksOnly && onlyRequired(spec, doc)) {
+    if (createdByCast(options.env, current.real) && (onlyRequired(spec, doc) || isEmptyJson(doc))) {
+      // cast created the file and nothing of the user's is in it: it goes, with cast's backups of it.
+      removeCreated(options.env, current.real)
+      deleted = true
+    } else if (spec.hooksOnly && onlyRequired(spec, doc)) {
       // It held cast's entries and nothing else: no backup worth keeping.
       fs.rmSync(current.real, {force: true})
       deleted = true
@@ -68,6 +73,19 @@ function removeTomlProgram(t: TomlProgramSpec, file: string, current: TextFile, 
   const found = t.find(current.text)
   if (found === null) return {backup: null, file, key: t.key, result: 'absent', value: null}
   if (!found.cast) return {backup: null, file, key: t.key, result: 'taken', value: found.value}
-  const backup = options.dryRun ? null : replaceFile(current, t.remove(current.text), options.now)
+  const next = t.remove(current.text)
+  if (!options.dryRun && next.trim() === '' && createdByCast(options.env, current.real)) {
+    removeCreated(options.env, current.real)
+    return {backup: null, file, key: t.key, result: 'removed', value: found.value}
+  }
+
+  const backup = options.dryRun ? null : replaceFile(current, next, options.now)
   return {backup, file, key: t.key, result: 'removed', value: found.value}
+}
+
+/** Nothing but empty objects and arrays. */
+function isEmptyJson(v: unknown): boolean {
+  if (Array.isArray(v)) return v.every(isEmptyJson)
+  if (typeof v === 'object' && v !== null) return Object.values(v).every(isEmptyJson)
+  return false
 }

@@ -87,6 +87,26 @@ export function renderStatus(c: CachedCounts, format?: string): string {
   return statusLine({done: c.done, needs_input: c.need, questions: c.questions, quiet: c.quiet, working: c.working}, format)
 }
 
+/** A read-only CAST_HOME: the stored counts, marked (nothing syncs them). */
+export function staleMark(line: string, stale: boolean): string {
+  return stale ? `${line} (stale)` : line
+}
+
+/**
+ * `cast status` before the first sync (no store at CAST_HOME): a marker, whatever --format says,
+ * never "nothing needs you"; `synced: false` in JSON. Any `cast sessions` or `cast daemon` syncs.
+ */
+export const UNSYNCED = {
+  done: 0,
+  line: '? not yet synced',
+  need: 0,
+  needs_input: 0,
+  questions: 0,
+  quiet: 0,
+  synced: false,
+  working: 0,
+} as const
+
 /** A cached line older than this is counted again even when nothing seemed to change. */
 export const MAX_VALID_MS = 60_000
 

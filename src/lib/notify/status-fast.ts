@@ -17,7 +17,9 @@ import {
   loadStatusCache,
   meKey,
   renderStatus,
+  staleMark,
   storeStamp,
+  UNSYNCED,
   validUntil,
   writeStatusCache,
 } from './status-cache.js'
@@ -36,15 +38,26 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const env = process.env
   const home = castHome(env)
   const now = clockFrom(env)()
-  const print = (c: CachedCounts, line: string | null): void => {
-    if (line === null || format !== undefined) line = renderStatus(c, format)
-
-    process.stdout.write((json ? JSON.stringify({...c, line}) : line) + '\n')
+  // A read-only CAST_HOME: the stored counts, marked stale (nothing syncs them).
+  const stale = (): boolean => {
+    try {
+      fs.accessSync(home, fs.constants.W_OK)
+      return false
+    } catch {
+      return true
+    }
   }
 
-  // No store yet: nothing needs you (and no store is created for a status bar).
+  const print = (c: CachedCounts, line: string | null, isStale: boolean): void => {
+    if (line === null || format !== undefined) line = renderStatus(c, format)
+    line = staleMark(line, isStale)
+    process.stdout.write((json ? JSON.stringify({...c, line, synced: true, ...(isStale ? {stale: true} : {})}) : line) + '\n')
+  }
+
+  // No store yet: nothing was ever read, so the line cannot say nothing needs you (and no store
+  // is created for a status bar).
   if (!fs.existsSync(path.join(home, 'cast.db'))) {
-    print(EMPTY, null)
+    process.stdout.write((json ? JSON.stringify(UNSYNCED) : UNSYNCED.line) + '\n')
     return true
   }
 
@@ -55,7 +68,7 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const cstamp = configStamp(configFile)
   const cached = loadStatusCache(home)
   if (cached && cacheHolds(cached, home, key, cstamp, now)) {
-    print(cached.counts, cached.line)
+    print(cached.counts, cached.line, stale())
     return true
   }
 
@@ -82,15 +95,13 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
         v: 1,
         valid_until: validUntil(now, snap.nextChangeAt),
       })
-    print(snap.counts, format === undefined ? line : null)
+    print(snap.counts, format === undefined ? line : null, store.stale)
   } finally {
     store.close()
   }
 
   return true
 }
-
-const EMPTY: CachedCounts = {done: 0, need: 0, needs_input: 0, questions: 0, quiet: 0, working: 0}
 
 /**
  * inbox.recency from the config file without loading the config module (it pulls in oclif, which

@@ -70,4 +70,4 @@ export function statusSnapshot(
   return {counts: c, nextChangeAt: next}
 }
 
-export {renderStatus} from './status-cache.js'
+export {renderStatus, staleMark, UNSYNCED} from './status-cache.js'

@@ -1,3 +1,6 @@
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {at, facts, feed, lineAt, sessionPath, uuid} from './helpers.js'
@@ -110,6 +113,44 @@ describe('pi sessions: the turn from the leaf', () => {
     expect(err('400 {not json')).toBe('400 {not json')
     expect(err('Connection error.')).toBeUndefined()
     expect(err('500 {"message":"Internal server error"}')).toBeUndefined()
+  })
+
+  it('"terminated" is retried only by the pi that retries it (header version 3); an older session (no version) ends on any error', () => {
+    const original = readFileSync(sessionPath(3), 'utf8')
+    const dir = mkdtempSync(join(tmpdir(), 'cast-pi-'))
+    const fed = (version: number | null, message: string) => {
+      const header = JSON.parse(original.split('\n')[0]!) as Record<string, unknown>
+      if (version === null) delete header.version
+      else header.version = version
+      const from = join(dir, `v${version}.jsonl`)
+      writeFileSync(from, [JSON.stringify(header), ...original.split('\n').slice(1)].join('\n'))
+      return feed(sessionPath(3), {
+        append: [
+          line({
+            id: 'e1',
+            message: {content: [], errorMessage: message, role: 'assistant', stopReason: 'error'},
+            parentId: '0c0c0c01',
+            timestamp: new Date(at(130)).toISOString(),
+            type: 'message',
+          }),
+        ],
+        from,
+        lines: 2,
+      })
+    }
+
+    try {
+      expect(fed(3, 'terminated').state.tailWhy).toBe('retrying')
+      expect(fed(2, 'terminated').facts.error?.text).toBe('terminated')
+      expect(fed(2, '500 {"message":"Internal server error"}').state.tailWhy).toBe('retrying')
+      for (const message of ['terminated', '500 {"message":"Internal server error"}']) {
+        const old = fed(null, message)
+        expect(old.facts.settled).toBe(true)
+        expect(old.facts.error).not.toBe(null)
+      }
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
   })
 
   it('a new prompt after an error clears it and starts a turn', () => {

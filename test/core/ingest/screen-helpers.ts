@@ -1,5 +1,7 @@
 /**
- * A real tmux server per test (`tmux -L <unique socket>`, killed after) whose panes run small
+ * A real tmux server per test (`tmux -L <unique socket>` in a socket folder of its own, its own
+ * TMUX_TMPDIR, so a sweep sees this server only and never the developer's own tmux servers and
+ * agents; killed after) whose panes run small
  * scripts named like the agents (`claude`, `codex`, `pi`): each prints a screen from a file and
  * reprints it when the file changes, so a test can show a permission dialog, then a spinner,
  * then a prompt, in the same process.
@@ -20,6 +22,8 @@ export interface FakePane {
 export class TmuxServer {
   readonly name: string
   readonly socket: string
+  /** This server's TMUX_TMPDIR (short: a socket path must fit in sun_path). */
+  readonly tmpdir: string
   private first = true
 
   constructor(
@@ -27,17 +31,28 @@ export class TmuxServer {
     tag: string,
   ) {
     this.name = `cast-${tag}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+    this.tmpdir = fs.mkdtempSync('/tmp/cts-')
     const uid = process.getuid?.() ?? 0
-    this.socket = path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, this.name)
+    this.socket = path.join(this.tmpdir, `tmux-${uid}`, this.name)
   }
 
-  /** The environment cast needs to talk to this server (as a user inside it would have). */
+  /** The environment cast needs to talk to this server (as a user inside it would have), and to no other. */
   get env(): Record<string, string> {
-    return {PATH: `${path.dirname(TMUX)}:${process.env.PATH ?? '/usr/bin:/bin'}`, TMUX: `${this.socket},1,0`}
+    return {
+      PATH: `${path.dirname(TMUX)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      TMUX: `${this.socket},1,0`,
+      TMUX_TMPDIR: this.tmpdir,
+    }
+  }
+
+  private get clientEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {...process.env, TMUX_TMPDIR: this.tmpdir}
+    delete env.TMUX
+    return env
   }
 
   tmux(...args: string[]): string {
-    return execFileSync(TMUX, ['-L', this.name, ...args], {encoding: 'utf8'})
+    return execFileSync(TMUX, ['-L', this.name, ...args], {encoding: 'utf8', env: this.clientEnv})
   }
 
   /**
@@ -99,13 +114,13 @@ export class TmuxServer {
 
   kill(): void {
     try {
-      execFileSync(TMUX, ['-L', this.name, 'kill-server'], {stdio: 'ignore'})
+      execFileSync(TMUX, ['-L', this.name, 'kill-server'], {env: this.clientEnv, stdio: 'ignore'})
     } catch {
       // already gone
     }
 
     // A killed server can leave its socket file behind.
-    fs.rmSync(this.socket, {force: true})
+    fs.rmSync(this.tmpdir, {force: true, recursive: true})
   }
 }
 
