@@ -450,7 +450,7 @@ describe('trust boundaries', () => {
   )
 
   it.concurrent(
-    'cast hooks install creates folders 0700 and a new settings file 0600; an existing one and its backup keep its mode',
+    'cast hooks install creates folders 0700 and a new settings file 0600; an existing one keeps its mode, its backup is 0600',
     async () => {
       const h = home()
       const r = await run(['hooks', 'install', 'claude'], h)
@@ -467,7 +467,7 @@ describe('trust boundaries', () => {
       expect(fs.statSync(settings).mode & 0o777).toBe(0o640)
       const backups = fs.readdirSync(path.dirname(settings)).filter((n) => n.includes('cast-backup'))
       expect(backups).toHaveLength(1)
-      expect(fs.statSync(path.join(path.dirname(settings), backups[0]!)).mode & 0o777).toBe(0o640)
+      expect(fs.statSync(path.join(path.dirname(settings), backups[0]!)).mode & 0o777).toBe(0o600)
     },
     60_000,
   )

@@ -89,8 +89,3 @@ export function evaluateParks(store: Store, now: number): ParkOutcome[] {
   store.q('DELETE FROM parks WHERE ended_at IS NOT NULL AND ended_at < ?').run(now - PARK_STALE_MS)
   return out
 }
-
-/** How many parks hold now. */
-export function countActiveParks(store: Store): number {
-  return Number((store.q('SELECT count(*) AS n FROM parks WHERE ended_at IS NULL').get() as Row).n)
-}

@@ -2,7 +2,7 @@
  * Reaching the team store: where its URL comes from, how it is shown (never with its password),
  * and the connection (the `pg` package, imported only here and only when a team is in use).
  */
-import type {Client, Pool, PoolClient} from 'pg'
+import type {Client, Pool} from 'pg'
 
 export interface TeamTarget {
   readonly url: string
@@ -108,22 +108,4 @@ export async function openClient(url: string, connectTimeoutMs = 3000): Promise<
   c.on('error', () => {})
   await c.connect()
   return c
-}
-
-/** Run `fn` in one transaction on a client of the pool. */
-export async function inTx<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect()
-  let broken = false
-  try {
-    await c.query('BEGIN')
-    const r = await fn(c)
-    await c.query('COMMIT')
-    return r
-  } catch (error) {
-    broken = true
-    await c.query('ROLLBACK').catch(() => {})
-    throw error
-  } finally {
-    c.release(broken)
-  }
 }

@@ -103,32 +103,6 @@ export interface TeamEvent {
   readonly payload: Record<string, unknown>
 }
 
-/** A cast_team.events row as pg returns it (bigints are numbers: client.ts's type parser). */
-interface EventDbRow {
-  readonly seq: number
-  readonly device: string
-  readonly epoch: string
-  readonly local_seq: number
-  readonly session_id: string
-  readonly kind: string
-  readonly at: Date
-  readonly device_at: number | null
-  readonly payload: Record<string, unknown>
-}
-
-export async function eventsSince(pool: Pool | {query: Pool['query']}, seq: number, limit = 1000): Promise<TeamEvent[]> {
-  const r = await pool.query<EventDbRow>(`SELECT * FROM cast_team.events WHERE seq > $1 ORDER BY seq LIMIT $2`, [seq, limit])
-  return r.rows.map((x) => ({
-    at: x.at,
-    device: String(x.device),
-    deviceAt: x.device_at === null ? null : Number(x.device_at),
-    kind: String(x.kind),
-    payload: x.payload,
-    seq: Number(x.seq),
-    sessionId: String(x.session_id),
-  }))
-}
-
 export async function lastEventSeq(pool: Pool): Promise<number> {
   const r = await pool.query<{s: number}>('SELECT COALESCE(MAX(seq), 0) AS s FROM cast_team.events')
   return Number(r.rows[0]!.s) // an aggregate: always one row
