@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Stash extends TriageCommand {
   static override description = `Takes sessions out of the inbox while their agents keep running. A stash
@@ -22,7 +23,7 @@ Takes several sessions at once; cast undo puts them all back.`
     hide: Flags.boolean({summary: 'Stay stashed through trigger wakes and stalls: only an ask brings it back.'}),
   }
   static override strict = false
-  static override summary = 'Stash sessions out of the inbox; they come back when they stall or ask.'
+  static override summary = verb('stash').summary
   static override usage = ['<%= command.id %> SESSION... [--hide]']
 
   async run(): Promise<TriageResult> {
