@@ -1,0 +1,115 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {EXIT} from '../../lib/exit-codes.js'
+
+/** The port `cast web` listens on unless --port says otherwise. */
+export const WEB_PORT = 4280
+
+export default class Web extends BaseCommand {
+  static override description = `Serves the inbox to a browser: the same sections, counts and verbs as cast sessions
+and cast inbox, live (each change of the transitions log reaches the page as it happens),
+and a composer that types into the agent's terminal through cast send's checks.
+
+It listens on 127.0.0.1 and prints an address with a one-time login token; opening it
+signs that browser in (an HttpOnly, SameSite=Strict cookie) and uses the token up. Every
+request is checked for that cookie, for a Host header naming this server (no DNS
+rebinding) and, on writes, for the page's own Origin.
+
+Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: run
+"cast web pair" first, open http://ADDR:PORT/pair on the device and type the code; the
+device gets its own credential, revocable with "cast web devices --revoke ID".
+docs/web.md describes the security model.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {command: '<%= config.bin %> <%= command.id %> --open', description: 'Also open the address in the default browser.'},
+    {
+      command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0',
+      description: 'Serve a paired phone on the LAN.',
+    },
+  ]
+  static override flags = {
+    host: Flags.string({
+      helpValue: 'NAME',
+      multiple: true,
+      summary: 'Another name the page is reached by (a tailnet name): its Host header is then accepted.',
+    }),
+    listen: Flags.string({helpValue: 'ADDR', summary: 'Listen on this address instead of 127.0.0.1 (other devices: pair them first).'}),
+    open: Flags.boolean({summary: 'Open the address in the default browser.'}),
+    port: Flags.integer({
+      default: WEB_PORT,
+      helpValue: 'N',
+      max: 65_535,
+      min: 0,
+      summary: `The port (default ${WEB_PORT}; 0 picks a free one).`,
+    }),
+  }
+  static override summary = 'Serve the inbox to a browser (127.0.0.1; other devices after pairing).'
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Web)
+    const os = await import('node:os')
+    const {fileURLToPath} = await import('node:url')
+    const {castHome} = await import('../../lib/env.js')
+    const {listDevices, pairingPending} = await import('../../lib/web/devices.js')
+    const home = castHome(this.env)
+    const listen = flags.listen ?? '127.0.0.1'
+    const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(listen)
+    if (!loopback && listDevices(home).length === 0 && !pairingPending(home, Date.now()))
+      this.fail(`--listen ${listen} serves other devices, and none is paired: run "cast web pair" first.`, EXIT.REFUSED)
+    const names = new Set(['127.0.0.1', 'localhost', '::1', listen, ...(flags.host ?? [])])
+    if (listen === '0.0.0.0' || listen === '::')
+      for (const addrs of Object.values(os.networkInterfaces())) for (const a of addrs ?? []) names.add(a.address)
+    const store = await this.openStore()
+    const {loadConfig} = await import('../../lib/config.js')
+    const config = await loadConfig(this.env)
+    const {WebServer} = await import('../../lib/web/server.js')
+    const server = new WebServer({
+      assets: fileURLToPath(new URL('../../web', import.meta.url)),
+      clock: this.clock(),
+      config: this.config,
+      env: this.env,
+      home,
+      hostNames: [...names],
+      me: this.me,
+      recencyMs: config.inbox.recencyMs,
+      store,
+    })
+    let port: number
+    try {
+      port = await server.listen(flags.port, listen)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      this.fail(
+        code === 'EADDRINUSE'
+          ? `Port ${flags.port} is in use (another cast web?): --port N picks another, --port 0 a free one.`
+          : `Cannot listen on ${listen}:${flags.port}: ${(error as Error).message}`,
+        EXIT.FAILURE,
+      )
+    }
+
+    const shown = loopback ? '127.0.0.1' : listen.includes(':') ? `[${listen}]` : listen
+    const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}/login?token=${server.guard.token}`
+    this.log(`cast web · ${this.me} · ${url}`)
+    this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
+    if (!loopback) this.log(`Paired devices open http://${shown}:${port}/ (new ones pair at /pair with a "cast web pair" code).`)
+    if (flags.open) await openBrowser(url)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await server.close()
+  }
+}
+
+async function openBrowser(url: string): Promise<void> {
+  const {spawn} = await import('node:child_process')
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
+  try {
+    spawn(opener, [url], {detached: true, stdio: 'ignore'})
+      .on('error', () => undefined)
+      .unref()
+  } catch {
+    // No opener: the address is printed above.
+  }
+}
