@@ -21,11 +21,11 @@ Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: 
 device gets its own credential, revocable with "cast web devices --revoke ID".
 docs/web.md describes the security model.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %>',
-    {command: '<%= config.bin %> <%= command.id %> --open', description: 'Also open the address in the default browser.'},
+    {command: '<%= config.bin %> <%= command.id %>', description: `Serve the inbox on 127.0.0.1:${WEB_PORT}, until stopped.`},
+    {command: '<%= config.bin %> <%= command.id %> --port 0', description: 'On a free port, until stopped.'},
     {
-      command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0',
-      description: 'Serve a paired phone on the LAN.',
+      command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0 --port 0',
+      description: 'Pair a phone, then serve it on the LAN, until stopped.',
     },
   ]
   static override flags = {
