@@ -75,7 +75,7 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
   }
 
   if (s.ask?.kind === 'approval') {
-    const text = detail?.approval?.text ?? s.ask.text
+    const text = detail?.screen_dialog ?? detail?.approval?.text ?? s.ask.text
     return h(
       'section',
       {class: 'ask-box approval'},

@@ -71,6 +71,7 @@ export interface Detail {
   approval: {text: string; at: string} | null
   question: {text: string; at: string} | null
   error: {text: string; at: string} | null
+  screen_dialog: string | null
 }
 
 export interface Failure {

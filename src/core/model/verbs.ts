@@ -136,7 +136,7 @@ export const VERBS: readonly Verb[] = [
     argv: (s) => ['kill', s],
     key: 'K',
     label: 'Kill',
-    confirm: 'It stops the agent process.',
+    confirm: 'It tears the agent down (the transcript stays).',
     name: 'kill',
     plan: 'planKill',
     summary: 'Kill sessions: stop the agent, file them under Killed.',

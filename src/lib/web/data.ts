@@ -7,7 +7,7 @@
  */
 import {formatTally} from '../../core/model/tally.js'
 import {verbTable} from '../../core/model/verbs.js'
-import type {Store} from '../../core/store/store.js'
+import type {SessionRow, Store} from '../../core/store/store.js'
 import {type Env, homeDir} from '../env.js'
 import {listSessions} from '../sessions-list.js'
 import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views.js'
@@ -29,10 +29,12 @@ export interface SessionDetail {
   approval: {text: string; at: string} | null
   question: {text: string; at: string} | null
   error: {text: string; at: string} | null
+  /** The permission dialog as the agent's screen shows it now (the command it asks to run), when it runs in tmux. */
+  screen_dialog: string | null
 }
 
 /** The answer view's session, or null when this machine's store does not hold it. */
-export function sessionDetail(store: Store, id: string, me: string, now: number): SessionDetail | null {
+export async function sessionDetail(store: Store, env: Env, id: string, me: string, now: number): Promise<SessionDetail | null> {
   const row = store.loadSessions([id])[0]
   if (!row) return null
   const f = row.facts
@@ -43,6 +45,17 @@ export function sessionDetail(store: Store, id: string, me: string, now: number)
     error: block(f.error),
     last_assistant_text: f.lastAssistantText,
     question: block(f.question),
+    screen_dialog: f.approval ? await dialogOnScreen(store, env, row) : null,
     session: {...session, decision: row.decision ? decisionJson(row.decision) : null},
   }
+}
+
+/** What `cast approve` reads before it answers: the open dialog on the agent's screen (read only). */
+async function dialogOnScreen(store: Store, env: Env, row: SessionRow): Promise<string | null> {
+  const {findPane, screenDialog} = await import('../dialog.js')
+  const {captureScreen} = await import('../tmux.js')
+  const found = await findPane(store, row, env).catch(() => null)
+  if (!found?.pane) return null
+  const d = screenDialog(env, row.agent, found.pane, await captureScreen(found.pane, env))
+  return d?.kind === 'approval' ? d.text : null
 }

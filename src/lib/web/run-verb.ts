@@ -72,7 +72,7 @@ async function runOne(config: Config, args: readonly string[]): Promise<VerbOutc
       failed = errorEnvelope(refusalText(json) ?? `cast ${found.id} failed (exit ${set}).`, set)
   }
 
-  return failed ? {ok: false, ...(failed)} : {json, ok: true}
+  return failed ? {ok: false, ...failed} : {json, ok: true}
 }
 
 /** The line a command's JSON gives for a refusal it reported without an error (a remote verb's result). */

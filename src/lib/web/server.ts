@@ -137,7 +137,7 @@ export class WebServer {
     if (p === '/api/presence') return this.answer(res, await runInProcess(this.o.config, ['presence']))
     const m = /^\/api\/session\/([\w-]{1,200})$/.exec(p)
     if (m) {
-      const detail = sessionDetail(this.o.store, m[1]!, this.o.me, this.o.clock())
+      const detail = await sessionDetail(this.o.store, this.o.env, m[1]!, this.o.me, this.o.clock())
       if (!detail) throw new HttpError(404, `No session ${m[1]} on this machine.`, EXIT.NOT_FOUND)
       return sendJson(res, 200, detail)
     }
