@@ -318,9 +318,17 @@ function live(): void {
   }
   events.addEventListener('snapshot', take)
   events.addEventListener('listing', take)
+  // A transition moves its card at once; the listing that follows brings the order and the counts.
   events.addEventListener('transition', (e) => {
-    const t = JSON.parse((e as MessageEvent<string>).data) as {id: string}
-    document.querySelector(`.card[data-id="${CSS.escape(t.id)}"]`)?.classList.add('moved')
+    const t = JSON.parse((e as MessageEvent<string>).data) as {id: string; to: string; reason: string; bucket: string}
+    const s = state.listing?.sessions.find((x) => x.id === t.id)
+    if (s) Object.assign(s, {bucket: t.bucket, reason: t.reason, state: t.to})
+    // Patch the card in place (a full draw of a long list waits for the listing).
+    const card = document.querySelector(`.card[data-id="${CSS.escape(t.id)}"]`)
+    if (!card || !s) return
+    card.className = card.className.replace(/\bst-\w+/, `st-${s.state}`) + ' moved'
+    const label = card.querySelector('.state')
+    if (label) label.textContent = `${s.state.replace('_', ' ')}:${s.reason}`
   })
   events.addEventListener('error', () => {
     $('#conn').textContent = 'reconnecting…'

@@ -27,7 +27,7 @@ export class EventHub {
   private mark: HistoryMark
   private follower: Follower | null = null
   private heartbeat: NodeJS.Timeout | null = null
-  private pumping = false
+  private building = false
   private again = false
 
   constructor(
@@ -49,7 +49,7 @@ export class EventHub {
       env: this.env,
       ingest: true,
       me: this.me,
-      onWake: () => void this.pump(),
+      onWake: () => this.pump(),
       store: this.store,
     })
     this.heartbeat = setInterval(() => this.broadcast(`: heartbeat ${new Date(this.clock()).toISOString()}\n\n`), HEARTBEAT_MS)
@@ -88,35 +88,46 @@ export class EventHub {
     this.clients.add(res)
   }
 
-  /** The log grew or the store changed: send the new transitions, then the listing once. */
-  async pump(): Promise<void> {
-    if (this.pumping) {
+  /**
+   * The log grew or the store changed: send the new transitions at once, then a fresh listing.
+   * Listings are built one at a time and coalesced, so a slow one never holds a transition back.
+   */
+  pump(): void {
+    try {
+      let changed = false
+      for (;;) {
+        const batch = this.store.transitionsSince(this.lastSeq, 500)
+        if (batch.length === 0) break
+        this.lastSeq = batch[batch.length - 1]!.seq
+        this.broadcast(this.transitionEvents(batch))
+        changed = true
+      }
+
+      const mark = historyMark(this.store)
+      if (mark.lastId !== this.mark.lastId || mark.undone !== this.mark.undone) changed = true
+      this.mark = mark
+      if (changed && this.clients.size > 0) void this.sendListing()
+    } catch {
+      // A failed read is tried again on the next wake (the follower's safety tick is 2 s).
+    }
+  }
+
+  private async sendListing(): Promise<void> {
+    if (this.building) {
       this.again = true
       return
     }
 
-    this.pumping = true
+    this.building = true
     try {
       do {
         this.again = false
-        let changed = false
-        for (;;) {
-          const batch = this.store.transitionsSince(this.lastSeq, 500)
-          if (batch.length === 0) break
-          this.lastSeq = batch[batch.length - 1]!.seq
-          this.broadcast(this.transitionEvents(batch))
-          changed = true
-        }
-
-        const mark = historyMark(this.store)
-        if (mark.lastId !== this.mark.lastId || mark.undone !== this.mark.undone) changed = true
-        this.mark = mark
-        if (changed && this.clients.size > 0) this.broadcast(event('listing', await this.listing()))
+        this.broadcast(event('listing', await this.listing()))
       } while (this.again)
     } catch {
-      // A failed read is tried again on the next wake (the follower's safety tick is 2 s).
+      // The next change sends it.
     } finally {
-      this.pumping = false
+      this.building = false
     }
   }
 

@@ -205,7 +205,7 @@ export class WebServer {
     if (out.ok) sendJson(res, 200, out.json)
     else sendJson(res, STATUS[out.error.exit_code] ?? 500, {error: out.error})
     // The store changed: the stream need not wait for the file watch.
-    void this.hub.pump()
+    this.hub.pump()
   }
 
   private login(url: URL, res: http.ServerResponse): void {
