@@ -42,8 +42,21 @@ export function renderAnswer(
   parts.push(question(s, detail, on))
   if (pending) parts.push(h('p', {class: 'pending-line', role: 'status'}, `${pending}…`))
   if (!(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
+  // A redraw of the same session (the stream brought a change) keeps what the person is typing.
+  const before = root.dataset['session'] === s.id ? root.querySelector('textarea') : null
+  const draft = before?.value ?? ''
+  const caret = before?.selectionStart ?? draft.length
+  const typing = before !== null && document.activeElement === before
+  const first = root.dataset['session'] !== s.id
+  root.dataset['session'] = s.id
   fill(root, ...parts)
-  root.querySelector<HTMLElement>('textarea, .primary')?.focus()
+  const area = root.querySelector('textarea')
+  if (area && draft !== '') {
+    area.value = draft
+    area.setSelectionRange(caret, caret)
+  }
+
+  if (first || typing) root.querySelector<HTMLElement>('textarea, .primary')?.focus()
 }
 
 function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {

@@ -189,6 +189,8 @@ async function run(v: VerbInfo, s: Session | null, value: string | undefined, co
 
 async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash'): Promise<void> {
   const ok = await run(verbByName('reply')!, s, text, false, then === 'advance')
+  const area = document.querySelector<HTMLTextAreaElement>('#answer textarea')
+  if (ok && area && area.value === text) area.value = ''
   if (ok && then === 'stash') {
     await run(verbByName('stash')!, {...s, state: 'working', reason: 'turn_pending'}, undefined, false, false)
     advance(s.id)

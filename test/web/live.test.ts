@@ -52,14 +52,19 @@ describe('cast web answers real agents', () => {
     )
   /** Wait until the page shows the card in this section, with this state:reason. */
   const cardIn = (id: string, bucket: string, stateReason?: string) =>
-    page.waitForFunction(
-      ([i, b, sr]) => {
-        const el = (globalThis as any).document.querySelector(`section[data-bucket="${b}"] .card[data-id="${i}"]`)
-        return el !== null && (sr === '' || el.querySelector('.state')?.textContent === sr)
-      },
-      [id, bucket, stateReason ?? ''] as const,
-      {timeout: 60_000},
-    )
+    page
+      .waitForFunction(
+        ([i, b, sr]) => {
+          const el = (globalThis as any).document.querySelector(`section[data-bucket="${b}"] .card[data-id="${i}"]`)
+          return el !== null && (sr === '' || el.querySelector('.state')?.textContent === sr)
+        },
+        [id, bucket, stateReason ?? ''] as const,
+        {timeout: 60_000},
+      )
+      .catch(async (error: Error) => {
+        const shown = await page.evaluate(() => (globalThis as any).document.querySelector('main')?.innerText)
+        throw new Error(`${error.message}\npage:\n${shown}\ncli:\n${(await runCast(['sessions'], {env})).stdout}`)
+      })
   const open = async (id: string) => {
     await page.click(`.card[data-id="${id}"]`)
     if (!(await page.isVisible('.answer-title'))) await page.click(`.card[data-id="${id}"]`)

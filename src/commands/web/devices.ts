@@ -13,7 +13,10 @@ export default class WebDevices extends BaseCommand {
 stops working at its next request.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {command: '<%= config.bin %> <%= command.id %> --revoke 3f9a1c2e', description: 'Revoke one device.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --revoke 3f9a1c2e',
+      description: 'Revoke one device (its id from the list). The demo has paired none, so there is nothing to revoke (exit 3).',
+    },
     {command: '<%= config.bin %> <%= command.id %> --revoke all', description: 'Revoke every device.'},
   ]
   static override flags = {
@@ -30,7 +33,8 @@ stops working at its next request.`
     let revoked: string[] = []
     if (flags.revoke !== undefined) {
       const gone = revokeDevices(home, flags.revoke)
-      if (gone.length === 0) this.fail(`No paired device ${flags.revoke} ("cast web devices" lists them).`, EXIT.NOT_FOUND)
+      if (gone.length === 0 && flags.revoke !== 'all')
+        this.fail(`No paired device ${flags.revoke} ("cast web devices" lists them).`, EXIT.NOT_FOUND)
       revoked = gone.map((d) => d.id)
       for (const d of gone) this.log(`revoked ${d.id}  ${oneLine(d.name)}`)
     }
