@@ -191,6 +191,44 @@ describe('cast web over the demo store', () => {
     await page.close()
   })
 
+  it('answers a decision card from its answer view: the options, the reasoning, a digit picks', async () => {
+    const target = (await sessions()).sessions.find((s: any) => s.bucket === 'done')
+    const posted = await runCast(
+      [
+        'decide',
+        'Which <b>database</b> for the cache?',
+        '--option',
+        'Postgres :: one more service to run',
+        '--option',
+        'SQLite :: no server, one file',
+        '--recommend',
+        '2',
+        '--why',
+        'The cache is local to one machine.',
+        '--session',
+        target.id,
+      ],
+      {env},
+    )
+    expect(posted.code, posted.stderr).toBe(0)
+    const page = await inboxPage(context, web)
+    await page.waitForSelector(`section[data-bucket="questions"] .card[data-id="${target.id}"]`)
+    await page.click(`.card[data-id="${target.id}"]`)
+    if (!(await page.isVisible('.answer-title'))) await page.click(`.card[data-id="${target.id}"]`)
+    await page.waitForSelector('.ask-box.decision')
+    expect(await page.textContent('.ask-box.decision h2')).toBe('Which <b>database</b> for the cache?')
+    expect(await page.textContent('.why')).toBe('The cache is local to one machine.')
+    const options = await page.$$eval('.options button', (els) => els.map((e) => e.textContent))
+    expect(options).toEqual(['1. Postgres — one more service to run', '2. SQLite — no server, one file (recommended)'])
+    await page.keyboard.press('2')
+    await page.waitForFunction(() => /^Answered: option 2/.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''))
+    // The card is answered: no longer among the open ones.
+    const open = json(await runCast(['decide', 'list', '--json', '--all'], {env}))
+    expect(JSON.stringify(open)).not.toContain('for the cache?')
+    expect((await sessions()).sessions.find((s: any) => s.id === target.id).bucket).not.toBe('questions')
+    await page.close()
+  })
+
   it('fits a phone: one column, touch targets of 44 px, a manifest (screenshot kept)', async () => {
     const page = await inboxPage(context, web, {height: 844, width: 390})
     await page.screenshot({fullPage: false, path: saveArtifact('phone-390x844.png')})
