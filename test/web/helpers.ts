@@ -24,9 +24,9 @@ export interface WebServer {
   stop(): Promise<void>
 }
 
-/** Start `cast web --port 0 ARGS` and wait for the address it prints. */
-export function startWeb(env: Record<string, string>, args: readonly string[] = []): Promise<WebServer> {
-  const child = spawn(process.execPath, [BIN, 'web', '--port', '0', ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
+/** Start `cast web --port 0 ARGS` (or another command line that serves it) and wait for the address it prints. */
+export function startWeb(env: Record<string, string>, args: readonly string[] = [], command = ['web', '--port', '0']): Promise<WebServer> {
+  const child = spawn(process.execPath, [BIN, ...command, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
   let out = ''
   let err = ''
   child.stderr!.on('data', (c) => (err += String(c)))

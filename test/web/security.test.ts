@@ -255,4 +255,27 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
       await lan.stop()
     }
   })
+
+  it('cast daemon --web serves the same page beside the ingester, and stops with it', async () => {
+    const env = {...h.env}
+    // The suite's own cast web holds the ingester lease: this daemon gets a home of its own.
+    const other = makeHome()
+    try {
+      const daemon = await startWeb({...env, CAST_HOME: other.castHome, HOME: other.home}, ['--web', '--web-port', '0'], ['daemon'])
+      const login = await request(daemon.base, new URL(daemon.login).pathname + new URL(daemon.login).search, {
+        headers: {host: new URL(daemon.base).host},
+      })
+      expect(login.status).toBe(303)
+      const sid = /cast_session=([^;]+)/.exec(String(login.headers['set-cookie']))![1]!
+      const listing = await request(daemon.base, '/api/listing', {
+        headers: {cookie: `cast_session=${sid}`, host: new URL(daemon.base).host},
+      })
+      expect(listing.status).toBe(200)
+      expect(JSON.parse(listing.body).tally).toMatch(/^needs input 0 · done 0/)
+      await daemon.stop()
+      expect(daemon.child.exitCode).toBe(0)
+    } finally {
+      other.cleanup()
+    }
+  })
 })

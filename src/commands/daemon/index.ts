@@ -27,6 +27,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   ]
   static override flags = {
     notify: Flags.boolean({summary: 'Also page you: desktop notifications as cast notify sends them (config notify.*).'}),
+    web: Flags.boolean({summary: 'Also serve the web inbox on 127.0.0.1 (as cast web; --web-port sets the port).'}),
+    'web-port': Flags.integer({default: 4280, helpValue: 'N', max: 65_535, min: 0, summary: 'The port of --web (0 picks a free one).'}),
     once: Flags.boolean({summary: 'Sync once (files, spool, timers, schedules) and exit.'}),
   }
   static override summary = 'Run the ingester in the foreground.'
@@ -91,12 +93,22 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
+    const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
     await stopped
+    await web?.close()
     clearInterval(schedules)
     await team?.stop()
     await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** --web: cast web's server beside the ingester (src/lib/web/start.ts); its address on stdout. */
+  private async startWeb(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number, port: number) {
+    const {startWeb} = await import('../../lib/web/start.js')
+    const web = await startWeb({clock, config: this.config, env: this.env, me: this.me, port, store})
+    this.log(`cast web · ${this.me} · ${web.url}`)
+    return web.server
   }
 
   /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */

@@ -1,10 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-
-/** The port `cast web` listens on unless --port says otherwise. */
-export const WEB_PORT = 4280
+import {WEB_PORT} from '../../lib/web/start.js'
 
 export default class Web extends BaseCommand {
   static override description = `Serves the inbox to a browser: the same sections, counts and verbs as cast sessions
@@ -48,57 +45,28 @@ docs/web.md describes the security model.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Web)
-    const os = await import('node:os')
-    const {fileURLToPath} = await import('node:url')
-    const {castHome} = await import('../../lib/env.js')
-    const {listDevices, pairingPending} = await import('../../lib/web/devices.js')
-    const home = castHome(this.env)
-    const listen = flags.listen ?? '127.0.0.1'
-    const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(listen)
-    if (!loopback && listDevices(home).length === 0 && !pairingPending(home, Date.now()))
-      this.fail(`--listen ${listen} serves other devices, and none is paired: run "cast web pair" first.`, EXIT.REFUSED)
-    const names = new Set(['127.0.0.1', 'localhost', '::1', listen, ...(flags.host ?? [])])
-    if (listen === '0.0.0.0' || listen === '::')
-      for (const addrs of Object.values(os.networkInterfaces())) for (const a of addrs ?? []) names.add(a.address)
+    const {startWeb} = await import('../../lib/web/start.js')
     const store = await this.openStore()
-    const {loadConfig} = await import('../../lib/config.js')
-    const config = await loadConfig(this.env)
-    const {WebServer} = await import('../../lib/web/server.js')
-    const server = new WebServer({
-      assets: fileURLToPath(new URL('../../web', import.meta.url)),
+    const web = await startWeb({
       clock: this.clock(),
       config: this.config,
       env: this.env,
-      home,
-      hostNames: [...names],
+      hosts: flags.host,
+      listen: flags.listen,
       me: this.me,
-      recencyMs: config.inbox.recencyMs,
+      port: flags.port,
       store,
     })
-    let port: number
-    try {
-      port = await server.listen(flags.port, listen)
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      this.fail(
-        code === 'EADDRINUSE'
-          ? `Port ${flags.port} is in use (another cast web?): --port N picks another, --port 0 a free one.`
-          : `Cannot listen on ${listen}:${flags.port}: ${(error as Error).message}`,
-        EXIT.FAILURE,
-      )
-    }
-
-    const shown = loopback ? '127.0.0.1' : listen.includes(':') ? `[${listen}]` : listen
-    const url = `http://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}/login?token=${server.guard.token}`
-    this.log(`cast web · ${this.me} · ${url}`)
+    this.log(`cast web · ${this.me} · ${web.url}`)
     this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
-    if (!loopback) this.log(`Paired devices open http://${shown}:${port}/ (new ones pair at /pair with a "cast web pair" code).`)
-    if (flags.open) await openBrowser(url)
+    if (!web.loopback)
+      this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)
+    if (flags.open) await openBrowser(web.url)
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
     })
-    await server.close()
+    await web.server.close()
   }
 }
 
