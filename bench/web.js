@@ -1,3 +1,4 @@
+/* global document */
 /**
  * `node bench/web.js [--sessions 1000] [--runs 5] [--appends 20]`: the web inbox's budgets
  * (DESIGN §7), each beside a floor measured in the same run, in Debian's Chromium.
