@@ -99,7 +99,13 @@ describe('cast web answers real agents', () => {
     await page.keyboard.press('n')
     await waitFor(() => userTexts(h.home, proj, B).includes('[answer] User rejected tool use') || null, 60_000)
     expect(userTexts(h.home, proj, B).some((t) => t.startsWith('[answer] ran'))).toBe(false)
+    // The page reports the verb's result, and has advanced (to A, which waits on you again).
+    await page.waitForFunction(() => /^Deny: /.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''), null, {
+      timeout: 60_000,
+    })
     await page.keyboard.press('Escape')
+    await page.keyboard.press('Escape')
+    await page.waitForSelector('#list:not([hidden])')
     // The agents wrote their turns to their transcripts: both cards leave Questions, live.
     await cardIn(a, 'needs_input', 'needs input:settled')
     await cardIn(b, 'needs_input')
