@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
 import type {DialogAnswer} from '../lib/dialog.js'
 import {teamFlags} from '../lib/flags.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Approve extends BaseCommand {
   static override args = {
@@ -34,7 +35,7 @@ terminal.`
     ...teamFlags,
     always: Flags.boolean({summary: 'Choose the dialog\'s "always allow" option.'}),
   }
-  static override summary = 'Approve the open permission prompt of a session.'
+  static override summary = verb('approve').summary
 
   async run(): Promise<DialogAnswer | RemoteVerbJson> {
     const {args, flags} = await this.parse(Approve)

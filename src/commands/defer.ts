@@ -1,4 +1,5 @@
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Defer extends TriageCommand {
   static override description = `Not now: the session drops to the bottom of its section and comes back up on
@@ -6,7 +7,7 @@ its next activity (a new message, a new turn). The lightest triage verb:
 nothing is hidden.`
   static override examples = ['<%= config.bin %> <%= command.id %> ziabnwy']
   static override strict = false
-  static override summary = 'Drop sessions down their section until their next activity.'
+  static override summary = verb('defer').summary
   static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
 import type {DialogAnswer} from '../lib/dialog.js'
 import {teamFlags} from '../lib/flags.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Deny extends BaseCommand {
   static override args = {
@@ -32,7 +33,7 @@ still open afterwards.`
     ...teamFlags,
     note: Flags.string({helpValue: 'TEXT', summary: 'What the agent should do instead (typed into its deny field).'}),
   }
-  static override summary = 'Deny the open permission prompt of a session.'
+  static override summary = verb('deny').summary
 
   async run(): Promise<DialogAnswer | RemoteVerbJson> {
     const {args, flags} = await this.parse(Deny)

@@ -8,6 +8,7 @@ import type {Plan, Termination} from '../lib/terminate.js'
 import {durationFlag} from '../lib/time-flags.js'
 import {TriageCommand} from '../lib/triage.js'
 import type {SessionJson} from '../lib/views.js'
+import {verb} from '../core/model/verbs.js'
 
 export interface KillJson {
   verb: 'kill'
@@ -79,7 +80,7 @@ in the inbox, one line says why, and the exit code is 5.`
     grace: durationFlag({helpValue: 'D', summary: 'How long to wait after SIGTERM before SIGKILL (default 5s; 0 = at once).'}),
   }
   static override strict = false
-  static override summary = 'Kill sessions: stop the agent, file them under Killed.'
+  static override summary = verb('kill').summary
   static override usage = ['<%= command.id %> SESSION... [--grace D] [--dry-run]']
 
   async run(): Promise<KillJson | RemoteVerbJson> {

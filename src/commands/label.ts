@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {EXIT} from '../lib/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export const MAX_LABEL = 40
 
@@ -21,7 +22,7 @@ argument is a session.`
     clear: Flags.boolean({summary: 'Remove your label from the sessions.'}),
   }
   static override strict = false
-  static override summary = 'Put your personal label on sessions, or clear it.'
+  static override summary = verb('label').summary
   static override usage = ['<%= command.id %> NAME SESSION...', '<%= command.id %> --clear SESSION...']
 
   async run(): Promise<TriageResult> {

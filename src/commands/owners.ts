@@ -26,7 +26,8 @@ on which device, and whether it is in your inbox.`
     const {args} = await this.parse(Owners)
     const {resolveSession} = await import('../lib/resolve.js')
     const {ownersOf} = await import('../core/store/ownership.js')
-    const {matchesFilters, titleOf} = await import('../lib/views.js')
+    const {titleOf} = await import('../lib/views.js')
+    const {inView} = await import('../core/model/view.js')
     const {loadConfig} = await import('../lib/config.js')
     const {shortId} = await import('../core/model/ids.js')
     const config = await loadConfig(this.env)
@@ -37,7 +38,7 @@ on which device, and whether it is in your inbox.`
     const result: OwnersJson = {
       device: row.device,
       id,
-      in_my_inbox: matchesFilters(row, this.me, clock(), {recencyMs: config.inbox.recencyMs}),
+      in_my_inbox: inView(row, this.me, clock(), {recencyMs: config.inbox.recencyMs}),
       owners: owners.map((o) => ({added_at: new Date(o.addedAt).toISOString(), added_by: o.addedBy, who: o.who})),
       runner: row.runner,
       short_id: shortId(id),

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {EXIT} from '../lib/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export const MAX_TITLE = 200
 
@@ -20,7 +21,7 @@ are not touched. --clear goes back to the agent's title.`
     clear: Flags.boolean({summary: "Go back to the agent's own title."}),
   }
   static override strict = false
-  static override summary = 'Rename a session (in cast only).'
+  static override summary = verb('rename').summary
   static override usage = ['<%= command.id %> SESSION TITLE', '<%= command.id %> SESSION --clear']
 
   async run(): Promise<TriageResult> {

@@ -7,6 +7,7 @@ import {EXIT} from '../lib/exit-codes.js'
 import {teamFlags} from '../lib/flags.js'
 import type {SendResult} from '../lib/deliver.js'
 import type {SessionJson} from '../lib/views.js'
+import {verb} from '../core/model/verbs.js'
 
 /** `cast send --json`: how the message went in, and the session after it. */
 export interface SendJson {
@@ -50,7 +51,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
       summary: `Send only if the session is in one of these states (and reasons) now (${WORK_STATES.join(', ')}; repeat it or use commas); else exit 5.`,
     }),
   }
-  static override summary = 'Send a message into a session as its next turn.'
+  static override summary = verb('reply').summary
 
   async run(): Promise<SendJson | RemoteVerbJson> {
     const {args, flags} = await this.parse(Send)

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {EXIT} from '../lib/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Stash extends TriageCommand {
   static override description = `Takes sessions out of the inbox while their agents keep running. A stash
@@ -41,7 +42,7 @@ Takes several sessions at once; cast undo puts them all back.`
     }),
   }
   static override strict = false
-  static override summary = 'Stash sessions out of the inbox; they come back when they stall or ask.'
+  static override summary = verb('stash').summary
   static override usage = ['<%= command.id %> SESSION... [--hide] [--until-ready OTHER [--note TEXT]]']
 
   async run(): Promise<TriageResult> {

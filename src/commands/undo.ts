@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import type {SessionJson} from '../lib/views.js'
+import {verb} from '../core/model/verbs.js'
 
 export interface HistoryJson {
   action: number
@@ -38,7 +39,7 @@ identity).`
     limit: Flags.integer({default: 20, min: 1, summary: 'With --list: how many actions to show.'}),
     list: Flags.boolean({summary: 'Show the history instead of undoing.'}),
   }
-  static override summary = 'Undo your last triage action (--list shows the history).'
+  static override summary = verb('undo').summary
 
   async run(): Promise<UndoJson> {
     const {flags} = await this.parse(Undo)

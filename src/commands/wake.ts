@@ -1,4 +1,5 @@
 import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {verb} from '../core/model/verbs.js'
 
 export default class Wake extends TriageCommand {
   static override description = `Moves sessions to Needs Input now. A snoozed session ends its snooze early
@@ -7,7 +8,7 @@ needs-input, as cast mark needs-input does. A stash or dismiss is lifted. A
 killed session is refused (exit 5): cast restore brings its card back.`
   static override examples = ['<%= config.bin %> <%= command.id %> et4lssa', '<%= config.bin %> <%= command.id %> et4lssa bccgmd6 --json']
   static override strict = false
-  static override summary = 'Move sessions to Needs Input now (ends a snooze early).'
+  static override summary = verb('wake').summary
   static override usage = ['<%= command.id %> SESSION...']
 
   async run(): Promise<TriageResult> {

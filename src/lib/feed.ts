@@ -6,8 +6,8 @@
  */
 import {formatAge} from '../core/model/durations.js'
 import {shortId} from '../core/model/ids.js'
-import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
 import type {WorkState} from '../core/model/types.js'
+import {inView, type ViewFilters} from '../core/model/view.js'
 import {recentTopLevelIds} from '../core/store/listing.js'
 import type {SessionRow, Store} from '../core/store/store.js'
 import {type SessionJson, sessionJson, tildify, titleOf} from './views.js'
@@ -41,26 +41,25 @@ export function whoOf(row: Pick<SessionRow, 'records' | 'runner'>): string[] {
   return row.records.owners.length > 0 ? [...row.records.owners] : row.runner ? [row.runner] : []
 }
 
-function under(cwd: string | null, dir: string | null): boolean {
-  return cwd === null || (dir !== null && (dir === cwd || dir.startsWith(cwd.endsWith('/') ? cwd : cwd + '/')))
-}
-
-/** Does a row belong in the feed? Top level, inside the recency window, and past every filter. */
-export function inFeed(r: SessionRow, me: string, now: number, f: FeedFilters): boolean {
-  if (r.parentId !== null) return false
-  const at = r.facts.lastActivityAt ?? r.firstSeenAt
-  if (now - at > f.recencyMs) return false
-  if (!under(f.cwd, r.facts.cwd)) return false
-  if (f.agent && !f.agent.includes(r.agent)) return false
-  if (f.states && f.states.length > 0 && !f.states.includes(r.state)) return false
-  if (f.label && !f.label.includes(r.labels[me] ?? '')) return false
-  if (f.member !== null && !isOwnedBy(r.records.owners, f.member) && !(r.runner !== null && sameIdentity(r.runner, f.member))) return false
-  return true
+/** The feed's view: top level, inside the recency window, every machine's, past the filters (src/core/model/view.ts). */
+export function feedView(f: FeedFilters): ViewFilters {
+  return {
+    agent: f.agent,
+    cwd: f.cwd,
+    label: f.label,
+    member: f.member,
+    recencyMs: f.recencyMs,
+    recentOnly: true,
+    states: f.states,
+    team: true,
+    topLevel: true,
+  }
 }
 
 /** The feed's rows, newest activity first: this store's (read a chunk at a time) and the team's. */
 export function feedRows(store: Store, me: string, now: number, f: FeedFilters, remote: readonly SessionRow[]): SessionRow[] {
-  const keep = (r: SessionRow): boolean => inFeed(r, me, now, f)
+  const view = feedView(f)
+  const keep = (r: SessionRow): boolean => inView(r, me, now, view)
   const local: SessionRow[] = []
   let chunk: string[] = []
   const take = (): void => {

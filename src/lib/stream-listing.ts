@@ -11,7 +11,8 @@ import {sameIdentity} from '../core/model/ownership.js'
 import {TIME_LIMITS} from '../core/model/types.js'
 import {inboxCandidates, listingKeys, sessionIdsInOrder} from '../core/store/listing.js'
 import type {SessionRow, Store} from '../core/store/store.js'
-import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, matchesFilters, sessionJson, sortRows} from './views.js'
+import {inView} from '../core/model/view.js'
+import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, sortRows} from './views.js'
 
 const CHUNK = 500
 
@@ -27,7 +28,7 @@ export function streamListing(
   const counted: Parameters<typeof tally>[0][number][] = []
   const keys: SessionRow[] = []
   for (const r of firstPass(store, me, chunk, f.all === true)) {
-    if (!matchesFilters(r, me, now, f)) continue
+    if (!inView(r, me, now, f)) continue
     counted.push({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})
     if (r.bucket === 'folded' || (!f.all && (r.bucket === 'dismissed' || r.bucket === 'hidden'))) continue
     // What sortRows reads of a row, and nothing else (a full row is let go).
@@ -71,7 +72,7 @@ export function streamListing(
 
 /**
  * Every row in `loadSessions()` order with what the first pass reads: with `all`, the lean keys
- * (store/listing.ts listingKeys); without it the filters also read a row's asks (views.ts
+ * (store/listing.ts listingKeys); without it the filters also read a row's asks (core/model/view.ts
  * outlivesRecency), so the full rows, a chunk at a time.
  */
 function* firstPass(store: Store, me: string, chunk: number, all: boolean): Generator<SessionRow> {

@@ -5,7 +5,8 @@
 import {compareAttention, isQuiet} from '../core/model/attention.js'
 import {formatAge, localTime} from '../core/model/age.js'
 import {shortId} from '../core/model/ids.js'
-import {inInbox, isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
+import {isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
+import {inView, type ViewFilters} from '../core/model/view.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
 import type {Bucket, WorkState} from '../core/model/types.js'
 import {SECTION_ORDER} from '../core/model/types.js'
@@ -162,52 +163,8 @@ export function watchLine(
   }
 }
 
-export interface ListFilters {
-  readonly states?: readonly string[]
-  readonly agent?: readonly string[]
-  readonly cwd?: string
-  readonly label?: readonly string[]
-  readonly all?: boolean
-  readonly quiet?: boolean
-  readonly team?: boolean
-  readonly recencyMs?: number
-}
-
-/**
- * The recency window never hides what waits on the person (issue 13 point 4): an open question,
- * a permission prompt, a decision card, a declared blocked, a pinned session.
- */
-export function outlivesRecency(row: SessionRow): boolean {
-  if (row.records.pinned || row.bucket === 'questions') return true
-  if (row.state !== 'needs_input') return false
-  const ask = askOf(row)
-  return (ask !== null && ask.kind !== 'error') || row.records.declaration?.status === 'blocked'
-}
-
-/** Is this session one the user should see under these filters (my inbox, or the team's)? */
-export function matchesFilters(row: SessionRow, me: string, now: number, f: ListFilters): boolean {
-  if (
-    !f.team &&
-    !inInbox({
-      all: f.all || outlivesRecency(row),
-      lastActivityAt: row.facts.lastActivityAt ?? row.firstSeenAt,
-      me,
-      now,
-      owners: row.records.owners,
-      recencyMs: f.recencyMs,
-      runner: row.runner,
-    })
-  ) {
-    return false
-  }
-
-  if (f.states && f.states.length > 0 && !f.states.includes(row.state)) return false
-  if (f.agent && f.agent.length > 0 && !f.agent.includes(row.agent)) return false
-  if (f.cwd && row.facts.cwd !== f.cwd && !(row.facts.cwd ?? '').startsWith(f.cwd.endsWith('/') ? f.cwd : f.cwd + '/')) return false
-  if (f.label && f.label.length > 0 && !f.label.includes(row.labels[me] ?? '')) return false
-  if (f.quiet && !isRowQuiet(row, now)) return false
-  return true
-}
+/** The filters of a listing: the one view predicate's (src/core/model/view.ts). */
+export type ListFilters = ViewFilters
 
 /** Sort rows in display order: by section, then attention (needs input, questions) or recency. */
 export function sortRows(rows: SessionRow[]): SessionRow[] {
@@ -251,7 +208,7 @@ export interface Listing {
  * Dismissed and hidden rows are counted but listed only with `all`.
  */
 export function buildListing(all: readonly SessionRow[], me: string, now: number, f: ListFilters): {listing: Listing; rows: SessionRow[]} {
-  const visible = all.filter((r) => matchesFilters(r, me, now, f))
+  const visible = all.filter((r) => inView(r, me, now, f))
   const counts = tally(
     visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})),
   )
@@ -264,8 +221,8 @@ export function buildListing(all: readonly SessionRow[], me: string, now: number
             r.bucket !== 'folded' &&
             r.bucket !== 'dismissed' &&
             r.bucket !== 'hidden' &&
-            !matchesFilters(r, me, now, f) &&
-            matchesFilters(r, me, now, {...f, all: true}),
+            !inView(r, me, now, f) &&
+            inView(r, me, now, {...f, all: true}),
         ).length
   return {
     listing: {

@@ -19,7 +19,8 @@ import {consumeSpool, spoolDir} from '../core/ingest/spool.js'
 import {historyMark, historySessionsAfter} from '../core/store/watch-marks.js'
 import {onReaderGone} from './reader-gone.js'
 import {oneLine} from './sanitize.js'
-import {type ListFilters, localTime, matchesFilters, titleOf, watchLine} from './views.js'
+import {inView} from '../core/model/view.js'
+import {type ListFilters, localTime, titleOf, watchLine} from './views.js'
 
 export interface WatchFlags {
   agent?: string[]
@@ -257,7 +258,7 @@ class SessionWatch {
     const now = this.clock()
     const seq = this.store.lastSeq()
     for (const row of this.store.loadSessions()) {
-      if (row.bucket === 'folded' || !matchesFilters(row, this.me, now, this.filters)) continue
+      if (row.bucket === 'folded' || !inView(row, this.me, now, this.filters)) continue
       const line = watchLine({event: 'snapshot', seq, ts: now}, row, this.me)
       const human = {
         bucket: row.bucket,
@@ -317,14 +318,14 @@ function transitionMatches(t: Transition, row: SessionRow | undefined, me: strin
   if (row.bucket === 'folded' && t.bucket === 'folded' && !f.label) return false
   // Filters look at the transition's target state, the rest at the session.
   if (f.states && f.states.length > 0 && !f.states.includes(t.to)) return false
-  return matchesFilters(row, me, now, {...f, quiet: false, states: undefined})
+  return inView(row, me, now, {...f, quiet: false, states: undefined})
 }
 
 /** Is the session in the watched view (the filters without --state, which selects transitions)? */
 function viewHas(row: SessionRow, me: string, now: number, f: ListFilters, all: boolean): boolean {
   if (row.bucket === 'folded' && !f.label) return false
   if (!all && (row.bucket === 'dismissed' || row.bucket === 'hidden')) return false
-  return matchesFilters(row, me, now, {...f, quiet: false, states: undefined})
+  return inView(row, me, now, {...f, quiet: false, states: undefined})
 }
 
 function describeFilters(flags: WatchFlags): string[] {

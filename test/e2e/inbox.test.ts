@@ -150,7 +150,7 @@ describe('cast inbox', () => {
 
     // K asks first; anything but y cancels.
     keys(inbox, 'K')
-    await shows(inbox, /kill .+\? It stops the agent process\. \[y\/N\]/)
+    await shows(inbox, /kill .+\? It tears the agent down \(the transcript stays\)\. \[y\/N\]/)
     keys(inbox, 'n')
     await shows(inbox, /kill cancelled/)
     const target = first === 'first task' ? A : B

@@ -40,6 +40,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   ]
   static override flags = {
     notify: Flags.boolean({summary: 'Also page you: desktop notifications as cast notify sends them (config notify.*).'}),
+    web: Flags.boolean({summary: 'Also serve the web inbox on 127.0.0.1 (as cast web; --web-port sets the port).'}),
+    'web-port': Flags.integer({default: 4280, helpValue: 'N', max: 65_535, min: 0, summary: 'The port of --web (0 picks a free one).'}),
     once: Flags.boolean({
       summary: 'One pass (files, tmux, spool, timers, schedules, the settle classifier, the team store) and exit.',
     }),
@@ -127,7 +129,9 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }, 1000)
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
+    const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
     await stopped
+    await web?.close()
     clearInterval(schedules)
     keeper.stop()
     await team?.stop()
@@ -142,6 +146,14 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {statusKeeper} = await import('../../lib/notify/status-keeper.js')
     const config = await loadConfig(this.env)
     return statusKeeper(store, this.env, clock, this.me, config.inbox.recencyMs, configPath(this.env))
+  }
+
+  /** --web: cast web's server beside the ingester (src/lib/web/start.ts); its address on stdout. */
+  private async startWeb(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number, port: number) {
+    const {startWeb} = await import('../../lib/web/start.js')
+    const web = await startWeb({clock, config: this.config, env: this.env, me: this.me, port, store})
+    this.log(`cast web · ${this.me} · ${web.url}`)
+    return web.server
   }
 
   /** With a team joined (cast team join): the outbox publisher and the executor of queued actions. */

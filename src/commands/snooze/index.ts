@@ -1,5 +1,6 @@
 import {durationFlag, timeFlag} from '../../lib/time-flags.js'
 import {TriageCommand, type TriageResult} from '../../lib/triage.js'
+import {verb} from '../../core/model/verbs.js'
 
 export default class Snooze extends TriageCommand {
   static override description = `Snoozes sessions you are not ready to triage yet: each reads dormant (reason
@@ -26,7 +27,7 @@ use this machine's time zone.`
     }),
   }
   static override strict = false
-  static override summary = 'Snooze sessions until a time; they come back as needs input.'
+  static override summary = verb('snooze').summary
   static override usage = ['<%= command.id %> SESSION... --for D', '<%= command.id %> SESSION... --until T', '<%= command.id %> sweep']
 
   async run(): Promise<TriageResult> {

@@ -26,7 +26,7 @@ export function* recentTopLevelIds(store: Store, since: number): Generator<strin
 
 /**
  * Which rows can be in the inbox at all (issue 16 point 2: read only the rows it prints): active
- * since `since`, or waiting on someone (views.ts outlivesRecency: a question bucket, an approval,
+ * since `since`, or waiting on someone (core/model/view.ts outlivesRecency: a question bucket, an approval,
  * a question, an open decision card or a declaration while needs_input), pinned, or owned. Every
  * other row is out of the inbox whatever the filters (ownership.ts inInbox). The asks are read
  * from the facts by SQLite (`->`), not by parsing every row's facts in JS.
@@ -70,7 +70,7 @@ export function inboxCandidates(store: Store, since: number): InboxCandidates {
 
 /**
  * What the streamed `--json --all` needs of a row before it writes any (the filters, the counts
- * and the display order: views.ts matchesFilters with `all`, isLive, isRowQuiet, sortRows), as a
+ * and the display order: core/model/view.ts inView with `all`, isLive, isRowQuiet, sortRows), as a
  * SessionRow holding only those fields, in `loadSessions()` order, read without parsing the rows'
  * facts in JavaScript: the last activity and the cwd are columns upsertFacts writes with the facts;
  * SQLite reads the last output only of a working row (quietAt reads it of no other) and

@@ -7,7 +7,7 @@
 import {emitKeypressEvents} from 'node:readline'
 
 import type {SessionRow, Store} from '../../core/store/store.js'
-import {parseDuration} from '../../core/model/durations.js'
+import {verb, verbForKey, type Verb, type VerbName} from '../../core/model/verbs.js'
 import type {Env} from '../env.js'
 import {oneLine} from '../sanitize.js'
 import {buildListing, PLAIN, type Listing, titleOf} from '../views.js'
@@ -44,7 +44,7 @@ export async function runInbox(o: InboxOptions): Promise<void> {
   return inbox.run()
 }
 
-type Purpose = 'filter' | 'reply' | 'snooze'
+type Purpose = 'filter' | VerbName
 
 /** The inbox's state and its steps: listing, drawing, the verbs, and one handler per kind of key. */
 class Inbox {
@@ -207,13 +207,8 @@ class Inbox {
     }
 
     if (!row || text.trim() === '') return this.render()
-    if (purpose === 'reply') {
-      await this.cast(['send', row.id, '--', text], 'sending')
-      return
-    }
-
-    const when = text.trim()
-    await this.cast(['snooze', row.id, parseDuration(when) === null ? '--until' : '--for', when], 'snoozing')
+    const v = verb(purpose)
+    await this.cast(v.argv(row.id, text), doingWord(v))
   }
 
   private readonly quit = (): void => {
@@ -236,18 +231,11 @@ class Inbox {
     const row = this.selected()
     if (m.kind === 'confirm') {
       this.mode = {kind: 'list'}
+      const v = verb(m.purpose)
       if (str === 'y' || str === 'Y') {
-        if (row) await this.cast(['kill', row.id], 'killing')
-      } else this.say('kill cancelled')
+        if (row) await this.cast(v.argv(row.id), doingWord(v))
+      } else this.say(`${v.label.toLowerCase()} cancelled`)
       return this.render()
-    }
-
-    if (m.kind === 'choose') {
-      this.mode = {kind: 'list'}
-      const as = {d: 'done', n: 'needs-input', o: 'dormant', u: 'unread'}[str ?? '']
-      if (as && row) await this.cast(['mark', as, row.id], `marking ${as}`)
-      else this.render()
-      return
     }
 
     const k = key.name === 'return' || key.name === 'enter' ? 'enter' : key.name === 'down' ? 'j' : key.name === 'up' ? 'k' : str
@@ -312,45 +300,29 @@ class Inbox {
       case '/':
         this.startInput('filter', 'filter: ', this.filter)
         return true
-      case 'u':
-        await this.cast(['undo'], 'undoing')
+      case verb('undo').key:
+        await this.cast(verb('undo').argv(''), doingWord(verb('undo')))
         return true
       default:
         return false
     }
   }
 
-  /** A verb on the selected row. */
+  /** A verb of the catalog (src/core/model/verbs.ts) on the selected row; Enter jumps to its pane. */
   private async rowKey(k: string | undefined, row: SessionRow): Promise<void> {
+    if (k === 'enter') return this.jump(row)
+    const found = k === undefined ? undefined : verbForKey(k)
+    if (!found || found.global) return
+    // p toggles: on a pinned row it unpins.
+    const v = found.name === 'pin' && row.records.pinned ? verb('unpin') : found
     const title = oneLine(titleOf(row) ?? '(untitled)')
-    switch (k) {
-      case 'enter':
-        return this.jump(row)
-      case 'a':
-        return void (await this.cast(['approve', row.id], 'approving'))
-      case 'd':
-        return void (await this.cast(['deny', row.id], 'denying'))
-      case 'r':
-        return this.startInput('reply', `reply to ${title}: `)
-      case 's':
-        return this.startInput('snooze', `snooze ${title} for (30m, 2h) or until (tomorrow 9am): `)
-      case 'x':
-        return void (await this.cast(['stash', row.id], 'stashing'))
-      case 'p':
-        return void (await this.cast([row.records.pinned ? 'unpin' : 'pin', row.id], row.records.pinned ? 'unpinning' : 'pinning'))
-      case 'm':
-        this.mode = {
-          kind: 'choose',
-          label: `mark ${title} as: d done · o dormant · n needs input · u unread (other key cancels)`,
-          purpose: 'mark',
-        }
-        return this.render()
-      case 'K':
-        this.mode = {kind: 'confirm', label: `kill ${title}? It stops the agent process.`, purpose: 'kill'}
-        return this.render()
-      default:
-        break
+    if (v.takes === 'confirm') {
+      this.mode = {kind: 'confirm', label: `${v.label.toLowerCase()} ${title}? ${v.confirm ?? ''}`.trimEnd(), purpose: v.name}
+      return this.render()
     }
+
+    if (v.takes !== 'none') return this.startInput(v.name, (v.prompt ?? `${v.label.toLowerCase()} {title}: `).replace('{title}', title))
+    await this.cast(v.argv(row.id), doingWord(v))
   }
 
   async run(): Promise<void> {
@@ -378,4 +350,11 @@ class Inbox {
     process.stdin.pause()
     await follower.stop()
   }
+}
+
+/** "approving", "stashing", "marking done": what the message line says while a verb runs. */
+function doingWord(v: Verb): string {
+  const word = v.argv('x')[0]!
+  const stem = word.endsWith('e') ? word.slice(0, -1) : word.endsWith('pin') ? word + 'n' : word
+  return `${stem}ing${word === 'mark' ? ' ' + v.argv('x')[1] : ''}`
 }

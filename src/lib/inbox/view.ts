@@ -5,6 +5,7 @@
  */
 import {formatTally} from '../../core/model/tally.js'
 import type {Bucket} from '../../core/model/types.js'
+import {verb, type VerbName, VERBS} from '../../core/model/verbs.js'
 import type {SessionRow} from '../../core/store/store.js'
 import {oneLine} from '../sanitize.js'
 import {fitLine} from '../style.js'
@@ -29,9 +30,8 @@ const TITLES: Partial<Record<Bucket, string>> = {
 export type Mode =
   | {readonly kind: 'list'}
   | {readonly kind: 'help'}
-  | {readonly kind: 'input'; readonly purpose: 'filter' | 'reply' | 'snooze'; readonly label: string; readonly text: string}
-  | {readonly kind: 'confirm'; readonly purpose: 'kill'; readonly label: string}
-  | {readonly kind: 'choose'; readonly purpose: 'mark'; readonly label: string}
+  | {readonly kind: 'input'; readonly purpose: 'filter' | VerbName; readonly label: string; readonly text: string}
+  | {readonly kind: 'confirm'; readonly purpose: VerbName; readonly label: string}
 
 export interface InboxState {
   readonly listing: Listing
@@ -48,25 +48,29 @@ export interface Style extends RenderStyle {
   readonly inverse: (s: string) => string
 }
 
-export const KEY_BAR =
-  'j/k move  ⏎ jump  a approve  d deny  r reply  s snooze  x stash  p pin  m mark  K kill  u undo  n/N next waiting  / filter  ? help  q quit'
+/** The verbs the key bar names (every verb of the catalog is on the help page). */
+const BAR: readonly VerbName[] = ['approve', 'deny', 'reply', 'snooze', 'stash', 'pin', 'done', 'kill', 'undo']
 
+export const KEY_BAR = [
+  'j/k move  ⏎ jump',
+  ...BAR.map((name) => `${verb(name).key} ${verb(name).label.toLowerCase()}`),
+  'n/N next waiting  / filter  ? help  q quit',
+].join('  ')
+
+/** The help page: moving about, then every verb of the catalog (src/core/model/verbs.ts) with its key. */
 export const HELP = [
   'cast inbox: keys',
   '',
   '  j / k / ↓ / ↑   move the cursor          g / G   first / last',
   "  Enter           jump to the agent's tmux pane (switch-client; attaches when outside tmux)",
-  '  a / d           approve / deny the open permission prompt (as cast approve / cast deny)',
-  '  r               reply: type a message as its next turn (as cast send: never into an open dialog)',
-  '  s               snooze: for a duration (30m, 2h) or until a time (tomorrow 9am)',
-  '  x               stash            p   pin / unpin          m   mark done, dormant, needs input, unread',
-  '  K               kill (asks first)                          u   undo your last action',
   '  n / N           next waiting session in this project / anywhere',
   '  /               filter by title, folder, agent or id (Esc clears)',
   '  ?               this help        q / Ctrl-C   quit',
   '',
-  'The view follows the transitions log as it grows: no refresh key is needed.',
-  'Press any key to go back.',
+  ...VERBS.map((v) => `  ${v.key.padEnd(16)}${v.label}: ${v.summary}${v.takes === 'confirm' ? ' (asks first)' : ''}`),
+  '',
+  'Each verb runs the cast command of the same name, with its rules. The view follows the',
+  'transitions log as it grows: no refresh key is needed. Press any key to go back.',
 ]
 
 /** Rows whose title, folder, agent or id contain the filter (no case). */
@@ -139,7 +143,6 @@ function promptLine(s: InboxState): string {
   const m = s.mode
   if (m.kind === 'input') return `${m.label}${m.text}█`
   if (m.kind === 'confirm') return `${m.label} [y/N]`
-  if (m.kind === 'choose') return m.label
   return ''
 }
 

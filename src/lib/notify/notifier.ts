@@ -18,7 +18,8 @@ import {
 } from '../../core/model/notify.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import type {Env} from '../env.js'
-import {askOf, matchesFilters, titleOf} from '../views.js'
+import {inView} from '../../core/model/view.js'
+import {askOf, titleOf} from '../views.js'
 import {type BackendName, type Delivery, deliver, type NotifyBackendConfig} from './backends.js'
 
 export interface NotifierConfig extends NotifyBackendConfig, NotifyOptions {
@@ -49,7 +50,7 @@ export function subjectOf(row: SessionRow, me: string, now: number, recencyMs: n
     bucket: row.bucket,
     id: row.id,
     isChild: row.parentId !== null || row.bucket === 'folded',
-    mine: matchesFilters(row, me, now, {recencyMs}),
+    mine: inView(row, me, now, {recencyMs}),
     quietAt: quietAt({lastOutputAt: row.facts.lastOutputAt, state: row.state, workingSince: row.workingSince}),
     reason: row.reason,
     state: row.state,

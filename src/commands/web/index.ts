@@ -1,0 +1,83 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {WEB_PORT} from '../../lib/web/start.js'
+
+export default class Web extends BaseCommand {
+  static override description = `Serves the inbox to a browser: the same sections, counts and verbs as cast sessions
+and cast inbox, live (each change of the transitions log reaches the page as it happens),
+and a composer that types into the agent's terminal through cast send's checks.
+
+It listens on 127.0.0.1 and prints an address with a one-time login token; opening it
+signs that browser in (an HttpOnly, SameSite=Strict cookie) and uses the token up. Every
+request is checked for that cookie, for a Host header naming this server (no DNS
+rebinding) and, on writes, for the page's own Origin.
+
+Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: run
+"cast web pair" first, open http://ADDR:PORT/pair on the device and type the code; the
+device gets its own credential, revocable with "cast web devices --revoke ID".
+docs/web.md describes the security model.`
+  static override examples = [
+    {command: '<%= config.bin %> <%= command.id %>', description: `Serve the inbox on 127.0.0.1:${WEB_PORT}, until stopped.`},
+    {command: '<%= config.bin %> <%= command.id %> --port 0', description: 'On a free port, until stopped.'},
+    {
+      command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0 --port 0',
+      description: 'Pair a phone, then serve it on the LAN, until stopped.',
+    },
+  ]
+  static override flags = {
+    host: Flags.string({
+      helpValue: 'NAME',
+      multiple: true,
+      summary: 'Another name the page is reached by (a tailnet name): its Host header is then accepted.',
+    }),
+    listen: Flags.string({helpValue: 'ADDR', summary: 'Listen on this address instead of 127.0.0.1 (other devices: pair them first).'}),
+    open: Flags.boolean({summary: 'Open the address in the default browser.'}),
+    port: Flags.integer({
+      default: WEB_PORT,
+      helpValue: 'N',
+      max: 65_535,
+      min: 0,
+      summary: `The port (default ${WEB_PORT}; 0 picks a free one).`,
+    }),
+  }
+  static override summary = 'Serve the inbox to a browser (127.0.0.1; other devices after pairing).'
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Web)
+    const {startWeb} = await import('../../lib/web/start.js')
+    const store = await this.openStore()
+    const web = await startWeb({
+      clock: this.clock(),
+      config: this.config,
+      env: this.env,
+      hosts: flags.host,
+      listen: flags.listen,
+      me: this.me,
+      port: flags.port,
+      store,
+    })
+    this.log(`cast web · ${this.me} · ${web.url}`)
+    this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
+    if (!web.loopback)
+      this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)
+    if (flags.open) await openBrowser(web.url)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await web.server.close()
+  }
+}
+
+async function openBrowser(url: string): Promise<void> {
+  const {spawn} = await import('node:child_process')
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
+  try {
+    spawn(opener, [url], {detached: true, stdio: 'ignore'})
+      .on('error', () => undefined)
+      .unref()
+  } catch {
+    // No opener: the address is printed above.
+  }
+}

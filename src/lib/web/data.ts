@@ -1,0 +1,61 @@
+/**
+ * What the page of `cast web` renders: the listing `cast sessions --json` prints (built by the
+ * same function, src/lib/sessions-list.ts listSessions), the tally line, the verb catalog
+ * (src/core/model/verbs.ts), and for one session of this machine what its answer view needs
+ * (the open ask and the agent's last message, read from this machine's store). A teammate's
+ * session carries only its title and ask line: transcripts never leave their machine.
+ */
+import {formatTally} from '../../core/model/tally.js'
+import {verbTable} from '../../core/model/verbs.js'
+import type {SessionRow, Store} from '../../core/store/store.js'
+import {type Env, homeDir} from '../env.js'
+import {listSessions} from '../sessions-list.js'
+import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views.js'
+
+export type PageListing = Listing & {tally: string; verbs: ReturnType<typeof verbTable>; seq: number; home: string}
+
+/** The listing of `cast sessions --json`, with the tally line and the catalog. */
+export async function pageListing(store: Store, env: Env, clock: () => number, me: string): Promise<PageListing> {
+  const seq = store.lastSeq()
+  const ignore = (): void => undefined
+  const listing = (await listSessions(store, env, clock, me, {}, {json: true, line: ignore, styled: ignore, write: ignore})) as Listing
+  return {...listing, home: homeDir(env), seq, tally: formatTally(listing.counts), verbs: verbTable()}
+}
+
+export interface SessionDetail {
+  session: SessionJson
+  /** The agent's last message, when this machine's files hold it. */
+  last_assistant_text: string | null
+  approval: {text: string; at: string} | null
+  question: {text: string; at: string} | null
+  error: {text: string; at: string} | null
+  /** The permission dialog as the agent's screen shows it now (the command it asks to run), when it runs in tmux. */
+  screen_dialog: string | null
+}
+
+/** The answer view's session, or null when this machine's store does not hold it. */
+export async function sessionDetail(store: Store, env: Env, id: string, me: string, now: number): Promise<SessionDetail | null> {
+  const row = store.loadSessions([id])[0]
+  if (!row) return null
+  const f = row.facts
+  const block = (b: {text: string; at: number} | null) => (b ? {at: new Date(b.at).toISOString(), text: b.text} : null)
+  const session = sessionJson(row, me, now)
+  return {
+    approval: block(f.approval),
+    error: block(f.error),
+    last_assistant_text: f.lastAssistantText,
+    question: block(f.question),
+    screen_dialog: f.approval ? await dialogOnScreen(store, env, row) : null,
+    session: {...session, decision: row.decision ? decisionJson(row.decision) : null},
+  }
+}
+
+/** What `cast approve` reads before it answers: the open dialog on the agent's screen (read only). */
+async function dialogOnScreen(store: Store, env: Env, row: SessionRow): Promise<string | null> {
+  const {findPane, screenDialog} = await import('../dialog.js')
+  const {captureScreen} = await import('../tmux.js')
+  const found = await findPane(store, row, env).catch(() => null)
+  if (!found?.pane) return null
+  const d = screenDialog(env, row.agent, found.pane, await captureScreen(found.pane, env))
+  return d?.kind === 'approval' ? d.text : null
+}

@@ -1,0 +1,291 @@
+/**
+ * `cast web`'s HTTP server (node:http, no framework): the static page from dist/web, the JSON the
+ * page renders (src/lib/web/data.ts), the live stream (src/lib/web/events.ts), and the verbs, run
+ * in this process as the CLI runs them (src/lib/web/run-verb.ts). Every request passes the guard
+ * (src/lib/web/guard.ts) first. Errors are the JSON error envelope of docs/contract.md with the
+ * HTTP status its exit code means; nothing a client sends or drops can stop the server.
+ */
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+
+import type {Config} from '@oclif/core'
+
+import {isVerbName, verb} from '../../core/model/verbs.js'
+import type {Store} from '../../core/store/store.js'
+import type {Env} from '../env.js'
+import {errorEnvelope} from '../errors.js'
+import {EXIT} from '../exit-codes.js'
+import {pageListing, sessionDetail} from './data.js'
+import {exchangePairCode} from './devices.js'
+import {EventHub} from './events.js'
+import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
+import {runInProcess, type VerbOutcome} from './run-verb.js'
+
+export interface WebServerOptions {
+  readonly store: Store
+  readonly env: Env
+  readonly clock: () => number
+  readonly me: string
+  readonly home: string
+  readonly config: Config
+  readonly recencyMs: number
+  /** dist/web: the page's files. */
+  readonly assets: string
+  /** The host names (and addresses) the server answers to; each is allowed with the port it listens on. */
+  readonly hostNames: readonly string[]
+}
+
+/** The largest request body (a reply is at most 65,536 characters, src/lib/base-command.ts). */
+const MAX_BODY = 300_000
+/** Files anyone who reaches the server may fetch: the login and pairing pages need them. */
+const PUBLIC = new Set(['/pair', '/pair.js', '/style.css', '/manifest.webmanifest', '/icon.svg'])
+const TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json',
+}
+/** HTTP status for each exit code of docs/contract.md. */
+const STATUS: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 5: 409, 124: 504}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly exit: number,
+  ) {
+    super(message)
+  }
+}
+
+export class WebServer {
+  readonly guard: Guard
+  readonly hub: EventHub
+  readonly server: http.Server
+  private failures: number[] = []
+  private readonly hosts = new Set<string>()
+
+  constructor(private readonly o: WebServerOptions) {
+    this.guard = new Guard(this.hosts, o.home)
+    this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.listing(), o.recencyMs)
+    this.server = http.createServer((req, res) => {
+      req.on('error', () => undefined)
+      res.on('error', () => undefined)
+      this.handle(req, res).catch((error: unknown) => {
+        const e = error instanceof HttpError ? error : new HttpError(500, (error as Error).message, EXIT.FAILURE)
+        sendJson(res, e.status, errorEnvelope(e.message, e.exit))
+      })
+    })
+    // A slow or silent client cannot hold a request open for ever (the event stream is exempt: it writes).
+    this.server.requestTimeout = 60_000
+    this.server.headersTimeout = 20_000
+  }
+
+  private listing() {
+    return pageListing(this.o.store, this.o.env, this.o.clock, this.o.me)
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    await this.hub.start()
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(port, host, () => resolve())
+    })
+    const addr = this.server.address()
+    const bound = typeof addr === 'object' && addr ? addr.port : port
+    for (const name of this.o.hostNames) this.hosts.add(`${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase())
+    return bound
+  }
+
+  async close(): Promise<void> {
+    await this.hub.stop()
+    this.server.closeAllConnections()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://cast.invalid')
+    if (!this.guard.hostAllowed(req))
+      throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
+    const write = req.method !== 'GET' && req.method !== 'HEAD'
+    if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
+    if (url.pathname === '/login' && req.method === 'GET') return this.login(url, res)
+    if (url.pathname === '/api/pair' && req.method === 'POST') return this.pair(req, res)
+    if (req.method === 'GET' && PUBLIC.has(url.pathname)) return this.file(res, url.pathname === '/pair' ? '/pair.html' : url.pathname)
+    const caller = this.guard.caller(req)
+    if (!caller) {
+      if (req.method === 'GET' && url.pathname === '/') return this.file(res, '/login.html', 401)
+      throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
+    }
+
+    if (req.method === 'GET') return this.get(url, req, res)
+    if (req.method === 'POST') return this.post(url, req, res, caller)
+    throw new HttpError(405, `${req.method} is not served.`, EXIT.USAGE)
+  }
+
+  private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const p = url.pathname
+    if (p === '/') return this.file(res, '/index.html')
+    if (p === '/api/listing') return sendJson(res, 200, await this.listing())
+    if (p === '/api/events') {
+      const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('since') ?? NaN)
+      return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null)
+    }
+
+    if (p === '/api/presence') return this.answer(res, await runInProcess(this.o.config, ['presence']))
+    const m = /^\/api\/session\/([\w-]{1,200})$/.exec(p)
+    if (m) {
+      const detail = await sessionDetail(this.o.store, this.o.env, m[1]!, this.o.me, this.o.clock())
+      if (!detail) throw new HttpError(404, `No session ${m[1]} on this machine.`, EXIT.NOT_FOUND)
+      return sendJson(res, 200, detail)
+    }
+
+    if (/^\/[\w-]+\.(js|css|svg|html|webmanifest)$/.test(p)) return this.file(res, p)
+    throw new HttpError(404, `Nothing at ${p}.`, EXIT.NOT_FOUND)
+  }
+
+  private async post(url: URL, req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
+    const body = await readBody(req)
+    switch (url.pathname) {
+      case '/api/verb':
+        return this.answer(res, await this.verb(body))
+      case '/api/presence': {
+        const name = field(body, 'name', true)!
+        const lapse = field(body, 'for', false)
+        if (!/^[\w-]{1,40}$/.test(name)) throw new HttpError(400, 'A presence is a name: online, away, or one from the config.', EXIT.USAGE)
+        return this.answer(res, await runInProcess(this.o.config, ['presence', name, ...(lapse ? ['--for', lapse] : [])]))
+      }
+
+      case '/api/decide': {
+        const card = field(body, 'card', true)!
+        const choice = body['choice']
+        if (!Number.isInteger(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
+        return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
+      }
+
+      case '/api/logout':
+        return sendJson(res, 200, {ok: true, who: caller.kind}, {'set-cookie': cookie(SESSION_COOKIE, '', 0)})
+      default:
+        throw new HttpError(404, `Nothing at ${url.pathname}.`, EXIT.NOT_FOUND)
+    }
+  }
+
+  /** A verb of the catalog, as the CLI runs it; refused when the session moved since the page drew it. */
+  private async verb(body: Record<string, unknown>): Promise<VerbOutcome> {
+    const name = field(body, 'verb', true)!
+    if (!isVerbName(name)) throw new HttpError(400, `Unknown verb "${name}".`, EXIT.USAGE)
+    const v = verb(name)
+    const session = v.global ? '' : field(body, 'session', true)!
+    if (!v.global && !/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
+    const value = field(body, 'value', v.takes === 'text' || v.takes === 'time' || v.takes === 'label')
+    // A time or a label goes before the sessions on the command line: it may not read as a flag.
+    if ((v.takes === 'time' || v.takes === 'label') && /^\s*-/.test(value!))
+      throw new HttpError(400, `A ${v.takes} cannot start with "-".`, EXIT.USAGE)
+    if (v.name === 'reply' && value!.trim() === '-')
+      throw new HttpError(400, 'A reply of a lone "-" is not sent (cast send reads stdin for it).', EXIT.USAGE)
+    if (v.takes === 'confirm' && body['confirmed'] !== true) throw new HttpError(400, `${v.label} needs "confirmed": true.`, EXIT.USAGE)
+    const expect = field(body, 'expect', false)
+    if (expect !== null && !/^[a-z_]+(:[a-z_]+)?$/.test(expect)) throw new HttpError(400, '"expect" is STATE or STATE:REASON.', EXIT.USAGE)
+    if (expect !== null && !v.global) {
+      const row = this.o.store.loadSessions([session])[0]
+      const now = row ? `${row.state}:${row.reason}` : null
+      if (row && now !== expect && row.state !== expect)
+        return {
+          ok: false,
+          ...errorEnvelope(`The session changed since the page drew it: it is ${now} now, not ${expect}. Nothing was done.`, EXIT.REFUSED),
+        }
+    }
+
+    return runInProcess(this.o.config, v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined))
+  }
+
+  private answer(res: http.ServerResponse, out: VerbOutcome): void {
+    if (out.ok) sendJson(res, 200, out.json)
+    else sendJson(res, STATUS[out.error.exit_code] ?? 500, {error: out.error})
+    // The store changed: the stream need not wait for the file watch.
+    this.hub.pump()
+  }
+
+  private login(url: URL, res: http.ServerResponse): void {
+    const sid = this.guard.login(url.searchParams.get('token') ?? '')
+    if (!sid) return this.file(res, '/login.html', 401)
+    res.writeHead(303, {...SECURITY_HEADERS, 'cache-control': 'no-store', location: '/', 'set-cookie': cookie(SESSION_COOKIE, sid)})
+    res.end()
+  }
+
+  /** A device exchanges a pairing code for its credential (a year-long cookie; revocable). */
+  private async pair(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const now = this.o.clock()
+    this.failures = this.failures.filter((t) => now - t < 10 * 60_000)
+    if (this.failures.length >= 10)
+      throw new HttpError(429, 'Too many wrong codes: wait ten minutes, then run "cast web pair" again.', EXIT.REFUSED)
+    const body = await readBody(req)
+    const got = exchangePairCode(this.o.home, field(body, 'code', true)!, field(body, 'name', false) ?? 'device', now)
+    if (!got) {
+      this.failures.push(now)
+      throw new HttpError(401, 'That code is wrong, used or expired: run "cast web pair" for a new one.', EXIT.REFUSED)
+    }
+
+    sendJson(
+      res,
+      200,
+      {device: {id: got.device.id, name: got.device.name}},
+      {'set-cookie': cookie(DEVICE_COOKIE, got.credential, 365 * 86_400)},
+    )
+  }
+
+  private file(res: http.ServerResponse, name: string, status = 200): void {
+    const file = path.join(this.o.assets, path.basename(name))
+    let data: Buffer
+    try {
+      data = fs.readFileSync(file)
+    } catch {
+      throw new HttpError(404, `Nothing at ${name}.`, EXIT.NOT_FOUND)
+    }
+
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'cache-control': 'no-cache',
+      'content-length': data.length,
+      'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+    })
+    res.end(data)
+  }
+}
+
+/** A JSON object body, at most MAX_BODY bytes, sent as application/json; else a 400. */
+async function readBody(req: http.IncomingMessage): Promise<Record<string, unknown>> {
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    throw new HttpError(400, 'The body must be JSON (content-type application/json).', EXIT.USAGE)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY) throw new HttpError(413, `The body is over ${MAX_BODY} bytes.`, EXIT.USAGE)
+    chunks.push(chunk)
+  }
+
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw new HttpError(400, 'The body is not valid JSON.', EXIT.USAGE)
+  }
+
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new HttpError(400, 'The body must be a JSON object.', EXIT.USAGE)
+  return parsed as Record<string, unknown>
+}
+
+function field(body: Record<string, unknown>, name: string, required: boolean): string | null {
+  const v = body[name]
+  if (v === undefined || v === null) {
+    if (required) throw new HttpError(400, `"${name}" is missing.`, EXIT.USAGE)
+    return null
+  }
+
+  if (typeof v !== 'string' || v.length > 70_000) throw new HttpError(400, `"${name}" must be a string.`, EXIT.USAGE)
+  return v
+}

@@ -1,0 +1,148 @@
+/**
+ * The answer view (seed 000): full width, anchored on the question. A permission prompt shows
+ * the tool and its input, `y` approves and `n` denies; a decision card its options (with their
+ * cost) and the agent's reasoning; an open question or anything else the agent's last message
+ * and the composer, which types into the agent's terminal through cast send's checks. Enter
+ * sends, Shift+Enter is a new line, Alt+Enter sends and advances, Alt+Shift+Enter sends and
+ * stashes. A teammate's session shows its title and ask line only (its transcript stays on its
+ * machine).
+ */
+import type {Detail, Session} from './api.js'
+import {fill, h, oneLine, visible} from './dom.js'
+import {askLine, metaLine} from './render.js'
+
+export interface AnswerHandlers {
+  approve(): void
+  deny(): void
+  decide(choice: number): void
+  send(text: string, then: 'stay' | 'advance' | 'stash'): void
+  close(): void
+}
+
+export function renderAnswer(
+  root: HTMLElement,
+  s: Session,
+  detail: Detail | null,
+  me: string,
+  home: string | null,
+  pending: string | undefined,
+  on: AnswerHandlers,
+): void {
+  const parts: Node[] = [
+    h(
+      'header',
+      {class: 'answer-head'},
+      h('button', {'aria-label': 'Back to the inbox (Esc)', class: 'back', onclick: () => on.close(), type: 'button'}, '← Inbox'),
+      h('span', {class: `state st-${s.state}`}, `${s.state.replace('_', ' ')}:${s.quiet ? 'quiet' : s.reason}`),
+      h('h1', {class: 'answer-title'}, s.title === null ? '(untitled)' : oneLine(s.title, 500)),
+    ),
+    h('p', {class: 'meta'}, metaLine(s, me, Date.now(), home)),
+  ]
+  if (s.state_line) parts.push(h('p', {class: 'stateline'}, `${s.state_line.status}: ${visible(s.state_line.text, 4000)}`))
+  parts.push(question(s, detail, on))
+  if (pending) parts.push(h('p', {class: 'pending-line', role: 'status'}, `${pending}…`))
+  if (!(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
+  // A redraw of the same session (the stream brought a change) keeps what the person is typing.
+  const before = root.dataset['session'] === s.id ? root.querySelector('textarea') : null
+  const draft = before?.value ?? ''
+  const caret = before?.selectionStart ?? draft.length
+  const typing = before !== null && document.activeElement === before
+  const first = root.dataset['session'] !== s.id
+  root.dataset['session'] = s.id
+  fill(root, ...parts)
+  const area = root.querySelector('textarea')
+  if (area && draft !== '') {
+    area.value = draft
+    area.setSelectionRange(caret, caret)
+  }
+
+  if (first || typing) root.querySelector<HTMLElement>('textarea, .primary')?.focus()
+}
+
+function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
+  const d = s.decision
+  if (d && d.answer === null) {
+    return h(
+      'section',
+      {class: 'ask-box decision'},
+      h('h2', {}, visible(d.question, 4000)),
+      d.why ? h('p', {class: 'why'}, visible(d.why, 8000)) : null,
+      h(
+        'ol',
+        {class: 'options'},
+        ...d.options.map((o) =>
+          h(
+            'li',
+            {},
+            h(
+              'button',
+              {class: `option${d.recommend === o.n ? ' primary' : ''}`, onclick: () => on.decide(o.n), type: 'button'},
+              `${o.n}. ${oneLine(o.label, 200)}`,
+              h('span', {class: 'effect'}, ` — ${oneLine(o.effect, 400)}`),
+              d.recommend === o.n ? h('span', {class: 'rec'}, ' (recommended)') : null,
+            ),
+          ),
+        ),
+      ),
+    )
+  }
+
+  if (s.ask?.kind === 'approval') {
+    const text = detail?.screen_dialog ?? detail?.approval?.text ?? s.ask.text
+    return h(
+      'section',
+      {class: 'ask-box approval'},
+      h('h2', {}, s.ask.tool ? `${oneLine(s.ask.tool, 80)} wants to run:` : 'A tool waits on your approval:'),
+      h('pre', {class: 'tool-input'}, visible(text)),
+      h(
+        'div',
+        {class: 'buttons'},
+        h('button', {class: 'primary approve', onclick: () => on.approve(), type: 'button'}, 'Approve (y)'),
+        h('button', {class: 'deny', onclick: () => on.deny(), type: 'button'}, 'Deny (n)'),
+      ),
+    )
+  }
+
+  const parts: Node[] = []
+  if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
+  if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
+  if (detail?.error && s.ask?.kind === 'error') parts.push(h('pre', {class: 'error'}, visible(detail.error.text)))
+  if (detail === null) parts.push(h('p', {class: 'remote'}, 'Runs on another machine: its conversation stays there.'))
+  else if (detail.last_assistant_text)
+    parts.push(h('h3', {}, 'The agent said last'), h('pre', {class: 'assistant'}, visible(detail.last_assistant_text)))
+  else parts.push(h('p', {class: 'muted'}, 'No message from the agent on record.'))
+  return h('section', {class: 'ask-box conversation'}, ...parts)
+}
+
+function composer(on: AnswerHandlers): Node {
+  const area = h('textarea', {
+    'aria-label': 'Reply: Enter sends, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes',
+    class: 'composer',
+    placeholder: 'Reply — Enter sends · Shift+Enter new line · Alt+Enter send & next · Alt+Shift+Enter send & stash',
+    rows: 3,
+  })
+  area.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || (e.shiftKey && !e.altKey)) return
+    e.preventDefault()
+    e.stopPropagation()
+    const text = area.value
+    if (text.trim() === '') return
+    on.send(text, e.altKey ? (e.shiftKey ? 'stash' : 'advance') : 'stay')
+  })
+  return h(
+    'div',
+    {class: 'composer-box'},
+    area,
+    h(
+      'button',
+      {
+        class: 'send',
+        onclick: () => {
+          if (area.value.trim() !== '') on.send(area.value, 'stay')
+        },
+        type: 'button',
+      },
+      'Send',
+    ),
+  )
+}

@@ -1,0 +1,119 @@
+/**
+ * The page's side of the server's JSON (src/lib/web/server.ts): the shapes it reads (the
+ * session object of docs/contract.md, the listing of `cast sessions --json`) and the calls.
+ */
+
+export interface Ask {
+  kind: 'approval' | 'question' | 'error' | 'decision'
+  text: string
+  tool: string | null
+}
+
+export interface Decision {
+  id: string
+  question: string
+  why: string | null
+  recommend: number | null
+  answer: number | null
+  options: {n: number; label: string; effect: string}[]
+}
+
+export interface Session {
+  id: string
+  short_id: string
+  agent: string
+  title: string | null
+  cwd: string | null
+  state: string
+  reason: string
+  bucket: string
+  messages: number
+  last_activity_at: string | null
+  live: boolean
+  pinned: boolean
+  filing: string | null
+  quiet: boolean
+  owners: string[]
+  runner: string | null
+  device: string | null
+  labels: string[]
+  snoozed_until: string | null
+  state_line: {text: string; status: string; at: string; messages_since: number} | null
+  ask: Ask | null
+  decision: Decision | null
+}
+
+export interface VerbInfo {
+  name: string
+  label: string
+  key: string
+  summary: string
+  prompt: string | null
+  takes: 'none' | 'time' | 'label' | 'text' | 'confirm'
+  needs_approval: boolean
+  global: boolean
+  drop_on: string | null
+}
+
+export interface Listing {
+  me: string
+  generated_at: string
+  counts: Record<string, number>
+  tally: string
+  seq: number
+  sessions: Session[]
+  verbs: VerbInfo[]
+}
+
+export interface Detail {
+  session: Session
+  last_assistant_text: string | null
+  approval: {text: string; at: string} | null
+  question: {text: string; at: string} | null
+  error: {text: string; at: string} | null
+  screen_dialog: string | null
+}
+
+export interface Failure {
+  error: {code: string; exit_code: number; message: string; suggestions: string[]}
+}
+
+export type Result = {ok: true; json: unknown} | {ok: false; error: Failure['error']}
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result> {
+  try {
+    const res = await fetch(path, {
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : {'content-type': 'application/json'},
+      method,
+    })
+    const json = (await res.json()) as unknown
+    if (res.ok) return {json, ok: true}
+    const f = json as Partial<Failure>
+    return {error: f.error ?? {code: 'failure', exit_code: 1, message: `HTTP ${res.status}`, suggestions: []}, ok: false}
+  } catch (error) {
+    return {
+      error: {code: 'failure', exit_code: 1, message: `The server did not answer: ${(error as Error).message}`, suggestions: []},
+      ok: false,
+    }
+  }
+}
+
+export const get = (path: string): Promise<Result> => call('GET', path)
+export const post = (path: string, body: unknown): Promise<Result> => call('POST', path, body)
+
+/** The line a verb's JSON answer gives a person: what was done and where the session is now. */
+export function resultLine(verb: string, json: unknown): string {
+  if (json && typeof json === 'object') {
+    const o = json as Record<string, unknown>
+    const where = (s: Session): string => `${s.short_id} → ${s.bucket} (${s.state}:${s.reason})`
+    const undone = o['undone'] as {verb?: string} | undefined
+    if (undone && typeof undone === 'object') return `Undid ${undone.verb ?? 'the last action'}`
+    if (typeof o['via'] === 'string' && o['session']) return `Sent via ${o['via']}: ${where(o['session'] as Session)}`
+    if (Array.isArray(o['sessions']) && o['sessions'].length > 0) return `${verb}: ${(o['sessions'] as Session[]).map(where).join(', ')}`
+    for (const k of ['line', 'message', 'result', 'status']) if (typeof o[k] === 'string') return `${verb}: ${o[k]}`
+  }
+
+  return `${verb}: done`
+}

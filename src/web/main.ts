@@ -1,0 +1,391 @@
+/**
+ * The page of `cast web`: the listing from the server (the JSON `cast sessions --json` prints),
+ * kept live by the event stream, drawn by render.ts; the answer view (answer.ts), the palette
+ * (palette.ts), the right-click menu and the keys (keys.ts). Every verb is one POST to
+ * /api/verb, which runs the cast command of the same name on the server.
+ */
+import {type Detail, get, type Listing, post, resultLine, type Session, type VerbInfo} from './api.js'
+import {renderAnswer} from './answer.js'
+import {$, fill, h, oneLine} from './dom.js'
+import {bindKeys} from './keys.js'
+import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
+import {isOpen, type ListView, navigable, renderList} from './render.js'
+
+interface State {
+  listing: Listing | null
+  home: string | null
+  focus: string | null
+  answering: string | null
+  detail: Detail | null
+  open: Map<string, boolean>
+  pending: Map<string, string>
+  palette: {mode: PaletteMode; query: string; selected: number; items: PaletteItem[]} | null
+  menu: {id: string} | null
+  message: string
+}
+
+export const state: State = {
+  answering: null,
+  detail: null,
+  focus: null,
+  home: null,
+  listing: null,
+  menu: null,
+  message: '',
+  open: new Map(),
+  palette: null,
+  pending: new Map(),
+}
+
+let focusIndex = 0
+
+const view = (): ListView => ({focus: state.focus, home: state.home, listing: state.listing!, open: state.open, pending: state.pending})
+
+export function rows(): Session[] {
+  return state.listing ? navigable(view()) : []
+}
+
+export function focused(): Session | null {
+  return state.listing?.sessions.find((s) => s.id === (state.answering ?? state.focus)) ?? null
+}
+
+export function verbByName(name: string): VerbInfo | undefined {
+  return state.listing?.verbs.find((v) => v.name === name)
+}
+
+export function say(message: string): void {
+  state.message = message
+  const bar = $('#status')
+  bar.textContent = message
+  bar.hidden = message === ''
+}
+
+export function draw(): void {
+  const l = state.listing
+  if (!l) return
+  // The page title counts what needs you: the sessions waiting on you (questions are among them).
+  const waiting = l.counts['needs_input'] ?? 0
+  document.title = `${waiting > 0 ? `(${waiting}) ` : ''}cast inbox`
+  $('#me').textContent = oneLine(l.me, 80)
+  const list = $('#list')
+  const answer = $('#answer')
+  const s = state.answering ? l.sessions.find((x) => x.id === state.answering) : undefined
+  if (state.answering && s) {
+    list.hidden = true
+    answer.hidden = false
+    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), {
+      approve: () => void act('approve', s, undefined, true),
+      close: closeAnswer,
+      decide: (n) => void decide(s, n),
+      deny: () => void act('deny', s, undefined, true),
+      send: (text, then) => void reply(s, text, then),
+    })
+    return
+  }
+
+  answer.hidden = true
+  list.hidden = false
+  // A focused card that left the view (stashed, snoozed) hands the focus to the one now in its place.
+  const order = rows()
+  if (!state.focus || !order.some((r) => r.id === state.focus)) state.focus = order[Math.min(focusIndex, order.length - 1)]?.id ?? null
+  focusIndex = Math.max(
+    0,
+    order.findIndex((r) => r.id === state.focus),
+  )
+  renderList(list, view(), {
+    onDrop: (id, bucket) => {
+      const v = l.verbs.find((x) => x.drop_on === bucket)
+      const row = l.sessions.find((x) => x.id === id)
+      if (v && row) void act(v.name, row)
+    },
+    onFocus: (id) => setFocus(id),
+    onKillAll: () => void killAll(),
+    onMenu: (id, x, y) => openMenu(id, x, y),
+    onOpen: (id) => void openAnswer(id),
+    onSwipe: (id, d) => {
+      const row = l.sessions.find((x) => x.id === id)
+      if (row) void act(d === 'left' ? 'stash' : row.pinned ? 'unpin' : 'pin', row)
+    },
+    onToggle: (bucket) => {
+      state.open.set(bucket, !isOpen(view(), bucket))
+      draw()
+    },
+  })
+  list.querySelector<HTMLElement>('.card.focus')?.focus({preventScroll: false})
+}
+
+export function setFocus(id: string | null): void {
+  state.focus = id
+  draw()
+  document.querySelector('.card.focus')?.scrollIntoView({block: 'nearest'})
+}
+
+export async function openAnswer(id: string): Promise<void> {
+  state.answering = id
+  state.focus = id
+  state.detail = null
+  draw()
+  const got = await get(`/api/session/${encodeURIComponent(id)}`)
+  if (state.answering !== id) return
+  state.detail = got.ok ? (got.json as Detail) : null
+  draw()
+}
+
+export function closeAnswer(): void {
+  state.answering = null
+  state.detail = null
+  draw()
+}
+
+/** The next session that waits on you after `id` (Questions, then Needs Input), or null. */
+function nextWaiting(id: string): string | null {
+  const list = rows()
+  const at = list.findIndex((r) => r.id === id)
+  const after = [...list.slice(at + 1), ...list.slice(0, Math.max(0, at))]
+  return after.find((r) => r.id !== id && (r.bucket === 'questions' || r.bucket === 'needs_input'))?.id ?? null
+}
+
+function advance(from: string): void {
+  const next = nextWaiting(from)
+  if (next) void openAnswer(next)
+  else {
+    closeAnswer()
+    say('Nothing else waits on you.')
+  }
+}
+
+/** Run a verb of the catalog on a session (or none, for undo); asks for its value or a confirmation first. */
+export async function act(name: string, s: Session | null, value?: string, advanceAfter = false): Promise<boolean> {
+  const v = verbByName(name)
+  if (!v) return false
+  if (!v.global && !s) return false
+  const target = name === 'pin' && s?.pinned ? verbByName('unpin')! : v
+  if (target.takes === 'confirm') {
+    openPalette({kind: 'confirm', verb: target})
+    return false
+  }
+
+  if (value === undefined && target.takes !== 'none') {
+    openPalette({kind: 'value', verb: target})
+    return false
+  }
+
+  return run(target, s, value, false, advanceAfter)
+}
+
+async function run(v: VerbInfo, s: Session | null, value: string | undefined, confirmed: boolean, advanceAfter: boolean): Promise<boolean> {
+  const key = s?.id ?? 'undo'
+  state.pending.set(key, `${v.label}`)
+  say(`${v.label}…`)
+  draw()
+  const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, session: s?.id, value, verb: v.name}
+  const out = await post('/api/verb', body)
+  state.pending.delete(key)
+  say(out.ok ? resultLine(v.label, out.json) : `${v.label} refused: ${out.error.message}`)
+  if (out.ok && advanceAfter && s) advance(s.id)
+  else draw()
+  return out.ok
+}
+
+async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash'): Promise<void> {
+  const ok = await run(verbByName('reply')!, s, text, false, then === 'advance')
+  const area = document.querySelector<HTMLTextAreaElement>('#answer textarea')
+  if (ok && area && area.value === text) area.value = ''
+  if (ok && then === 'stash') {
+    await run(verbByName('stash')!, {...s, state: 'working', reason: 'turn_pending'}, undefined, false, false)
+    advance(s.id)
+  }
+}
+
+async function decide(s: Session, choice: number): Promise<void> {
+  state.pending.set(s.id, 'Answering')
+  draw()
+  const out = await post('/api/decide', {card: s.decision!.id, choice})
+  state.pending.delete(s.id)
+  say(out.ok ? `Answered: option ${choice}` : `Refused: ${out.error.message}`)
+  if (out.ok) advance(s.id)
+  else draw()
+}
+
+async function killAll(): Promise<void> {
+  const stashed = state.listing?.sessions.filter((s) => s.bucket === 'stashed') ?? []
+  if (stashed.length === 0 || !window.confirm(`Kill all ${stashed.length} stashed sessions? Each agent is stopped.`)) return
+  for (const s of stashed) await run(verbByName('kill')!, s, undefined, true, false)
+}
+
+export function openPalette(mode: PaletteMode): void {
+  state.menu = null
+  $('#menu').hidden = true
+  state.palette = {items: [], mode, query: '', selected: 0}
+  drawPalette()
+}
+
+export function closePalette(): void {
+  state.palette = null
+  const root = $('#palette')
+  root.hidden = true
+  fill(root)
+  draw()
+}
+
+export function drawPalette(): void {
+  const p = state.palette
+  if (!p || !state.listing) return
+  const l = state.listing
+  const labels = [...new Set(l.sessions.flatMap((s) => s.labels))]
+  p.items = paletteItems(p.mode, p.query, {
+    focus: focused(),
+    labels,
+    openSession: (id) => {
+      closePalette()
+      void openAnswer(id)
+    },
+    runVerb: (v, value) => {
+      const target = focused()
+      if (v.takes === 'confirm' && p.mode.kind !== 'confirm') return openPalette({kind: 'confirm', verb: v})
+      closePalette()
+      if (v.takes === 'confirm') void run(v, target, undefined, true, false)
+      else void act(v.name, target, value)
+    },
+    sessions: l.sessions,
+    verbs: l.verbs,
+  })
+  p.selected = Math.min(p.selected, Math.max(0, p.items.length - 1))
+  renderPalette($('#palette'), p.mode, p.query, p.selected, p.items, (q) => {
+    p.query = q
+    p.selected = 0
+    drawPalette()
+  })
+}
+
+/** The right-click menu: the catalog's verbs that apply to this card. */
+export function openMenu(id: string, x: number, y: number): void {
+  const s = state.listing?.sessions.find((r) => r.id === id)
+  if (!s) return
+  state.focus = id
+  state.menu = {id}
+  const verbs = state.listing!.verbs.filter(
+    (v) =>
+      !v.global &&
+      (!v.needs_approval || s.ask?.kind === 'approval') &&
+      !(v.name === 'pin' && s.pinned) &&
+      !(v.name === 'unpin' && !s.pinned) &&
+      !(v.name === 'restore' && s.filing === null) &&
+      !(v.name === 'wake' && s.bucket !== 'snoozed'),
+  )
+  const menu = $('#menu')
+  fill(
+    menu,
+    ...verbs.map((v) =>
+      h(
+        'button',
+        {
+          class: 'menu-item',
+          onclick: () => {
+            menu.hidden = true
+            state.menu = null
+            void act(v.name, s)
+          },
+          role: 'menuitem',
+          type: 'button',
+        },
+        h('span', {}, v.label),
+        h('kbd', {}, v.key),
+      ),
+    ),
+  )
+  menu.style.left = `${Math.min(x, window.innerWidth - 240)}px`
+  menu.style.top = `${Math.min(y, window.innerHeight - verbs.length * 36 - 10)}px`
+  menu.hidden = false
+  menu.querySelector<HTMLElement>('button')?.focus()
+}
+
+async function presence(): Promise<void> {
+  const out = await get('/api/presence')
+  const select = $('#presence') as HTMLSelectElement
+  if (!out.ok) return
+  const p = out.json as {presence: string; presences: {name: string}[]}
+  const names = [...new Set(['online', 'away', ...p.presences.map((x) => x.name)])]
+  fill(select, ...names.map((n) => h('option', {selected: n === p.presence, value: n}, n)))
+}
+
+function live(): void {
+  const events = new EventSource('/api/events')
+  const take = (e: MessageEvent<string>): void => {
+    const l = JSON.parse(e.data) as Listing & {home?: string}
+    state.listing = l
+    state.home = l.home ?? null
+    $('#conn').textContent = 'live'
+    if (!state.palette) draw()
+  }
+  events.addEventListener('snapshot', take)
+  events.addEventListener('listing', take)
+  // A transition moves its card at once; the listing that follows brings the order and the counts.
+  events.addEventListener('transition', (e) => {
+    const t = JSON.parse((e as MessageEvent<string>).data) as {id: string; to: string; reason: string; bucket: string}
+    const s = state.listing?.sessions.find((x) => x.id === t.id)
+    if (s) Object.assign(s, {bucket: t.bucket, reason: t.reason, state: t.to})
+    // Patch the card in place (a full draw of a long list waits for the listing).
+    const card = document.querySelector(`.card[data-id="${CSS.escape(t.id)}"]`)
+    if (!card || !s) return
+    card.className = card.className.replace(/\bst-\w+/, `st-${s.state}`) + ' moved'
+    const label = card.querySelector('.state')
+    if (label) label.textContent = `${s.state.replace('_', ' ')}:${s.reason}`
+  })
+  events.addEventListener('error', () => {
+    $('#conn').textContent = 'reconnecting…'
+  })
+}
+
+function boot(): void {
+  ;($('#presence') as HTMLSelectElement).addEventListener('change', (e) => {
+    const name = (e.target as HTMLSelectElement).value
+    void post('/api/presence', {name}).then((out) => say(out.ok ? `Presence: ${name}` : `Presence refused: ${out.error.message}`))
+  })
+  $('#palette-button').addEventListener('click', () => openPalette({kind: 'search'}))
+  $('#undo-button').addEventListener('click', () => void act('undo', null))
+  document.addEventListener('click', (e) => {
+    if (state.menu && !(e.target as Element).closest('#menu')) {
+      state.menu = null
+      $('#menu').hidden = true
+    }
+  })
+  bindKeys({
+    act: (name, s, value, adv) => void act(name, s, value, adv),
+    answering: () => state.answering !== null,
+    closeAnswer,
+    closeMenu: () => {
+      state.menu = null
+      $('#menu').hidden = true
+    },
+    closePalette,
+    decide: (n) => {
+      const s = focused()
+      if (s) void decide(s, n)
+    },
+    focused,
+    help: () => openPalette({kind: 'search'}),
+    menuOpen: () => state.menu !== null,
+    open: (id) => void openAnswer(id),
+    palette: (mode) => {
+      const v = mode === 'snooze' ? verbByName('snooze') : mode === 'label' ? verbByName('label') : undefined
+      if (mode !== 'search' && !focused()) return
+      openPalette(v ? {kind: 'value', verb: v} : {kind: 'search'})
+    },
+    paletteMove: (by) => {
+      const p = state.palette
+      if (!p || p.items.length === 0) return
+      p.selected = (p.selected + by + p.items.length) % p.items.length
+      drawPalette()
+    },
+    paletteOpen: () => state.palette !== null,
+    paletteRun: () => state.palette?.items[state.palette.selected]?.run(),
+    rows,
+    setFocus,
+    verbs: () => state.listing?.verbs ?? [],
+  })
+  live()
+  void presence()
+}
+
+boot()

@@ -1,0 +1,200 @@
+/**
+ * The inbox list: the tally line, then the sections in seed 000's order with their counts
+ * (Questions, Pinned, New, Needs Input, Done, Working, Dormant, Idle; collapsed Snoozed,
+ * Stashed, Killed), each card as `cast sessions` prints a row: state:reason, short id, title;
+ * the ask line; the agent's state line with how many messages passed since; owners, runner,
+ * device and last activity. Rows arrive in display order from the server.
+ */
+import type {Listing, Session} from './api.js'
+import {ago, fill, h, oneLine} from './dom.js'
+
+export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
+  {bucket: 'questions', title: 'Questions'},
+  {bucket: 'pinned', title: 'Pinned'},
+  {bucket: 'new', title: 'New'},
+  {bucket: 'needs_input', title: 'Needs Input'},
+  {bucket: 'done', title: 'Done'},
+  {bucket: 'working', title: 'Working'},
+  {bucket: 'dormant', title: 'Dormant'},
+  {bucket: 'idle', title: 'Idle'},
+  {bucket: 'snoozed', collapsed: true, title: 'Snoozed'},
+  {bucket: 'stashed', collapsed: true, title: 'Stashed'},
+  {bucket: 'hidden', collapsed: true, title: 'Stashed (hidden)'},
+  {bucket: 'killed', collapsed: true, title: 'Killed'},
+  {bucket: 'dismissed', collapsed: true, title: 'Dismissed'},
+]
+
+export interface ListView {
+  readonly listing: Listing
+  readonly focus: string | null
+  /** Sections the person opened or closed (by bucket): true open. */
+  readonly open: ReadonlyMap<string, boolean>
+  /** Sessions with a verb under way, and what it is. */
+  readonly pending: ReadonlyMap<string, string>
+  readonly home: string | null
+}
+
+export interface ListHandlers {
+  onOpen(id: string): void
+  onFocus(id: string): void
+  onMenu(id: string, x: number, y: number): void
+  onToggle(bucket: string): void
+  onDrop(id: string, bucket: string): void
+  onKillAll(): void
+  onSwipe(id: string, direction: 'left' | 'right'): void
+}
+
+export function isOpen(view: ListView, bucket: string): boolean {
+  return view.open.get(bucket) ?? !SECTIONS.find((s) => s.bucket === bucket)?.collapsed
+}
+
+/** The rows the keyboard moves over: those of open sections, in order. */
+export function navigable(view: ListView): Session[] {
+  return view.listing.sessions.filter((s) => isOpen(view, s.bucket))
+}
+
+export function renderList(root: HTMLElement, view: ListView, on: ListHandlers): void {
+  const now = Date.now()
+  const byBucket = new Map<string, Session[]>()
+  for (const s of view.listing.sessions) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s])
+  const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is string => b !== null))
+  const parts: Node[] = [h('p', {class: 'tally', id: 'tally'}, view.listing.tally)]
+  for (const sec of SECTIONS) {
+    const rows = byBucket.get(sec.bucket) ?? []
+    if (rows.length === 0 && !drops.has(sec.bucket)) continue
+    if (rows.length === 0 && sec.collapsed) continue
+    const open = isOpen(view, sec.bucket)
+    const head = h(
+      'h2',
+      {class: 'section-head', 'data-bucket': sec.bucket},
+      h(
+        'button',
+        {'aria-expanded': String(open), class: 'toggle', onclick: () => on.onToggle(sec.bucket), type: 'button'},
+        `${open ? '▾' : '▸'} ${sec.title} `,
+        h('span', {class: 'count'}, `(${rows.length})`),
+      ),
+      sec.bucket === 'stashed' && rows.length > 0
+        ? h('button', {class: 'kill-all', onclick: () => on.onKillAll(), type: 'button'}, 'Kill all')
+        : null,
+    )
+    const section = h('section', {class: `section s-${sec.bucket}`, 'data-bucket': sec.bucket}, head)
+    if (drops.has(sec.bucket)) dropTarget(section, sec.bucket, on)
+    if (open) section.append(...rows.map((s) => card(s, view, now, on)))
+    parts.push(section)
+  }
+
+  if (view.listing.sessions.length === 0) parts.push(h('p', {class: 'empty'}, 'Nothing in your inbox.'))
+  fill(root, ...parts)
+}
+
+function dropTarget(section: HTMLElement, bucket: string, on: ListHandlers): void {
+  section.addEventListener('dragover', (e) => {
+    e.preventDefault()
+    section.classList.add('drop')
+  })
+  section.addEventListener('dragleave', () => section.classList.remove('drop'))
+  section.addEventListener('drop', (e) => {
+    e.preventDefault()
+    section.classList.remove('drop')
+    const id = e.dataTransfer?.getData('text/x-cast-session')
+    if (id) on.onDrop(id, bucket)
+  })
+}
+
+/** The ask line as the CLI prints it (src/lib/views.ts renderRow). */
+export function askLine(s: Session): string | null {
+  const first = (t: string): string => oneLine(t.split('\n')[0] ?? '')
+  if (!s.ask) return null
+  if (s.ask.kind === 'decision') return `decide: ${first(s.ask.text)}`
+  if (s.ask.kind === 'approval') return `approve ${first(s.ask.text)}?`
+  if (s.ask.kind === 'question') return `asks: ${first(s.ask.text)}`
+  return `error: ${first(s.ask.text)}`
+}
+
+function tildify(p: string | null, home: string | null): string {
+  if (!p) return '?'
+  return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p
+}
+
+export function metaLine(s: Session, me: string, now: number, home: string | null): string {
+  const bits = [
+    ago(s.last_activity_at, now),
+    `${s.messages} msg${s.messages === 1 ? '' : 's'}`,
+    oneLine(tildify(s.cwd, home), 120),
+    s.agent,
+  ]
+  if (s.live) bits.push('live')
+  if (s.labels[0]) bits.push(`label ${oneLine(s.labels[0], 40)}`)
+  if (s.owners.length > 0) bits.push(`owners ${oneLine(s.owners.join(', '), 120)}`)
+  if (s.runner && s.runner.toLowerCase() !== me.toLowerCase()) bits.push(`run by ${oneLine(s.runner, 80)}`)
+  if (s.device) bits.push(`on ${oneLine(s.device, 60)}`)
+  if (s.snoozed_until && s.bucket === 'snoozed') bits.push(`until ${new Date(s.snoozed_until).toLocaleString()}`)
+  return bits.join('  ·  ')
+}
+
+function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLElement {
+  const detail = s.quiet ? 'quiet' : s.reason
+  const ask = askLine(s)
+  const sl = s.state_line
+  const pending = view.pending.get(s.id)
+  const el = h(
+    'article',
+    {
+      'aria-selected': String(view.focus === s.id),
+      class: `card st-${s.state}${view.focus === s.id ? ' focus' : ''}${pending ? ' pending' : ''}`,
+      'data-id': s.id,
+      draggable: 'true',
+      role: 'option',
+      tabindex: view.focus === s.id ? 0 : -1,
+    },
+    h(
+      'div',
+      {class: 'head'},
+      h('span', {class: 'state'}, `${s.state.replace('_', ' ')}:${detail}`),
+      h('span', {class: 'sid'}, s.short_id),
+      h('span', {class: 'title'}, s.title === null ? '(untitled)' : oneLine(s.title)),
+      s.pinned ? h('span', {class: 'pin'}, 'pinned') : null,
+    ),
+    ask ? h('div', {class: `ask ask-${s.ask!.kind}`}, ask) : null,
+    sl
+      ? h(
+          'div',
+          {class: 'stateline'},
+          `${sl.status}: ${oneLine(sl.text.split('\n')[0] ?? '')}`,
+          sl.messages_since > 0 ? h('span', {class: 'since'}, `  (${sl.messages_since} msgs since)`) : null,
+        )
+      : null,
+    h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home)),
+    pending ? h('div', {class: 'pending-line'}, `${pending}…`) : null,
+  )
+  el.addEventListener('click', () => (view.focus === s.id ? on.onOpen(s.id) : on.onFocus(s.id)))
+  el.addEventListener('dblclick', () => on.onOpen(s.id))
+  el.addEventListener('contextmenu', (e) => {
+    e.preventDefault()
+    on.onMenu(s.id, e.clientX, e.clientY)
+  })
+  el.addEventListener('dragstart', (e) => e.dataTransfer?.setData('text/x-cast-session', s.id))
+  swipe(el, (d) => on.onSwipe(s.id, d))
+  return el
+}
+
+/** A horizontal swipe of at least 80 px: left stashes, right pins (seed 000's phone app). */
+function swipe(el: HTMLElement, done: (d: 'left' | 'right') => void): void {
+  let x0: number | null = null
+  let y0 = 0
+  el.addEventListener(
+    'touchstart',
+    (e) => {
+      x0 = e.touches[0]?.clientX ?? null
+      y0 = e.touches[0]?.clientY ?? 0
+    },
+    {passive: true},
+  )
+  el.addEventListener('touchend', (e) => {
+    const t = e.changedTouches[0]
+    if (x0 === null || !t) return
+    const dx = t.clientX - x0
+    if (Math.abs(dx) > 80 && Math.abs(t.clientY - y0) < 40) done(dx < 0 ? 'left' : 'right')
+    x0 = null
+  })
+}
