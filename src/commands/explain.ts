@@ -67,7 +67,7 @@ files read for it with their parse errors.`
       session: sessionJson(row, this.me, now),
       state: c.state,
     }
-    if (!this.jsonEnabled()) for (const line of explainLines(result, row, c, files, now)) this.log(line)
+    if (!this.jsonEnabled()) await this.logFitted(explainLines(result, row, c, files, now).join('\n'))
     return result
   }
 }

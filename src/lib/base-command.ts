@@ -229,6 +229,15 @@ export abstract class BaseCommand extends Command {
     super.log(visible(args.length > 0 ? format(message, ...args) : message))
   }
 
+  /**
+   * Human lines cut to the terminal's width (COLUMNS, else the TTY's; no cut in a pipe), measured
+   * after every control character was made visible, so an escaped title takes the cells it shows.
+   */
+  protected async logFitted(text: string): Promise<void> {
+    const {fitLines, terminalWidth} = await import('./style.js')
+    super.log(fitLines(sanitizeModule.visible(text), terminalWidth(this.env)))
+  }
+
   /** Output cast styled itself, whose agent strings were made visible when rendered. */
   protected logStyled(text: string): void {
     super.log(text)

@@ -24,6 +24,8 @@ export interface SessionsListFlags {
   readonly all?: boolean
   readonly cwd?: string
   readonly label?: readonly string[]
+  /** false: never through the pager (--no-pager). */
+  readonly pager?: boolean
   readonly quiet?: boolean
   readonly state?: readonly WorkState[]
   readonly team?: boolean
@@ -86,30 +88,40 @@ export async function listSessions(
   const {listing, rows} =
     inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
   if (!out.json) {
+    // Gathered, then printed at once: through the pager when it is taller than the terminal (src/lib/pager.ts).
+    const {visible} = await import('./sanitize.js')
+    const human: string[] = []
+    const styled = (text: string): number => human.push(text)
+    const line = (text: string): number => human.push(visible(text))
     const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
     const style = await terminalStyle()
-    out.styled(
+    styled(
       fitLines(
         renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'),
         terminalWidth(env),
       ),
     )
     if (synced && synced.deferred > 0) {
-      out.line('')
-      out.line(
+      line('')
+      line(
         `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
       )
     } else if (store.countSessions() === 0) {
       const {makeIngester} = await import('./ingest.js')
       const roots = makeIngester(store, env, clock, me).roots()
-      out.line('')
-      out.line('No agent sessions found. cast looked in:')
-      for (const r of roots) out.line(`  ${r.root}  (${r.agent})`)
-      out.line('Try "cast demo" to see the inbox over a bundled example.')
+      line('')
+      line('No agent sessions found. cast looked in:')
+      for (const r of roots) line(`  ${r.root}  (${r.agent})`)
+      line('Try "cast demo" to see the inbox over a bundled example.')
     } else if (rows.length === 0) {
-      out.line('')
-      out.line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
+      line('')
+      line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
     }
+
+    const text = human.join('\n')
+    const {page, shouldPage} = await import('./pager.js')
+    if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
+    else out.styled(text)
   }
 
   return listing
