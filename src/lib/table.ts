@@ -5,7 +5,7 @@
  * with no width (a pipe) cells keep their whole text. Drawn by cli-table3, boxed.
  */
 import {oneLine, visible} from './sanitize.js'
-import {displayWidth, fitColumns, truncateCells} from './style.js'
+import {displayWidth, fitColumns, fitLines, truncateCells} from './style.js'
 
 export interface BoxTableOptions {
   readonly head: readonly string[]
@@ -57,5 +57,6 @@ export async function boxTable(rows: readonly (readonly string[])[], o: BoxTable
     wordWrap: o.wrap ?? false,
   })
   for (const r of clean) table.push(o.wrap ? [...r] : r.map((c, i) => truncateCells(c, widths[i]!)))
-  return table.toString()
+  // Narrower than the narrowest table: its lines are cut at the right edge, rather than wrapped.
+  return fitLines(table.toString(), o.width)
 }

@@ -299,7 +299,7 @@ class SessionWatch {
     if (!this.json) {
       const shown = [this.flags.team ? 'team' : 'your inbox', ...describeFilters(this.flags)].join(', ')
       this.write(fitLine(`cast sessions -w · ${oneLine(this.me)} · ${shown} — one line per change, Ctrl-C stops`, terminalWidth()))
-      this.write('time      event   id       change                         title')
+      this.write(fitLine('time      event   id       change                         title', terminalWidth()))
     }
 
     await this.tryTakeOver()

@@ -113,9 +113,14 @@ class Inbox {
     this.render()
   }
 
-  /** Run cast itself with these arguments; the first line of what it said becomes the message. */
-  private async cast(args: readonly string[], doing: string): Promise<boolean> {
+  /**
+   * Run cast itself with these arguments; the first line of what it said becomes the message.
+   * `advance`: a verb that moves the card out of the way (snooze, stash) leaves the cursor on the
+   * row that takes its place, as a mail client does, so the same key clears a section row by row.
+   */
+  private async cast(args: readonly string[], doing: string, advance = false): Promise<boolean> {
     if (this.busy) return false
+    const next = advance ? (this.rows[this.cursor + 1]?.id ?? this.rows[this.cursor - 1]?.id ?? null) : undefined
     this.busy = true
     this.doingNow = doing
     this.say(`${doing}…`)
@@ -139,6 +144,7 @@ class Inbox {
           ? first(r.stdout) || `${doing}: done`
           : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
       this.busy = false
+      if (r.exitCode === 0 && next !== undefined) this.selectedId = next
       this.reload()
       this.say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
       return r.exitCode === 0
@@ -213,7 +219,7 @@ class Inbox {
     }
 
     const when = text.trim()
-    await this.cast(['snooze', row.id, parseDuration(when) === null ? '--until' : '--for', when], 'snoozing')
+    await this.cast(['snooze', row.id, parseDuration(when) === null ? '--until' : '--for', when], 'snoozing', true)
   }
 
   private readonly quit = (): void => {
@@ -335,7 +341,7 @@ class Inbox {
       case 's':
         return this.startInput('snooze', `snooze ${title} for (30m, 2h) or until (tomorrow 9am): `)
       case 'x':
-        return void (await this.cast(['stash', row.id], 'stashing'))
+        return void (await this.cast(['stash', row.id], 'stashing', true))
       case 'p':
         return void (await this.cast([row.records.pinned ? 'unpin' : 'pin', row.id], row.records.pinned ? 'unpinning' : 'pinning'))
       case 'm':
