@@ -11,11 +11,10 @@ export default class Completion extends BaseCommand {
   bash   echo 'eval "$(cast completion bash)"' >> ~/.bashrc
   zsh    echo 'eval "$(cast completion zsh)"' >> ~/.zshrc
   fish   cast completion fish > ~/.config/fish/completions/cast.fish`
-  static override enableJsonFlag = false
   static override examples = ['<%= config.bin %> <%= command.id %> bash', '<%= config.bin %> <%= command.id %> fish']
   static override summary = 'Shell completion for bash, zsh and fish.'
 
-  async run(): Promise<void> {
+  async run(): Promise<{shell: string; script: string}> {
     const {args} = await this.parse(Completion)
     const commands = this.config.commands
       .filter((c) => !c.hidden)
@@ -40,7 +39,10 @@ export default class Completion extends BaseCommand {
     const cases = [...new Set([...next.keys(), ...flags.keys()])].sort()
     const words = (key: string): string => [...(next.get(key) ?? [])].join(' ')
     const flagWords = (key: string): string => (flags.get(key) ?? []).join(' ')
-    process.stdout.write(args.shell === 'fish' ? fish(cases, words, flagWords) : bash(cases, words, flagWords, args.shell === 'zsh'))
+    const script = args.shell === 'fish' ? fish(cases, words, flagWords) : bash(cases, words, flagWords, args.shell === 'zsh')
+    // --json: the script as a string, for an installer; errors in the envelope as every command.
+    if (!this.jsonEnabled()) process.stdout.write(script)
+    return {script, shell: args.shell}
   }
 }
 

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import {EXIT} from '../lib/exit-codes.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
 /** `cast status --json`: the counts and the line they fill in. */
@@ -29,6 +30,15 @@ In ~/.tmux.conf:
 
   async run(): Promise<StatusJson> {
     const {flags} = await this.parse(Status)
+    if (flags.format !== undefined) {
+      const {STATUS_FIELDS, unknownStatusFields} = await import('../core/model/notify.js')
+      const unknown = unknownStatusFields(flags.format)
+      if (unknown.length > 0)
+        this.fail(
+          `--format names ${unknown.map((k) => `{${k}}`).join(', ')}, which cast status does not fill; it fills ${STATUS_FIELDS.map((k) => `{${k}}`).join(' ')}.`,
+          EXIT.USAGE,
+        )
+    }
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/config.js')
     const {renderStatus, statusCounts} = await import('../lib/notify/status.js')

@@ -103,7 +103,9 @@ export abstract class BaseCommand extends Command {
     try {
       return await super.parse(options, argv)
     } catch (error) {
-      throw parseFailure(error, this.id)
+      const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
+      // The command's own flags and oclif's base ones (--json): the names a typo is measured against.
+      throw parseFailure(error, this.id, {...(input.baseFlags ?? {}), ...(input.flags ?? {})})
     }
   }
 

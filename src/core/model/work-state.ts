@@ -185,21 +185,27 @@ function producingRule({facts, live}: Context): Outcome {
   return `process ${proc.pid} alive, status ${proc.status ?? 'none'}, nothing queued`
 }
 
+/** "process 4242", or "the agent's process" when no pid was recorded (a hook's end event has none). */
+export function processName(pid: number): string {
+  return pid > 0 ? `process ${pid}` : "the agent's process"
+}
+
 function deadRule({declaration, facts, live}: Context): Outcome {
   const proc = facts.process
   if (proc === null) return 'no process facts'
-  if (live) return `process ${proc.pid} alive`
-  if (facts.messages === 0) return `process ${proc.pid} gone, no messages`
-  const how = proc.exited === null ? 'is gone' : `exited (${proc.exited})`
+  const name = processName(proc.pid)
+  if (live) return `${name} alive`
+  if (facts.messages === 0) return `${name} gone, no messages`
+  const how = proc.exited === null ? 'is gone' : proc.exited === 'crash' ? 'crashed' : 'exited normally'
   if (declaration?.status === 'done' && proc.exited !== 'crash') {
     return {
-      note: `process ${proc.pid} ${how} after the agent declared done: ${clip(declaration.text)}`,
+      note: `${name} ${how} after the agent declared done: ${clip(declaration.text)}`,
       reason: 'declared_done',
       state: 'done',
     }
   }
 
-  return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
+  return {note: `${name} ${how} after ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
 }
 
 function settledRule(ctx: Context): Outcome {

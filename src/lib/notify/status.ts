@@ -71,6 +71,12 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
     else return false
   }
 
+  // A template naming an unknown field: oclif's command says so (exit 2).
+  if (format !== undefined) {
+    const {unknownStatusFields} = await import('../../core/model/notify.js')
+    if (unknownStatusFields(format).length > 0) return false
+  }
+
   const {castHome, clockFrom, whoAmI} = await import('../env.js')
   const env = process.env
   const fs = await import('node:fs')
