@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import {UsageError} from './env.js'
 import {CastError} from './cast-error.js'
+import {stripAnsi} from './ansi.js'
 import {EXIT} from './exit-codes.js'
 import {type ParseContext, parseSentence} from './parse-words.js'
 import {visible} from './sanitize.js'
@@ -156,10 +157,7 @@ export function parseErrorMessage(err: Error): string {
   )
 }
 
-export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001B\[[0-?]*[ -/]*[@-~]/g, '')
-}
+export {stripAnsi} from './ansi.js'
 
 /** A human error line on stderr: control characters from users or agents shown, not obeyed. */
 export function humanError(message: string, suggestions: readonly string[] = []): string {

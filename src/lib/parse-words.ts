@@ -10,6 +10,7 @@
  * Matched by the error's class (oclif's parser error classes, which @oclif/core does not export:
  * by their constructor's name), never by its English.
  */
+import {stripAnsi} from './ansi.js'
 import {nearest} from './nearest.js'
 
 type FlagDefs = Readonly<Record<string, {char?: string; summary?: string; description?: string; hidden?: boolean; aliases?: string[]}>>
@@ -77,7 +78,7 @@ export function parseSentence(err: unknown, ctx: ParseContext): Sentence | null 
     const reasons = err.message
       .split('\n')
       .slice(1)
-      .map((l) => l.replace(/\u001B\[[0-9;]*m/g, '').trim())
+      .map((l) => stripAnsi(l).trim())
       .filter((l) => l !== '' && !/^See more help/.test(l))
     const said = reasons.map((r) => {
       const m = /^Missing required flag:?\s+(?:--)?([\w-]+)$/.exec(r)
