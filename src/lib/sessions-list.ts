@@ -10,7 +10,7 @@
  */
 import type {SyncStats} from '../core/ingest/engine.js'
 import type {Agent, WorkState} from '../core/model/types.js'
-import type {Store} from '../core/store/store.js'
+import type {SessionRow, Store} from '../core/store/store.js'
 import {teamRows} from '../core/store/team/index.js'
 import {sweepSnoozes} from '../core/store/triage.js'
 import {loadConfig} from './config.js'
@@ -87,42 +87,52 @@ export async function listSessions(
   // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
   const {listing, rows} =
     inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
-  if (!out.json) {
-    // Gathered, then printed at once: through the pager when it is taller than the terminal (src/lib/pager.ts).
-    const {visible} = await import('./sanitize.js')
-    const human: string[] = []
-    const styled = (text: string): number => human.push(text)
-    const line = (text: string): number => human.push(visible(text))
-    const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
-    const style = await terminalStyle()
-    styled(
-      fitLines(
-        renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'),
-        terminalWidth(env),
-      ),
-    )
-    if (synced && synced.deferred > 0) {
-      line('')
-      line(
-        `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
-      )
-    } else if (store.countSessions() === 0) {
-      const {makeIngester} = await import('./ingest.js')
-      const roots = makeIngester(store, env, clock, me).roots()
-      line('')
-      line('No agent sessions found. cast looked in:')
-      for (const r of roots) line(`  ${r.root}  (${r.agent})`)
-      line('Try "cast demo" to see the inbox over a bundled example.')
-    } else if (rows.length === 0) {
-      line('')
-      line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
-    }
+  if (!out.json) await printHuman(store, env, clock, me, flags, out, {listing, now, rows, synced})
+  return listing
+}
 
-    const text = human.join('\n')
-    const {page, shouldPage} = await import('./pager.js')
-    if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
-    else out.styled(text)
+/** The human listing, gathered and printed at once: through the pager when it is taller than the terminal (src/lib/pager.ts). */
+async function printHuman(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  flags: SessionsListFlags,
+  out: SessionsListOutput,
+  {listing, now, rows, synced}: {listing: Listing; now: number; rows: SessionRow[]; synced: SyncStats | null},
+): Promise<void> {
+  // Gathered, then printed at once: through the pager when it is taller than the terminal (src/lib/pager.ts).
+  const {visible} = await import('./sanitize.js')
+  const human: string[] = []
+  const styled = (text: string): number => human.push(text)
+  const line = (text: string): number => human.push(visible(text))
+  const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
+  const style = await terminalStyle()
+  styled(
+    fitLines(
+      renderListing(listing, rows, now, homeDir(env), style, flags.team ? 'cast sessions · team' : 'cast sessions'),
+      terminalWidth(env),
+    ),
+  )
+  if (synced && synced.deferred > 0) {
+    line('')
+    line(
+      `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
+    )
+  } else if (store.countSessions() === 0) {
+    const {makeIngester} = await import('./ingest.js')
+    const roots = makeIngester(store, env, clock, me).roots()
+    line('')
+    line('No agent sessions found. cast looked in:')
+    for (const r of roots) line(`  ${r.root}  (${r.agent})`)
+    line('Try "cast demo" to see the inbox over a bundled example.')
+  } else if (rows.length === 0) {
+    line('')
+    line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
   }
 
-  return listing
+  const text = human.join('\n')
+  const {page, shouldPage} = await import('./pager.js')
+  if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
+  else out.styled(text)
 }
