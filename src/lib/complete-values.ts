@@ -9,9 +9,6 @@ import path from 'node:path'
 
 import type {Env} from './env.js'
 
-export const COMPLETION_KINDS = ['states', 'agents', 'sessions', 'hook-agents', 'presences'] as const
-export type CompletionKind = (typeof COMPLETION_KINDS)[number]
-
 /** At most this many sessions, the most recently active first. */
 const MAX_SESSIONS = 200
 
@@ -54,7 +51,10 @@ async function candidates(kind: string, env: Env): Promise<[string, string][]> {
 
 function oneLineOf(s: string | null | undefined): string {
   // eslint-disable-next-line no-control-regex
-  return (s ?? '').replace(/[\u0000-\u001F\u007F]+/g, ' ').trim().slice(0, 60)
+  return (s ?? '')
+    .replace(/[\u0000-\u001F\u007F]+/g, ' ')
+    .trim()
+    .slice(0, 60)
 }
 
 async function sessions(env: Env): Promise<[string, string][]> {
