@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import type {Env} from './env.js'
+import {oneLine} from './sanitize.js'
 
 /** At most this many sessions, the most recently active first. */
 const MAX_SESSIONS = 200
@@ -49,10 +50,9 @@ async function candidates(kind: string, env: Env): Promise<[string, string][]> {
   }
 }
 
+/** One line, no tab (it separates value from description), control characters shown (src/lib/sanitize.ts). */
 function oneLineOf(s: string | null | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  return (s ?? '')
-    .replace(/[\u0000-\u001F\u007F]+/g, ' ')
+  return oneLine(s ?? '')
     .trim()
     .slice(0, 60)
 }
