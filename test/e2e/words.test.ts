@@ -66,7 +66,7 @@ describe('parser errors are sentences', () => {
 
   it('help lists each argument once, only the last as repeatable', async () => {
     const r = await cast(['mark', '--help'])
-    expect(r.stdout).toMatch(/^ {2}VERDICT {5}\(done/m)
+    expect(r.stdout).toMatch(/^ {2}VERDICT {5}done, dormant, needs-input, unread or read\./m)
     expect(r.stdout).toMatch(/^ {2}SESSION\.\.\. /m)
     expect(r.stdout).not.toMatch(/AS\.\.\./)
   })
