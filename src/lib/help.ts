@@ -215,10 +215,12 @@ class CastCommandHelp extends CommandHelp {
    * descriptions name them already.
    */
   protected override args(args: Command.Arg.Any[]): [string, string | undefined][] | undefined {
-    const rows = super.args(args)?.map(([name, about], i): [string, string | undefined] => [
-      name,
-      args[i]?.options && args[i]?.description ? about?.replace(/^\S*\([^()\s]+\)\S*\s+/, '') : about,
-    ])
+    const rows = super
+      .args(args)
+      ?.map(([name, about], i): [string, string | undefined] => [
+        name,
+        args[i]?.options && args[i]?.description ? about?.replace(/^\S*\([^()\s]+\)\S*\s+/, '') : about,
+      ])
     if (!rows || this.command.strict !== false) return rows
     return rows.map((row, i) => (i === rows.length - 1 || args[i]?.multiple ? row : [row[0].replace('...', ''), row[1]]))
   }
