@@ -17,6 +17,15 @@ if (process.argv[2] === 'status') {
   } catch {
     // oclif reports it properly
   }
+} else if (process.argv[2] === '__complete') {
+  // Shell completion calls this on every TAB: answer without oclif (src/lib/complete-values.ts).
+  try {
+    const {fastComplete} = await import('../dist/lib/complete-values.js')
+    await fastComplete(process.argv.slice(3))
+    answered = true
+  } catch {
+    // oclif runs the hidden command instead
+  }
 } else if (process.argv[2] === 'sessions') {
   try {
     const {fastSessions} = await import('../dist/lib/sessions-fast.js')

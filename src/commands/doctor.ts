@@ -41,7 +41,14 @@ what to run, and exits 0.`
     if (report.problems.length > 0) process.exitCode = 1
     if (this.jsonEnabled()) return report
     const {renderDoctor} = await import('../lib/doctor/render.js')
-    for (const line of renderDoctor(report, this.env)) this.log(line)
+    const {fitLines, terminalWidth} = await import('../lib/style.js')
+    const {wrapWords} = await import('../lib/help.js')
+    const {visible} = await import('../lib/sanitize.js')
+    // Long lines (a problem's fix) wrap at word boundaries to the terminal's width; a single word
+    // wider than the terminal (a path) is cut with ….
+    const width = terminalWidth(this.env)
+    for (const line of renderDoctor(report, this.env))
+      this.logStyled(fitLines(width === null ? visible(line) : wrapWords(visible(line), width), width))
     return report
   }
 }

@@ -94,14 +94,10 @@ files read for it with their parse errors.`
       ...(store.stale ? {stale: true as const} : {}),
     }
     if (!this.jsonEnabled()) {
-      for (const line of explainLines(result, row, c, files, now)) this.log(line)
-      this.log('')
-      for (const line of holdsLines(result.holds, treeOf(row), now)) this.log(line)
+      const lines = [...explainLines(result, row, c, files, now), '', ...holdsLines(result.holds, treeOf(row), now)]
       const park = parkLine(row.park, now)
-      if (park !== null) {
-        this.log('')
-        this.log(`Park: ${park}`)
-      }
+      if (park !== null) lines.push('', `Park: ${park}`)
+      await this.logFitted(lines.join('\n'))
     }
     return result
   }

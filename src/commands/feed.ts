@@ -57,7 +57,10 @@ it. --label filters by your own label.`
       states: flags.state,
     }
     const rows = feedRows(store, this.me, now, filters, remote)
-    if (!this.jsonEnabled()) for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global)) this.log(line)
+    if (!this.jsonEnabled()) {
+      const {terminalWidth} = await import('../lib/style.js')
+      for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global, terminalWidth(this.env))) this.log(line)
+    }
     return feedJson(rows, this.me, now, cwd)
   }
 }

@@ -2,7 +2,6 @@ import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 
 export default class Inbox extends BaseCommand {
-  static override enableJsonFlag = false
   static override description = `A full-screen, live view of the same sections and tally as cast sessions, that you triage
 from the keyboard. It follows the transitions log as it grows (running the ingester itself when
 no cast daemon holds the lease): a session that starts waiting moves into view at once.
@@ -21,6 +20,9 @@ q quit. Each verb is the cast command of the same name, with the same rules and 
   static override summary = 'A live keyboard inbox: triage sessions without leaving the terminal.'
 
   async run(): Promise<void> {
+    // --json is accepted so that its refusal comes in the one error envelope (docs/contract.md).
+    if (this.jsonEnabled())
+      this.fail('cast inbox is interactive and has no JSON output; for scripts use cast sessions -w --json.', EXIT.USAGE)
     if (!process.stdin.isTTY || !process.stdout.isTTY)
       this.fail('cast inbox needs a terminal (stdin and stdout a TTY); for scripts use cast sessions -w --json.', EXIT.USAGE)
     const store = await this.openStore()

@@ -245,7 +245,7 @@ in the inbox, one line says why, and the exit code is 5.`
         if (elsewhere.has(row.id)) bits.push(`its process runs on ${elsewhere.get(row.id)}: not signalled from here`)
         else if (k.signalled.length > 0) bits.push(`would send SIGTERM to ${pidList(k.signalled)}`)
         else if (k.refused.length === 0) bits.push('no live process: would only file it under Killed')
-        for (const r of k.refused) bits.push(`pid ${r.pid} not signalled: ${r.why}`)
+        for (const r of k.refused) bits.push(r.pid > 1 ? `pid ${r.pid} not signalled: ${r.why}` : `not signalled: ${r.why}`)
         this.log(`${k.short_id}  ${titleOf(row) ?? '(untitled)'}  dry run: ${bits.join('; ')}`)
       }
     }
@@ -307,7 +307,7 @@ function killedLine(k: KilledJson, elsewhere: string | undefined): string {
   else if (k.pid === null && k.refused.length === 0) bits.push('no live process')
   else if (k.pid !== null && k.signal === null) bits.push(`pid ${k.pid} already gone`)
   else if (k.signal !== null) bits.push(`${k.signal} to ${pidList(k.signalled)}`)
-  for (const r of k.refused) bits.push(`pid ${r.pid} not signalled: ${r.why}`)
+  for (const r of k.refused) bits.push(r.pid > 1 ? `pid ${r.pid} not signalled: ${r.why}` : `not signalled: ${r.why}`)
   if (k.cancelled_schedules > 0) bits.push(`${k.cancelled_schedules} scheduled message${k.cancelled_schedules === 1 ? '' : 's'} cancelled`)
   return `killed (${bits.join('; ')})`
 }

@@ -15,7 +15,9 @@ const MARK_AS: Record<(typeof MARKS)[number], MarkAs> = {
 
 export default class Mark extends TriageCommand {
   static override args = {
-    as: Args.string({description: 'done, dormant, needs-input, unread or read.', options: [...MARKS], required: true}),
+    verdict: Args.string({description: 'done, dormant, needs-input, unread or read.', options: [...MARKS], required: true}),
+    // Several sessions (strict = false): oclif shows the last argument with "...".
+    session: Args.string({description: 'Session ids, native ids or unique prefixes (several allowed).', required: true}),
   }
   static override description = `Files sessions by your own verdict, the same as dragging a card into Done,
 Dormant or Needs Input. A verdict outranks even an open question (you
@@ -36,7 +38,7 @@ is not a verdict: nobody can declare that an agent is producing.`
 
   async run(): Promise<TriageResult> {
     const {args, argv} = await this.parse(Mark)
-    const as = args.as as (typeof MARKS)[number]
+    const as = args.verdict as (typeof MARKS)[number]
     const {planMark} = await import('../core/model/triage.js')
     const sessions = this.sessionArgs(argv.slice(1))
     const verb = `mark ${as === 'needs_input' ? 'needs-input' : as}`

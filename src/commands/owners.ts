@@ -45,12 +45,17 @@ on which device, and whether it is in your inbox.`
       title: titleOf(row),
     }
     if (!this.jsonEnabled()) {
-      this.log(`${result.short_id}  ${result.title ?? '(untitled)'}`)
-      this.log(`run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`)
-      if (owners.length === 0) this.log('no owners: it stays with whoever runs it')
       const {humanTime} = await import('../lib/time-format.js')
-      for (const o of result.owners) this.log(`owner ${o.who}  (added by ${o.added_by}, ${humanTime(o.added_at, clock())})`)
-      this.log(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
+      const lines = [
+        `${result.short_id}  ${result.title ?? '(untitled)'}`,
+        `run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`,
+      ]
+      if (owners.length === 0) lines.push('no owners: it stays with whoever runs it')
+      for (const o of result.owners) lines.push(`owner ${o.who}  (added by ${o.added_by}, ${humanTime(o.added_at, clock())})`)
+      lines.push(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
+      // One line each (a title or a name with a newline stays on its line), cut to the terminal.
+      const {oneLine} = await import('../lib/sanitize.js')
+      await this.logFitted(lines.map((l) => oneLine(l)).join('\n'))
     }
 
     return result

@@ -15,7 +15,11 @@ cast sessions -w) holds the lease, it does one incremental sync of the agents' f
 
 With -w it prints nothing until something changes, then one line per transition (NDJSON with
 --json), flushed at once. --since SEQ replays the log from SEQ and continues; --snapshot first
-prints each matching session once.`
+prints each matching session once.
+
+On a terminal, a listing taller than the window goes through a pager, as git's does: CAST_PAGER,
+else PAGER, else less -FRX. CAST_PAGER= (empty) or cat, or --no-pager, turn it off; never in a
+pipe or with --json.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {command: '<%= config.bin %> <%= command.id %> --state needs_input --json', description: 'Sessions waiting on you, as JSON.'},
@@ -34,6 +38,10 @@ prints each matching session once.`
   ]
   static override flags = {
     ...filterFlags,
+    pager: Flags.boolean({
+      allowNo: true,
+      summary: 'Page long output on a terminal through CAST_PAGER, PAGER or less -FRX (default); --no-pager prints it straight.',
+    }),
     columns: Flags.string({
       helpValue: 'LIST',
       multiple: true,
@@ -46,7 +54,8 @@ prints each matching session once.`
   static override summary = 'List agent sessions by who acts next.'
 
   async run(): Promise<Listing | void> {
-    const {flags} = await this.parse(Sessions)
+    const parsed = await this.parse(Sessions)
+    const flags = {...parsed.flags, quiet: parsed.flags['only-quiet']}
     if (flags.watch) {
       // --team with a team store joined: the team's stream from the server (issue 17).
       if (flags.team && (await this.watchTeam(flags))) return

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import {EXIT} from '../lib/exit-codes.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
 /** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */
@@ -35,6 +36,15 @@ starting Node at all: put the file cast status --path prints in the line, e.g.
 
   async run(): Promise<StatusJson | {path: string}> {
     const {flags} = await this.parse(Status)
+    if (flags.format !== undefined) {
+      const {STATUS_FIELDS, unknownStatusFields} = await import('../core/model/notify.js')
+      const unknown = unknownStatusFields(flags.format)
+      if (unknown.length > 0)
+        this.fail(
+          `--format names ${unknown.map((k) => `{${k}}`).join(', ')}, which cast status does not fill; it fills ${STATUS_FIELDS.map((k) => `{${k}}`).join(' ')}.`,
+          EXIT.USAGE,
+        )
+    }
     const fs = await import('node:fs')
     const path = await import('node:path')
     const {castHome} = await import('../lib/env.js')

@@ -8,32 +8,11 @@ import type {Hook} from '@oclif/core'
 
 import {errorEnvelope, humanError} from '../lib/errors.js'
 import {EXIT} from '../lib/exit-codes.js'
+import {nearest} from '../lib/nearest.js'
 
-export function distance(a: string, b: string): number {
-  const prev = Array.from({length: b.length + 1}, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!
-    prev[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diag = up
-    }
-  }
+export {distance, nearest} from '../lib/nearest.js'
 
-  return prev[b.length]!
-}
-
-/** The nearest ids to what was typed (at most 3, within a distance that still looks like a typo). */
-export function nearest(typed: string, ids: readonly string[]): string[] {
-  const scored = ids
-    .map((id) => ({d: Math.min(distance(typed, id), id.startsWith(typed) && typed.length >= 2 ? 1 : 99), id}))
-    .filter((s) => s.d <= Math.max(2, Math.floor(typed.length / 3)))
-    .sort((x, y) => x.d - y.d || x.id.localeCompare(y.id))
-  return scored.slice(0, 3).map((s) => s.id)
-}
-
-const hook: Hook.CommandNotFound = function (opts) {
+const hook: Hook.CommandNotFound = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const topics = opts.config.topics.map((t) => t.name)
   const all = [...new Set([...ids, ...topics])]
@@ -44,16 +23,42 @@ const hook: Hook.CommandNotFound = function (opts) {
   while (keep < parts.length && topics.includes(parts.slice(0, keep).join(':'))) keep++
   const shown = parts.slice(0, keep).join(' ')
   const near = nearest(parts.slice(0, Math.max(keep, 1)).join(':'), all).map((id) => `cast ${id.replaceAll(':', ' ')}`)
-  const message = `"${shown}" is not a cast command.`
-  const suggestions =
-    near.length > 0 ? [`Did you mean: ${near.join(', ')}?`, 'Run "cast help" for every command.'] : ['Run "cast help" for every command.']
   const argv = opts.argv ?? []
   const dash = argv.indexOf('--')
-  const json = (dash === -1 ? argv : argv.slice(0, dash)).includes('--json')
+  const json = typed === '--json' || (dash === -1 ? argv : argv.slice(0, dash)).includes('--json')
+  // `cast --json`, `cast --jsn`: a flag where the command goes. `cast --json sessions` runs
+  // `cast sessions --json`, as `git --no-pager log` does.
+  const flagFirst = typed.startsWith('-')
+  if (flagFirst && !typed.includes(':')) {
+    for (let n = Math.min(argv.length, 3); n > 0; n--) {
+      const id = argv.slice(0, n).join(':')
+      if (ids.includes(id)) return opts.config.runCommand(id, [...argv.slice(n), typed])
+    }
+  }
+
+  // `cast sessions grjaguv`: a command that takes no argument, given one (oclif looks for a
+  // command "sessions grjaguv"). Say so; a word that looks like a session id gets `cast explain`.
+  let n = parts.length - 1
+  while (n > 0 && !ids.includes(parts.slice(0, n).join(':'))) n--
+  const command = n > 0 ? parts.slice(0, n).join(':') : null
+  const extra = command === null ? [] : parts.slice(n)
+  let message = flagFirst
+    ? `cast needs a command before ${typed.split(':')[0]} (for example: cast sessions ${typed.split(':')[0]}).`
+    : `"${shown}" is not a cast command.`
+  let suggestions =
+    near.length > 0 && !flagFirst
+      ? [`Did you mean: ${near.join(', ')}?`, 'Run "cast help" for every command.']
+      : ['Run "cast help" for every command.']
+  if (command !== null && extra.length > 0) {
+    const words = `cast ${command.replaceAll(':', ' ')}`
+    message = `${words} takes no argument ${extra.map((a) => JSON.stringify(a)).join(', ')}.`
+    const id = extra.find((a) => /^[a-z0-9][a-z0-9-]{3,}$/i.test(a))
+    suggestions = [...(id ? [`To see that session: cast explain ${id}`] : []), `See: ${words} --help`]
+  }
+
   if (json) process.stdout.write(JSON.stringify(errorEnvelope(message, EXIT.USAGE, suggestions)) + '\n')
   else process.stderr.write(humanError(message, suggestions))
   process.exitCode = EXIT.USAGE
-  return Promise.resolve()
 }
 
 export default hook

@@ -103,7 +103,9 @@ export abstract class BaseCommand extends Command {
     try {
       return await super.parse(options, argv)
     } catch (error) {
-      throw parseFailure(error, this.id)
+      const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
+      // The command's own flags and oclif's base ones (--json): the names a typo is measured against.
+      throw parseFailure(error, this.id, {...(input.baseFlags ?? {}), ...(input.flags ?? {})})
     }
   }
 
@@ -193,6 +195,15 @@ export abstract class BaseCommand extends Command {
   override log(message = '', ...args: unknown[]): void {
     const {visible} = sanitizeModule
     super.log(visible(args.length > 0 ? format(message, ...args) : message))
+  }
+
+  /**
+   * Human lines cut to the terminal's width (COLUMNS, else the TTY's; no cut in a pipe), measured
+   * after every control character was made visible, so an escaped title takes the cells it shows.
+   */
+  protected async logFitted(text: string): Promise<void> {
+    const {fitLines, terminalWidth} = await import('./style.js')
+    super.log(fitLines(sanitizeModule.visible(text), terminalWidth(this.env)))
   }
 
   /** Output cast styled itself, whose agent strings were made visible when rendered. */

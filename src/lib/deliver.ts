@@ -36,7 +36,7 @@ import {type CastConfig, loadConfig} from './config.js'
 import {castHome, type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 import {syncBeforeRead} from './ingest.js'
-import {checkClaims, checkMessageText, dialogRefusal, findPane, paneName, screenDialog, storedDialog} from './dialog.js'
+import {checkClaims, checkMessageText, dialogRefusal, findPane, paneName, reasonOf, screenDialog, storedDialog} from './dialog.js'
 import {captureScreen, typist} from './tmux.js'
 
 export interface SendOptions {
@@ -104,7 +104,7 @@ export async function sendMessage(
     const found = await findPane(store, row, env, claims)
     if (found.pane === null) {
       throw new CastError(
-        `Cannot type into session ${shortId(id)}: ${found.why}. Nothing sent; a headless resume is not started either, since its process looks live (it would fork the conversation).`,
+        `Cannot type into session ${shortId(id)}: it ${reasonOf(found, shortId(id))}. Nothing sent; a headless resume is not started either, since its process looks live (it would fork the conversation).`,
         EXIT.REFUSED,
         ['Type the message in its terminal, or stop that process: cast send then resumes the session headless.'],
       )

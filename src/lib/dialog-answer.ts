@@ -8,7 +8,7 @@ import {shortId} from '../core/model/ids.js'
 import type {Agent} from '../core/model/types.js'
 import type {SessionRow, Store} from '../core/store/store.js'
 import {CastError} from './base-command.js'
-import {dialogKeys, findPane, type OpenDialog, paneName, screenDialog, storedDialog} from './dialog.js'
+import {dialogKeys, findPane, type OpenDialog, paneName, reasonOf, screenDialog, storedDialog} from './dialog.js'
 import type {Env} from './env.js'
 import {EXIT} from './exit-codes.js'
 import {captureScreen, type Pane, type Typist, typist} from './tmux.js'
@@ -161,8 +161,10 @@ export async function answerDialog(
   const {keys, sequence} = answerKeys(row, stored, action, note)
   const found = await findPane(store, row, env)
   if (found.pane === null) {
-    const what = stored ? `a permission prompt is open (${stored.text}; from ${stored.source}) but ` : ''
-    throw new CastError(`Session ${id}: ${what}${found.why}, so cast cannot answer it. Nothing sent.`, EXIT.REFUSED)
+    const message = stored
+      ? `Session ${id} has a permission prompt open (${stored.text}; from ${stored.source}), but cast cannot answer it: the session ${reasonOf(found, id)}. Nothing sent.`
+      : `Session ${id} ${reasonOf(found, id)}, so cast cannot answer it. Nothing sent.`
+    throw new CastError(message, EXIT.REFUSED)
   }
 
   const pane = found.pane

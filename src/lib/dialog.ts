@@ -140,6 +140,11 @@ export type PaneFinding =
  * the user owns. A pane whose tree also holds another session's verified process on the path
  * down to ours belongs to that one (our pid runs under it). None or several → why.
  */
+/** A finding's reason without its subject ("session abc1234 has no …" → "has no …"), for a sentence that names the session already. */
+export function reasonOf(found: {why: string}, id: string): string {
+  return found.why.replace(`session ${id} `, '')
+}
+
 export async function findPane(store: Store, row: SessionRow, env: Env, claims = checkClaims(store, row)): Promise<PaneFinding> {
   const id = shortId(row.id)
   if (claims.verified.length === 0) {

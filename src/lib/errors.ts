@@ -12,7 +12,9 @@ import fs from 'node:fs'
 import {diskFull, noSpaceMessage} from '../core/store/disk.js'
 import {UsageError} from './env.js'
 import {CastError} from './cast-error.js'
+import {stripAnsi} from './ansi.js'
 import {EXIT} from './exit-codes.js'
+import {type ParseContext, parseSentence} from './parse-words.js'
 import {visible} from './sanitize.js'
 
 export {EXIT, type ExitCode} from './exit-codes.js'
@@ -81,9 +83,11 @@ export class ParseUsageError extends CastError {
  * oclif parser error (CLIParseError and its subclasses, a CLIError from the parser or a builtin
  * flag) and anything a flag's parse function threw become a ParseUsageError.
  */
-export function parseFailure(err: unknown, commandId: string | undefined): CastError {
+export function parseFailure(err: unknown, commandId: string | undefined, flags: ParseContext['flags'] = {}): CastError {
   if (err instanceof FlagValueError) return new CastError(err.line, EXIT.USAGE, err.suggestions)
   if (err instanceof CastError) return err
+  const said = parseSentence(err, {commandId, flags})
+  if (said) return new ParseUsageError(said.message, EXIT.USAGE, [...said.suggestions, helpPointer(commandId)])
   const message = err instanceof Error ? parseErrorMessage(err) : String(err)
   return new ParseUsageError(message, EXIT.USAGE, [helpPointer(commandId)])
 }
@@ -153,10 +157,7 @@ export function parseErrorMessage(err: Error): string {
   )
 }
 
-export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001B\[[0-?]*[ -/]*[@-~]/g, '')
-}
+export {stripAnsi} from './ansi.js'
 
 /** A human error line on stderr: control characters from users or agents shown, not obeyed. */
 export function humanError(message: string, suggestions: readonly string[] = []): string {

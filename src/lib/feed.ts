@@ -10,6 +10,7 @@ import type {WorkState} from '../core/model/types.js'
 import {inView, type ViewFilters} from '../core/model/view.js'
 import {recentTopLevelIds} from '../core/store/listing.js'
 import type {SessionRow, Store} from '../core/store/store.js'
+import {oneLine} from './sanitize.js'
 import {type SessionJson, sessionJson, tildify, titleOf} from './views.js'
 
 export interface FeedJson {
@@ -95,31 +96,29 @@ export async function renderFeed(
   cwd: string | null,
   home: string,
   global: boolean,
+  width: number | null = null,
 ): Promise<string[]> {
   const scope = cwd === null ? 'every directory' : tildify(cwd, home)
   if (rows.length === 0) return [`No recent sessions in ${scope}${global ? '' : ' (-g: every directory)'}.`]
-  const {default: Table} = await import('cli-table3')
+  const {boxTable} = await import('./table.js')
   const head = ['ID', 'STATE', 'TITLE', 'WHO', 'ACTIVE', 'AGENT']
   if (cwd === null) head.push('CWD')
-  const table = new Table({
-    chars: {'left-mid': '', mid: '', 'mid-mid': '', 'right-mid': ''},
-    head,
-    style: {border: [], head: []},
-    wordWrap: false,
-  })
+  const cells: string[][] = []
   for (const r of rows) {
-    const title = titleOf(r) ?? '(untitled)'
     const line = [
       shortId(r.id),
       `${r.state}:${r.reason}`,
-      title.length > 48 ? `${title.slice(0, 47)}…` : title,
+      titleOf(r) ?? '(untitled)',
       whoOf(r).join(', ') || '?',
       r.facts.lastActivityAt === null ? 'never' : formatAge(now - r.facts.lastActivityAt),
       r.agent,
     ]
     if (cwd === null) line.push(tildify(r.facts.cwd, home))
-    table.push(line)
+    cells.push(line)
   }
 
-  return [`cast feed · ${scope} · ${rows.length} session${rows.length === 1 ? '' : 's'}`, table.toString()]
+  // The title gives up width first, then who and the folder; on a narrow terminal the folder, the
+  // agent, who and when are left out, in that order (src/lib/table.ts).
+  const table = await boxTable(cells, {drop: [6, 5, 3, 4], flex: cwd === null ? [2, 3, 6] : [2, 3], head, max: {2: 60}, width})
+  return [`cast feed · ${oneLine(scope)} · ${rows.length} session${rows.length === 1 ? '' : 's'}`, table]
 }

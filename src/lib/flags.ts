@@ -31,7 +31,8 @@ export const filterFlags = {
   all: Flags.boolean({summary: 'Ignore the recency window and list dismissed and hidden rows too.'}),
   cwd: Flags.string({summary: 'Only sessions whose working directory is DIR or below it.', helpValue: 'DIR'}),
   label: labelFlag({summary: 'Only sessions carrying one of your labels L (repeat it or use commas).'}),
-  quiet: Flags.boolean({summary: 'Only working sessions that have been silent for 10 minutes or more.'}),
+  // A filter, so not `--quiet` (in gh and npm that means less output); `--quiet` stays a hidden alias.
+  'only-quiet': Flags.boolean({aliases: ['quiet'], summary: 'Only working sessions that have been silent for 10 minutes or more (quiet).'}),
   state: stateFlag({summary: 'Only sessions in these work states (repeat it or use commas; needs-input or needs_input).'}),
   team: Flags.boolean({summary: "Every team member's sessions, not only your inbox."}),
 }

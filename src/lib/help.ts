@@ -208,6 +208,23 @@ class CastCommandHelp extends CommandHelp {
     return renderList(this, input, opts)
   }
 
+  /**
+   * oclif marks every argument of a command that takes extra ones (strict = false) with "...":
+   * `mark VERDICT... SESSION...`. Only the last one repeats. oclif also puts an argument's
+   * options before its description as one unbreakable word ("(done|dormant|…)"); cast's
+   * descriptions name them already.
+   */
+  protected override args(args: Command.Arg.Any[]): [string, string | undefined][] | undefined {
+    const rows = super
+      .args(args)
+      ?.map(([name, about], i): [string, string | undefined] => [
+        name,
+        args[i]?.options && args[i]?.description ? about?.replace(/^\S*\([^()\s]+\)\S*\s+/, '') : about,
+      ])
+    if (!rows || this.command.strict !== false) return rows
+    return rows.map((row, i) => (i === rows.length - 1 || args[i]?.multiple ? row : [row[0].replace('...', ''), row[1]]))
+  }
+
   /** oclif prints the summary line above USAGE unwrapped. */
   override generate(): string {
     return wrapFirstLine(super.generate(), this.opts.maxWidth)

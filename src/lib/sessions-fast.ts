@@ -2,7 +2,7 @@
  * `cast sessions` without oclif (issue 16), for bin/run.js: loading oclif and its config costs
  * more than a no-op sync and the listing together. Handles the listing invocations a person or
  * a script types most (`cast sessions`, `--json`, `--all`, `--agent A`, `--state S,…`, `--cwd D`,
- * `--label L`, `--quiet`) with the same code as the oclif command (src/lib/sessions-list.ts), so
+ * `--label L`, `--only-quiet`, `--no-pager`) with the same code as the oclif command (src/lib/sessions-list.ts), so
  * the bytes are the same; returns false, having printed nothing, for anything else (help, -w, a
  * flag it does not take, a value oclif would refuse, any error before output), which oclif then
  * handles exactly as before.
@@ -28,7 +28,7 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
   const values = argv.some((a) => a.startsWith('--agent') || a.startsWith('--state')) ? await import('./flag-values.js') : null
   const single = new Map<string, string | true>()
   const states: WorkState[] = []
-  const BOOLEANS = new Set(['--all', '--json', '--quiet'])
+  const BOOLEANS = new Set(['--all', '--json', '--no-pager', '--only-quiet', '--pager', '--quiet'])
   const VALUES = new Set(['--agent', '--cwd', '--label', '--state'])
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -77,6 +77,8 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
     }
   }
 
+  if (single.has('--pager') && single.has('--no-pager')) return null
+  if (single.has('--quiet') && single.has('--only-quiet')) return null
   const json = single.has('--json')
   const text = (k: string): string | undefined => {
     const v = single.get(k)
@@ -89,7 +91,9 @@ export async function parseSessionsArgv(argv: readonly string[]): Promise<Parsed
       all: single.has('--all') ? true : undefined,
       cwd: text('--cwd'),
       label: text('--label') === undefined ? undefined : [text('--label')!.trim()],
-      quiet: single.has('--quiet') ? true : undefined,
+      // --pager and --no-pager together: oclif takes the last; the fast path leaves that to it (above).
+      pager: single.has('--no-pager') ? false : undefined,
+      quiet: single.has('--quiet') || single.has('--only-quiet') ? true : undefined,
       state: states.length > 0 ? states : undefined,
     },
     json,

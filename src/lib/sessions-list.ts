@@ -33,6 +33,8 @@ export interface SessionsListFlags {
   readonly all?: boolean
   readonly cwd?: string
   readonly label?: readonly string[]
+  /** false: never through the pager (--no-pager). */
+  readonly pager?: boolean
   readonly quiet?: boolean
   readonly state?: readonly WorkState[]
   readonly team?: boolean
@@ -103,33 +105,58 @@ export async function listSessions(
   const unread = synced !== null && synced.deferred > 0 ? synced.deferred : leaseIsLive(store.getLease(BACKFILL_LEASE)) ? null : 0
   const listing = unread === 0 ? built.listing : withPartial(built.listing, unread)
   if (store.stale) listing.stale = true
-  if (!out.json) {
-    const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
-    const style = await terminalStyle()
-    const title = flags.team ? 'cast sessions · team' : 'cast sessions'
-    out.styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, columnsLine(flags, now, style)), terminalWidth(env)))
-    if (synced && synced.deferred > 0) {
-      out.line('')
-      out.line(
-        `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
-      )
-    } else if (unread === null) {
-      out.line('')
-      out.line('Still reading older files in the background: "cast sessions --all" waits for them.')
-    } else if (store.countSessions() === 0) {
-      const {makeIngester} = await import('./ingest.js')
-      const roots = makeIngester(store, env, clock, me).roots()
-      out.line('')
-      out.line('No agent sessions found. cast looked in:')
-      for (const r of roots) out.line(`  ${r.root}  (${r.agent})`)
-      out.line('Try "cast demo" to see the inbox over a bundled example.')
-    } else if (rows.length === 0) {
-      out.line('')
-      out.line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
-    }
+  if (!out.json) await printHuman(store, env, clock, me, flags, out, {listing, now, rows, synced, unread})
+  return listing
+}
+
+/** The human listing, gathered and printed at once: through the pager when it is taller than the terminal (src/lib/pager.ts). */
+async function printHuman(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  flags: SessionsListFlags,
+  out: SessionsListOutput,
+  {
+    listing,
+    now,
+    rows,
+    synced,
+    unread,
+  }: {listing: Listing; now: number; rows: SessionRow[]; synced: SyncStats | null; unread: number | null},
+): Promise<void> {
+  const {visible} = await import('./sanitize.js')
+  const human: string[] = []
+  const styled = (text: string): number => human.push(text)
+  const line = (text: string): number => human.push(visible(text))
+  const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
+  const style = await terminalStyle()
+  const title = flags.team ? 'cast sessions · team' : 'cast sessions'
+  styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, columnsLine(flags, now, style)), terminalWidth(env)))
+  if (synced && synced.deferred > 0) {
+    line('')
+    line(
+      `Reading ${synced.deferred.toLocaleString('en-US')} older files (${Math.round(synced.deferredBytes / 2 ** 20)} MB) in the background: "cast sessions --all" waits for them.`,
+    )
+  } else if (unread === null) {
+    line('')
+    line('Still reading older files in the background: "cast sessions --all" waits for them.')
+  } else if (store.countSessions() === 0) {
+    const {makeIngester} = await import('./ingest.js')
+    const roots = makeIngester(store, env, clock, me).roots()
+    line('')
+    line('No agent sessions found. cast looked in:')
+    for (const r of roots) line(`  ${r.root}  (${r.agent})`)
+    line('Try "cast demo" to see the inbox over a bundled example.')
+  } else if (rows.length === 0) {
+    line('')
+    line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
   }
 
-  return listing
+  const text = human.join('\n')
+  const {page, shouldPage} = await import('./pager.js')
+  if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
+  else out.styled(text)
 }
 
 /** The listing with `partial` and `unread_files` placed before `sessions` (the field order scripts see). */

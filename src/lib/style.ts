@@ -86,3 +86,50 @@ export function fitLines(text: string, width: number | null): string {
         .map((l) => fitLine(l, width))
         .join('\n')
 }
+
+// eslint-disable-next-line no-control-regex
+const ANSI_ALL = /\u001B\[[0-?]*[ -/]*[@-~]/g
+
+/** The cells a string takes on a terminal (colour sequences take none). Measure text after escaping it. */
+export function displayWidth(s: string): number {
+  let n = 0
+  for (const ch of s.replace(ANSI_ALL, '')) n += cellWidth(ch.codePointAt(0)!)
+  return n
+}
+
+/** Plain text (no colour) cut to at most `width` cells, ending in … when cut. */
+export function truncateCells(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s
+  if (width <= 0) return ''
+  let out = ''
+  let cells = 0
+  for (const ch of s) {
+    const w = cellWidth(ch.codePointAt(0)!)
+    if (cells + w > width - 1) break
+    out += ch
+    cells += w
+  }
+
+  return out + '…'
+}
+
+/**
+ * Column widths that fit `width` cells: the natural widths, with the free-text columns (`flex`,
+ * e.g. a title) narrowed, widest first, down to `min` cells each; `overhead` is what the table
+ * adds beside its cells (gaps, borders, padding). With no width (a pipe) the natural widths.
+ */
+export function fitColumns(natural: readonly number[], width: number | null, flex: readonly number[], overhead: number, min = 8): number[] {
+  const out = [...natural]
+  if (width === null) return out
+  let over = out.reduce((a, b) => a + b, 0) + overhead - width
+  while (over > 0) {
+    const widest = flex.filter((i) => out[i]! > min).sort((a, b) => out[b]! - out[a]!)[0]
+    if (widest === undefined) break
+    const next = Math.max(min, ...flex.filter((i) => i !== widest).map((i) => Math.min(out[i]!, out[widest]! - 1)))
+    const take = Math.min(over, out[widest]! - next)
+    out[widest]! -= Math.max(1, take)
+    over -= Math.max(1, take)
+  }
+
+  return out
+}

@@ -116,7 +116,9 @@ export function isRunning(pid: number): boolean {
  * START_MATCH_MS). Returns why not, or null when verified.
  */
 export function verifyIdentity(pid: number, startedAt: number | null | undefined): Refusal {
-  if (!Number.isInteger(pid) || pid <= 1) return `pid ${pid} is never signalled`
+  // No pid (0) or init (1): cast never sends a signal it cannot tie to the session's own process.
+  if (!Number.isInteger(pid) || pid <= 0) return 'cast knows no process id for it, so there is no process it may signal'
+  if (pid === 1) return 'its recorded process is pid 1 (init), which cast never signals'
   if (typeof startedAt !== 'number' || !Number.isFinite(startedAt))
     return `the claim on pid ${pid} records no start time, so its identity cannot be verified`
   if (!isRunning(pid)) return `pid ${pid} is not running`

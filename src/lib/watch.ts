@@ -20,6 +20,7 @@ import {historyMark, historySessionsAfter} from '../core/store/watch-marks.js'
 import {onReaderGone} from './reader-gone.js'
 import {oneLine} from './sanitize.js'
 import {inView} from '../core/model/view.js'
+import {fitLine, terminalWidth} from './style.js'
 import {type ListFilters, localTime, titleOf, watchLine} from './views.js'
 
 export interface WatchFlags {
@@ -298,8 +299,8 @@ class SessionWatch {
     this.mark = historyMark(this.store)
     if (!this.json) {
       const shown = [this.flags.team ? 'team' : 'your inbox', ...describeFilters(this.flags)].join(', ')
-      this.write(`cast sessions -w · ${oneLine(this.me)} · ${shown} — one line per change, Ctrl-C stops`)
-      this.write('time      event   id       change                         title')
+      this.write(fitLine(`cast sessions -w · ${oneLine(this.me)} · ${shown} — one line per change, Ctrl-C stops`, terminalWidth()))
+      this.write(fitLine('time      event   id       change                         title', terminalWidth()))
     }
 
     await this.tryTakeOver()
@@ -348,8 +349,15 @@ const EVENT_WORD: Record<string, string> = {
   transition: 'moved',
 }
 
-/** One readable line per change: local time, what happened, the short id, state and reason, title. */
+/**
+ * One readable line per change: local time, what happened, the short id, state and reason, title;
+ * the title (last, escaped) is cut with … to the terminal's width (none in a pipe).
+ */
 function humanLine(t: Transition, row: SessionRow | undefined): string {
+  return fitLine(plainLine(t, row), terminalWidth())
+}
+
+function plainLine(t: Transition, row: SessionRow | undefined): string {
   const time = localTime(t.ts, t.ts).padEnd(8)
   const change =
     t.event === 'transition' && t.from !== null

@@ -152,7 +152,10 @@ describe('cast approve / cast deny', () => {
     const refused = await runCommand(['approve', SID], {env: elsewhere})
 
     expect(refused.code).toBe(5)
-    expect(refused.stderr).toMatch(/a permission prompt is open .* not in a tmux pane.*cannot answer it\. Nothing sent\./)
+    expect(refused.stderr).toMatch(
+      /has a permission prompt open .*, but cast cannot answer it: the session .*not in a tmux pane.*\. Nothing sent\./,
+    )
+    expect(refused.stderr).not.toMatch(/Session \w+: session/)
     expect(userTexts(h.home, proj, SID)).toEqual(['tool: make build'])
   })
 })

@@ -229,7 +229,7 @@ describe('cast sessions before oclif: test stores', () => {
 
     const bogus = await runCast(['sessions', '--bogus'], {env})
     expect(bogus.code).toBe(2)
-    expect(bogus.stderr).toBe('cast: Nonexistent flag: --bogus\n  See: cast sessions --help\n')
+    expect(bogus.stderr).toBe('cast: cast sessions has no flag --bogus.\n  See: cast sessions --help\n')
     const bogusJson = json(await runCast(['sessions', '--json', '--bogus'], {env}))
     expect(bogusJson.error).toMatchObject({code: 'usage', exit_code: 2})
     const help = await runCast(['sessions', '--help'], {env})

@@ -20,9 +20,9 @@ async function parseError(argv: string[], input: Parameters<typeof Parser.parse>
 
 describe('parse failures', () => {
   const cases: [string, string[], Parameters<typeof Parser.parse>[1], RegExp][] = [
-    ['a nonexistent flag', ['--bogus'], {flags: {}}, /^Nonexistent flag: --bogus$/],
-    ['a missing argument', [], {args: {session: Args.string({required: true})}}, /^Missing 1 required arg/],
-    ['an unexpected argument', ['a', 'b'], {args: {session: Args.string()}, strict: true}, /^Unexpected argument: b$/],
+    ['a nonexistent flag', ['--bogus'], {flags: {}}, /^cast decide list has no flag --bogus\.$/],
+    ['a missing argument', [], {args: {session: Args.string({required: true})}}, /^cast decide list needs SESSION\.$/],
+    ['an unexpected argument', ['a', 'b'], {args: {session: Args.string()}, strict: true}, /^cast decide list takes no argument "b"\.$/],
     ['a flag without its value', ['--since'], {flags: {since: Flags.integer()}}, /^Flag --since expects a value$/],
     [
       'a builtin flag that does not parse',

@@ -86,8 +86,8 @@ describe('cast kill signals only a verified process', () => {
 
     expect(r.dry_run).toBe(true)
     expect(r.killed.map((k: any) => k.signalled)).toEqual([[], []])
-    expect(r.killed[0].refused).toEqual([{pid: 1, why: 'pid 1 is never signalled'}])
-    expect(r.killed[1].refused).toEqual([{pid: 1, why: 'pid 1 is never signalled'}])
+    expect(r.killed[0].refused).toEqual([{pid: 1, why: 'its recorded process is pid 1 (init), which cast never signals'}])
+    expect(r.killed[1].refused).toEqual([{pid: 1, why: 'its recorded process is pid 1 (init), which cast never signals'}])
     // Nothing was filed either.
     expect(json(await runCast(['sessions', '--json', '--all'], {env: h.env})).counts.killed).toBe(0)
   })

@@ -32,20 +32,17 @@ export default class DecideList extends BaseCommand {
       if (mine.length === 0) {
         this.log('No open decision cards.')
       } else {
-        const {default: Table} = await import('cli-table3')
-        const table = new Table({
-          head: ['CARD', 'SESSION', 'WAITING', 'QUESTION', 'OPTIONS'],
-          style: {border: [], head: []},
-          wordWrap: true,
-          colWidths: [10, 9, 10, 40, 36],
-        })
+        const {boxTable} = await import('../../lib/table.js')
+        const {terminalWidth} = await import('../../lib/style.js')
+        const cells: string[][] = []
         for (const c of mine) {
           const options = c.options.map((o, i) => `${i + 1} ${o.label}${c.recommend === i + 1 ? '*' : ''}`).join(' · ')
           const status = c.auto && c.answer !== null ? `\nauto: ${c.answer}. ${c.options[c.answer - 1]?.label ?? '?'}` : ''
-          table.push([c.id, shortId(c.sessionId), formatAge(now - c.askedAt).replace(' ago', ''), c.question, options + status])
+          cells.push([c.id, shortId(c.sessionId), formatAge(now - c.askedAt).replace(' ago', ''), c.question, options + status])
         }
 
-        this.log(table.toString())
+        const head = ['CARD', 'SESSION', 'WAITING', 'QUESTION', 'OPTIONS']
+        this.log(await boxTable(cells, {flex: [3, 4], head, max: {3: 38, 4: 34}, width: terminalWidth(this.env), wrap: true}))
       }
     }
 

@@ -28,21 +28,17 @@ export default class ScheduleList extends BaseCommand {
       if (list.length === 0) {
         this.log(flags.all ? 'No scheduled messages.' : 'No armed scheduled messages. (--all shows past ones.)')
       } else {
-        const {default: Table} = await import('cli-table3')
+        const {boxTable} = await import('../../lib/table.js')
+        const {terminalWidth} = await import('../../lib/style.js')
         const {shortId} = await import('../../core/model/ids.js')
         const {formatIn} = await import('../../core/model/age.js')
         const {humanTime} = await import('../../lib/time-format.js')
-        const table = new Table({
-          colWidths: [10, 9, 24, 7, 13, 40],
-          head: ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE'],
-          style: {border: [], head: []},
-          wordWrap: true,
-        })
+        const cells: string[][] = []
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''
           const due = `${humanTime(s.dueAt, now)}${pending}`
           const status = s.status + (s.deliveries > 0 ? ` ×${s.deliveries}` : '') + (s.lastError ? '\n(error)' : '')
-          table.push([
+          cells.push([
             s.id,
             shortId(s.sessionId),
             due,
@@ -52,7 +48,8 @@ export default class ScheduleList extends BaseCommand {
           ])
         }
 
-        this.log(table.toString())
+        const head = ['ID', 'SESSION', 'DUE', 'EVERY', 'STATUS', 'MESSAGE']
+        this.log(await boxTable(cells, {flex: [5, 2], head, max: {2: 22, 5: 38}, width: terminalWidth(this.env), wrap: true}))
       }
     }
 

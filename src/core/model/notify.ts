@@ -303,6 +303,15 @@ export function nextQuietAt(subjects: readonly NotifySubject[], now: number): nu
  * The status line (`cast status`): "3 need you · 1 quiet", or "nothing needs you". `format`
  * fills {need}, {quiet}, {working}, {done}, {questions}, {total}.
  */
+/** The fields `cast status --format` fills. */
+export const STATUS_FIELDS = ['need', 'quiet', 'questions', 'working', 'done', 'total'] as const
+
+/** The {names} in a --format template that are not fields (a typo: a usage error, not a literal). */
+export function unknownStatusFields(format: string): string[] {
+  const known: readonly string[] = STATUS_FIELDS
+  return [...new Set([...format.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((k) => !known.includes(k)))]
+}
+
 export function statusLine(
   counts: {
     readonly needs_input: number

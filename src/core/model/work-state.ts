@@ -9,6 +9,7 @@ import type {
   Classification,
   ClassifyInput,
   Declaration,
+  FactSource,
   ProcessFacts,
   Reason,
   Rule,
@@ -181,32 +182,37 @@ function producingRule({facts, live}: Context): Outcome {
     return {note: `process ${proc.pid} hibernated, nothing queued`, reason: 'hibernated', state: 'dormant'}
   }
 
-  if (!live) return `${processName(proc)} not running`
+  if (!live) return `${processName(proc.pid, proc.source)} not running`
   return `process ${proc.pid} alive, status ${proc.status ?? 'none'}, nothing queued`
 }
 
-/** A process in a sentence: pid 0 is no process at all, only that none holds the session (its source says why). */
-function processName(proc: ProcessFacts): string {
-  return proc.pid > 0 ? `process ${proc.pid}` : `no process (${proc.source.ref})`
+/**
+ * A process in a sentence: "process 4242"; with no pid, "the agent's process" when a hook said it
+ * (an end event carries none), else "no process (…)": none holds the session, its source says why.
+ */
+export function processName(pid: number, source: FactSource | null = null): string {
+  if (pid > 0) return `process ${pid}`
+  return source === null || source.kind === 'hook' ? "the agent's process" : `no process (${source.ref})`
 }
 
 function deadRule({declaration, facts, live}: Context): Outcome {
   const proc = facts.process
   if (proc === null) return 'no process facts'
-  if (live) return `process ${proc.pid} alive`
-  if (facts.messages === 0) return `process ${proc.pid} gone, no messages`
-  const how = proc.exited === null ? 'is gone' : `exited (${proc.exited})`
+  const name = processName(proc.pid, proc.source)
+  if (live) return `${name} alive`
+  if (facts.messages === 0) return `${name} gone, no messages`
+  const how = proc.exited === null ? 'is gone' : proc.exited === 'crash' ? 'crashed' : 'exited normally'
   if (declaration?.status === 'done' && proc.exited !== 'crash') {
     return {
-      note: `process ${proc.pid} ${how} after the agent declared done: ${clip(declaration.text)}`,
+      note: `${name} ${how} after the agent declared done: ${clip(declaration.text)}`,
       reason: 'declared_done',
       state: 'done',
     }
   }
 
-  if (proc.pid <= 0)
-    return {note: `${processName(proc)}: read as a crash with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
-  return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
+  if (proc.pid <= 0 && proc.source.kind !== 'hook')
+    return {note: `${name}: read as a crash with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
+  return {note: `${name} ${how} after ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
 }
 
 function settledRule(ctx: Context): Outcome {

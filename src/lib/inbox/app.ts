@@ -47,6 +47,9 @@ export async function runInbox(o: InboxOptions): Promise<void> {
 type Purpose = 'filter' | VerbName
 
 /** The inbox's state and its steps: listing, drawing, the verbs, and one handler per kind of key. */
+/** Verbs that move the card out of the way: the cursor stays on the row that takes its place. */
+const ADVANCES: ReadonlySet<string> = new Set(['snooze', 'stash'])
+
 class Inbox {
   private readonly out = process.stdout
   private listing!: Listing
@@ -113,9 +116,14 @@ class Inbox {
     this.render()
   }
 
-  /** Run cast itself with these arguments; the first line of what it said becomes the message. */
-  private async cast(args: readonly string[], doing: string): Promise<boolean> {
+  /**
+   * Run cast itself with these arguments; the first line of what it said becomes the message.
+   * `advance`: a verb that moves the card out of the way (snooze, stash) leaves the cursor on the
+   * row that takes its place, as a mail client does, so the same key clears a section row by row.
+   */
+  private async cast(args: readonly string[], doing: string, advance = false): Promise<boolean> {
     if (this.busy) return false
+    const next = advance ? (this.rows[this.cursor + 1]?.id ?? this.rows[this.cursor - 1]?.id ?? null) : undefined
     this.busy = true
     this.doingNow = doing
     this.say(`${doing}…`)
@@ -139,6 +147,7 @@ class Inbox {
           ? first(r.stdout) || `${doing}: done`
           : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
       this.busy = false
+      if (r.exitCode === 0 && next !== undefined) this.selectedId = next
       this.reload()
       this.say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
       return r.exitCode === 0
@@ -208,7 +217,7 @@ class Inbox {
 
     if (!row || text.trim() === '') return this.render()
     const v = verb(purpose)
-    await this.cast(v.argv(row.id, text), doingWord(v))
+    await this.cast(v.argv(row.id, text), doingWord(v), ADVANCES.has(v.name))
   }
 
   private readonly quit = (): void => {
@@ -322,7 +331,7 @@ class Inbox {
     }
 
     if (v.takes !== 'none') return this.startInput(v.name, (v.prompt ?? `${v.label.toLowerCase()} {title}: `).replace('{title}', title))
-    await this.cast(v.argv(row.id), doingWord(v))
+    await this.cast(v.argv(row.id), doingWord(v), ADVANCES.has(v.name))
   }
 
   async run(): Promise<void> {

@@ -9,6 +9,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {unknownStatusFields} from '../../core/model/notify.js'
 import {castHome, clockFrom, homeDir} from '../env.js'
 import {
   cacheHolds,
@@ -34,6 +35,9 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
     else if (a.startsWith('--format=')) format = a.slice('--format='.length)
     else return false
   }
+
+  // A template naming an unknown field: oclif's command says so (exit 2).
+  if (format !== undefined && unknownStatusFields(format).length > 0) return false
 
   const env = process.env
   const home = castHome(env)
