@@ -163,14 +163,14 @@ export class Ingester {
       () => this.progress?.(),
     )
     this.readPass(pass, known, holders, present, batch, stats)
-    if (!only) {
-      for (const [p, row] of known) {
-        if (present.has(p)) continue
-        if (!this.byAgent.has(row.agent)) continue
-        // Hook state and screen readings are sources, not files: they never vanish from disk.
-        if (p.includes('://')) continue
-        batch.add({base: row, contributions: null, deleted: true, row}, 0)
-      }
+    for (const [p, row] of known) {
+      // A full pass forgets every file it did not find; a pass over changed paths, those of them
+      // gone from disk (a registry deleted on a clean exit, coalesced with its last rewrite).
+      if (only ? !only.has(p) || statOrNull(p) !== undefined : present.has(p)) continue
+      if (!this.byAgent.has(row.agent)) continue
+      // Hook state and screen readings are sources, not files: they never vanish from disk.
+      if (p.includes('://')) continue
+      batch.add({base: row, contributions: null, deleted: true, row}, 0)
     }
 
     batch.flush()

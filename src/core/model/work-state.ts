@@ -199,6 +199,9 @@ function deadRule({declaration, facts, live}: Context): Outcome {
     }
   }
 
+  // The agent said it exited (Claude Code's SessionEnd hook, Copilot's session.shutdown) after its
+  // turn ended: nothing crashed, and the settled turn decides (rule 7).
+  if (proc.exited === 'clean' && facts.settled) return `process ${proc.pid} exited cleanly after its turn ended`
   return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
 }
 
@@ -264,6 +267,8 @@ function settledRule(ctx: Context): Outcome {
     return {note: `settled, declared done: ${clip(declaration.text)}`, reason: 'declared_done', state: 'done'}
   }
 
+  if (facts.deliveredToParent === true)
+    return {note: `settled, its result went to its parent session${stale}`, reason: 'delivered', state: 'done'}
   if (records.delivered) return {note: `settled, judged delivered${stale}`, reason: 'delivered', state: 'done'}
   return {note: `settled, nothing else holds it${stale}`, reason: 'settled', state: 'needs_input'}
 }

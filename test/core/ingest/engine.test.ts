@@ -161,6 +161,23 @@ describe('incremental ingest of Claude Code transcripts', () => {
     expect(row()).toMatchObject({reason: 'dead', state: 'needs_input'})
     expect(row().facts.process).toMatchObject({alive: false, pid: 999_999})
   })
+
+  it('a registry deleted on a clean exit takes its claim with it, also in a pass limited to changed paths', () => {
+    // The live ingester coalesces a registry rewrite and its deletion (Claude Code 2.1.332 goes from
+    // `busy` straight to removed) into one pass over the changed paths, not a full one.
+    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Short job', sessionId: SID}))
+    const registry = path.join(home, '.claude', 'sessions', '999998.json')
+    writeFile(
+      registry,
+      JSON.stringify({cwd: CWD, pid: 999_998, sessionId: SID, startedAt: clock - 100_000, status: 'busy', updatedAt: clock - 100_000}),
+    )
+    ingester.sync()
+    expect(row().facts.process).toMatchObject({alive: false, pid: 999_998})
+    fs.rmSync(registry)
+    ingester.sync(new Set([registry]))
+    expect(row().facts.process).toBeNull()
+    expect(row()).toMatchObject({reason: 'settled', state: 'needs_input'})
+  })
 })
 
 describe('files rewritten in place', () => {
