@@ -180,6 +180,25 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
   })
 
+  for (const watched of [false, true]) {
+    it(`state_inside${watched ? ' (watch)' : ''}: \`cast state\` run by the agent mid-turn finds its session working, never dead`, async () => {
+      const {h} = await setup(`stin${watched ? 'w' : ''}`, [
+        tool('exec_command', {cmd: 'cast state "checking the tests"', login: false, yield_time_ms: 20000}),
+        text('Noted.'),
+      ])
+      const w = watched ? watch(h) : null
+      if (w) await settleWatch(w, h)
+      const pane = await h.tui(['say what you are doing'])
+      await h.tmux.waitFor(pane, /Noted\./)
+      const out = String((await fileLine(h, (l) => l.payload?.type === 'function_call_output'))?.payload.output)
+      // The caller is the session's own live agent (its ancestry): the session it names is working.
+      expect(out).toMatch(/: working — checking the tests {2}\(now working:/)
+      expect(out).not.toMatch(/dead/)
+      // From inside Codex's sandbox the watch's pid is out of sight: its lease still stands (no takeover).
+      if (w) await w.ready(5000)
+    })
+  }
+
   it('background_command: a command left running after the turn reads dormant/background_work, then settles when it exits', async () => {
     const {h} = await setup('bg', [
       tool('exec_command', {cmd: 'sleep 15; echo bgdone', yield_time_ms: 500}),
