@@ -98,7 +98,7 @@ export class Ingester {
   constructor(
     private readonly store: Store,
     readonly adapters: readonly Adapter[],
-    private readonly ctx: AdapterEnv,
+    readonly ctx: AdapterEnv,
     private readonly opts: IngestOptions,
   ) {
     this.byAgent = new Map(adapters.map((a) => [a.agent, a]))

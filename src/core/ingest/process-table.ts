@@ -265,3 +265,27 @@ export function sandboxedView(): string | null {
   sandboxFirst = processNames(1).find((n) => SANDBOX_FIRST.includes(n)) ?? null
   return sandboxFirst
 }
+
+/** Is the process's stdout a terminal (a TUI) rather than a pipe or a file (a headless run)? Unknown: true. */
+export function writesToTerminal(pid: number): boolean {
+  try {
+    const out = fs.readlinkSync(`/proc/${pid}/fd/1`)
+    return out.startsWith('/dev/pts/') || out.startsWith('/dev/tty')
+  } catch {
+    return true
+  }
+}
+
+/** A process's environment (null: unreadable, e.g. another user's). */
+export function processEnv(pid: number): Record<string, string> | null {
+  try {
+    const out: Record<string, string> = {}
+    for (const kv of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const i = kv.indexOf('=')
+      if (i > 0) out[kv.slice(0, i)] = kv.slice(i + 1)
+    }
+    return out
+  } catch {
+    return null
+  }
+}
