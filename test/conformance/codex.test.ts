@@ -119,6 +119,31 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'approval', {watch_ms: Math.max(0, line.at - seen)})
   })
 
+  it('approval_unseen: with no hooks and no screen, the escalated command in the rollout is needs_input/approval', async () => {
+    const {h} = await setup('apprunseen', [
+      tool('exec_command', {
+        cmd: 'touch ../outside-unseen',
+        justification: 'Write outside the workspace?',
+        sandbox_permissions: 'require_escalated',
+      }),
+      text('Done.'),
+    ])
+    // cast looks for tmux servers in a folder of its own: the TUI's pane is out of its sight.
+    const blind = {...h.cast, TMUX_TMPDIR: fs.mkdtempSync(`${h.dir}/no-tmux-`)}
+    const pane = await h.tui(['make the file'])
+    await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+    const rollout = h.rollouts().at(-1)!
+    if (process.env.CODEX_KEEP_ROLLOUT) fs.copyFileSync(rollout, process.env.CODEX_KEEP_ROLLOUT)
+    const s = await until(blind, is('needs_input', 'approval'), 90_000, 'needs_input/approval from the rollout alone')
+    expect(s.pane ?? null).toBeNull()
+    expect((await runCast(['explain', s.id], {env: blind})).stdout).toContain('touch ../outside-unseen')
+    // Answered in the TUI: the command runs, its output closes the request.
+    await new Promise((r) => setTimeout(r, 1000))
+    h.tmux.keys(pane, 'y')
+    await h.tmux.waitFor(pane, /Done\./)
+    await until(blind, is('needs_input', 'settled'), 90_000, 'settled once approved')
+  })
+
   it('long_command: a command that runs for seconds reads working the whole time', async () => {
     const {h} = await setup('long', [tool('exec_command', {cmd: 'sleep 9 && echo slept', yield_time_ms: 30000}), text('It slept.')])
     const pane = await h.tui(['sleep a while'])
