@@ -112,7 +112,7 @@ function fromProcessTree(store: Store, startPid: number): SelfSession | null {
 
 /**
  * The caller's ancestry proves its session's agent alive: the session was found through the
- * variable its agent sets in the commands it runs (CODEX_THREAD_ID, …), and an ancestor of this
+ * variable its agent sets in the commands it runs (its module's sessionVariable), and an ancestor of this
  * process is that agent's (by its process names), or the first process of the sandbox the agent
  * runs commands in (src/core/ingest/process-table.ts sandboxedView: from inside, the agent itself
  * is out of sight, so a sync from here finds no process holding its files). Returns the process

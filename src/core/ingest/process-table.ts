@@ -251,18 +251,18 @@ export function processCwd(pid: number): string | null {
 }
 
 /**
- * The first processes of the sandboxes agents run their commands in, each in a PID namespace of its
- * own: Codex's `codex-linux-sandbox` (0.169 on Linux: a command's parent is pid 1, that process)
- * and bubblewrap's `bwrap`. Seen from inside, the host's processes (the agent, a live ingester)
- * are out of sight.
+ * The first process of a sandbox an agent runs its commands in, each in a PID namespace of its
+ * own: bubblewrap's `bwrap`, or a launcher named `*-sandbox` (a command's
+ * parent is pid 1, that launcher). Seen from inside, the host's processes (the agent, a live
+ * ingester) are out of sight.
  */
-const SANDBOX_FIRST = ['codex-linux-sandbox', 'codex-linux-san', 'bwrap']
+const SANDBOX_FIRST = /^(bwrap|[\w.-]+-sandbox)$/
 
 let sandboxFirst: string | null | undefined
 /** The sandbox this process runs in (the name of pid 1 of its PID namespace), or null on the host. */
 export function sandboxedView(): string | null {
   if (sandboxFirst !== undefined) return sandboxFirst
-  sandboxFirst = processNames(1).find((n) => SANDBOX_FIRST.includes(n)) ?? null
+  sandboxFirst = processNames(1).find((n) => SANDBOX_FIRST.test(n)) ?? null
   return sandboxFirst
 }
 

@@ -127,7 +127,7 @@ export interface SessionFacts {
   readonly turnTools?: readonly string[]
   /**
    * The session's result went to its parent session, not to a person: a subagent its agent marks
-   * finished (Claude Code's `agent-<id>.meta.json` `finished: true`). Settled, it reads done.
+   * finished (its subagent metadata says so). Settled, it reads done.
    */
   readonly deliveredToParent?: boolean
   /** Where each fact came from, keyed by fact name. */

@@ -199,8 +199,8 @@ function deadRule({declaration, facts, live}: Context): Outcome {
     }
   }
 
-  // The agent said it exited (Claude Code's SessionEnd hook, Copilot's session.shutdown) after its
-  // turn ended: nothing crashed, and the settled turn decides (rule 7).
+  // The agent said it exited (a session-end hook or event, docs/contract.md §3.4) after its turn
+  // ended: nothing crashed, and the settled turn decides (rule 7).
   if (proc.exited === 'clean' && facts.settled) return `process ${proc.pid} exited cleanly after its turn ended`
   return {note: `process ${proc.pid} ${how} with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
 }
