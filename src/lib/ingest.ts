@@ -13,6 +13,7 @@ import type {Agent} from '../core/model/types.js'
 import {Ingester, type SyncStats} from '../core/ingest/engine.js'
 import {consumeSpool} from '../core/ingest/spool.js'
 import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../core/ingest/screen.js'
+import {sandboxedView} from '../core/ingest/process-table.js'
 import {sessionsWithRecords} from '../core/store/recent-first.js'
 import type {Store} from '../core/store/store.js'
 import {sweepSnoozes} from '../core/store/triage.js'
@@ -95,7 +96,9 @@ export function syncBeforeRead(
     const defer = options.recentFirst
       ? {keep: sessionsWithRecords(store), minBytes: DEFER_MIN_BYTES, olderThan: clock() - options.recentFirst.recencyMs}
       : undefined
-    stats = ingester.sync(undefined, {defer})
+    // Inside an agent's sandbox no host process is in sight: every claim would read dead, so the
+    // stored claims are not re-checked from here (a reader on the host does that).
+    stats = ingester.sync(undefined, {defer, recheck: sandboxedView() === null})
     if (shown)
       options.progress?.(
         `cast: read ${stats.read.toLocaleString('en-US')} files, ${Math.round(stats.bytes / 2 ** 20)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -2,9 +2,9 @@
  * `cast state TEXT [--status S] [--session ID] [--json]` without oclif, for bin/run.js: agents run
  * it every turn. It answers the common case, with the same bytes and exit codes as the command
  * (src/commands/state/index.ts): the session is named by --session, CAST_SESSION or the agent's
- * own variable and resolves to exactly one known session by a keyed lookup; a live ingester keeps
- * the store current, else that session's own files are synced (src/lib/ingest.ts syncOneSession),
- * not the whole history. Anything else (a session not yet in the store, a process-tree search,
+ * own variable (with its process live in the store) and resolves to exactly one known session by
+ * a keyed lookup; a live ingester keeps the store current, else that session's own files are
+ * synced (src/lib/ingest.ts syncOneSession), not the whole history. Anything else (a session not yet in the store, a process-tree search,
  * stdin, a bad flag, help, an error to report) returns false and oclif runs the command.
  */
 import {DECLARED_STATUSES, type DeclaredStatus} from '../core/model/types.js'
@@ -75,6 +75,13 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   try {
     const found = await ownSession(store, args.session, env)
     if (found === null) return false
+    // Found through the agent's own variable while the store says its process is not live: the
+    // command checks the caller's ancestry first (src/lib/self-session.ts ancestryProcess).
+    if (found.via !== '--session' && found.via !== 'CAST_SESSION') {
+      const {isProcessLive} = await import('../core/model/work-state.js')
+      if (!isProcessLive(store.loadSessions([found.id])[0]!.facts.process)) return false
+    }
+
     const clock = clockFrom(env)
     if (leaseIsLive(store.getLease(INGESTER_LEASE))) {
       const {sweepSnoozes} = await import('../core/store/triage.js')

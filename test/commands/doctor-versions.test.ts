@@ -41,6 +41,9 @@ describe('doctor: agent CLI versions', () => {
     const r = await runCommand(['doctor'], {env})
     expect(r.stdout).toMatch(/claude 99\.0\.1 — NEWER than \d+\.\d+\.\d+/)
     expect(r.stdout).toMatch(/warning: Claude Code 99\.0\.1 is newer than/)
+    // The summary line counts it: never a bare "No problems found." with an untested CLI.
+    expect(r.stdout).toMatch(/1 agent CLI newer than tested \(see the warnings above\)\./)
+    expect(r.stdout).not.toMatch(/^No problems found\.$/m)
     expect(r.stdout).toContain('codex not on PATH')
     const j = json<{adapters: {agent: string; cli: Record<string, unknown> | null}[]}>(await runCommand(['doctor', '--json'], {env}))
     expect(j.adapters.find((a) => a.agent === 'claude_code')!.cli).toMatchObject({compared: 'newer', installed: '99.0.1'})

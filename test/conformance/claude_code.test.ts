@@ -278,7 +278,23 @@ describe.concurrent(AGENT, () => {
       await watched(r, `background_subagent${tag}`, 'dormant', 'child_producing', t0)
       // The helper finishes, its notification wakes the parent, whose turn then ends.
       await r.h.tmux.waitFor(r.pane, /finished/, 90_000)
-      await until(r.env, is(r, 'needs_input', 'settled'), 60_000)
+      const parentRow = await until(r.env, is(r, 'needs_input', 'settled'), 60_000)
+      // The finished helper (meta.json `finished: true`) delivered to its parent: done, not asking anyone.
+      const metas = fs
+        .readdirSync(path.join(r.h.home, '.claude', 'projects'), {encoding: 'utf8', recursive: true})
+        .filter((f) => f.endsWith('.meta.json'))
+      expect(metas).toHaveLength(1)
+      expect(JSON.parse(fs.readFileSync(path.join(r.h.home, '.claude', 'projects', metas[0]!), 'utf8'))).toMatchObject({finished: true})
+      // A child is folded under its parent in the listing: `cast explain --json` answers for it.
+      const childIds = parentRow['children'] as string[]
+      expect(childIds).toHaveLength(1)
+      let child: Record<string, unknown> = {}
+      for (let i = 0; i < 60; i++) {
+        child = JSON.parse((await runCast(['explain', childIds[0]!, '--json'], {env: r.env})).stdout) as Record<string, unknown>
+        if (child['state'] === 'done') break
+        await sleep(1000)
+      }
+      expect(child).toMatchObject({reason: 'delivered', state: 'done'})
     })
   }
 
@@ -551,6 +567,32 @@ describe.concurrent(AGENT, () => {
     expect(out.stdout).toContain('Headless answer.')
     const s = await until(h.cast, (x) => x.agent === AGENT && !x.parent_id && x.state === 'needs_input' && x.reason === 'settled')
     expect(s.live).toBe(false)
+  })
+
+  it('headless (hooks): `claude -p` exiting cleanly under a watch is needs_input/settled, never dead', async () => {
+    const h = makeClaudeHome('headlessh')
+    const mock = await startMock(sequence([], {after: text('Headless answer.')}))
+    const run: {h: ClaudeHome; mock: Mock; watch: Watch | null} = {h, mock, watch: null}
+    cleanups.push(() => stopRun(run))
+    await installHooks(h)
+    const watch = new Watch(h.cast, ['--since', '0'])
+    run.watch = watch
+    await watch.ready()
+    // Seen 2 of 7 runs on 2.1.328: a clean exit read dead. Three runs in one home, each must settle.
+    for (let i = 0; i < 3; i++) {
+      const out = await new Promise<{code: number | null}>((resolve) => {
+        const child = spawn(CLAUDE, ['-p', `answer headlessly ${i}`], {cwd: h.project, env: h.agentEnv(mock.url), stdio: 'ignore'})
+        child.on('exit', (code) => resolve({code}))
+      })
+      expect(out.code).toBe(0)
+    }
+    const settledAll = async (): Promise<string[]> =>
+      (await sessions(h.cast)).filter((x) => x.agent === AGENT && !x.parent_id).map((x) => `${x.state}/${x.reason}`)
+    for (let i = 0; i < 120 && (await settledAll()).filter((x) => x === 'needs_input/settled').length < 3; i++) await sleep(500)
+    // Let the watch see the SessionEnd hooks and the deleted registries, then look again.
+    await sleep(4000)
+    expect(await settledAll()).toEqual(['needs_input/settled', 'needs_input/settled', 'needs_input/settled'])
+    expect(watch.lines.filter((l) => l.line.agent === AGENT && l.line.reason === 'dead').map((l) => l.line)).toEqual([])
   })
 
   it('holds: the tokens equal what the mock reported for every request and the transcript usage; the changed files are the files the run wrote', async () => {

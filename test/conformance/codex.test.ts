@@ -9,7 +9,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, sequence, startMock, status, text, tool} from './harness/mock/server.js'
-import {type CodexHome, CODEX, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, trustHooks} from './codex/setup.js'
+import {type CodexHome, CODEX, CODEX_VERSION, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, trustHooks} from './codex/setup.js'
 
 const AGENT = 'codex'
 const homes: CodexHome[] = []
@@ -72,7 +72,7 @@ describe(AGENT, () => {
   it('fresh: a TUI with nothing asked is not working', async () => {
     const {h} = await setup('fresh', [text('unused')])
     const pane = await h.tui()
-    expect(h.tmux.capture(pane)).toMatch(/OpenAI Codex \(v0\.169\.0\)/)
+    expect(h.tmux.capture(pane)).toContain(`OpenAI Codex (v${CODEX_VERSION})`)
     const rows = await codexRows(h)
     // 0.169 writes no rollout before the first prompt: nothing to list, and nothing working.
     expect(rows.filter((s) => s.state === 'working')).toEqual([])
@@ -118,6 +118,31 @@ describe(AGENT, () => {
     expect((await runCast(['explain', s.id], {env: h.cast})).stdout).toContain('touch ../outside-approval')
     const line = await w.wait(lineIs('needs_input', 'approval'), 90_000)
     recordFigure(AGENT, 'approval', {watch_ms: Math.max(0, line.at - seen)})
+  })
+
+  it('approval_unseen: with no hooks and no screen, the escalated command in the rollout is needs_input/approval', async () => {
+    const {h} = await setup('apprunseen', [
+      tool('exec_command', {
+        cmd: 'touch ../outside-unseen',
+        justification: 'Write outside the workspace?',
+        sandbox_permissions: 'require_escalated',
+      }),
+      text('Done.'),
+    ])
+    // cast looks for tmux servers in a folder of its own: the TUI's pane is out of its sight.
+    const blind = {...h.cast, TMUX_TMPDIR: fs.mkdtempSync(`${h.dir}/no-tmux-`)}
+    const pane = await h.tui(['make the file'])
+    await h.tmux.waitFor(pane, /Would you like to run the following command\?/)
+    const rollout = h.rollouts().at(-1)!
+    if (process.env.CODEX_KEEP_ROLLOUT) fs.copyFileSync(rollout, process.env.CODEX_KEEP_ROLLOUT)
+    const s = await until(blind, is('needs_input', 'approval'), 90_000, 'needs_input/approval from the rollout alone')
+    expect(s.pane ?? null).toBeNull()
+    expect((await runCast(['explain', s.id], {env: blind})).stdout).toContain('touch ../outside-unseen')
+    // Answered in the TUI: the command runs, its output closes the request.
+    await new Promise((r) => setTimeout(r, 1000))
+    h.tmux.keys(pane, 'y')
+    await h.tmux.waitFor(pane, /Done\./)
+    await until(blind, is('needs_input', 'settled'), 90_000, 'settled once approved')
   })
 
   it('long_command: a command that runs for seconds reads working the whole time', async () => {
@@ -180,6 +205,25 @@ describe(AGENT, () => {
     const line = await w.wait(lineIs('done', 'declared_done'), 90_000)
     recordFigure(AGENT, 'declared_done', {watch_ms: Math.max(0, line.at - seen)})
   })
+
+  for (const watched of [false, true]) {
+    it(`state_inside${watched ? ' (watch)' : ''}: \`cast state\` run by the agent mid-turn finds its session working, never dead`, async () => {
+      const {h} = await setup(`stin${watched ? 'w' : ''}`, [
+        tool('exec_command', {cmd: 'cast state "checking the tests"', login: false, yield_time_ms: 20000}),
+        text('Noted.'),
+      ])
+      const w = watched ? watch(h) : null
+      if (w) await settleWatch(w, h)
+      const pane = await h.tui(['say what you are doing'])
+      await h.tmux.waitFor(pane, /Noted\./)
+      const out = String((await fileLine(h, (l) => l.payload?.type === 'function_call_output'))?.payload.output)
+      // The caller is the session's own live agent (its ancestry): the session it names is working.
+      expect(out).toMatch(/: working — checking the tests {2}\(now working:/)
+      expect(out).not.toMatch(/dead/)
+      // From inside Codex's sandbox the watch's pid is out of sight: its lease still stands (no takeover).
+      if (w) await w.ready(5000)
+    })
+  }
 
   it('background_command: a command left running after the turn reads dormant/background_work, then settles when it exits', async () => {
     const {h} = await setup('bg', [

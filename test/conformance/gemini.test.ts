@@ -14,10 +14,11 @@ import {BIN, HOOK_BIN} from '../helpers/cli.js'
 import {castEnv, type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {repeat, sequence, startMock, status, text, tool, type Mock, type Reply} from './harness/mock/server.js'
 import {descendants, Tmux, type AgentPane} from './harness/tmux.js'
+import {agentBin} from './harness/agent-bin.js'
 
 const AGENT = 'gemini'
 /** The CLI under test: this checkout's devDependency. */
-const GEMINI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../node_modules/.bin/gemini')
+const GEMINI = agentBin('gemini')
 const READY = /Type your message/
 /** Gemini TUIs running at once in this file (each is two node processes; the machine has 2 cores). */
 const SLOTS = 3

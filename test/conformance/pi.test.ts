@@ -244,6 +244,37 @@ describe(AGENT, () => {
     expect(s.live).toBe(false)
   })
 
+  it('headless_unwritten: `pi -p` before its first reply is listed working from its process, dead once killed', async () => {
+    const {h, mock} = await setup('headless-unwritten', [{kind: 'stall', text: 'thinking'}])
+    const run = h.headless('a question pi has not answered yet')
+    await mock.waitMain(1)
+    // pi has written nothing yet: the run is known only from its process.
+    expect(h.files()).toEqual([])
+    const s = await until(h.cast, is('working'), 90_000, 'working before the first reply')
+    expect(s.pid).toBe(run.child.pid)
+    stray.push(...agentTree(run.child.pid!))
+    kill(run.child.pid!)
+    const killedAt = Date.now()
+    await run.done
+    const dead = await until(h.cast, (x) => x.id === s.id && x.state === 'needs_input' && x.reason === 'dead', 90_000, 'dead once killed')
+    recordFigure(AGENT, 'headless_unwritten', {dead_ms: Date.now() - killedAt})
+    expect(dead.live).toBe(false)
+  })
+
+  it('headless_unwritten_answered: the run listed from its process gives way to the session pi writes', async () => {
+    const {h, mock} = await setup('headless-answered', [text('A slow but complete answer.', {chunks: 8, delayMs: 1500})])
+    const run = h.headless('a slow question')
+    await mock.waitMain(1)
+    const early = await until(h.cast, is('working'), 90_000, 'working before the first reply')
+    expect(h.files()).toEqual([])
+    expect(await run.done).toBe(0)
+    const s = await until(h.cast, is('needs_input', 'settled'), 90_000, 'settled once answered')
+    expect(s.id).not.toBe(early.id)
+    expect(s.messages).toBe(2)
+    // One session for one run: the process-born one is gone.
+    expect((await rows(h)).map((x) => `${x.state}/${x.reason}`)).toEqual(['needs_input/settled'])
+  })
+
   it('send: `cast send` at the prompt arrives as the next turn', async () => {
     const {h, mock} = await setup('send', [text('First answer.'), text('Second answer.')])
     const pane = await h.tui()

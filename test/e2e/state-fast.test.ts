@@ -80,11 +80,11 @@ describe('cast state with no live ingester', () => {
     // Two more messages, which no sync has read yet.
     const more = claudeLines({at: new Date(Date.now() - 30_000), cwd: '/src/app', prompt: 'And the docs', sessionId: SID})
     fs.appendFileSync(file, more)
-    const declared = await runCast(['state', 'Docs next'], {env: {...h.env, CLAUDE_SESSION_ID: SID}})
+    const declared = await runCast(['state', '--session', SID, 'Docs next'], {env: h.env})
     const after = json(await runCast(['explain', SID, '--json'], {env: h.env})).session
 
     expect(declared).toMatchObject({code: 0, stderr: ''})
-    expect(declared.stdout).toContain('found via CLAUDE_SESSION_ID')
+    expect(declared.stdout).toContain('found via --session')
     expect(after.messages).toBeGreaterThan(before)
     expect(after.state_line).toMatchObject({messages_since: 0, text: 'Docs next'})
   })

@@ -189,6 +189,12 @@ function whereAndWhat(d: Draft): void {
     const nativeId = d.nativeId
     f.parentNativeId = d.src.meta?.facts.parentNativeId ?? (nativeId.includes('/') ? nativeId.slice(0, nativeId.indexOf('/')) : null)
   }
+  // A subagent marked finished (`finished: true` in its meta.json) handed its result to its parent.
+  const meta = factsOf(d.src.meta, 'subagent-meta')
+  if (meta?.finished === true) {
+    f.deliveredToParent = true
+    sources['deliveredToParent'] = {kind: 'subagent-meta', ref: meta.path}
+  }
 }
 
 /** Did the turn end? The newest of: the transcript's last line, the last hook, the live registry. */

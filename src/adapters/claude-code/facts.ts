@@ -57,6 +57,10 @@ export type SubagentMetaFacts = {
   readonly role: 'subagent-meta'
   readonly agentType: string | null
   readonly description: string | null
+  /** `finished: true` once the subagent's run ended and its result went to the parent (2.1.328). */
+  readonly finished: boolean
+  /** `requestNonInteractive: true`: launched to report to its parent, not to talk to a person. */
+  readonly nonInteractive: boolean
   readonly path: string
 }
 

@@ -71,6 +71,8 @@ export function parseAgentMeta(path: string, text: string, match: FileMatch & {k
   const extra: SubagentMetaFacts = {
     agentType: str(rec['agentType']),
     description: description === null ? null : oneLine(description),
+    finished: rec['finished'] === true,
+    nonInteractive: rec['requestNonInteractive'] === true,
     path,
     role: 'subagent-meta',
   }

@@ -113,6 +113,15 @@ export function composeCodex(_nativeId: string, contributions: readonly CheckedC
     sources.process = process.source
   }
 
+  // An escalated command waiting with no output (rollout.ts) is the approval dialog while a live
+  // process holds the rollout; a hook's PermissionRequest, when there is one, is not replaced.
+  const escalated = factsOf(rollouts.at(-1), 'rollout')?.escalated ?? null
+  if (draft.approval === null && escalated !== null && draft.process?.alive === true && !draft.settled) {
+    const ref = rollouts.at(-1)?.facts.sources?.settled?.ref ?? 'rollout'
+    draft.approval = {at: escalated.at, source: {kind: 'transcript', offset: escalated.offset, ref}, text: escalated.text}
+    sources.approval = draft.approval.source
+  }
+
   // Background terminals run inside the process that holds the rollout (the daemon, or exec):
   // with no live holder they are gone with it, and cannot keep the session parked.
   if (draft.backgroundWork > 0 && draft.process?.alive !== true) draft.backgroundWork = 0

@@ -14,6 +14,11 @@ export type RolloutFacts = {
   readonly compactions: number
   readonly forkedFrom: string | null
   readonly format: string | null
+  /**
+   * An escalated `exec_command` (`sandbox_permissions: "require_escalated"`) with no output yet,
+   * in a turn whose `approval_policy` asks the user (on-request, untrusted): the command.
+   */
+  readonly escalated: {readonly text: string; readonly at: number; readonly offset: number} | null
   readonly openCalls: number
   /** The newest line that shows the session moving (orders hook events against the file). */
   readonly progressAt: number | null

@@ -94,6 +94,20 @@ function turnContext(s: RolloutState, p: Json, offset: number): void {
 
   const turnId = str(p.turn_id)
   if (turnId !== null && s.turnOpen && s.turnId === null) s.turnId = turnId
+  const policy = str(p.approval_policy)
+  if (policy !== null) s.approvalPolicy = policy
+}
+
+/** An `exec_command` call asking to run outside the sandbox: its command, else null. */
+function escalatedCommand(p: Json): string | null {
+  if (p.name !== 'exec_command' || typeof p.arguments !== 'string' || !p.arguments.includes('require_escalated')) return null
+  try {
+    const args: unknown = JSON.parse(p.arguments)
+    if (!isRecord(args) || args.sandbox_permissions !== 'require_escalated') return null
+    return str(args.cmd) ?? 'exec_command'
+  } catch {
+    return null
+  }
 }
 
 function responseItem(s: RolloutState, p: Json, at: number | null, offset: number): void {
@@ -114,6 +128,8 @@ function responseItem(s: RolloutState, p: Json, at: number | null, offset: numbe
     case 'custom_tool_call':
     case 'local_shell_call': {
       openCall(s, p.call_id)
+      const cmd = escalatedCommand(p)
+      if (cmd !== null && typeof p.call_id === 'string') s.escalated = {at, call: p.call_id, cmd: oneLine(cmd) ?? cmd, offset}
       s.lastItemAssistant = false
       output(s, at, offset)
       return

@@ -63,6 +63,13 @@ export interface RolloutState {
   rolledBackTurns: number
   /** Fact name -> byte offset of the line it came from. */
   src: Record<string, number>
+  /** The turn's `approval_policy` (turn_context). Absent in states saved by older builds. */
+  approvalPolicy?: string | null
+  /**
+   * An open `exec_command` asking to run outside the sandbox (`sandbox_permissions:
+   * "require_escalated"`), until its output or the turn's end. Absent in older states.
+   */
+  escalated?: {call: string; cmd: string; at: number | null; offset: number} | null
 }
 
 /** event_msg types that show the session moving (used to order hook events against the file). */
@@ -164,6 +171,7 @@ export function startTurn(s: RolloutState, at: number | null, offset: number): v
   s.turnId = null
   s.lastItemAssistant = false
   s.openCalls = []
+  s.escalated = null
   s.src.turnIndex = offset
   s.src.turnStartedAt = offset
   s.src.settled = offset
@@ -172,6 +180,7 @@ export function startTurn(s: RolloutState, at: number | null, offset: number): v
 export function endTurn(s: RolloutState, offset: number): void {
   s.turnOpen = false
   s.openCalls = []
+  s.escalated = null
   s.src.settled = offset
 }
 
@@ -223,6 +232,7 @@ export function openCall(s: RolloutState, callId: unknown): void {
 
 export function closeCall(s: RolloutState, callId: unknown): void {
   if (typeof callId !== 'string') return
+  if (s.escalated?.call === callId) s.escalated = null
   const i = s.openCalls.indexOf(callId)
   if (i >= 0) s.openCalls.splice(i, 1)
 }

@@ -33,6 +33,11 @@ export function rolloutContribution(s: RolloutState, path: string, match: FileMa
   for (const [fact, offset] of Object.entries(s.src)) sources[fact] = at(offset)
   if (match.role === 'archived') sources.archived = {kind: 'transcript', ref: path}
   const error: HardBlock | null = s.error ? {at: s.error.at ?? s.lastActivityAt ?? 0, source: at(s.error.offset), text: s.error.text} : null
+  // An escalated command with no output under a policy that asks the user (docs/agents/codex.md):
+  // Codex writes no approval line, so this open call is the request. Compose keeps it only while
+  // a live process holds the rollout.
+  const asks = s.approvalPolicy === 'on-request' || s.approvalPolicy === 'untrusted'
+  const escalated = asks && s.turnOpen && s.escalated ? s.escalated : null
   const facts: Partial<SessionFacts> = {
     backgroundWork: s.background?.length ?? 0,
     createdAt: s.createdAt,
@@ -56,6 +61,7 @@ export function rolloutContribution(s: RolloutState, path: string, match: FileMa
     compactions: s.compactions,
     forkedFrom: s.forkedFrom,
     format: s.format,
+    escalated: escalated === null ? null : {at: escalated.at ?? s.lastActivityAt ?? 0, offset: escalated.offset, text: escalated.cmd},
     openCalls: s.openCalls.length,
     progressAt: s.progressAt,
     rolledBackTurns: s.rolledBackTurns,

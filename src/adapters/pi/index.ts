@@ -12,6 +12,7 @@ import {piNoHooks} from './hooks-spec.js'
 import {matchPiFile, piRoots, skipPiDir} from './paths.js'
 import {piScreenPatterns} from './screen-patterns.js'
 import {piParser} from './session.js'
+import {piUnwrittenRun} from './unwritten.js'
 import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const pi: Adapter = {
@@ -25,6 +26,8 @@ export const pi: Adapter = {
   match: matchPiFile,
   roots: piRoots,
   skipDir: skipPiDir,
+  // No file before the first reply: a headless run is listed from its process until then.
+  unwrittenRun: piUnwrittenRun,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

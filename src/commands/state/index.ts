@@ -64,12 +64,21 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     }
 
     const {clock, store} = await this.syncedStore()
-    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {ancestryProcess, findOwnSession} = await import('../../lib/self-session.js')
+    const {deviceName} = await import('../../lib/env.js')
     const {sessionJson} = await import('../../lib/views.js')
     const self = findOwnSession(store, flags.session, this.env)
     const now = clock()
     store.tx(() => {
-      const row = store.loadSessions([self.id])[0]!
+      let row = store.loadSessions([self.id])[0]!
+      // The caller runs inside the agent: its ancestry proves the agent alive where this process
+      // cannot see it (a sandbox of its own), so the session does not read dead from here.
+      const proc = ancestryProcess(row.agent, self, row.facts.process, now)
+      if (proc !== null) {
+        const facts = {...row.facts, process: proc, sources: {...row.facts.sources, process: proc.source}}
+        store.upsertFacts(row.agent, row.nativeId, facts, facts.parentNativeId, {device: deviceName(), now, runner: this.me})
+        row = store.loadSessions([self.id])[0]!
+      }
       store.patchRecords(self.id, {
         declaration: {at: now, messages: row.facts.messages, status, text, turnIndex: row.facts.turnIndex},
       })

@@ -157,6 +157,13 @@ export interface Adapter {
    */
   readonly processScan?: boolean
   /**
+   * The agent writes nothing before its first reply: the session to list for a live process of
+   * this agent whose stdout is not a terminal (a headless run) and that no session names yet, or
+   * null for none (src/core/ingest/unwritten-runs.ts). Only with `processScan` (the scan lists the
+   * processes).
+   */
+  readonly unwrittenRun?: (p: {readonly cwd: string; readonly startedAt: number}) => Partial<SessionFacts> | null
+  /**
    * The agent's CLI as npm installs it: its binary, its package, and the version the project's
    * conformance suite last passed with (`cast doctor` warns when the installed one is newer).
    */

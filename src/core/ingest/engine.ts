@@ -76,7 +76,7 @@ export class Ingester {
   private readonly byAgent: Map<string, Adapter>
   private lastDiscovery: Discovered[] = []
   /** Process claims known to the store, cached until a commit changes contributions. */
-  private claims: {agent: string; nativeId: string; data: string}[] | null = null
+  private claims: {agent: string; nativeId: string; data: string; path: string}[] | null = null
   /**
    * Files whose state can still change (modified within RECENT_MS, or a last line without its
    * newline), with what the store holds for them: the live ingester's stat sweep (sweep()).
@@ -98,7 +98,7 @@ export class Ingester {
   constructor(
     private readonly store: Store,
     readonly adapters: readonly Adapter[],
-    private readonly ctx: AdapterEnv,
+    readonly ctx: AdapterEnv,
     private readonly opts: IngestOptions,
   ) {
     this.byAgent = new Map(adapters.map((a) => [a.agent, a]))
@@ -163,14 +163,13 @@ export class Ingester {
       () => this.progress?.(),
     )
     this.readPass(pass, known, holders, present, batch, stats)
-    if (!only) {
-      for (const [p, row] of known) {
-        if (present.has(p)) continue
-        if (!this.byAgent.has(row.agent)) continue
-        // Hook state and screen readings are sources, not files: they never vanish from disk.
-        if (p.includes('://')) continue
-        batch.add({base: row, contributions: null, deleted: true, row}, 0)
-      }
+    for (const [p, row] of known) {
+      // A full pass forgets the files it did not find; a pass over changed paths, those gone from disk.
+      if (only ? !only.has(p) || statOrNull(p) !== undefined : present.has(p)) continue
+      if (!this.byAgent.has(row.agent)) continue
+      // Hook state and screen readings are sources, not files: they never vanish from disk.
+      if (p.includes('://')) continue
+      batch.add({base: row, contributions: null, deleted: true, row}, 0)
     }
 
     batch.flush()
@@ -346,10 +345,20 @@ export class Ingester {
    * read per pid) and recompose the sessions whose answer changed, so a crash reads dead.
    */
   recheckProcesses(): {sessions: number; transitions: number} {
-    this.claims ??= this.store.sessionsWithProcessClaims()
-    const changed = claimsChanged(this.store, this.claims)
+    const claims = (this.claims ??= this.store.sessionsWithProcessClaims())
+    const changed = claimsChanged(this.store, claims)
     if (changed.length === 0) return {sessions: 0, transitions: 0}
-    return this.store.tx(() => this.recompose(changed))
+    // A claim whose file is gone (deleted on a clean exit, not reported yet) goes with it: no crash.
+    const touched = new Set(changed.map((k) => `${k.agent}\0${k.nativeId}`))
+    const gone = claims.filter((c) => touched.has(`${c.agent}\0${c.nativeId}`) && !c.path.includes('://') && !statOrNull(c.path))
+    return this.store.tx(() => {
+      for (const g of gone) {
+        this.store.deleteFile(g.path)
+        this.recent.delete(g.path)
+      }
+
+      return this.recompose(changed)
+    })
   }
 
   /**

@@ -20,6 +20,7 @@ import fs from 'node:fs'
 import type {Agent, ProcessFacts, SessionFacts} from '../model/types.js'
 import {SCAN_PATH_PREFIX, scanContributions, sessionsActiveSince} from '../store/screen.js'
 import type {Store} from '../store/store.js'
+import {RUN_ID_PREFIX} from '../store/unwritten-runs.js'
 import type {CheckedContribution, Contribution, ProcessClaim} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
@@ -194,6 +195,8 @@ export function claimFor(
 
 export interface ScanStats {
   scanned: number
+  /** The agent processes this scan listed (undefined: it listed none), for unwritten-runs.ts. */
+  procs?: AgentProcess[]
   written: number
   removed: number
   transitions: number
@@ -252,9 +255,13 @@ export function scanSessions(
   // Unsettled sessions get a claim either way (the process, or that none runs it); sessions at
   // rest (settled, or not started) only a live process, so `live` is true while the TUI sits at
   // its prompt and nothing reads dead when the user quits it.
-  const sessions = sessionsActiveSince(store, [...opts.agents], opts.now - SCAN_WINDOW_MS).filter((s) => s.parentId === null)
+  // A run listed from its process (unwritten-runs.ts) carries its own claim.
+  const sessions = sessionsActiveSince(store, [...opts.agents], opts.now - SCAN_WINDOW_MS).filter(
+    (s) => s.parentId === null && !s.nativeId.startsWith(RUN_ID_PREFIX),
+  )
   if (sessions.length === 0 && existing.size === 0) return stats
   const procs = sessions.length > 0 ? listAgentProcesses(opts.names, opts.agents) : []
+  if (procs !== null && sessions.length > 0) stats.procs = procs
   if (procs !== null && procs.length === 0 && sessions.every((s) => s.settled || s.messages === 0) && existing.size === 0) return stats
   if (procs === null) return stats
   stats.scanned = sessions.length

@@ -249,3 +249,43 @@ export function processCwd(pid: number): string | null {
     return null
   }
 }
+
+/**
+ * The first process of a sandbox an agent runs its commands in, each in a PID namespace of its
+ * own: bubblewrap's `bwrap`, or a launcher named `*-sandbox` (a command's
+ * parent is pid 1, that launcher). Seen from inside, the host's processes (the agent, a live
+ * ingester) are out of sight.
+ */
+const SANDBOX_FIRST = /^(bwrap|[\w.-]+-sandbox)$/
+
+let sandboxFirst: string | null | undefined
+/** The sandbox this process runs in (the name of pid 1 of its PID namespace), or null on the host. */
+export function sandboxedView(): string | null {
+  if (sandboxFirst !== undefined) return sandboxFirst
+  sandboxFirst = processNames(1).find((n) => SANDBOX_FIRST.test(n)) ?? null
+  return sandboxFirst
+}
+
+/** Is the process's stdout a terminal (a TUI) rather than a pipe or a file (a headless run)? Unknown: true. */
+export function writesToTerminal(pid: number): boolean {
+  try {
+    const out = fs.readlinkSync(`/proc/${pid}/fd/1`)
+    return out.startsWith('/dev/pts/') || out.startsWith('/dev/tty')
+  } catch {
+    return true
+  }
+}
+
+/** A process's environment (null: unreadable, e.g. another user's). */
+export function processEnv(pid: number): Record<string, string> | null {
+  try {
+    const out: Record<string, string> = {}
+    for (const kv of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const i = kv.indexOf('=')
+      if (i > 0) out[kv.slice(0, i)] = kv.slice(i + 1)
+    }
+    return out
+  } catch {
+    return null
+  }
+}

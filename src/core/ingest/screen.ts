@@ -35,6 +35,7 @@ import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
 import {scanSessions, type TiedProcess} from './process-scan.js'
+import {scanUnwrittenRuns} from './unwritten-runs.js'
 import {isSameProcessAlive} from './process-table.js'
 import {
   IDLE_CONFIRM_MS,
@@ -243,6 +244,9 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     })
     stats.transitions += scan.transitions
     stats.scanned = scan.scanned
+    // Headless runs that have written nothing yet (unwritten-runs.ts), after the scan's claims.
+    const runs = scanUnwrittenRuns(store, ingester, {names: matcher.processes, now: options.clock(), procs: scan.procs})
+    stats.transitions += runs.transitions
   } catch (error) {
     stats.error ??= (error as Error).message
   }

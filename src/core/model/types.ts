@@ -132,6 +132,11 @@ export interface SessionFacts {
   readonly lastPromptText?: string | null
   /** Tool names used in the current turn, in first-use order, for a settle classifier (where the adapter reads them). */
   readonly turnTools?: readonly string[]
+  /**
+   * The session's result went to its parent session, not to a person: a subagent its agent marks
+   * finished (its subagent metadata says so). Settled, it reads done.
+   */
+  readonly deliveredToParent?: boolean
   /** Where each fact came from, keyed by fact name. */
   readonly sources: Readonly<Record<string, FactSource>>
   /** Lines that could not be parsed, skipped and counted. */

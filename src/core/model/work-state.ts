@@ -210,6 +210,9 @@ function deadRule({declaration, facts, live}: Context): Outcome {
     }
   }
 
+  // The agent said it exited (a session-end hook or event, docs/contract.md §3.4) after its turn
+  // ended: nothing crashed, and the settled turn decides (rule 7).
+  if (proc.exited === 'clean' && facts.settled) return `${name} exited cleanly after its turn ended`
   if (proc.pid <= 0 && proc.source.kind !== 'hook')
     return {note: `${name}: read as a crash with ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
   return {note: `${name} ${how} after ${plural(facts.messages, 'message')}`, reason: 'dead', state: 'needs_input'}
@@ -277,6 +280,8 @@ function settledRule(ctx: Context): Outcome {
     return {note: `settled, declared done: ${clip(declaration.text)}`, reason: 'declared_done', state: 'done'}
   }
 
+  if (facts.deliveredToParent === true)
+    return {note: `settled, its result went to its parent session${stale}`, reason: 'delivered', state: 'done'}
   if (records.delivered) return {note: `settled, judged delivered${stale}`, reason: 'delivered', state: 'done'}
   return {note: `settled, nothing else holds it${stale}`, reason: 'settled', state: 'needs_input'}
 }

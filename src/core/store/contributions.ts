@@ -148,12 +148,12 @@ export function contributionsFor(store: Store, agent: string, nativeId: string):
  * so SQLite reads those few rows through it instead of scanning every contribution's data; a
  * false positive (the word inside a title) is dropped by the caller, which parses each row.
  */
-export function sessionsWithProcessClaims(store: Store): {agent: string; nativeId: string; data: string}[] {
+export function sessionsWithProcessClaims(store: Store): {agent: string; nativeId: string; data: string; path: string}[] {
   return (
     store
-      .q(`SELECT agent, native_id, data FROM contributions INDEXED BY contributions_claims WHERE instr(data, '"processClaim"') > 0`)
+      .q(`SELECT agent, native_id, data, path FROM contributions INDEXED BY contributions_claims WHERE instr(data, '"processClaim"') > 0`)
       .all() as Row[]
-  ).map((r) => ({agent: String(r.agent), data: String(r.data), nativeId: String(r.native_id)}))
+  ).map((r) => ({agent: String(r.agent), data: String(r.data), nativeId: String(r.native_id), path: String(r.path)}))
 }
 
 /** The files that describe one session, with their read position and parse errors. */

@@ -128,7 +128,7 @@ export class Store {
   }
 
   /** Sessions whose contributions include a process claim (for the cheap liveness re-check). */
-  sessionsWithProcessClaims(): {agent: string; nativeId: string; data: string}[] {
+  sessionsWithProcessClaims(): {agent: string; nativeId: string; data: string; path: string}[] {
     return sessionsWithProcessClaims(this)
   }
 

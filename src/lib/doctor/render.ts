@@ -34,9 +34,13 @@ export function renderDoctor(report: DoctorReport, env: Env): string[] {
   for (const a of adapters) lines.push('', ...adapterLines(a, t))
   lines.push('')
   for (const w of warnings) lines.push(`warning: ${w}`)
+  // A CLI newer than the conformance suite last passed with is not a problem, but it is not "none".
+  const newer = adapters.filter((a) => a.cli?.compared === 'newer').length
+  const untested = newer === 0 ? '' : `${plural(newer, 'agent CLI')} newer than tested`
   if (problems.length === 0) {
-    lines.push('No problems found.')
+    lines.push(untested === '' ? 'No problems found.' : `No problems found; ${untested} (see the warnings above).`)
   } else {
+    if (untested !== '') lines.push(`${untested} (see the warnings above).`)
     lines.push(`${plural(problems.length, 'problem')}:`)
     for (const p of problems) lines.push(`  ✗ ${p.message}${p.fix ? `\n    fix: ${p.fix}` : ''}`)
   }

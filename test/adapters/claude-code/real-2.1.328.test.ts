@@ -9,8 +9,11 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
+import {classifyWorkState} from '../../../src/core/model/work-state.js'
+import {EMPTY_RECORDS} from '../../../src/core/model/types.js'
 import {compose, feedFile, hook, parseWhole, PROJ, processStartMs, reduceHooks, HOME} from './engine.js'
 
+const NO_CHILDREN = {asking: false, producing: false}
 const REAL = fileURLToPath(new URL('../../fixtures/claude-code/real-2.1.328/', import.meta.url))
 
 /** The registry file as the live process wrote it, its pid and start time this process's. */
@@ -80,6 +83,29 @@ describe('Claude Code 2.1.328 (real files)', () => {
     const id = `${parent}/agent-a410a2495beb61ba0`
     const cs = feedFile(sub, {as: join(PROJ, parent, 'subagents', 'agent-a410a2495beb61ba0.jsonl')}).contributions
     expect(compose(id, cs)).toMatchObject({parentNativeId: parent})
+  })
+
+  it('a finished subagent (meta.json `finished: true`) reads done/delivered: its result went to its parent', () => {
+    const sub = join(REAL, 'subagent', 'agent-a410a2495beb61ba0.jsonl')
+    const parent = '089dca1e-c736-47ba-98b5-f68d60bdbe3b'
+    const id = `${parent}/agent-a410a2495beb61ba0`
+    const dir = join(PROJ, parent, 'subagents')
+    const metaText = readFileSync(join(REAL, 'subagent', 'agent-a410a2495beb61ba0.meta.json'), 'utf8')
+    expect(JSON.parse(metaText)).toMatchObject({finished: true, requestNonInteractive: true})
+    const transcriptOnly = feedFile(sub, {as: join(dir, 'agent-a410a2495beb61ba0.jsonl')}).contributions
+    const meta = parseWhole(join(dir, 'agent-a410a2495beb61ba0.meta.json'), metaText)
+    const finished = compose(id, [...transcriptOnly, ...meta])
+    expect(finished).toMatchObject({deliveredToParent: true, settled: true})
+    expect(classifyWorkState({children: NO_CHILDREN, facts: finished, records: EMPTY_RECORDS}, Date.now())).toMatchObject({
+      reason: 'delivered',
+      state: 'done',
+    })
+    // While it runs (no `finished` yet) it is not delivered.
+    const running = parseWhole(
+      join(dir, 'agent-a410a2495beb61ba0.meta.json'),
+      JSON.stringify({...JSON.parse(metaText), finished: undefined}),
+    )
+    expect(compose(id, [...transcriptOnly, ...running]).deliveredToParent).toBeUndefined()
   })
 
   it('a fresh TUI: the registry alone makes a session (its cwd), new and not settled', () => {

@@ -93,3 +93,49 @@ describe('codex 0.169.0 real rollouts', () => {
     expect(rolloutParser.contributions(state, path, match)[0]!.facts.backgroundWork).toBe(0)
   })
 })
+
+describe('codex 0.169.0: an escalated command waiting for the user (tui-approval, written with the dialog open)', () => {
+  const {id, lines, path} = load('tui-approval')
+  const match: FileMatch & {kind: 'jsonl'} = {kind: 'jsonl', nativeId: id, role: 'rollout'}
+  const live = {
+    facts: {},
+    nativeId: id,
+    processAlive: true,
+    processClaim: {heartbeatAt: null, pid: process.pid, source: {kind: 'process', ref: '/proc/fd'}, startedAt: 1, status: null},
+  }
+  const facts = (edit: (t: string) => string = (t) => t, holder = true) => {
+    const state = initRollout(id)
+    for (const l of lines) feedLine(rolloutParser, state, edit(l.text), l.offset)
+    return codex.compose!(id, [...rolloutParser.contributions(state, path, match), ...(holder ? [live] : [])])
+  }
+
+  it('on-request, the function_call with require_escalated and no output, a live holder: needs_input/approval for the command', () => {
+    expect(lines.some((l) => l.text.includes('"approval_policy":"on-request"'))).toBe(true)
+    expect(lines.some((l) => l.text.includes('function_call_output'))).toBe(false)
+    const f = facts()
+    expect(f.settled).toBe(false)
+    expect(f.approval).toMatchObject({text: 'touch ../outside-unseen'})
+    expect(f.approval?.source.kind).toBe('transcript')
+  })
+
+  it('no live holder: no approval (a crash reads dead); approval_policy never: no approval', () => {
+    expect(facts((t) => t, false).approval).toBeNull()
+    expect(facts((t) => t.replaceAll('"approval_policy":"on-request"', '"approval_policy":"never"')).approval).toBeNull()
+  })
+
+  it('its output (approved, denied) or the turn end closes it', () => {
+    const out = JSON.stringify({
+      payload: {
+        call_id: /"call_id":"([^"]+)"/.exec(lines.find((l) => l.text.includes('"type":"function_call"'))!.text)![1],
+        output: 'ok',
+        type: 'function_call_output',
+      },
+      timestamp: '2026-12-01T21:19:30.000Z',
+      type: 'response_item',
+    })
+    const state = initRollout(id)
+    for (const l of lines) feedLine(rolloutParser, state, l.text, l.offset)
+    feedLine(rolloutParser, state, out, 1_000_000)
+    expect(codex.compose!(id, [...rolloutParser.contributions(state, path, match), live]).approval).toBeNull()
+  })
+})

@@ -10,8 +10,9 @@ import path from 'node:path'
 import {BIN} from '../../helpers/cli.js'
 import {castEnv} from '../harness/cast.js'
 import {Tmux} from '../harness/tmux.js'
+import {agentBin} from '../harness/agent-bin.js'
 
-export const CLAUDE = path.resolve('node_modules/.bin/claude')
+export const CLAUDE = agentBin('claude')
 export const API_KEY = 'sk-ant-api03-conformance-mock-key-0000000000000000000000000000AA'
 
 export interface ClaudeHome {

@@ -16,9 +16,10 @@ import {BIN} from '../../helpers/cli.js'
 import {castEnv} from '../harness/cast.js'
 import type {Mock} from '../harness/mock/server.js'
 import {type AgentPane, Tmux} from '../harness/tmux.js'
+import {agentBin, agentVersion} from '../harness/agent-bin.js'
 
-export const CODEX = path.resolve('node_modules/.bin/codex')
-export const CODEX_VERSION = '0.169.0'
+export const CODEX = agentBin('codex')
+export const CODEX_VERSION = agentVersion('@openai/codex')
 
 export interface CodexOptions {
   /** `approval_policy` (default on-request). */

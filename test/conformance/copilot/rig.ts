@@ -9,12 +9,13 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {BIN, ROOT, runCast} from '../../helpers/cli.js'
+import {BIN, runCast} from '../../helpers/cli.js'
 import {castEnv, type CastSession, sessions, Watch} from '../harness/cast.js'
 import {type Mock, type Reply, type Script, sequence, startMock} from '../harness/mock/server.js'
 import {type AgentPane, descendants, Tmux} from '../harness/tmux.js'
+import {agentBin} from '../harness/agent-bin.js'
 
-export const COPILOT = path.join(ROOT, 'node_modules', '.bin', 'copilot')
+export const COPILOT = agentBin('copilot')
 export const MODEL = 'gpt-4o'
 /** The footer Copilot shows at its prompt (and not while a turn runs). */
 export const PROMPT = /← open sidebar · /

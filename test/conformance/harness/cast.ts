@@ -7,6 +7,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {BIN, runCast, type RunResult} from '../../helpers/cli.js'
+import {agentModules} from './agent-bin.js'
 
 export {runCast}
 
@@ -40,7 +41,8 @@ export function castEnv(home: string, extra: Record<string, string> = {}): Recor
     CAST_USER: 'conformance@example.com',
     HOME: home,
     NO_COLOR: '1',
-    PATH: `${path.join(path.dirname(BIN), '..', 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    // The agent CLIs under test first (agent-bin.ts), then the project's own tools.
+    PATH: `${path.join(agentModules(), '.bin')}:${path.join(path.dirname(BIN), '..', 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
     ...extra,

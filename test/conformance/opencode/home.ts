@@ -17,9 +17,10 @@ import {BIN} from '../../helpers/cli.js'
 import {castEnv} from '../harness/cast.js'
 import {startMock, sequence, text} from '../harness/mock/server.js'
 import {type AgentPane, Tmux, descendants} from '../harness/tmux.js'
+import {agentBin, agentVersion} from '../harness/agent-bin.js'
 
-export const OPENCODE = path.resolve('node_modules/.bin/opencode')
-export const VERSION = '1.18.33'
+export const OPENCODE = agentBin('opencode')
+export const VERSION = agentVersion('opencode-ai')
 export const MODEL = 'mock-model'
 
 export interface OcHome {

@@ -8,15 +8,14 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {BIN} from '../../helpers/cli.js'
 import {castEnv} from '../harness/cast.js'
 import type {Mock} from '../harness/mock/server.js'
 import {type AgentPane, descendants, Tmux} from '../harness/tmux.js'
+import {agentBin, agentVersion} from '../harness/agent-bin.js'
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
-export const PI_BIN = path.join(REPO, 'node_modules', '.bin', 'pi')
-export const PI_VERSION = '0.73.1'
+export const PI_BIN = agentBin('pi')
+export const PI_VERSION = agentVersion('@mariozechner/pi-coding-agent')
 
 export interface PiHome {
   readonly dir: string

@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -160,6 +161,40 @@ describe('incremental ingest of Claude Code transcripts', () => {
 
     expect(row()).toMatchObject({reason: 'dead', state: 'needs_input'})
     expect(row().facts.process).toMatchObject({alive: false, pid: 999_999})
+  })
+
+  it('a registry deleted on a clean exit takes its claim with it, also in a pass limited to changed paths', () => {
+    // The live ingester coalesces a registry rewrite and its deletion (Claude Code 2.1.332 goes from
+    // `busy` straight to removed) into one pass over the changed paths, not a full one.
+    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Short job', sessionId: SID}))
+    const registry = path.join(home, '.claude', 'sessions', '999998.json')
+    writeFile(
+      registry,
+      JSON.stringify({cwd: CWD, pid: 999_998, sessionId: SID, startedAt: clock - 100_000, status: 'busy', updatedAt: clock - 100_000}),
+    )
+    ingester.sync()
+    expect(row().facts.process).toMatchObject({alive: false, pid: 999_998})
+    fs.rmSync(registry)
+    ingester.sync(new Set([registry]))
+    expect(row().facts.process).toBeNull()
+    expect(row()).toMatchObject({reason: 'settled', state: 'needs_input'})
+  })
+
+  it('the process re-check forgets a claim whose registry is gone before it reads the exit as a crash', async () => {
+    writeFile(transcript(), claudeLines({at: new Date(clock - 120_000), cwd: CWD, prompt: 'Short job', sessionId: SID}))
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {stdio: 'ignore'})
+    const registry = path.join(home, '.claude', 'sessions', `${child.pid}.json`)
+    const startedAt = Math.round(processStartTime(child.pid!)!)
+    writeFile(registry, JSON.stringify({cwd: CWD, pid: child.pid, sessionId: SID, startedAt, status: 'idle', updatedAt: clock}))
+    ingester.sync()
+    expect(row().facts.process).toMatchObject({alive: true, pid: child.pid})
+    // The clean exit: the file goes, then the process; the re-check runs before any watcher event.
+    fs.rmSync(registry)
+    child.kill('SIGKILL')
+    await new Promise((r) => child.once('exit', r))
+    ingester.recheckProcesses()
+    expect(row().facts.process).toBeNull()
+    expect(row()).toMatchObject({reason: 'settled', state: 'needs_input'})
   })
 })
 

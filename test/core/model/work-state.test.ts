@@ -20,7 +20,7 @@ interface Row {
 
 const settled = {settled: true} as const
 const live = (status: ProcessStatus | null = null) => proc({status})
-const gone = proc({alive: false, exited: 'clean'})
+const gone = proc({alive: false})
 
 const ROWS: Row[] = [
   // Rule 1: killed
@@ -295,6 +295,36 @@ const ROWS: Row[] = [
     state: 'needs_input',
   },
   {name: 'process gone, no messages', facts: {messages: 0, process: gone}, reason: 'empty', rule: 8, state: 'idle'},
+  {
+    name: 'a clean exit after a settled turn is never dead',
+    facts: {process: proc({alive: false, exited: 'clean'}), ...settled},
+    reason: 'settled',
+    rule: 7,
+    state: 'needs_input',
+  },
+  {
+    name: 'a clean exit after declaring done is done',
+    facts: {process: proc({alive: false, exited: 'clean'}), ...settled},
+    records: {declaration: declared('done')},
+    reason: 'declared_done',
+    rule: 6,
+    state: 'done',
+  },
+  {
+    name: 'a finished subagent, settled: its result went to its parent',
+    facts: {deliveredToParent: true, ...settled},
+    reason: 'delivered',
+    rule: 7,
+    state: 'done',
+  },
+  {
+    name: 'a finished subagent that declared blocked is blocked',
+    facts: {deliveredToParent: true, ...settled},
+    records: {declaration: declared('blocked')},
+    reason: 'declared_blocked',
+    rule: 7,
+    state: 'needs_input',
+  },
 
   // Rule 7: settled, in trust order
   {

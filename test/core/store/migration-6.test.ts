@@ -32,7 +32,7 @@ afterEach(() => fs.rmSync(dir, {force: true, recursive: true}))
 
 // The schema-5 queries, word for word as they stood before migration 6.
 function claimsV5(db: Database.Database): unknown[] {
-  return db.prepare(`SELECT agent, native_id, data FROM contributions WHERE data LIKE '%"processClaim"%'`).all()
+  return db.prepare(`SELECT agent, native_id, data, path FROM contributions WHERE data LIKE '%"processClaim"%'`).all()
 }
 
 function marksV5(db: Database.Database, heldAgents: readonly string[]): Map<string, Record<string, unknown>> {
@@ -170,7 +170,12 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
     expect(indexes).toEqual(expect.arrayContaining(['contributions_claims', 'files_marks', 'sessions_inbox']))
 
     expect(store.sessionsWithProcessClaims()).toEqual(
-      (claims5 as {agent: string; data: string; native_id: string}[]).map((r) => ({agent: r.agent, data: r.data, nativeId: r.native_id})),
+      (claims5 as {agent: string; data: string; native_id: string; path: string}[]).map((r) => ({
+        agent: r.agent,
+        data: r.data,
+        nativeId: r.native_id,
+        path: r.path,
+      })),
     )
     expect(
       store
@@ -203,7 +208,7 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
       NOW,
     )
     expect(store.sessionsWithProcessClaims()).toEqual(
-      claimsV5(store.db).map((r: any) => ({agent: r.agent, data: r.data, nativeId: r.native_id})),
+      claimsV5(store.db).map((r: any) => ({agent: r.agent, data: r.data, nativeId: r.native_id, path: r.path})),
     )
 
     store.saveFile(file('/h/x.jsonl', {agent: 'codex', offset: 300, size: 900, state: '{"__holder":9,"tail":"ab"}'}))
