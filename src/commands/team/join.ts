@@ -201,16 +201,15 @@ policy (each machine its own credentials) and the admin's setup.`
   ): Promise<{schema: {from: number; to: number}; who: string | null}> {
     const {redact, cleanError} = await import('../../core/store/team/client.js')
     const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {moveMachine, registerMachine} = await import('../../core/store/team/calls.js')
+    const {membership, moveMachine, registerMachine} = await import('../../core/store/team/calls.js')
     const {joinedDevice} = await import('../../core/store/team/machines.js')
     const key = await this.machineKey()
     try {
       const c = await pool.connect()
       try {
         const schema = await migrateTeam(c)
-        const admitted = await c.query<{who: string | null; admin: boolean}>('SELECT cast_team.me() AS who, cast_team.is_admin() AS admin')
-        const row = admitted.rows[0]!
-        if (row.who === null && row.admin) return {schema, who: null}
+        const role = await membership(c)
+        if (role.who === null && role.admin) return {schema, who: null}
         const who = await registerMachine(c, device, key.pubkey, this.config.version)
         const was = joinedDevice(store)
         if (was && was !== device) await moveMachine(c, was, device).catch(() => 0)

@@ -195,7 +195,7 @@ export function writeLine(home: string, line: string): void {
 
 function atomicWrite(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`
-  fs.writeFileSync(tmp, text, {mode: 0o644})
+  fs.writeFileSync(tmp, text, {mode: 0o600})
   fs.renameSync(tmp, file)
 }
 

@@ -14,6 +14,13 @@ export async function whoAmIOnServer(c: Q): Promise<string | null> {
   return r.rows[0]?.who ?? null
 }
 
+/** The caller's bound identity (null: not admitted) and whether the caller is the team's admin. */
+export async function membership(c: Q): Promise<{who: string | null; admin: boolean}> {
+  const r = await c.query<{who: string | null; admin: boolean}>('SELECT cast_team.me() AS who, cast_team.is_admin() AS admin')
+  const row = r.rows[0]! // a SELECT without FROM: always one row
+  return {admin: row.admin === true, who: row.who ?? null}
+}
+
 /**
  * Register (or refresh) this device for the caller; returns the identity the server bound to the
  * caller's role. `pubkey`: base64 of the raw 32-byte Ed25519 public key, or null to keep the one
