@@ -1,5 +1,5 @@
 /**
- * The only list of agents cast knows (issue 12 point 1), in the order `cast doctor` lists them.
+ * The only list of agents cast knows, in the order `cast doctor` lists them.
  * Each agent is one `AgentModule` from its own folder; every other place asks the registry
  * (`registry()`): by id, by alias, the spawnable ones, the session variables, the screen
  * patterns, the hook specs, the display names. Commands reach it only through src/lib.

@@ -1,5 +1,5 @@
 /**
- * Everything cast knows about one agent, in one value (issue 12 point 1). Each agent's folder
+ * Everything cast knows about one agent, in one value. Each agent's folder
  * exports one `AgentModule` from its `index.ts`; `src/adapters/index.ts` lists them, and every
  * other place asks that registry (by id, by alias, the spawnable ones, the session variables, …)
  * instead of keeping a list of its own. Agent-neutral: no agent is named here.

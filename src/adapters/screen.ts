@@ -1,5 +1,5 @@
 /**
- * The terminal fallback's matcher (agent-formats §11): the bottom lines of an agent's tmux pane,
+ * The terminal fallback's matcher (docs/screen-and-doctor.md): the bottom lines of an agent's tmux pane,
  * read against that agent's screen patterns, give what the screen shows: a permission dialog
  * (`approval`), a question dialog (`question`), an error banner (`error`), work in progress
  * (`busy`) or a plain prompt (`idle`). Pure: text in, {kind, text} out.

@@ -67,7 +67,7 @@ files read for it with their parse errors.`
     const row = store.loadSessions([id])[0]!
     const c = classifyWorkState({children: row.children, facts: row.facts, records: row.records}, now)
     const files = store.filesFor(row.agent, row.nativeId)
-    // Rule 7's rest verdict: which of declaration / classifier / fallback decided it (issue 14).
+    // Rule 7's rest verdict: which of declaration / classifier / fallback decided it.
     const rest = await restOf(store, row, c.reason, this.env)
     const result: ExplainJson = {
       bucket: row.bucket,

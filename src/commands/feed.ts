@@ -45,7 +45,7 @@ it. --label filters by your own label.`
     const {clock, store} = await this.syncedStore()
     const now = clock()
     const cwd = flags.global ? null : path.resolve(process.cwd())
-    // Joined to a team store: every machine's sessions (issue 17).
+    // Joined to a team store: every machine's sessions.
     const remote = await teamRows(store, this.env, config, deviceName(this.env), (m) => process.stderr.write(`cast: ${m}\n`))
     const filters = {
       agent: flags.agent,

@@ -86,7 +86,7 @@ in the inbox, one line says why, and the exit code is 5.`
   async run(): Promise<KillJson | RemoteVerbJson> {
     const {argv, flags} = await this.parse(Kill)
     const queries = this.sessionArgs(argv)
-    // One session on another machine of the team: its machine kills it (issue 17).
+    // One session on another machine of the team: its machine kills it.
     if (queries.length === 1 && !flags['dry-run']) {
       const remote = await this.remoteVerb('kill', queries[0]!, {}, flags)
       if (remote) return remote

@@ -57,7 +57,7 @@ pipe or with --json.`
     const parsed = await this.parse(Sessions)
     const flags = {...parsed.flags, quiet: parsed.flags['only-quiet']}
     if (flags.watch) {
-      // --team with a team store joined: the team's stream from the server (issue 17).
+      // --team with a team store joined: the team's stream from the server.
       if (flags.team && (await this.watchTeam(flags))) return
       const {watchSessions} = await import('../lib/watch.js')
       await watchSessions(flags, this.jsonEnabled())

@@ -3,7 +3,7 @@
  * agent's own session id) and `{cwd}`, overridable per agent in the config's `agents` key, so a
  * wrapper (or a test's fake agent) can stand in for the real binary.
  *
- * Text is data (issue 11 point 2): the built-in templates put `--` before the user's text (and
+ * Text is data: the built-in templates put `--` before the user's text (and
  * before a positional id), so a message that begins with `-` is never read as an option; an id
  * is checked against the agent's id syntax before it is put in; a template from the config that
  * passes `{prompt}` without a `--` before it is refused for a message that begins with `-`.
@@ -17,10 +17,10 @@ import type {CastConfig} from './config.js'
 
 export type CommandKind = 'interactive' | 'headless' | 'resume'
 export type {AgentCommands}
-/** Commands reach the agent registry through src/lib (DESIGN §2): this re-export. */
+/** Commands reach the agent registry through src/lib (docs/contract.md §2): this re-export. */
 export {registry} from '../adapters/index.js'
 
-/** What the agents' own CLIs take (agent-formats §1, §2): each agent module's templates. */
+/** What the agents' own CLIs take (docs/agents/claude-code.md, docs/agents/codex.md): each agent module's templates. */
 export function defaultAgentCommands(agent: Agent): AgentCommands | undefined {
   return registry().byId(agent)?.commands?.templates
 }

@@ -1,5 +1,5 @@
 /**
- * Which version of each agent CLI is installed (issue 10 point 3): the binary on PATH, followed
+ * Which version of each agent CLI is installed: the binary on PATH, followed
  * through npm's symlink to its package.json (no process started); else its `--version` output.
  * Compared with the version the conformance suite last passed with (the adapter's `cli`).
  */

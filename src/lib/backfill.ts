@@ -1,5 +1,5 @@
 /**
- * The background pass after a recent-first `cast sessions` (issue 16 point 1): a detached
+ * The background pass after a recent-first `cast sessions`: a detached
  * process (started by lib/ingest.ts) that reads every file the answer left unread, with one full
  * incremental sync, then exits. It holds BACKFILL_LEASE meanwhile, so a second `cast sessions`
  * starts no second one; it stands down when a live ingester (the daemon, a watcher) holds the

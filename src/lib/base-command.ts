@@ -58,7 +58,7 @@ export abstract class BaseCommand extends Command {
   private storeHandle: Store | undefined
 
   /**
-   * Every text argument has a size limit (issue 13 point 7): a command's own limits are tighter;
+   * Every text argument has a size limit: a command's own limits are tighter;
    * this one catches the rest (a pasted file as a flag) with one line instead of a slow failure.
    */
   override async init(): Promise<void> {
@@ -188,8 +188,7 @@ export abstract class BaseCommand extends Command {
 
   /**
    * Human output: a string that came from an agent or a user (a title, a state line, a label, an
-   * error) may carry ESC/OSC sequences; every control character is shown, not obeyed (issue 13
-   * point 3). Styled output cast rendered itself (already sanitized row by row) goes through
+   * error) may carry ESC/OSC sequences; every control character is shown, not obeyed. Styled output cast rendered itself (already sanitized row by row) goes through
    * logStyled.
    */
   override log(message = '', ...args: unknown[]): void {

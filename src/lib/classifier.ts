@@ -1,5 +1,5 @@
 /**
- * The settle classifier as the ingesters use it (issue 14): the config's command and timeout,
+ * The settle classifier as the ingesters use it: the config's command and timeout,
  * and the runner `cast daemon` and `cast sessions -w` hand to their live ingester. The runner
  * itself is src/core/ingest/classifier.ts.
  */

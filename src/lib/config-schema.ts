@@ -70,12 +70,12 @@ const Config = z.strictObject({
       }
     }),
   screen_patterns: z.record(z.string(), z.record(z.string(), z.array(z.string()))).default({}),
-  // An argv, or {command, timeout} (issue 14; the timeout defaults to 20s).
+  // An argv, or {command, timeout} (the timeout defaults to 20s).
   settle_classifier: z.union([argv, z.strictObject({command: argv, timeout: duration.optional()}), z.null()]).default(null),
   team: z
     .union([
       members,
-      // The team store (issue 17): {url, name}; the URL may come from a variable (url_env).
+      // The team store: {url, name}; the URL may come from a variable (url_env).
       z.strictObject({
         members: members.optional(),
         name: z.string().min(1).optional(),

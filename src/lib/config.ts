@@ -20,7 +20,7 @@ export interface PresenceConfig {
 export interface CastConfig {
   readonly file: string
   readonly team: readonly {readonly id: string; readonly name?: string}[]
-  /** The team store (issue 17): its URL (or the variable holding it) and the team's name. */
+  /** The team store: its URL (or the variable holding it) and the team's name. */
   readonly teamStore?: {readonly url: string | null; readonly urlEnv: string | null; readonly name: string | null}
   readonly inbox: {readonly recencyMs: number}
   readonly presences: readonly PresenceConfig[]

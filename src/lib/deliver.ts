@@ -1,6 +1,6 @@
 /**
  * Putting a message into a session as its next turn, the one way `cast send`, scheduled
- * deliveries and decision answers all use. It never harms (issue 11 point 2):
+ * deliveries and decision answers all use. It never harms:
  *
  * 0. the text is data: control bytes other than newline and tab, and more than 64 KB, are
  *    refused (exit 2); `--if STATE[:REASON]` is checked at that moment (exit 5);

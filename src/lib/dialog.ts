@@ -1,6 +1,6 @@
 /**
  * What the verbs that act on an agent (`cast approve`, `deny`, `send`, `kill`) need to act
- * safely (issue 11 points 1–3):
+ * safely:
  *
  * - **Which process is the session's.** A claim (a registry, lock or open handle's
  *   `processClaim`, or the pid the screen sweep found in the session's pane) counts only when it

@@ -1,8 +1,8 @@
 /**
- * cast's one error module (issue 12 point 5): the exit-code table (re-exported from
- * exit-codes.ts, where DESIGN §6 keeps it), the errors commands raise on purpose, how any error
+ * cast's one error module: the exit-code table (re-exported from
+ * exit-codes.ts, where docs/contract.md §6 keeps it), the errors commands raise on purpose, how any error
  * a command meets is classified (by its class, never by matching English text), and the two ways
- * it is printed: the one envelope scripts read under `--json` (DESIGN §6.1, README "JSON
+ * it is printed: the one envelope scripts read under `--json` (docs/contract.md §6.1, README "JSON
  * shapes"), `{"error":{"code","exit_code","message","suggestions"}}` and nothing else, whatever
  * failed, or one human line on stderr.
  */

@@ -1,4 +1,4 @@
-/** Part of the CLI's contract with scripts (DESIGN §6): never reuse a number. */
+/** Part of the CLI's contract with scripts (docs/contract.md §6): never reuse a number. */
 export const EXIT = {
   OK: 0,
   /** Unexpected failure. */

@@ -1,5 +1,5 @@
 /**
- * `cast feed` (issue 12 point 4: the command is wiring): the team's recent top-level sessions
+ * `cast feed` (the command is wiring): the team's recent top-level sessions
  * for a directory (or every one), newest activity first, read-only. Local rows are read a chunk
  * at a time from the recency window (src/core/store/listing.ts), so the store's size does not
  * grow the read; a joined team store adds every machine's rows.

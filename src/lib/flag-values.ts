@@ -7,7 +7,7 @@ import {registry} from '../adapters/index.js'
 import {type Agent, WORK_STATES, type WorkState} from '../core/model/types.js'
 
 /**
- * Agent names in any spelling people type (issue 13 point 7): the id, the CLI's binary and each
+ * Agent names in any spelling people type: the id, the CLI's binary and each
  * agent's aliases, with dashes, underscores, spaces and case alike (the registry's byAlias).
  */
 export function normaliseAgent(input: string): Agent | null {

@@ -43,7 +43,7 @@ export const sessionFlag = Flags.string({
   summary: "The session to act for (default: CAST_SESSION, the agent's own variables, the process tree).",
 })
 
-/** For a session on another machine of the team (issue 17): wait for its machine, or only queue. */
+/** For a session on another machine of the team: wait for its machine, or only queue. */
 export const teamFlags = {
   'no-wait': Flags.boolean({summary: 'On a session that runs on another machine of the team: queue the action and return at once.'}),
   timeout: durationFlag({

@@ -1,5 +1,5 @@
 /**
- * cast's help (issue 13 point 7): `--help` fits the width people have (OCLIF_COLUMNS, else
+ * cast's help: `--help` fits the width people have (OCLIF_COLUMNS, else
  * COLUMNS, else the terminal's, else 80) and wraps at word boundaries only.
  *
  * oclif's formatter wraps with wrap-ansi `hard: true`, which cuts a token longer than the room

@@ -21,7 +21,7 @@ import {configPath} from './config.js'
 import {castHome, deviceName, type Env, homeDir} from './env.js'
 import {BACKFILL_LEASE, INGESTER_LEASE, leaseIsLive} from './lease.js'
 
-/** Commands reach the adapters only through this module (DESIGN §2: never directly): the registry. */
+/** Commands reach the adapters only through this module (docs/contract.md §2: never directly): the registry. */
 export {registry} from '../adapters/index.js'
 export {SCREEN_KINDS, screenMatcher} from '../adapters/screen.js'
 
@@ -53,7 +53,7 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
 
 export interface SyncBeforeReadOptions {
   /**
-   * Recent first (issue 16 point 1): parse the files that can be in the inbox (modified inside
+   * Recent first: parse the files that can be in the inbox (modified inside
    * this window, or of a session with cast's own records), answer, and leave the other files to
    * a background pass (backfill.ts) started here when no daemon runs.
    */

@@ -1,5 +1,5 @@
 /**
- * The JSON shapes scripts read (DESIGN §6.1, README "JSON shapes"): a session object, its ask,
+ * The JSON shapes scripts read (docs/contract.md §6.1, README "JSON shapes"): a session object, its ask,
  * its decision card. Types only; src/lib/views.ts builds them.
  */
 import type {Bucket, WorkState} from '../core/model/types.js'

@@ -1,7 +1,7 @@
 /**
  * The live ingester's lease as readers see it, apart from the ingest wiring (ingest.ts, which loads
  * every adapter): `cast sessions` checks it first, and loads the ingester only to sync when no live
- * ingester holds it (issue 16: with a live daemon a no-op `cast sessions` does nothing but read).
+ * ingester holds it (with a live daemon a no-op `cast sessions` does nothing but read).
  */
 import {hostname} from 'node:os'
 

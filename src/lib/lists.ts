@@ -1,5 +1,5 @@
 /**
- * Lists on the command line (issue 13 point 7): a comma list and repeats alike, everywhere a
+ * Lists on the command line: a comma list and repeats alike, everywhere a
  * flag or the arguments take several values. `--state done,idle` = `--state done --state
  * idle`; `cast kill a1b2c3d,e4f5a6b` = `cast kill a1b2c3d e4f5a6b`. Values are trimmed, empty
  * ones dropped, repeats dropped (the first stays, in order).

@@ -1,6 +1,6 @@
 /**
  * How an agent's own `cast state`, `decide` and `schedule` find the session they act for
- * (DESIGN §6): --session, else CAST_SESSION, else the agent's own variable (each agent module's sessionVariable),
+ * (docs/contract.md §6): --session, else CAST_SESSION, else the agent's own variable (each agent module's sessionVariable),
  * else the process tree: the nearest ancestor that a registry, lock or open handle names as the
  * process of a known session. Never a guess: when nothing matches, exit 3 and say how to pass it.
  */

@@ -1,5 +1,5 @@
 /**
- * `cast sessions` without oclif (issue 16), for bin/run.js: loading oclif and its config costs
+ * `cast sessions` without oclif, for bin/run.js: loading oclif and its config costs
  * more than a no-op sync and the listing together. Handles the listing invocations a person or
  * a script types most (`cast sessions`, `--json`, `--all`, `--agent A`, `--state S,…`, `--cwd D`,
  * `--label L`, `--only-quiet`, `--no-pager`) with the same code as the oclif command (src/lib/sessions-list.ts), so

@@ -1,7 +1,7 @@
 /**
  * `cast sessions` (the listing, not -w): bring the store up to date, build the listing and print
  * it. Shared by the oclif command (src/commands/sessions.ts) and bin/run.js's fast path
- * (src/lib/sessions-fast.ts, issue 16), so both print the same bytes. Nothing here loads oclif.
+ * (src/lib/sessions-fast.ts), so both print the same bytes. Nothing here loads oclif.
  *
  * Human output goes through `out.line` (a plain line: the caller shows control characters rather
  * than obey them) and `out.styled` (text cast rendered and sanitized itself). With `out.json`
@@ -62,7 +62,7 @@ export async function listSessions(
 ): Promise<Listing | void> {
   const config = await loadConfig(env)
   // CAST_NOW is a test clock: with a live ingester on real time, read only (no sweep at a fake time).
-  // Recent first (issue 16): the inbox reads the files inside its window and leaves the older
+  // Recent first: the inbox reads the files inside its window and leaves the older
   // ones to a background pass; --all waits for every file, with a progress line past a second.
   const syncOptions = flags.all
     ? {
@@ -92,12 +92,12 @@ export async function listSessions(
     team: flags.team,
   }
   if (flags.all && out.json && !flags.team && remote.length === 0 && !store.stale) {
-    // The big list streams (issue 16 point 4): the same bytes, a chunk of rows at a time.
+    // The big list streams: the same bytes, a chunk of rows at a time.
     streamListing(store, me, now, filters, (chunk) => out.write(chunk))
     return
   }
 
-  // The default inbox reads only the rows that can be in it (issue 16); filters read them all.
+  // The default inbox reads only the rows that can be in it; filters read them all.
   const built = inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
   const {rows} = built
   // Older files still being read (left by this answer, or by an earlier one whose background pass

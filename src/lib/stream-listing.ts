@@ -1,5 +1,5 @@
 /**
- * `cast sessions --json --all` streamed (issue 16 point 4): the same bytes as
+ * `cast sessions --json --all` streamed: the same bytes as
  * `JSON.stringify(buildListing(...).listing, null, 2)`, written a chunk of rows at a time, so memory
  * stays flat as the store grows. The counts come first in the document, so a first pass over every
  * row takes what the filters, the counts and the order need from SQL columns, without the facts
@@ -86,7 +86,7 @@ function* firstPass(store: Store, me: string, chunk: number, all: boolean): Gene
 }
 
 /**
- * The default inbox (no --all, no filter) from the rows that can be in it (issue 16 point 2: a
+ * The default inbox (no --all, no filter) from the rows that can be in it (a
  * no-op `cast sessions` reads only the rows it prints): the same listing as
  * `buildListing([...store.loadSessions(), ...remote], …)`, with the older rows only counted.
  * Null when filters are set (the full read then).

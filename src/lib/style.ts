@@ -1,7 +1,7 @@
 import type {WorkState} from '../core/model/types.js'
 import {PLAIN, type RenderStyle} from './views.js'
 
-/** Colour only on a TTY and never with NO_COLOR (DESIGN §6). */
+/** Colour only on a TTY and never with NO_COLOR (docs/contract.md §6). */
 export async function terminalStyle(): Promise<RenderStyle> {
   if (!process.stdout.isTTY || process.env.NO_COLOR !== undefined) return PLAIN
   const {default: chalk} = await import('chalk')

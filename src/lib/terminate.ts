@@ -1,5 +1,5 @@
 /**
- * Tearing an agent down for `cast kill`, safely (issue 11 point 3):
+ * Tearing an agent down for `cast kill`, safely:
  *
  * - only a process whose identity is verified is signalled: it is alive and its start time (from
  *   /proc) equals the claim's; a claim without a start time is not verified, nor is a pid ≤ 1;

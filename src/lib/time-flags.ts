@@ -1,5 +1,5 @@
 /**
- * Duration and time flags (issue 12 point 2): `--for 2h`, `--until "tomorrow 9am"`, `--timeout
+ * Duration and time flags: `--for 2h`, `--until "tomorrow 9am"`, `--timeout
  * 30s`, … parse here and nowhere else. A value that does not parse fails in one place, before the
  * command runs, with one line (exit 2; under --json the error envelope):
  *

@@ -1,5 +1,5 @@
 /**
- * One time style (issue 13 point 7): people read local time in the style of `localTime` (`14:05`
+ * One time style: people read local time in the style of `localTime` (`14:05`
  * today, else `2026-11-29 14:05`); JSON carries ISO 8601 UTC. Human output that has a time as
  * epoch ms or as the ISO string of its JSON object prints it through here.
  */

@@ -1,5 +1,5 @@
 /**
- * Turning stored sessions into what commands print: the JSON shapes of DESIGN §6.1 and the
+ * Turning stored sessions into what commands print: the JSON shapes of docs/contract.md §6.1 and the
  * human rows of seed 000. Pure: `me` and `now` are passed in.
  */
 import {compareAttention, isQuiet} from '../core/model/attention.js'
@@ -18,7 +18,7 @@ import {oneLine} from './sanitize.js'
 
 const iso = (t: number | null | undefined): string | null => (t === null || t === undefined ? null : new Date(t).toISOString())
 
-// The JSON shapes (DESIGN §6.1) live in their own module; re-exported for the commands.
+// The JSON shapes (docs/contract.md §6.1) live in their own module; re-exported for the commands.
 export type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
 
 export function decisionJson(d: DecisionCard): DecisionJson {
@@ -131,7 +131,7 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
   }
 }
 
-/** The watch line of DESIGN §6.1: codecast's field names, so scripts written for it keep working. */
+/** The watch line of docs/contract.md §6.1: codecast's field names, so scripts written for it keep working. */
 export function watchLine(
   t: Transition | {event: 'snapshot'; seq: number; ts: number},
   row: SessionRow | undefined,

@@ -1,10 +1,10 @@
 /**
- * `cast sessions -w`: one line per transition, flushed at once (DESIGN §6.1). Runs the ingester
+ * `cast sessions -w`: one line per transition, flushed at once (docs/contract.md §6.1). Runs the ingester
  * in-process when nobody holds the lease, else tails the transitions log. Exits 0 quietly on
  * SIGINT/SIGTERM and when the reader closes the pipe (even with nothing to write: see
  * reader-gone.ts), closing the store cleanly.
  *
- * Membership (issue 13 point 5): the view is what the filters select (ownership, label, agent,
+ * Membership: the view is what the filters select (ownership, label, agent,
  * cwd; dismissed and hidden rows only with --all). A session entering or leaving it — by its own
  * transition or by a person's action (own, disown, label, a filing, undo: a `history` row) —
  * prints one `enter` / `leave` line instead of a transition; `gone` (killed, dismissed) stays
@@ -46,7 +46,7 @@ export async function watchSessions(flags: WatchFlags, json: boolean, env: Env =
   const {Store} = await import('../core/store/store.js')
   const w = new SessionWatch(new Store(castHome(env)), flags, json, env)
   w.listenForExit()
-  // The settle classifier (issue 14) runs beside the in-process ingester, when configured.
+  // The settle classifier runs beside the in-process ingester, when configured.
   const {settleRunnerFor} = await import('./classifier.js')
   return w.run(settleRunnerFor)
 }
@@ -59,7 +59,7 @@ class SessionWatch {
   private readonly filters: ListFilters
   private closed = false
   private live: LiveIngester | null = null
-  // The team store (issue 17): while this watch is the ingester, it publishes and carries out
+  // The team store: while this watch is the ingester, it publishes and carries out
   // teammates' actions as cast daemon does (the same TeamSync); the lease holder does it otherwise.
   private team: TeamHandle | null = null
   private tail: NodeJS.Timeout | null = null

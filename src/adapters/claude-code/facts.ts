@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each Claude Code source carries for compose
+ * Typed per-source facts: what each Claude Code source carries for compose
  * beside its SessionFacts, as one discriminated union on `role`. The parsers write these
  * (transcript.ts, registry.ts, and the hook reducer in hooks.ts); compose reads them through
  * `claudeFacts`/`factsOf` (the kit's facts reader), the one place a stored contribution's `extra`

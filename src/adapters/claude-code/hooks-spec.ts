@@ -1,5 +1,5 @@
 /**
- * Where and how `cast hooks install claude-code` adds cast's hooks (agent-formats §10.1).
+ * Where and how `cast hooks install claude-code` adds cast's hooks (docs/hooks.md).
  *
  *   $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
  *   {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}

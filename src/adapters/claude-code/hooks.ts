@@ -1,5 +1,5 @@
 /**
- * Claude Code hook payloads (agent-formats §10.1), reduced to what they say about a session.
+ * Claude Code hook payloads (docs/hooks.md), reduced to what they say about a session.
  *
  *   UserPromptSubmit, PreToolUse      working (the turn runs)
  *   PermissionRequest,

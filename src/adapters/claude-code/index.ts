@@ -1,5 +1,5 @@
 /**
- * The Claude Code adapter (agent-formats §1, §10.1): transcripts, the process registry and hooks.
+ * The Claude Code adapter (docs/agents/claude-code.md, docs/hooks.md): transcripts, the process registry and hooks.
  */
 import type {Adapter} from '../../core/ingest/adapter.js'
 import {composeWithHolds, withHolds} from '../kit/holds.js'

@@ -1,5 +1,5 @@
 /**
- * Where Claude Code keeps its files (agent-formats §1.1), and which of them cast reads.
+ * Where Claude Code keeps its files (docs/agents/claude-code.md), and which of them cast reads.
  *
  *   <base>/projects/<enc-cwd>/<sessionId>.jsonl                            transcript
  *   <base>/projects/<enc-cwd>/<sessionId>/subagents/agent-<id>.jsonl       subagent transcript (CC 2.x)
@@ -14,7 +14,7 @@ import {basename, join, normalize, sep} from 'node:path'
 import type {AdapterEnv, FileMatch} from '../../core/ingest/adapter.js'
 
 // The last answer, for the same inputs: discovery matches every file under the roots (10,000 on
-// a real history), and normalising the same folder each time cost a no-op sync ~50 ms (issue 16).
+// a real history), and normalising the same folder each time cost a no-op sync ~50 ms.
 let lastDir: {fromEnv: string | undefined; home: string; dir: string} | null = null
 
 export function configDir(ctx: AdapterEnv): string {

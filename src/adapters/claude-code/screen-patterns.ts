@@ -1,5 +1,5 @@
 /**
- * What Claude Code's terminal shows (agent-formats §11.1), for the tmux fallback. Pure data:
+ * What Claude Code's terminal shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data:
  * regular expressions as strings (see src/adapters/screen.ts for how they are read). Lines are
  * matched with a frame's side borders (`│`) taken off. Sources: claude-squad, ccmanager
  * `claude.ts`, agent-deck `detector.go`/`patterns.go`, public pane captures, and the screens of

@@ -1,5 +1,5 @@
 /**
- * The Claude Code transcript parser's state (agent-formats §1.2–1.3): what it remembers between
+ * The Claude Code transcript parser's state (docs/agents/claude-code.md): what it remembers between
  * lines and between runs (stored as JSON, so it holds counters, the open tool calls, a few recent
  * message ids and the title candidates: its size does not grow with the file), and the small
  * steps the line handlers (transcript-lines.ts) take on it.

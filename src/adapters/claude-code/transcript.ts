@@ -1,5 +1,5 @@
 /**
- * Resumable parser for a Claude Code transcript (agent-formats §1.2–1.3).
+ * Resumable parser for a Claude Code transcript (docs/agents/claude-code.md).
  *
  * The engine feeds complete lines in order, each parsed once, to the line handlers
  * (transcript-lines.ts), and stores the state (transcript-state.ts) as JSON between runs; this

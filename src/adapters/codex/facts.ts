@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each Codex source carries for compose beside
+ * Typed per-source facts: what each Codex source carries for compose beside
  * its SessionFacts, one discriminated union on `codex`. The rollout parser (rollout.ts), the
  * session index (session-index.ts) and the hook reducer (hooks.ts) write them; compose reads them
  * through `factsOf` (the kit's facts reader), the one place a stored contribution's

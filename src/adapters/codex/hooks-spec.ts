@@ -1,5 +1,5 @@
 /**
- * Where and how `cast hooks install codex` adds cast's hooks (agent-formats §10.3).
+ * Where and how `cast hooks install codex` adds cast's hooks (docs/hooks.md).
  *
  * - Lifecycle hooks (newer Codex): `$CODEX_HOME/hooks.json` (else ~/.codex/hooks.json), the
  *   the grouped layout: `{"hooks": {"<Event>": [{"hooks": [{"type": "command",

@@ -1,5 +1,5 @@
 /**
- * Codex push signals (agent-formats §10.3), as the hook spool hands them over:
+ * Codex push signals (docs/hooks.md), as the hook spool hands them over:
  * - legacy `notify`: `{"type":"agent-turn-complete","thread-id","turn-id","cwd",
  *   "last-assistant-message",…}` after every turn;
  * - lifecycle hooks: `{hook_event_name, session_id, turn_id, cwd, model, …}` for SessionStart,

@@ -1,5 +1,5 @@
 /**
- * The Codex CLI adapter (agent-formats §2, §10.3): rollout transcripts, the /rename index and the
+ * The Codex CLI adapter (docs/agents/codex.md, docs/hooks.md): rollout transcripts, the /rename index and the
  * notify / lifecycle hooks. Liveness comes from the engine: a running `codex` holds its rollout
  * open, so every rollout a process named in `openFileProcesses` holds gets a process claim.
  */

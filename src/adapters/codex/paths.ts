@@ -1,5 +1,5 @@
 /**
- * Where Codex keeps its files (agent-formats §2.1) and which of them the engine should read.
+ * Where Codex keeps its files (docs/agents/codex.md) and which of them the engine should read.
  *
  *   $CODEX_HOME/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<threadId>.jsonl
  *   $CODEX_HOME/archived_sessions/rollout-…-<threadId>.jsonl

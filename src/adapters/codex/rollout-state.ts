@@ -1,5 +1,5 @@
 /**
- * The Codex rollout parser's state (agent-formats §2.2, §2.3) and the turn steps the line
+ * The Codex rollout parser's state (docs/agents/codex.md) and the turn steps the line
  * handlers (rollout-lines.ts) take on it. A handful of scalars plus two short capped arrays, so it
  * stays small however long the file grows; plain JSON so the engine can persist it between runs.
  */

@@ -1,5 +1,5 @@
 /**
- * Resumable parser for Codex rollout files (agent-formats §2.2, §2.3).
+ * Resumable parser for Codex rollout files (docs/agents/codex.md).
  *
  * Two layouts are read:
  * - current: every line is `{timestamp, type, payload}` with type session_meta, turn_context,

@@ -1,5 +1,5 @@
 /**
- * What the Codex TUI shows (agent-formats §11.2), for the tmux fallback. Pure data: regular
+ * What the Codex TUI shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data: regular
  * expressions as strings (see src/adapters/screen.ts). Codex writes no approval to its rollout
  * files, so the screen is the one place a pending approval shows without hooks. Sources: public
  * pane captures, ccmanager `codex.ts`, agent-deck, codex-rs `history_cell.rs` (`■ <message>`).

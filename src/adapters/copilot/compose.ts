@@ -28,7 +28,7 @@ function definedOnly(facts: Partial<SessionFacts>): Partial<SessionFacts> {
 
 function processOf(locks: readonly CheckedContribution[], events: CheckedContribution | null): ProcessFacts | null {
   // 1.0.102's `inuse.<pid>.lock` holds the bare pid, no start time: a claim the engine cannot
-  // tell from pid reuse, so it is no proof of life (DESIGN §5). Such a lock names no process
+  // tell from pid reuse, so it is no proof of life (docs/contract.md §5). Such a lock names no process
   // here; the process scan (the pane's copilot, else the one copilot in the session's folder,
   // recorded with its start time) decides instead.
   const checkable = locks.filter((c) => c.processClaim?.startedAt != null)

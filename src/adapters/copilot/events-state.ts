@@ -1,5 +1,5 @@
 /**
- * The Copilot CLI events parser's state (agent-formats §7.2, §7.3): counters and short capped
+ * The Copilot CLI events parser's state (docs/agents/copilot.md): counters and short capped
  * lists only (open tools, open permission prompts, subagents, background shells), so it stays
  * small however long the log grows; and the small steps the event handlers (events-handlers.ts)
  * take on it.

@@ -1,5 +1,5 @@
 /**
- * Resumable parser for Copilot CLI's `events.jsonl` (agent-formats §7.2, §7.3). Every line is an
+ * Resumable parser for Copilot CLI's `events.jsonl` (docs/agents/copilot.md). Every line is an
  * envelope `{type, data, id, timestamp, parentId, agentId?}`; events from inside a subagent carry
  * `agentId` and/or `data.parentToolCallId` (the `task` tool call that runs it).
  *

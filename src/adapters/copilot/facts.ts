@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each Copilot CLI source carries for compose
+ * Typed per-source facts: what each Copilot CLI source carries for compose
  * beside its SessionFacts, one discriminated union on `role`. The parsers write them (events.ts,
  * workspace.ts, legacy.ts, and the hook reducer in hooks.ts); compose reads them through
  * `copilotFacts`/`factsOf`, the one place a stored contribution's `extra` is trusted as this shape.

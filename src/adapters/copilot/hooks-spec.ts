@@ -1,5 +1,5 @@
 /**
- * Where and how `cast hooks install copilot` adds cast's hooks (agent-formats §10.5).
+ * Where and how `cast hooks install copilot` adds cast's hooks (docs/hooks.md).
  *
  * Copilot CLI loads every `*.json` in its user hooks folder, so cast keeps its own file there
  * and touches nothing else: `$COPILOT_HOME/hooks/cast.json` (else `$COPILOT_CONFIG_DIR`, else

@@ -1,5 +1,5 @@
 /**
- * Copilot CLI hook payloads (agent-formats §10.5), reduced to what they say about a session.
+ * Copilot CLI hook payloads (docs/hooks.md), reduced to what they say about a session.
  *
  * Copilot sends one of two shapes, picked by how the event is spelled in the hooks file:
  * PascalCase keys (`SessionStart`, `Stop`, …) get the VS Code-compatible payload with

@@ -1,5 +1,5 @@
 /**
- * The Copilot CLI adapter (agent-formats §7, §10.5): the per-session event log (read
+ * The Copilot CLI adapter (docs/agents/copilot.md, docs/hooks.md): the per-session event log (read
  * incrementally), workspace.yaml (name, cwd), the `inuse.<pid>.lock` liveness file checked
  * against the process table, subagent children, and the hooks where the CLI runs them.
  */

@@ -1,5 +1,5 @@
 /**
- * Where Copilot CLI keeps its sessions (agent-formats §7.1) and which of those files cast reads.
+ * Where Copilot CLI keeps its sessions (docs/agents/copilot.md) and which of those files cast reads.
  *
  *   <base>/session-state/<sessionId>/events.jsonl      the event log (append-only; first line session.start)
  *   <base>/session-state/<sessionId>/workspace.yaml    id, cwd, name / summary, user_named, created_at, updated_at

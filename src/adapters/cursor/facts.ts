@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each Cursor source carries for compose beside
+ * Typed per-source facts: what each Cursor source carries for compose beside
  * its SessionFacts, one discriminated union on `role`. The store reader (store.ts), meta.json
  * (meta.ts) and the hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the
  * one place a stored contribution's `extra` is trusted as this shape.

@@ -1,5 +1,5 @@
 /**
- * What the Cursor agent CLI shows (agent-formats §11.5), for the tmux fallback. Pure data:
+ * What the Cursor agent CLI shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data:
  * regular expressions as strings (see src/adapters/screen.ts). Cursor writes no permission
  * prompt to its files. Sources: ccmanager `cursor.ts`, agent-deck.
  */

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI chat records (agent-formats §6.2, §6.3), for both file formats:
+ * Gemini CLI chat records (docs/agents/gemini.md), for both file formats:
  * - ≥ 0.39, an append-only log (`.jsonl`): a metadata line `{sessionId, projectHash, startTime,
  *   lastUpdated, kind?, directories?}`, then message lines `{id, timestamp, type, content, …}`
  *   (the same id is re-appended whenever the message changes: the last line per id wins),

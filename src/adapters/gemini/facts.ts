@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each Gemini CLI source carries for compose
+ * Typed per-source facts: what each Gemini CLI source carries for compose
  * beside its SessionFacts, one discriminated union on `role`. The chat reader (chat.ts) and the
  * hook reducer (hooks.ts) write them; compose reads them through `factsOf`, the one place a
  * stored contribution's `extra` is trusted as this shape.

@@ -1,5 +1,5 @@
 /**
- * Where and how `cast hooks install gemini` adds cast's hooks (agent-formats §10.2).
+ * Where and how `cast hooks install gemini` adds cast's hooks (docs/hooks.md).
  *
  *   $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json
  *   {"hooks": {"<Event>": [{"hooks": [{"name": "cast", "type": "command", "command": "…"}]}]}}

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI hook payloads (agent-formats §10.2), reduced to what they say about a session.
+ * Gemini CLI hook payloads (docs/hooks.md), reduced to what they say about a session.
  * Every payload carries `session_id`, `cwd`, `hook_event_name` and `timestamp`.
  *
  *   SessionStart                   at the prompt (settled); a new process

@@ -1,5 +1,5 @@
 /**
- * The Gemini CLI adapter (agent-formats §6, §10.2): chat files under `~/.gemini/tmp/<project>/chats/`
+ * The Gemini CLI adapter (docs/agents/gemini.md, docs/hooks.md): chat files under `~/.gemini/tmp/<project>/chats/`
  * in both formats (the ≥ 0.39 append-only log, read incrementally; the ≤ 0.38 JSON rewritten
  * whole), subagent chats, and the hooks (BeforeAgent/AfterAgent for the turn, Notification
  * ToolPermission for a permission prompt, which the files never show). Gemini CLI keeps no

@@ -1,5 +1,5 @@
 /**
- * Where Gemini CLI keeps its chats (agent-formats §6.1) and which of them cast reads.
+ * Where Gemini CLI keeps its chats (docs/agents/gemini.md) and which of them cast reads.
  *
  *   <gemini>/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl   main chat, ≥ 0.39 (append-only log)
  *   <gemini>/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.json    main chat, ≤ 0.38 (rewritten whole)

@@ -1,5 +1,5 @@
 /**
- * What Gemini CLI shows (agent-formats §11.3), for the tmux fallback. Pure data: regular
+ * What Gemini CLI shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data: regular
  * expressions as strings (see src/adapters/screen.ts); lines are matched with the dialog frame's
  * side borders taken off. Checked on the real Gemini CLI 0.61.0 (docs/agents/gemini.md):
  *

@@ -1,5 +1,5 @@
 /**
- * Reading an adapter's typed per-source facts back (issue 12 point 2). Each adapter types what its
+ * Reading an adapter's typed per-source facts back. Each adapter types what its
  * sources carry beyond SessionFacts as one discriminated union in its `facts.ts`, tagged by one
  * key (most use `role`). A contribution read back from the store is untyped JSON, so compose reads
  * it through the reader made here: the one place an adapter trusts a stored `extra` as its union,

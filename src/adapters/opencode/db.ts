@@ -1,5 +1,5 @@
 /**
- * Reading OpenCode's SQLite database (≥ 1.2; agent-formats §3.1, §3.2). The engine opens it
+ * Reading OpenCode's SQLite database (≥ 1.2; docs/agents/opencode.md). The engine opens it
  * read-only and hands over a ReadonlyDb whenever the file changes; this module only queries.
  *
  * The schema moves fast (1.2 → 1.1x extra tables → 2.x `session_v2`), so tables and columns are

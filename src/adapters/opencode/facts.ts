@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what each OpenCode source carries for compose beside
+ * Typed per-source facts: what each OpenCode source carries for compose beside
  * its SessionFacts, one discriminated union on `opencode` (and, for the storage/ files, on
  * `record`). The database reader (db.ts), the storage reader (storage.ts) and the log parser
  * (log.ts) write them; compose reads them through `factsOf`/`storageRecord`, the one place a

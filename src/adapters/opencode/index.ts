@@ -1,5 +1,5 @@
 /**
- * The OpenCode adapter (agent-formats §3, §10.6, §11.4): the SQLite database of OpenCode ≥ 1.2
+ * The OpenCode adapter (docs/agents/opencode.md, docs/hooks.md, docs/screen-and-doctor.md): the SQLite database of OpenCode ≥ 1.2
  * (opened read-only by the engine) and the storage/ JSON files of older releases.
  *
  * OpenCode keeps pending permission prompts in its server's memory and writes no process

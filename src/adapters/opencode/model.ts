@@ -1,6 +1,6 @@
 /**
  * OpenCode's session, message and part records as cast needs them, and the one pure function that
- * turns them into facts (agent-formats §3.2, §3.3). Both sources — the SQLite database (≥ 1.2) and
+ * turns them into facts (docs/agents/opencode.md). Both sources — the SQLite database (≥ 1.2) and
  * the older storage/ JSON files — reduce to these shapes first, so they can never disagree.
  *
  * How to tell, from the files alone:

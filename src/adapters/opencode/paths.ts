@@ -1,5 +1,5 @@
 /**
- * Where OpenCode keeps its data (agent-formats §3.1) and which files cast reads.
+ * Where OpenCode keeps its data (docs/agents/opencode.md) and which files cast reads.
  *
  *   <data>/opencode/opencode.db                       ≥ 1.2: SQLite (WAL); other channels
  *   <data>/opencode/opencode-<channel>.db                    use their own file

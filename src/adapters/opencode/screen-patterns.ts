@@ -1,5 +1,5 @@
 /**
- * What OpenCode's TUI shows (agent-formats §11.4), for the tmux fallback. Pure data: regular
+ * What OpenCode's TUI shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data: regular
  * expressions as strings (see src/adapters/screen.ts). OpenCode keeps permission requests in its
  * server's memory, so without its server the screen is where a pending permission shows.
  * Sources: ccmanager `opencode.ts`, agent-deck.

@@ -1,5 +1,5 @@
 /**
- * Reading OpenCode's storage/ JSON files (before 1.2; agent-formats §3.1). Each object is its own
+ * Reading OpenCode's storage/ JSON files (before 1.2; docs/agents/opencode.md). Each object is its own
  * file, rewritten whole when it changes, so the engine re-reads a file on change and this module
  * turns it into at most one contribution; compose.ts puts a session back together.
  *

@@ -1,5 +1,5 @@
 /**
- * Typed per-source facts (issue 12 point 2): what a pi session file carries beside its
+ * Typed per-source facts: what a pi session file carries beside its
  * SessionFacts (session.ts writes it). pi has one source and the default compose, so nothing in
  * cast reads it back yet; it is typed so what the parser writes is checked, as every adapter's is.
  */

@@ -1,5 +1,5 @@
 /**
- * The pi adapter (agent-formats §5, §10.6, §11.7): one append-only JSONL file per session, read
+ * The pi adapter (docs/agents/pi.md, docs/hooks.md, docs/screen-and-doctor.md): one append-only JSONL file per session, read
  * incrementally. pi keeps no process registry and offers no shell hooks (only an in-process
  * extension API), so the file is the whole story: the leaf assistant's stopReason says whether the
  * turn ended, and a reply still streaming is not written yet. pi has no permission prompts.

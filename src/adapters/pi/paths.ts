@@ -1,5 +1,5 @@
 /**
- * Where pi keeps its sessions (agent-formats §5.1) and which files cast reads.
+ * Where pi keeps its sessions (docs/agents/pi.md) and which files cast reads.
  *
  *   <agentDir>/sessions/--<cwd with / \ : turned into ->--/<ISO ts>_<sessionId>.jsonl
  *

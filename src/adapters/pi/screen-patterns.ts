@@ -1,5 +1,5 @@
 /**
- * What pi shows (agent-formats §11.7), for the tmux fallback. Pure data: regular expressions as
+ * What pi shows (docs/screen-and-doctor.md), for the tmux fallback. Pure data: regular expressions as
  * strings (see src/adapters/screen.ts). Checked against pi 0.73.1's real screens
  * (test/conformance/pi.test.ts, docs/agents/pi.md):
  *   - busy: a braille spinner line above the editor, `⠹ Working...`, and while pi waits to

@@ -1,5 +1,5 @@
 /**
- * Resumable parser for pi session files (agent-formats §5.2, §5.3; pi's own
+ * Resumable parser for pi session files (docs/agents/pi.md; pi's own
  * `packages/coding-agent/src/core/session-manager.ts`).
  *
  * A file is a header line `{type:"session", version?, id, timestamp, cwd, parentSession?}` then

@@ -60,7 +60,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const home = castHome(this.env)
     const ingester = makeIngester(store, this.env, clock, this.me)
     const current = store.getLease(INGESTER_LEASE)
-    // The team store (issue 17): publish after each pass, carry out teammates' actions.
+    // The team store: publish after each pass, carry out teammates' actions.
     let team: Awaited<ReturnType<Daemon['startTeam']>> = null
     let status: {markDirty(): void} | null = null
     const {settleRunnerFor} = await import('../../lib/classifier.js')

@@ -1,5 +1,5 @@
 /**
- * The contract between the ingest engine and an agent adapter (DESIGN §5).
+ * The contract between the ingest engine and an agent adapter (docs/contract.md §5).
  *
  * An adapter says where its agent keeps files and turns bytes into facts. The engine does all
  * the I/O: discovery, offsets, the process table, the spool, the store. Adapters never import

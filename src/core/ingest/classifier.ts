@@ -1,5 +1,5 @@
 /**
- * The settle classifier runner (DESIGN §3.4 rule 7, issue 14). When the config names a command
+ * The settle classifier runner (docs/contract.md §3.4 rule 7). When the config names a command
  * (`settle_classifier: {command: [...], timeout: "20s"}`), every settled turn that ended with no
  * declaration (state needs_input, reason settled) is judged once: the command gets one JSON
  * object on stdin and answers `{"verdict":"delivered"|"needs_input"|"blocked","why":"…"}` on

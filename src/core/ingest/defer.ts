@@ -1,5 +1,5 @@
 /**
- * Recent first (issue 16 point 1): which files a pass may leave, unread and unrecorded, to a
+ * Recent first: which files a pass may leave, unread and unrecorded, to a
  * later full pass.
  */
 import type fs from 'node:fs'

@@ -16,7 +16,7 @@ export interface Discovered {
 
 /**
  * Walk every root of every adapter; `progress` is called for every folder with entries. A no-op
- * `cast sessions` walks every file of the history (issue 16: it should cost little more than the
+ * `cast sessions` walks every file of the history (it should cost little more than the
  * stats), so the walk allocates only the matches: no per-file key, no path normalisation (a root
  * is resolved once, and an entry's name holds no separator).
  */

@@ -1,5 +1,5 @@
 /**
- * The ingest engine (DESIGN §5): discovers the adapters' files (discover.ts), reads append-only
+ * The ingest engine (docs/contract.md §5): discovers the adapters' files (discover.ts), reads append-only
  * files incrementally (offset + resumable parser state per file, jsonl-read.ts), re-reads whole
  * files and SQLite sources on change (whole-read.ts), checks process claims against the process
  * table, composes each session's facts and reconciles its state (recompose.ts) — every batch in
@@ -59,7 +59,7 @@ export interface SyncOptions {
 
 /**
  * The files of one pass, each with its stat taken up front (undefined: gone), and whether it can
- * be skipped unread (stat-sweep.ts unchangedFile: a no-op sync costs a stat, issue 16).
+ * be skipped unread (stat-sweep.ts unchangedFile: a no-op sync costs a stat).
  */
 interface PassFiles {
   found: Discovered[]
@@ -362,7 +362,7 @@ export class Ingester {
   }
 
   /**
-   * The cheap periodic stat sweep (DESIGN §5): stat each file whose state can still change and
+   * The cheap periodic stat sweep (docs/contract.md §5): stat each file whose state can still change and
    * return those that differ from what the store holds, so a write the file watcher dropped
    * (chokidar drops a second change of a path within 50 ms) is read anyway, and a last line
    * without its newline is read once the file is quiet. Files quiet for RECENT_MS leave the set.

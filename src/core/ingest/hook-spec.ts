@@ -1,5 +1,5 @@
 /**
- * What an agent wants from `cast hooks install` (DESIGN §5), as pure data: which settings file,
+ * What an agent wants from `cast hooks install` (docs/contract.md §5), as pure data: which settings file,
  * which events, what one handler looks like. Each agent's spec is `src/adapters/<agent>/hooks-spec.ts`;
  * the one generic merge/remove logic and the file handling over it are src/lib/hooks/.
  *

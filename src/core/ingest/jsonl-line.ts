@@ -1,5 +1,5 @@
 /**
- * Parse once (issue 12 point 2): the one place a JSONL line becomes a record. The engine (and the
+ * Parse once: the one place a JSONL line becomes a record. The engine (and the
  * read worker) read a line, parse it here, and hand the adapter's parser the object; a malformed
  * line is skipped and counted once, by the caller, never by the parser. Pure: no I/O.
  */

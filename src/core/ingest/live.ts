@@ -32,7 +32,7 @@ export interface LiveOptions {
   readonly settle?: {poke(onWrite: () => void): void; stop(): Promise<void>}
 }
 
-/** A crash must read dead within 2 s (DESIGN §5): the claims are re-checked twice a second. */
+/** A crash must read dead within 2 s (docs/contract.md §5): the claims are re-checked twice a second. */
 export const PID_RECHECK_MS = 500
 export const HEARTBEAT_MS = 2000
 /**

@@ -1,5 +1,5 @@
 /**
- * The process scan (issue 10, DESIGN §5 "where an agent has no registry"): for agents that keep
+ * The process scan (docs/contract.md §5 "where an agent has no registry"): for agents that keep
  * no registry outliving a crash (the adapter's `processScan`), find the process that runs each
  * unsettled session and record it as a liveness claim with its start time, so that a kill -9
  * reads `dead` within the next process re-check, also when cast never saw the process alive.

@@ -68,7 +68,7 @@ export function processStartTime(pid: number): number | null {
 
 /**
  * Is `pid` alive and the same process that started at `startedAt`? A claim without a start time
- * is not proof of life (DESIGN §5): pid reuse could fake it, so it reads not alive. pid 1 (init)
+ * is not proof of life (docs/contract.md §5): pid reuse could fake it, so it reads not alive. pid 1 (init)
  * never runs an agent session.
  */
 export function isSameProcessAlive(pid: number, startedAt: number | null): boolean {

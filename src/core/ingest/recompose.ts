@@ -26,7 +26,7 @@ export interface ComposeEnv {
   readonly me: string
 }
 
-/** A claim is a live process only with a start time that matches (DESIGN §5: no start time, no proof of life). */
+/** A claim is a live process only with a start time that matches (docs/contract.md §5: no start time, no proof of life). */
 export function claimAlive(pid: number, startedAt: number | null | undefined): boolean {
   if (typeof startedAt !== 'number') return false
   return isSameProcessAlive(pid, startedAt)

@@ -1,5 +1,5 @@
 /**
- * The terminal fallback (issue 6 item 6, agent-formats §11): for agents running in tmux panes,
+ * The terminal fallback (docs/screen-and-doctor.md): for agents running in tmux panes,
  * read the bottom of each agent pane and let what it shows (a permission dialog, a question, an
  * error banner, busy, a plain prompt) stand in where the agent's own files cannot show a wait.
  *
@@ -17,7 +17,7 @@
  *   - the composed facts already hold a hard block (approval, question, error): nothing;
  *   - a live process reports a status (a process registry, a hook): nothing;
  *   - the turn settled in the files: nothing (a plain prompt is what that means);
- *   - otherwise an unsettled turn: a dialog or banner becomes the hard block (DESIGN §3.5:
+ *   - otherwise an unsettled turn: a dialog or banner becomes the hard block (docs/contract.md §3.5:
  *     approval, question, error), busy becomes a working process status, and a plain prompt
  *     that stayed the same across two sweeps settles the turn (no reason of its own).
  * A wait the files moved past (activity after the screen first showed it) is stale and ignored.

@@ -47,7 +47,7 @@ export function statOrNull(file: string): fs.Stats | undefined {
 }
 
 /**
- * Can a pass skip this file without reading it (issue 16: a no-op sync costs a stat)? True only
+ * Can a pass skip this file without reading it (a no-op sync costs a stat)? True only
  * when reading it would surely yield nothing: a regular file whose mark (device, inode, size,
  * mtime) equals the store's, that is not a SQLite source (its mark includes the -wal file), not a
  * last line without its newline waiting to be tried, and whose holder (an agent process with the

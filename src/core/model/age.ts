@@ -24,7 +24,7 @@ export function formatIn(ms: number): string {
 }
 
 /**
- * The one time style for people (issue 13 point 7): local time, `14:05` today, else
+ * The one time style for people: local time, `14:05` today, else
  * `2026-11-29 14:05`. JSON carries ISO 8601 UTC.
  */
 export function localTime(t: number, now: number): string {

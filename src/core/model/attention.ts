@@ -1,5 +1,5 @@
 /**
- * Attention inside Needs Input, and the quiet band (DESIGN §3.5, seed 002). Pure.
+ * Attention inside Needs Input, and the quiet band (docs/contract.md §3.5, seed 002). Pure.
  */
 import {TIME_LIMITS} from './types.js'
 import type {Reason, WorkState} from './types.js'

@@ -1,5 +1,5 @@
 /**
- * Session identity (DESIGN §3.1): cast's stable id, the short id, and prefix resolution.
+ * Session identity (docs/contract.md §3.1): cast's stable id, the short id, and prefix resolution.
  * Pure TypeScript: sha256 and base32 are implemented here so the model imports nothing impure.
  */
 

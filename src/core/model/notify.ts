@@ -1,5 +1,5 @@
 /**
- * Which transitions page the person, and what the notification says (issue 15, seed 002). Pure:
+ * Which transitions page the person, and what the notification says (seed 002). Pure:
  * the caller passes each transition with the session as it is now, and `now`.
  *
  * - A notification goes out on a transition into a demand of mine: a permission prompt, an

@@ -1,5 +1,5 @@
 /**
- * Whose inbox a session is in (DESIGN §3.7, seed 000 `isAssignedAwayFromOwnerSet`). Pure.
+ * Whose inbox a session is in (docs/contract.md §3.7, seed 000 `isAssignedAwayFromOwnerSet`). Pure.
  */
 import {TIME_LIMITS} from './types.js'
 

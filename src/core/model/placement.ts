@@ -1,5 +1,5 @@
 /**
- * placeSession: which bucket of the inbox a session sits in (DESIGN §3.6). Pure.
+ * placeSession: which bucket of the inbox a session sits in (docs/contract.md §3.6). Pure.
  *
  * Filing first (dismissed, hidden, stashed, snoozed, killed), then asking (questions), then pin,
  * then new, then the work state. A stash comes back by itself when the session stalls or a

@@ -1,6 +1,6 @@
 /**
  * planReconcile: what one session's row becomes at `now`, from the row as stored and its inputs
- * (DESIGN §3.4–§3.6). Pure: the store loads the inputs, applies the plan and logs the event.
+ * (docs/contract.md §3.4–§3.6). Pure: the store loads the inputs, applies the plan and logs the event.
  *
  * The steps, in order: classify; lift a stash that has come back for good (then classify again,
  * since the filing is an input); place in a bucket; compare with what is stored; when state,
@@ -55,7 +55,7 @@ export function planReconcile(input: ReconcileInput, now: number): ReconcilePlan
   const {children, facts, isChild, stored} = input
   let records = input.records
   let classification = classifyWorkState({children, facts, records}, now)
-  // A stash lifts for good when the session stalls or asks (DESIGN §3.6).
+  // A stash lifts for good when the session stalls or asks (docs/contract.md §3.6).
   const releaseFiling = isStash(records.filing) && shouldReleaseFiling({children, classification, facts, isChild, records})
   if (releaseFiling) {
     records = {...records, filedAt: null, filing: null}

@@ -1,5 +1,5 @@
 /**
- * Nothing raw reaches a terminal (issue 13 point 3): a title, state line, ask, error or label
+ * Nothing raw reaches a terminal: a title, state line, ask, error or label
  * came from an agent's file or a user's argument and may carry ESC/OSC sequences, a carriage
  * return or a bidi override that would rewrite what the person sees. Human output shows each
  * such character in caret notation (`^[` for ESC, `^M` for CR, `^?` for DEL), C1 controls and

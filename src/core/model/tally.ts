@@ -1,5 +1,5 @@
 /**
- * The tally line and the `counts` object of `cast sessions --json` (DESIGN §3.8, §6.1). Pure.
+ * The tally line and the `counts` object of `cast sessions --json` (docs/contract.md §3.8, §6.1). Pure.
  */
 import type {Bucket, WorkState} from './types.js'
 

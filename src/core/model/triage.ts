@@ -1,5 +1,5 @@
 /**
- * The triage verbs as pure plans (DESIGN §3.3, §3.6, §3.7): each takes the session as it is, the
+ * The triage verbs as pure plans (docs/contract.md §3.3, §3.6, §3.7): each takes the session as it is, the
  * clock and the verb's arguments, and says what to change (a `TriageChange`), that nothing needs
  * changing (null), or why the whole action is refused. The store applies a change (saving what it
  * replaces for `cast undo`); the commands only resolve sessions, call a plan and print.

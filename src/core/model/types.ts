@@ -1,5 +1,5 @@
 /**
- * The domain vocabulary of cast (DESIGN §3). Plain data only: no handles, no clock, no I/O.
+ * The domain vocabulary of cast (docs/contract.md §3). Plain data only: no handles, no clock, no I/O.
  * Times are epoch milliseconds.
  */
 
@@ -222,7 +222,7 @@ export type Verdict = (typeof VERDICTS)[number]
 export const FILINGS = ['stashed', 'hidden', 'dismissed', 'snoozed', 'killed'] as const
 export type Filing = (typeof FILINGS)[number]
 
-/** cast's own records about a session (DESIGN §3.3), as the classifier and placement need them. */
+/** cast's own records about a session (docs/contract.md §3.3), as the classifier and placement need them. */
 export interface SessionRecords {
   readonly declaration: Declaration | null
   readonly verdict: {readonly verdict: Verdict; readonly at: number} | null

@@ -1,7 +1,7 @@
 /**
  * The one filter predicate every view uses (`cast sessions`, `-w`, `cast feed`, the notifier,
  * `cast inbox` and `cast web`): is this session in the view these filters select? Pure: `me` and
- * `now` are passed in. Whose view it is (DESIGN §3.7) comes first, then the recency window, then
+ * `now` are passed in. Whose view it is (docs/contract.md §3.7) comes first, then the recency window, then
  * the filters a person typed.
  */
 import {isQuiet} from './attention.js'
@@ -43,7 +43,7 @@ export interface ViewFilters {
   readonly cwd?: string | null
   /** Only sessions carrying one of my labels. */
   readonly label?: readonly string[]
-  /** Only working sessions past the quiet band (DESIGN §3.5). */
+  /** Only working sessions past the quiet band (docs/contract.md §3.5). */
   readonly quiet?: boolean
 }
 

@@ -1,7 +1,7 @@
 /**
  * classifyWorkState: facts + records + now -> one work state, with its reason, the rule that
  * decided it, the rule chain for `cast explain`, and when the answer could next change by time
- * alone (DESIGN §3.4). Pure: the same input and `now` give the same output.
+ * alone (docs/contract.md §3.4). Pure: the same input and `now` give the same output.
  */
 import {PRODUCING_STATUSES, TIME_LIMITS} from './types.js'
 import type {

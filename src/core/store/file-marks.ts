@@ -1,5 +1,5 @@
 /**
- * The files table without the parsers' states (issue 16 point 2): a no-op sync compares each
+ * The files table without the parsers' states: a no-op sync compares each
  * file's stat with its mark and needs a state only for the few files it reads, so it does not
  * carry every file's resumable parser state (kilobytes each) into memory.
  */

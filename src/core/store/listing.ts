@@ -1,5 +1,5 @@
 /**
- * Lean queries for the big lists (issue 16 point 4): ids only, so `cast sessions --json --all`
+ * Lean queries for the big lists: ids only, so `cast sessions --json --all`
  * and `cast feed` load full rows a chunk at a time (Store.loadSessions(ids)) and memory stays
  * flat as the store grows.
  */
@@ -25,7 +25,7 @@ export function* recentTopLevelIds(store: Store, since: number): Generator<strin
 }
 
 /**
- * Which rows can be in the inbox at all (issue 16 point 2: read only the rows it prints): active
+ * Which rows can be in the inbox at all (read only the rows it prints): active
  * since `since`, or waiting on someone (core/model/view.ts outlivesRecency: a question bucket, an approval,
  * a question, an open decision card or a declaration while needs_input), pinned, or owned. Every
  * other row is out of the inbox whatever the filters (ownership.ts inInbox). The asks are read

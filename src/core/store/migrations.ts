@@ -39,7 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX sessions_parent ON sessions (parent_id);
         CREATE INDEX sessions_next_check ON sessions (next_check_at) WHERE next_check_at IS NOT NULL;
 
-        -- cast's own records about a session (DESIGN §3.3)
+        -- cast's own records about a session (docs/contract.md §3.3)
         CREATE TABLE records (
           session_id     TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
           declaration    TEXT,
@@ -224,7 +224,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     up(db) {
-      // The team outbox (issue 17, src/core/team): every change the team store must learn of is
+      // The team outbox (src/core/team): every change the team store must learn of is
       // queued here by a trigger, in the same transaction as the write that made it, so nothing is
       // lost or doubled across crashes and outages. Only while the store has joined a team
       // (meta 'team.joined'): a machine without a team queues nothing. team_done remembers the
@@ -295,7 +295,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     up(db) {
-      // The settle classifier's verdict per session and turn (issue 14, src/core/ingest/classifier.ts):
+      // The settle classifier's verdict per session and turn (src/core/ingest/classifier.ts):
       // one run per settled, undeclared turn; a failure or timeout is kept too (error), so it is
       // not retried and `cast explain` can show it.
       db.exec(`
@@ -315,7 +315,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     up(db) {
-      // A no-op sync reads what it compares, not the big columns beside it (issue 16 point 2).
+      // A no-op sync reads what it compares, not the big columns beside it.
       // Each index matches its query's expressions exactly: the planner uses an expression only
       // when it is written the same way.
       db.exec(`

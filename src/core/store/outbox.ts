@@ -1,5 +1,5 @@
 /**
- * The team outbox (issue 17): the local half of publishing to the team store. Triggers added by
+ * The team outbox: the local half of publishing to the team store. Triggers added by
  * migration 4 queue a row for every change the team must learn of, in the same transaction as
  * the change, while the store has joined a team. The publisher (src/core/store/team/publisher.ts) sends
  * pending rows in seq order and deletes them only after the server committed them; the server

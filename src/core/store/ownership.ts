@@ -1,5 +1,5 @@
 /**
- * The owners table (DESIGN §3.7): who a session is assigned to. The rule that decides inboxes is
+ * The owners table (docs/contract.md §3.7): who a session is assigned to. The rule that decides inboxes is
  * pure (src/core/model/ownership.ts); this module only reads and writes the set.
  */
 import type {Store} from './store.js'

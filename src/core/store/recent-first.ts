@@ -1,5 +1,5 @@
 /**
- * Queries for the ingest engine's recent-first cold start (issue 16 point 1): which sessions
+ * Queries for the ingest engine's recent-first cold start: which sessions
  * carry cast's own records (owned, pinned, snoozed, declared, filed, an open decision card, an
  * armed schedule), so their files are read before the answer however old they are.
  */

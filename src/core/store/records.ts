@@ -1,5 +1,5 @@
 /**
- * The records table: cast's own records about a session (DESIGN §3.3) as triage verbs change
+ * The records table: cast's own records about a session (docs/contract.md §3.3) as triage verbs change
  * them and undo restores them.
  */
 import type {StoredRecords} from '../model/session-shape.js'

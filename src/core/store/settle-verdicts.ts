@@ -1,5 +1,5 @@
 /**
- * The settle classifier's verdicts (issue 14): one row per session and turn, written once by the
+ * The settle classifier's verdicts: one row per session and turn, written once by the
  * runner in src/core/ingest/classifier.ts. A failure or a timeout is a row too (verdict null,
  * error set): the turn is not judged again, and `cast explain` shows why it stayed settled.
  */

@@ -1,5 +1,5 @@
 /**
- * The cast store: the only module that speaks SQL (DESIGN §4).
+ * The cast store: the only module that speaks SQL (docs/contract.md §4).
  *
  * Every write runs in an IMMEDIATE transaction, so concurrent writers queue on busy_timeout
  * instead of failing, and every change of state, reason or bucket is logged in the transitions

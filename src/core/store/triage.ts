@@ -1,5 +1,5 @@
 /**
- * The person's side of the inbox (DESIGN §3.3, §3.6, §3.7): triage verbs, the undo history and
+ * The person's side of the inbox (docs/contract.md §3.3, §3.6, §3.7): triage verbs, the undo history and
  * the snooze sweep. Every action is one IMMEDIATE transaction that saves what it is about to
  * change into `history`, applies the change and reconciles, so the transitions log gets exactly
  * one row per change and `cast undo` can put every row of the action back.

@@ -1,5 +1,5 @@
 /**
- * `cast doctor`'s checks (issue 12 point 4: the command is wiring): the store (opened, checked,
+ * `cast doctor`'s checks (the command is wiring): the store (opened, checked,
  * repaired on request, brought up to date), tmux, the config, and for every adapter its roots,
  * what it read, its hooks, its CLI version and the best source of state it has. The store's SQL
  * stays in src/core/store/doctor.ts and repair.ts.

@@ -1,5 +1,5 @@
 /**
- * `cast hooks install|uninstall|status` (DESIGN §5): merge cast's hook entries into an agent
+ * `cast hooks install|uninstall|status` (docs/contract.md §5): merge cast's hook entries into an agent
  * CLI's settings, take exactly those out again, and report what is installed where.
  *
  * What each agent wants (which file, which events, what one entry looks like) is pure data in

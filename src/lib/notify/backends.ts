@@ -1,5 +1,5 @@
 /**
- * Where a notification goes (issue 15): freedesktop notifications over D-Bus (`notify-send`
+ * Where a notification goes: freedesktop notifications over D-Bus (`notify-send`
  * from libnotify, else `gdbus call`), macOS (`osascript`), tmux `display-message` on every
  * client of every tmux server the user owns, a terminal bell, or a custom command. Every call is
  * an argument array, never a shell; text is data, and what a person will read goes through

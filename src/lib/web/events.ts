@@ -131,7 +131,7 @@ export class EventHub {
     }
   }
 
-  /** Transitions of sessions in my inbox as watch lines (DESIGN §6.1), each with its seq as id. */
+  /** Transitions of sessions in my inbox as watch lines (docs/contract.md §6.1), each with its seq as id. */
   private transitionEvents(batch: ReturnType<Store['transitionsSince']>): string {
     const rows = new Map(this.store.loadSessions([...new Set(batch.map((t) => t.sessionId))]).map((r) => [r.id, r]))
     const now = this.clock()

@@ -1,5 +1,5 @@
 /**
- * The team store's schema on PostgreSQL (issue 17), in its own schema `cast_team`, versioned like the
+ * The team store's schema on PostgreSQL, in its own schema `cast_team`, versioned like the
  * local store: cast_team.schema_version holds the version, each step runs once in one transaction
  * under an advisory lock, and a server written by a newer cast is refused, nothing changed.
  *
