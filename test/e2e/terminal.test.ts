@@ -112,8 +112,8 @@ describe.each([60, 120])('a %i-column, 40-line terminal', (cols) => {
     const lines = s.split('\n')
     expect(lines[0]).toMatch(/^cast sessions · /)
     expect(lines[1]).toMatch(/^needs input \d+ · /)
-    // The demo's three questions and the decision card posted above.
-    expect(s).toMatch(/QUESTIONS \(4\)/)
+    // The demo's four asks (two approvals, two questions) and the decision card posted above.
+    expect(s).toMatch(/QUESTIONS \(5\)/)
     for (const l of joined(pane)) expect(displayWidth(l), l).toBeLessThanOrEqual(cols)
     server.tmux(['send-keys', '-t', pane, 'q'])
     await back(pane)
