@@ -99,9 +99,10 @@ describe('cast web over the demo store', () => {
       {key: 'p', label: 'Pin', verb: 'pin'},
       {key: 'e', label: 'Mark done', verb: 'done'},
     ]
-    // Each step: move with j/k to the next untouched card of Questions or Needs Input, press the verb's key.
+    // Each step: move with j/k to the next untouched card of Questions, Pinned or Needs Input (the
+    // demo has ten), press the verb's key.
     const focusNext = async (): Promise<string> => {
-      const sel = 'section[data-bucket="questions"] .card, section[data-bucket="needs_input"] .card'
+      const sel = 'section[data-bucket="questions"] .card, section[data-bucket="pinned"] .card, section[data-bucket="needs_input"] .card'
       const target = await page.$$eval(
         sel,
         (els, skip) => els.map((e) => e.getAttribute('data-id')!).find((id) => !skip.includes(id)),
