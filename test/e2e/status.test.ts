@@ -62,11 +62,14 @@ describe('cast status', () => {
 
     const r = await runCast(['status'], {env: h.env})
     const j = json(await runCast(['status', '--json'], {env: h.env}))
-    const f = await runCast(['status', '--format', 'need={need} q={questions} w={working} {bogus}'], {env: h.env})
+    const f = await runCast(['status', '--format', 'need={need} q={questions} w={working}'], {env: h.env})
+    const bogus = await runCast(['status', '--format', 'need={need} {bogus}'], {env: h.env})
 
     expect(r.stdout).toBe('2 need you\n')
     expect(j).toMatchObject({line: '2 need you', need: 2, questions: 1, quiet: 0, working: 1})
-    expect(f.stdout).toBe('need=2 q=1 w=1 {bogus}\n')
+    expect(f.stdout).toBe('need=2 q=1 w=1\n')
+    expect(bogus.code).toBe(2)
+    expect(bogus.stderr).toContain('{bogus}')
   })
 
   it('a bad flag goes to oclif (exit 2); --help works', async () => {
