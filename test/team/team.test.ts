@@ -168,15 +168,17 @@ describe('team', () => {
     const local = json(await a.cast(['sessions', '--json', '--all']))
     expect(local.sessions.find((x: {id: string}) => x.id === id)).toMatchObject({filing: null, reason: 'question', state: 'needs_input'})
     expect(fs.readFileSync(claudeTranscriptPath(a.h.home, a.project, s), 'utf8')).toBe(before)
-    // Even the runner is held to the local safety rules: no message into an open question.
+    // Even the owner is held to the local safety rules where the session runs.
     const own = await a.cast(['own', id, 'quinn@example.com'])
     expect(own.code).toBe(0)
     await until('the handoff on the server', async () =>
       ((await serverRow(id))?.owners as string[] | undefined)?.includes('quinn@example.com'),
     )
-    const intoDialog = await c.cast(['send', id, 'yes', '--json'])
+    // (A dead session's open question is answered headless since the send rule changed; a send
+    // whose --if no longer holds is refused where it runs.)
+    const intoDialog = await c.cast(['send', id, 'yes', '--if', 'working', '--json'])
     expect(intoDialog.code).toBe(5)
-    expect(intoDialog.stderr).toMatch(/question dialog open/)
+    expect(intoDialog.stderr).toMatch(/is needs_input \(question\), not working: nothing sent/)
     expect(fs.readFileSync(claudeTranscriptPath(a.h.home, a.project, s), 'utf8')).toBe(before)
     // The server itself refuses rows for another machine's device, and a join claiming it.
     const pg = (await import('pg')).default
