@@ -20,7 +20,7 @@ export type {AgentCommands}
 /** Commands reach the agent registry through src/lib (docs/contract.md §2): this re-export. */
 export {registry} from '../adapters/index.js'
 
-/** What the agents' own CLIs take (docs/agents/claude-code.md, docs/agents/codex.md): each agent module's templates. */
+/** What the agents' own CLIs take (docs/agents.md): each agent module's templates. */
 export function defaultAgentCommands(agent: Agent): AgentCommands | undefined {
   return registry().byId(agent)?.commands?.templates
 }

@@ -1,5 +1,5 @@
 /**
- * Where and how `cast hooks install cursor` adds cast's hooks (docs/adapters-gemini-copilot-cursor.md, docs/hooks.md).
+ * Where and how `cast hooks install cursor` adds cast's hooks (docs/agents.md, docs/hooks.md).
  *
  *   ~/.cursor/hooks.json   {"version": 1, "hooks": {"<event>": [{"command": "…"}]}}
  *

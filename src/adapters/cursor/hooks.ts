@@ -1,5 +1,5 @@
 /**
- * Cursor agent hook payloads (docs/adapters-gemini-copilot-cursor.md, docs/hooks.md): `{conversation_id, generation_id,
+ * Cursor agent hook payloads (docs/agents.md, docs/hooks.md): `{conversation_id, generation_id,
  * hook_event_name, workspace_roots, model?, …}` on stdin.
  *
  *   sessionStart                       a process at the prompt (settled)

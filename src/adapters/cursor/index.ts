@@ -1,5 +1,5 @@
 /**
- * The Cursor agent CLI adapter (docs/adapters-gemini-copilot-cursor.md, docs/hooks.md): each chat's `store.db` (SQLite, opened
+ * The Cursor agent CLI adapter (docs/agents.md, docs/hooks.md): each chat's `store.db` (SQLite, opened
  * read-only, tables probed first) and the newer `meta.json` sidecar give the title, model, cwd,
  * counts and a weak reading of the turn; the hooks (`beforeSubmitPrompt` → working, `stop` →
  * settled) give the present. Cursor keeps no process registry and writes no permission prompt.

@@ -1,5 +1,5 @@
 /**
- * Where Cursor's agent CLI keeps its chats (docs/adapters-gemini-copilot-cursor.md) and which files cast reads.
+ * Where Cursor's agent CLI keeps its chats (docs/agents.md) and which files cast reads.
  *
  *   ~/.cursor/chats/<md5(cwd)>/<chatId>/store.db    SQLite (WAL): `meta` (hex-encoded JSON) and `blobs`
  *   ~/.cursor/chats/<md5(cwd)>/<chatId>/meta.json   newer sidecar: title, cwd, createdAtMs, updatedAtMs, isSubagent

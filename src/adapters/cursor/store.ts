@@ -1,5 +1,5 @@
 /**
- * Cursor agent's chat store, `store.db` (docs/adapters-gemini-copilot-cursor.md), opened read-only by the engine.
+ * Cursor agent's chat store, `store.db` (docs/agents.md), opened read-only by the engine.
  *
  * - `meta`: one row with key `0` whose value is hex-encoded JSON
  *   `{agentId, latestRootBlobId, name, mode, createdAt, lastUsedModel}` (older stores: plain

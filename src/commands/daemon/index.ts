@@ -56,7 +56,6 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {consumeSpool, spoolDir} = await import('../../core/ingest/spool.js')
     const {castHome} = await import('../../lib/env.js')
     const {LiveIngester} = await import('../../core/ingest/live.js')
-    const {deliverDue} = await import('../../lib/deliver-hook.js')
     const home = castHome(this.env)
     const ingester = makeIngester(store, this.env, clock, this.me)
     const current = store.getLease(INGESTER_LEASE)
@@ -116,10 +115,29 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .map((r) => r.root)
         .join(', ')} (pid ${process.pid})\n`,
     )
+    const second = await this.everySecond(store, clock)
+    status = second.keeper
+    const paging = flags.notify ? await this.startPaging(store, clock) : null
+    team = await this.startTeam(store, clock)
+    const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
+    await stopped
+    await web?.close()
+    second.stop()
+    await team?.stop()
+    await paging?.stop()
+    await live.stop()
+    process.stderr.write('cast daemon: stopped\n')
+  }
+
+  /** Every second: scheduled messages that came due, and the status files kept current. */
+  private async everySecond(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    clock: () => number,
+  ): Promise<{keeper: {markDirty(): void}; stop(): void}> {
+    const {deliverDue} = await import('../../lib/deliver-hook.js')
     const keeper = await this.statusKeeper(store, clock)
-    status = keeper
     keeper.tick()
-    const schedules = setInterval(() => {
+    const timer = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
       try {
         keeper.tick()
@@ -127,17 +145,13 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         say(`status file not written: ${(error as Error).message}`)
       }
     }, 1000)
-    const paging = flags.notify ? await this.startPaging(store, clock) : null
-    team = await this.startTeam(store, clock)
-    const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
-    await stopped
-    await web?.close()
-    clearInterval(schedules)
-    keeper.stop()
-    await team?.stop()
-    await paging?.stop()
-    await live.stop()
-    process.stderr.write('cast daemon: stopped\n')
+    return {
+      keeper,
+      stop() {
+        clearInterval(timer)
+        keeper.stop()
+      },
+    }
   }
 
   /** status.json and status.line, kept current for status bars (src/lib/notify/status-keeper.ts). */

@@ -214,8 +214,7 @@ export class LiveIngester {
       })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
-    // The heart beats while the watcher scans: on a big home (60,000 files) under load its
-    // initial scan outlasts the lease's staleness, and a second ingester would take over.
+    // The heart beats during the watcher's scan, which on a big home outlasts the lease's staleness.
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return

@@ -42,16 +42,6 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const env = process.env
   const home = castHome(env)
   const now = clockFrom(env)()
-  // A read-only CAST_HOME: the stored counts, marked stale (nothing syncs them).
-  const stale = (): boolean => {
-    try {
-      fs.accessSync(home, fs.constants.W_OK)
-      return false
-    } catch {
-      return true
-    }
-  }
-
   const print = (c: CachedCounts, line: string | null, isStale: boolean): void => {
     if (line === null || format !== undefined) line = renderStatus(c, format)
     line = staleMark(line, isStale)
@@ -72,7 +62,7 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const cstamp = configStamp(configFile)
   const cached = loadStatusCache(home)
   if (cached && cacheHolds(cached, home, key, cstamp, now)) {
-    print(cached.counts, cached.line, stale())
+    print(cached.counts, cached.line, readOnly(home))
     return true
   }
 
@@ -128,4 +118,14 @@ async function fastRecency(file: string): Promise<number | null> {
   const ms = typeof r === 'string' ? parseDuration(r) : null
   if (ms === null || ms <= 0) throw new Error('inbox.recency is not a duration')
   return ms
+}
+
+/** A read-only CAST_HOME: the stored counts, marked stale (nothing syncs them). */
+function readOnly(home: string): boolean {
+  try {
+    fs.accessSync(home, fs.constants.W_OK)
+    return false
+  } catch {
+    return true
+  }
 }
