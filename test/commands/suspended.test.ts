@@ -32,9 +32,19 @@ describe('keys reach only the agent', () => {
     env = {...h.env, ...server.env}
   })
 
-  afterEach(() => {
+  afterEach(async () => {
     server.kill()
-    h.cleanup()
+    // The agents the panes ran end on the server's hangup, a stopped one once it is continued:
+    // give them a moment before the folder goes.
+    for (let i = 0; ; i++) {
+      try {
+        h.cleanup()
+        break
+      } catch (error) {
+        if (i >= 20) throw error
+        await new Promise((r) => setTimeout(r, 250))
+      }
+    }
   })
 
   const screen = (pane: string): string => server.tmux(['capture-pane', '-p', '-t', pane])
