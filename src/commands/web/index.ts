@@ -45,6 +45,12 @@ docs/web.md describes the security model.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Web)
+    // Listen before starting: a Ctrl-C while the server and its watcher start stops it cleanly
+    // (exit 0), as cast daemon does, instead of the default action (exit 130).
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
     const {startWeb} = await import('../../lib/web/start.js')
     const store = await this.openStore()
     const web = await startWeb({
@@ -62,10 +68,7 @@ docs/web.md describes the security model.`
     if (!web.loopback)
       this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)
     if (flags.open) await openBrowser(web.url)
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
     await web.server.close()
   }
 }
