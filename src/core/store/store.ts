@@ -170,6 +170,11 @@ export class Store {
     return sessionIds(this)
   }
 
+  /** SQLite's data_version: it changes when another connection commits, not on this one's own writes. */
+  dataVersion(): number {
+    return this.db.pragma('data_version', {simple: true}) as number
+  }
+
   /** The sessions `typed` can resolve to (an exact or a prefix match), without loading every id. */
   sessionIdCandidates(typed: string): {id: string; nativeId: string; agent: string}[] {
     return sessionIdCandidates(this, typed)

@@ -41,7 +41,7 @@ export function statusKeeper(
   configFile: string,
 ): StatusKeeper {
   let dirty = true
-  let version: unknown = null
+  let version: number | null = null
   let until = 0
   let earliest = 0
   const keeper = selfProcess()
@@ -51,7 +51,7 @@ export function statusKeeper(
     },
     tick() {
       const now = clock()
-      const v = store.db.pragma('data_version', {simple: true})
+      const v = store.dataVersion()
       if (v !== version) dirty = true
       if ((!dirty && now < until) || Date.now() < earliest) return
       const stamp = storeStamp(store.home)
