@@ -138,11 +138,18 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const {syncBeforeRead} = await import('../lib/ingest.js')
     const {parentPid} = await import('../core/ingest/process-table.js')
     const deadline = performance.now() + w.timeoutMs
+    let graceEnd: number | undefined
     let alive = true
     for (;;) {
       syncBeforeRead(store, this.env, clock, this.me)
       if (w.childId !== null) {
-        if (store.sessionIds().some((s) => s.id === w.childId)) return w.childId
+        if (store.sessionIds().some((s) => s.id === w.childId)) {
+          // Its process may show before the agent writes the prompt it was given: wait for that
+          // line (3 s at most), so the session printed has its title.
+          const row = store.loadSessions([w.childId])[0]
+          graceEnd ??= performance.now() + 3000
+          if ((row?.facts.messages ?? 0) > 0 || performance.now() > graceEnd) return w.childId
+        }
       } else {
         // No preassigned id: a new session of this agent in this directory, preferably one whose
         // process descends from the one we started (two spawns in one directory at once).
