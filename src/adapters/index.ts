@@ -15,7 +15,7 @@ import {geminiAgent} from './gemini/index.js'
 import {type AgentModule, binOf, type HookInstallSpec} from './module.js'
 import {opencodeAgent} from './opencode/index.js'
 import {piAgent} from './pi/index.js'
-import type {ScreenPatterns} from './screen.js'
+import type {ScreenPatterns} from './screen-types.js'
 
 export const MODULES: readonly AgentModule[] = [claudeCodeAgent, codexAgent, opencodeAgent, piAgent, geminiAgent, copilotAgent, cursorAgent]
 

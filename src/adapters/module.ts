@@ -6,7 +6,7 @@
  */
 import type {Adapter, HookReducer} from '../core/ingest/adapter.js'
 import type {HookSpec} from '../core/ingest/hook-spec.js'
-import type {ScreenPatterns} from './screen.js'
+import type {ScreenPatterns} from './screen-types.js'
 
 /** Argv templates with `{prompt}`, `{id}` (the agent's own session id) and `{cwd}`. */
 export interface AgentCommands {

@@ -63,7 +63,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     }
 
     if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
-    const {checkMessageText} = await import('../lib/dialog.js')
+    const {checkMessageText} = await import('../lib/message-text.js')
     message = checkMessageText(message)
     const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
     if (remote) return remote

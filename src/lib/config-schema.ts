@@ -1,7 +1,7 @@
 import {z} from 'zod'
 
 import {CastError} from './cast-error.js'
-import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config.js'
+import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'
 import {EXIT} from './exit-codes.js'
 import {parseDuration} from '../core/model/durations.js'
 

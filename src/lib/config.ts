@@ -10,55 +10,14 @@ import {CastError} from './cast-error.js'
 import {type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 
-export interface PresenceConfig {
-  readonly name: string
-  /** How long `decide --wait` may block, in ms; null = indefinitely (online). */
-  readonly waitBudgetMs: number | null
-  readonly instructions: string
-}
-
-export interface CastConfig {
-  readonly file: string
-  readonly team: readonly {readonly id: string; readonly name?: string}[]
-  /** The team store: its URL (or the variable holding it) and the team's name. */
-  readonly teamStore?: {readonly url: string | null; readonly urlEnv: string | null; readonly name: string | null}
-  readonly inbox: {readonly recencyMs: number}
-  readonly presences: readonly PresenceConfig[]
-  /** A command that reads the last assistant message on stdin and answers delivered/not. */
-  readonly settleClassifier: readonly string[] | null
-  /** How long one settle-classifier run may take (null: the 20 s default). */
-  readonly settleClassifierTimeoutMs?: number | null
-  /** argv templates per agent: {interactive, headless, resume}. `{prompt}`, `{id}`, `{cwd}` are filled in. */
-  readonly agents: Readonly<
-    Record<string, {readonly interactive?: readonly string[]; readonly headless?: readonly string[]; readonly resume?: readonly string[]}>
-  >
-  /** Extra or replacement screen patterns for the terminal fallback, per agent. */
-  readonly screenPatterns: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
-  /** Paging (`cast notify`, `cast daemon --notify`): backends, the custom command, done and quiet notices, the burst window. */
-  readonly notify?: NotifyConfig
-}
-
-export interface NotifyConfig {
-  readonly backends: readonly ('auto' | 'freedesktop' | 'macos' | 'tmux' | 'bell' | 'command' | 'stdout')[]
-  readonly command: readonly string[] | null
-  readonly done: 'soft' | 'normal' | 'off'
-  readonly quiet: boolean
-  readonly groupWindowMs: number
-}
-
-export const BUILTIN_PRESENCES: readonly PresenceConfig[] = [
-  {instructions: 'A question may wait indefinitely.', name: 'online', waitBudgetMs: null},
-  {instructions: 'Never block on the user. Decide, keep working, leave notes in the inbox.', name: 'away', waitBudgetMs: 0},
-]
+export {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE, type NotifyConfig, type PresenceConfig} from './config-shape.js'
+import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'
 
 export function configPath(env: Env): string {
   if (env.CAST_HOME) return path.join(path.resolve(env.CAST_HOME), 'config.json')
   const base = env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config')
   return path.join(base, 'cast', 'config.json')
 }
-
-/** What an identity looks like (`CAST_USER`, an owner, a team member): 3+ characters, no spaces or commas. */
-export const IDENTITY_SHAPE = /^[^\s,]{3,}$/
 
 /**
  * The identity `who` names. With a team configured it must be a member, named by id or by name

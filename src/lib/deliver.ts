@@ -36,7 +36,8 @@ import {type CastConfig, loadConfig} from './config.js'
 import {castHome, type Env, homeDir} from './env.js'
 import {EXIT} from './exit-codes.js'
 import {syncBeforeRead} from './ingest.js'
-import {checkClaims, checkMessageText, dialogRefusal, findPane, paneName, reasonOf, screenDialog, storedDialog} from './dialog.js'
+import {checkClaims, dialogRefusal, findPane, paneName, reasonOf, screenDialog, storedDialog} from './dialog.js'
+import {checkMessageText} from './message-text.js'
 import {captureScreen, typist} from './tmux.js'
 
 export interface SendOptions {

@@ -267,14 +267,3 @@ export function dialogRefusal(row: SessionRow, d: OpenDialog): CastError {
 export function dialogKeys(agent: Agent): DialogKeys | null {
   return registry().byId(agent)?.screen.keys ?? null
 }
-
-export {
-  answerDialog,
-  checkMessageText,
-  CLOSE_TIMEOUT_MS,
-  DIALOG_SETTLE_MS,
-  type DialogAction,
-  type DialogAnswer,
-  MAX_MESSAGE_BYTES,
-  runDialogVerb,
-} from './dialog-answer.js'

@@ -18,7 +18,7 @@
  *      4. No
  *    Esc to cancel · Tab to amend
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const claudeScreenPatterns: ScreenPatterns = {

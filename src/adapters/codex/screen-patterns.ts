@@ -4,7 +4,7 @@
  * files, so the screen is the one place a pending approval shows without hooks. Sources: public
  * pane captures, ccmanager `codex.ts`, agent-deck, codex-rs `history_cell.rs` (`■ <message>`).
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const codexScreenPatterns: ScreenPatterns = {

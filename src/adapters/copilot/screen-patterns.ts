@@ -14,7 +14,7 @@
  * - Error: `✗ Failed to get response from the AI model; retried 5 times … Last error: 500 …`.
  * - Idle footer: `← open sidebar · Interactive · Manual Approval · / commands · ? help`.
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const copilotScreenPatterns: ScreenPatterns = {

@@ -3,7 +3,7 @@
  * regular expressions as strings (see src/adapters/screen.ts). Cursor writes no permission
  * prompt to its files. Sources: ccmanager `cursor.ts`, agent-deck.
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const cursorScreenPatterns: ScreenPatterns = {

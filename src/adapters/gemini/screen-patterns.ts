@@ -15,7 +15,7 @@
  * Older sources: ccmanager `gemini.ts`, a tmux agent manager, gemini-cli `ToolConfirmationMessage.tsx`,
  * `LoadingIndicator.tsx` and `ErrorMessage.tsx`.
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const geminiScreenPatterns: ScreenPatterns = {

@@ -4,7 +4,7 @@
  * server's memory, so without its server the screen is where a pending permission shows.
  * Sources: ccmanager `opencode.ts`, agent-deck.
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 export const opencodeScreenPatterns: ScreenPatterns = {

@@ -13,7 +13,7 @@
  * docs/usage.md), so there are no approval or question patterns and no dialog keys: `cast
  * approve` / `cast deny` have nothing to answer in pi.
  */
-import type {ScreenPatterns} from '../screen.js'
+import type {ScreenPatterns} from '../screen-types.js'
 import {AGENT_ID} from './identity.js'
 
 const SPINNER = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]'

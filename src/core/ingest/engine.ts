@@ -21,7 +21,7 @@ import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
 import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending} from './batch.js'
 import {shareReads} from './read-share.js'
-import {statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
+import {RECENT_MS, statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 import {sameStat} from './same-stat.js'
@@ -67,8 +67,6 @@ interface PassFiles {
   idle: boolean[]
 }
 
-/** A file modified this recently can still change: the periodic stat sweep looks at it. */
-export const RECENT_MS = 15 * 60_000
 /** The stat sweep looks at most at this many recent files (the newest first). */
 const SWEEP_MAX = 5000
 

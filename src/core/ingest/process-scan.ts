@@ -22,7 +22,6 @@ import {SCAN_PATH_PREFIX, scanContributions, sessionsActiveSince} from '../store
 import type {Store} from '../store/store.js'
 import {RUN_ID_PREFIX} from '../store/unwritten-runs.js'
 import type {CheckedContribution, Contribution, ProcessClaim} from './adapter.js'
-import type {Ingester} from './engine.js'
 import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
 
 /** Below the screen (5), registry (10) and hooks (20). */
@@ -239,6 +238,11 @@ function writesOf(planned: readonly Planned[]): {
   return {keep, writes}
 }
 
+/** What a scan needs of the ingester: recompose the sessions whose claims it changed (engine.ts). */
+export interface Recomposer {
+  recompose(sessions: readonly {agent: Agent; nativeId: string}[]): {sessions: number; transitions: number}
+}
+
 /**
  * One scan: store, for every unsettled top-level session of a scanned agent active in the last
  * day, the process that runs it (or that none does); remove the claims of the others. One
@@ -246,7 +250,7 @@ function writesOf(planned: readonly Planned[]): {
  */
 export function scanSessions(
   store: Store,
-  ingester: Ingester,
+  ingester: Recomposer,
   opts: {agents: ReadonlySet<Agent>; names: ReadonlyMap<string, Agent>; tied: readonly TiedProcess[]; now: number},
 ): ScanStats {
   const stats: ScanStats = {removed: 0, scanned: 0, transitions: 0, written: 0}

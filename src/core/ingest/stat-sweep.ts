@@ -5,9 +5,11 @@
 import fs from 'node:fs'
 
 import type {FileRow} from '../store/store.js'
-import {RECENT_MS} from './engine.js'
 import {quietTail} from './jsonl-read.js'
 import {sameStat} from './same-stat.js'
+
+/** A file modified this recently can still change: the periodic stat sweep looks at it. */
+export const RECENT_MS = 15 * 60_000
 
 /** One recent file in the stat sweep: read it, it is gone, it is quiet for good (forget it), or leave it. */
 export function sweepOne(p: string, row: FileRow, now: number): 'read' | 'gone' | 'forget' | 'keep' {
