@@ -132,8 +132,21 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
 }
 
 /** The watch line of docs/contract.md §6.1: codecast's field names, so scripts written for it keep working. */
+/**
+ * What a line of `cast sessions -w` says happened (docs/contract.md §6.1): an event of the
+ * transitions log, a session entering or leaving the watched view (a person's action or its own
+ * transition moved it across the filters), or a `--snapshot` line (the session as it is now).
+ */
+export type WatchEvent = Transition['event'] | 'enter' | 'leave' | 'snapshot'
+
+/** A change the watch stream prints: a log row, or one it made for an entry or a leave. */
+export type WatchChange = Omit<Transition, 'event'> & {readonly event: Exclude<WatchEvent, 'snapshot'>}
+
+/** A `--snapshot` line's record for the readable form (no change: from is null, to is the state now). */
+export type WatchSnapshot = Omit<Transition, 'event'> & {readonly event: 'snapshot'}
+
 export function watchLine(
-  t: Transition | {event: 'snapshot'; seq: number; ts: number},
+  t: WatchChange | {event: 'snapshot'; seq: number; ts: number},
   row: SessionRow | undefined,
   me: string,
 ): Record<string, unknown> {
