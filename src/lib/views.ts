@@ -9,7 +9,7 @@ import {isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
 import {inView, type ViewFilters} from '../core/model/view.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
 import type {Bucket, WorkState} from '../core/model/types.js'
-import {SECTION_ORDER} from '../core/model/types.js'
+import {SECTION_ORDER, SECTION_TITLES} from '../core/model/types.js'
 import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
 import type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
 import {changedCount, treeOf, usageJson} from './holds-view.js'
@@ -250,21 +250,6 @@ export function buildListing(all: readonly SessionRow[], me: string, now: number
 }
 
 const MARKERS: Record<WorkState, string> = {dormant: '◌', done: '●', idle: '·', needs_input: '○', working: '◐'}
-const SECTION_TITLES: Partial<Record<Bucket, string>> = {
-  dismissed: 'DISMISSED',
-  dormant: 'DORMANT',
-  done: 'DONE',
-  hidden: 'STASHED (HIDDEN)',
-  idle: 'IDLE',
-  killed: 'KILLED',
-  needs_input: 'NEEDS INPUT',
-  new: 'NEW',
-  pinned: 'PINNED',
-  questions: 'QUESTIONS',
-  snoozed: 'SNOOZED',
-  stashed: 'STASHED',
-  working: 'WORKING',
-}
 
 // The one time style for people lives with the other pure formatters (core/model/age.ts).
 export {localTime} from '../core/model/age.js'
