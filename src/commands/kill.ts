@@ -257,39 +257,38 @@ in the inbox, one line says why, and the exit code is 5.`
 /**
  * For each session, the processes that may be signalled (verified claims: pid and start time)
  * and the claims that may not, with why; a session whose process runs on another machine of the
- * team is only named (a pid means something only on the machine that saw it).
+ * team is only named (a pid means something only on the machine that saw it). The decisions are
+ * the model's (core/model/kill-plan.ts); this reads the claims and the processes they name.
  */
 async function planKills(store: Store, rows: readonly SessionRow[]): Promise<KillPlan> {
   const {deviceName} = await import('../lib/env.js')
   const {checkClaims} = await import('../lib/dialog.js')
   const {planTermination} = await import('../lib/terminate.js')
+  const {killedElsewhere, planSessionKill} = await import('../core/model/kill-plan.js')
   const plans = new Map<string, Planned[]>()
   const refusedBy = new Map<string, {pid: number; why: string}[]>()
   const elsewhere = new Map<string, string>()
   for (const row of rows) {
-    if (row.device !== null && row.device !== deviceName()) {
-      if (row.facts.process?.alive) elsewhere.set(row.id, row.device)
+    const subject = {device: row.device, process: row.facts.process}
+    const remote = killedElsewhere(subject, deviceName())
+    if (remote !== null) {
+      if (remote.device !== null) elsewhere.set(row.id, remote.device)
       continue
     }
 
     const claims = checkClaims(store, row)
-    const refused = claims.refused.map((r) => ({pid: r.claim.pid, why: r.why}))
-    const planned: Planned[] = []
-    for (const claim of claims.verified) {
-      if (planned.some((p) => p.plan.targets.includes(claim.pid))) continue
-      const {plan, refusal} = planTermination(claim.pid, claim.startedAt)
-      if (plan === null) refused.push({pid: claim.pid, why: refusal!})
-      else planned.push({pid: claim.pid, plan})
-    }
-
-    // A process the store reads as live that no verified claim backs is named too.
-    const proc = row.facts.process
-    if (proc?.alive && !planned.some((p) => p.plan.targets.includes(proc.pid)) && !refused.some((r) => r.pid === proc.pid)) {
-      refused.push({pid: proc.pid, why: `no claim with a start time names pid ${proc.pid}, so its identity cannot be verified`})
-    }
-
-    plans.set(row.id, planned)
-    refusedBy.set(row.id, refused)
+    const terminations = claims.verified.map((claim) => ({claim, ...planTermination(claim.pid, claim.startedAt)}))
+    const verified = terminations.map(({claim, plan, refusal}) => ({pid: claim.pid, refusal, targets: plan?.targets ?? null}))
+    const decided = planSessionKill(
+      subject,
+      verified,
+      claims.refused.map((r) => ({pid: r.claim.pid, why: r.why})),
+    )
+    plans.set(
+      row.id,
+      decided.planned.map((i) => ({pid: terminations[i]!.claim.pid, plan: terminations[i]!.plan!})),
+    )
+    refusedBy.set(row.id, [...decided.refused])
   }
 
   return {elsewhere, plans, refusedBy}

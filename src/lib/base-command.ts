@@ -10,6 +10,7 @@ import {CastError} from './cast-error.js'
 import {classifyError, errorEnvelope, humanError, parseFailure, readOnlyHome, writable} from './errors.js'
 import {castHome, clockFrom, type Env, whoAmI} from './env.js'
 import {EXIT} from './exit-codes.js'
+import {MAX_TEXT_ARG} from './limits.js'
 import type {SyncBeforeReadOptions} from './ingest.js'
 import * as sanitizeModule from './sanitize.js'
 
@@ -32,9 +33,6 @@ export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'version',
   'wait',
 ])
-
-/** The longest text any argument or flag may carry (a message for send/schedule is at most this too). */
-export const MAX_TEXT_ARG = 65_536
 
 // oclif's parser output shapes (not exported by @oclif/core's index).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -4,6 +4,7 @@
  * itself is src/core/ingest/classifier.ts.
  */
 import {DEFAULT_SETTLE_TIMEOUT_MS, type SettleClassifierConfig, SettleRunner} from '../core/ingest/classifier.js'
+import type {Reason} from '../core/model/types.js'
 import type {Store} from '../core/store/store.js'
 import type {CastConfig} from './config.js'
 import type {Env} from './env.js'
@@ -49,7 +50,8 @@ export interface RestExplanation {
   readonly nudged: boolean
 }
 
-const REST_REASONS: Readonly<Record<string, RestExplanation['decided_by']>> = {
+/** Who decided a rule 7 (settled) answer, by its reason; null: another rule gave it. Every reason says. */
+const REST_REASONS: Readonly<Record<Reason, RestExplanation['decided_by'] | null>> = {
   background_work: 'structure',
   child_producing: 'structure',
   declared_blocked: 'declaration',
@@ -59,17 +61,32 @@ const REST_REASONS: Readonly<Record<string, RestExplanation['decided_by']>> = {
   settled: 'fallback',
   trigger: 'structure',
   unverified_claim: 'declaration',
+  approval: null,
+  dead: null,
+  empty: null,
+  error: null,
+  hibernated: null,
+  killed: null,
+  producing: null,
+  question: null,
+  queued: null,
+  snooze_expired: null,
+  snoozed: null,
+  turn_pending: null,
+  unresponsive: null,
+  user_verdict: null,
 }
 
 /** For `cast explain`: null unless rule 7 (settled) gave the state. */
 export async function restOf(
   store: Store,
   row: import('../core/store/store.js').SessionRow,
-  reason: string,
+  reason: Reason,
   env: Env,
 ): Promise<RestExplanation | null> {
-  const by = REST_REASONS[reason]
-  if (by === undefined) return null
+  // A reason this build does not know (a store written by a newer cast) explains nothing.
+  const by = REST_REASONS[reason] ?? null
+  if (by === null) return null
   const {getSettleVerdict} = await import('../core/store/settle-verdicts.js')
   const {wasNudged} = await import('./turn-marks.js')
   const {loadConfig} = await import('./config.js')

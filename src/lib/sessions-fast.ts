@@ -10,7 +10,7 @@
 import type {Agent, WorkState} from '../core/model/types.js'
 import type {SessionsListFlags} from './sessions-list.js'
 
-/** Longer arguments go to oclif, which applies the real limit (MAX_TEXT_ARG) with its message. */
+/** Longer arguments go to oclif, which applies the real limit (MAX_TEXT_ARG, limits.ts) with its message. */
 const LONG_ARG = 4096
 
 interface Parsed {

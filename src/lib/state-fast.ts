@@ -9,11 +9,10 @@
  */
 import {DECLARED_STATUSES, type DeclaredStatus} from '../core/model/types.js'
 import {castHome, clockFrom} from './env.js'
+import {MAX_TEXT_ARG} from './limits.js'
 
 /** A state line is a short block: a sane limit keeps the inbox readable. */
 export const MAX_STATE_TEXT = 4000
-/** The longest word any command takes (src/lib/base-command.ts checks the same). */
-const MAX_WORD = 65_536
 
 interface StateArgs {
   text: string
@@ -30,7 +29,7 @@ function parse(argv: readonly string[]): StateArgs | null {
   let positional = true
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
-    if (a.length > MAX_WORD) return null
+    if (a.length > MAX_TEXT_ARG) return null
     if (positional && a === '--') positional = false
     else if (positional && a === '--json') json = true
     else if (positional && (a === '--status' || a === '--session')) {

@@ -1,5 +1,7 @@
 /**
- * Tearing an agent down for `cast kill`, safely:
+ * Tearing an agent down for `cast kill`, safely. What may be signalled is decided by the pure plan
+ * in src/core/model/kill-plan.ts; this module reads what it decides from (/proc: alive, start
+ * times, the process tree, cast's own ancestry) and sends the signals:
  *
  * - only a process whose identity is verified is signalled: it is alive and its start time (from
  *   /proc) equals the claim's; a claim without a start time is not verified, nor is a pid ≤ 1;
@@ -15,9 +17,9 @@
 import fs from 'node:fs'
 
 import {processStartTime} from '../core/ingest/process-table.js'
+import {claimRefusal, identityRefusal, type Refusal, signalTargets, treeOf} from '../core/model/kill-plan.js'
 
-/** Start times within this much of the claim are the same process (the registry's clock vs /proc's ticks). */
-export const START_MATCH_MS = 10_000
+export {START_MATCH_MS, type Refusal, treeOf} from '../core/model/kill-plan.js'
 
 export interface Termination {
   readonly pid: number
@@ -33,9 +35,6 @@ export interface Termination {
   readonly survivors: readonly number[]
   readonly error: string | null
 }
-
-/** Why a process may not be signalled, or null when it may. */
-export type Refusal = string | null
 
 interface ProcStat {
   readonly pid: number
@@ -71,21 +70,6 @@ export function childrenMap(): Map<number, number[]> | null {
   return children
 }
 
-/** `pid` and every descendant of it (breadth first, bounded). */
-export function treeOf(pid: number, children: ReadonlyMap<number, readonly number[]>, max = 4096): number[] {
-  const out = [pid]
-  const seen = new Set(out)
-  for (let i = 0; i < out.length && out.length < max; i++) {
-    for (const c of children.get(out[i]!) ?? []) {
-      if (seen.has(c)) continue
-      seen.add(c)
-      out.push(c)
-    }
-  }
-
-  return out
-}
-
 /** This process and each of its ancestors up to init. */
 export function ownAncestry(): Set<number> {
   const out = new Set<number>([process.pid])
@@ -116,19 +100,11 @@ export function isRunning(pid: number): boolean {
  * START_MATCH_MS). Returns why not, or null when verified.
  */
 export function verifyIdentity(pid: number, startedAt: number | null | undefined): Refusal {
-  // No pid (0) or init (1): cast never sends a signal it cannot tie to the session's own process.
-  if (!Number.isInteger(pid) || pid <= 0) return 'cast knows no process id for it, so there is no process it may signal'
-  if (pid === 1) return 'its recorded process is pid 1 (init), which cast never signals'
-  if (typeof startedAt !== 'number' || !Number.isFinite(startedAt))
-    return `the claim on pid ${pid} records no start time, so its identity cannot be verified`
-  if (!isRunning(pid)) return `pid ${pid} is not running`
-  const actual = processStartTime(pid)
-  if (actual === null) return `the start time of pid ${pid} cannot be read`
-  if (Math.abs(actual - startedAt) > START_MATCH_MS) {
-    return `pid ${pid} started at ${new Date(actual).toISOString()}, not at ${new Date(startedAt).toISOString()} as claimed: another process has that pid now`
-  }
-
-  return null
+  // The checks that need nothing looked at come first: no process is looked at for pid ≤ 1.
+  const refusal = claimRefusal(pid, startedAt)
+  if (refusal !== null || typeof startedAt !== 'number') return refusal
+  const running = isRunning(pid)
+  return identityRefusal(pid, startedAt, {running, startedAt: running ? processStartTime(pid) : null})
 }
 
 export interface Plan {
@@ -145,12 +121,9 @@ export function planTermination(pid: number, startedAt: number | null | undefine
   const refusal = verifyIdentity(pid, startedAt)
   if (refusal !== null) return {plan: null, refusal}
   const own = ownAncestry()
-  if (own.has(pid)) return {plan: null, refusal: `pid ${pid} is cast itself or one of its ancestors`}
-  const children = childrenMap()
-  if (children === null) return {plan: null, refusal: 'no /proc: the process tree cannot be read'}
-  const tree = treeOf(pid, children)
-  const targets = tree.filter((p) => p > 1 && !own.has(p))
-  const spared = tree.filter((p) => own.has(p))
+  const planned = signalTargets(pid, own, own.has(pid) ? null : childrenMap())
+  if (planned.targets === null) return {plan: null, refusal: planned.refusal}
+  const {spared, targets} = planned.targets
   return {plan: {spared, starts: new Map(targets.map((p) => [p, processStartTime(p)])), targets}, refusal: null}
 }
 

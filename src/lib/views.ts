@@ -9,7 +9,7 @@ import {isAssignedAwayFromOwnerSet, isOwnedBy} from '../core/model/ownership.js'
 import {inView, type ViewFilters} from '../core/model/view.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
 import type {Bucket, WorkState} from '../core/model/types.js'
-import {SECTION_ORDER} from '../core/model/types.js'
+import {SECTION_ORDER, SECTION_TITLES} from '../core/model/types.js'
 import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
 import type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
 import {changedCount, treeOf, usageJson} from './holds-view.js'
@@ -132,8 +132,21 @@ export function sessionJson(row: SessionRow, me: string, now: number): SessionJs
 }
 
 /** The watch line of docs/contract.md §6.1: codecast's field names, so scripts written for it keep working. */
+/**
+ * What a line of `cast sessions -w` says happened (docs/contract.md §6.1): an event of the
+ * transitions log, a session entering or leaving the watched view (a person's action or its own
+ * transition moved it across the filters), or a `--snapshot` line (the session as it is now).
+ */
+export type WatchEvent = Transition['event'] | 'enter' | 'leave' | 'snapshot'
+
+/** A change the watch stream prints: a log row, or one it made for an entry or a leave. */
+export type WatchChange = Omit<Transition, 'event'> & {readonly event: Exclude<WatchEvent, 'snapshot'>}
+
+/** A `--snapshot` line's record for the readable form (no change: from is null, to is the state now). */
+export type WatchSnapshot = Omit<Transition, 'event'> & {readonly event: 'snapshot'}
+
 export function watchLine(
-  t: Transition | {event: 'snapshot'; seq: number; ts: number},
+  t: WatchChange | {event: 'snapshot'; seq: number; ts: number},
   row: SessionRow | undefined,
   me: string,
 ): Record<string, unknown> {
@@ -237,21 +250,6 @@ export function buildListing(all: readonly SessionRow[], me: string, now: number
 }
 
 const MARKERS: Record<WorkState, string> = {dormant: '◌', done: '●', idle: '·', needs_input: '○', working: '◐'}
-const SECTION_TITLES: Partial<Record<Bucket, string>> = {
-  dismissed: 'DISMISSED',
-  dormant: 'DORMANT',
-  done: 'DONE',
-  hidden: 'STASHED (HIDDEN)',
-  idle: 'IDLE',
-  killed: 'KILLED',
-  needs_input: 'NEEDS INPUT',
-  new: 'NEW',
-  pinned: 'PINNED',
-  questions: 'QUESTIONS',
-  snoozed: 'SNOOZED',
-  stashed: 'STASHED',
-  working: 'WORKING',
-}
 
 // The one time style for people lives with the other pure formatters (core/model/age.ts).
 export {localTime} from '../core/model/age.js'

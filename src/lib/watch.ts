@@ -21,7 +21,7 @@ import {onReaderGone} from './reader-gone.js'
 import {oneLine} from './sanitize.js'
 import {inView} from '../core/model/view.js'
 import {fitLine, terminalWidth} from './style.js'
-import {type ListFilters, localTime, titleOf, watchLine} from './views.js'
+import {type ListFilters, localTime, titleOf, type WatchChange, type WatchEvent, watchLine, type WatchSnapshot} from './views.js'
 
 export interface WatchFlags {
   agent?: string[]
@@ -189,7 +189,7 @@ class SessionWatch {
     return row !== undefined && viewHas(row, this.me, this.clock(), this.filters, this.flags.all === true)
   }
 
-  private line(t: Transition, row: SessionRow | undefined): string {
+  private line(t: WatchChange, row: SessionRow | undefined): string {
     return this.json ? JSON.stringify(watchLine(t, row, this.me)) : humanLine(t, row)
   }
 
@@ -198,10 +198,10 @@ class SessionWatch {
     // A session first met after the watch started (found by its catch-up) had no view to change.
     const was = this.members.get(t.sessionId) ?? (t.event === 'new' ? false : now)
     this.members.set(t.sessionId, now)
-    let line: Transition | null = null
+    let line: WatchChange | null = null
     if (t.event === 'gone' || t.event === 'new') line = now || was ? t : null
-    else if (was && !now) line = {...t, event: 'leave' as Transition['event']}
-    else if (!was && now) line = {...t, event: 'enter' as Transition['event']}
+    else if (was && !now) line = {...t, event: 'leave'}
+    else if (!was && now) line = {...t, event: 'enter'}
     else if (now && transitionMatches(t, row, this.me, this.clock(), this.filters)) line = t
     if (line === null) return true
     return this.write(this.line(line, row))
@@ -224,9 +224,9 @@ class SessionWatch {
       const now = this.inView(row)
       if (was === now) continue
       this.members.set(row.id, now)
-      const t: Transition = {
+      const t: WatchChange = {
         bucket: row.bucket,
-        event: (now ? 'enter' : 'leave') as Transition['event'],
+        event: now ? 'enter' : 'leave',
         from: row.state,
         fromBucket: row.bucket,
         reason: row.reason,
@@ -261,9 +261,9 @@ class SessionWatch {
     for (const row of this.store.loadSessions()) {
       if (row.bucket === 'folded' || !inView(row, this.me, now, this.filters)) continue
       const line = watchLine({event: 'snapshot', seq, ts: now}, row, this.me)
-      const human = {
+      const human: WatchSnapshot = {
         bucket: row.bucket,
-        event: 'snapshot' as Transition['event'],
+        event: 'snapshot',
         from: null,
         fromBucket: null,
         reason: row.reason,
@@ -340,7 +340,7 @@ function describeFilters(flags: WatchFlags): string[] {
   return out
 }
 
-const EVENT_WORD: Record<string, string> = {
+const EVENT_WORD: Record<WatchEvent, string> = {
   enter: 'enters',
   gone: 'gone',
   leave: 'leaves',
@@ -353,11 +353,11 @@ const EVENT_WORD: Record<string, string> = {
  * One readable line per change: local time, what happened, the short id, state and reason, title;
  * the title (last, escaped) is cut with … to the terminal's width (none in a pipe).
  */
-function humanLine(t: Transition, row: SessionRow | undefined): string {
+function humanLine(t: WatchChange | WatchSnapshot, row: SessionRow | undefined): string {
   return fitLine(plainLine(t, row), terminalWidth())
 }
 
-function plainLine(t: Transition, row: SessionRow | undefined): string {
+function plainLine(t: WatchChange | WatchSnapshot, row: SessionRow | undefined): string {
   const time = localTime(t.ts, t.ts).padEnd(8)
   const change =
     t.event === 'transition' && t.from !== null
@@ -365,5 +365,5 @@ function plainLine(t: Transition, row: SessionRow | undefined): string {
       : `${t.to.replace('_', ' ')}:${t.reason}`
   const where = t.bucket === 'questions' || t.bucket === t.to ? '' : ` [${t.bucket}]`
   const title = row ? oneLine(titleOf(row) ?? '(untitled)') : ''
-  return `${time}  ${(EVENT_WORD[t.event] ?? t.event).padEnd(6)}  ${shortId(t.sessionId)}  ${(change + where).padEnd(30)}  ${title}`
+  return `${time}  ${EVENT_WORD[t.event].padEnd(6)}  ${shortId(t.sessionId)}  ${(change + where).padEnd(30)}  ${title}`
 }

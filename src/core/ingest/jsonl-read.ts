@@ -3,6 +3,12 @@
  * by the read worker (read-worker.ts). Each line is read and parsed once (jsonl-line.ts); a
  * malformed line is skipped and counted once, in the files row (`parseErrors`, resumed across
  * reads), which is also the file's first contribution's `facts.parseErrors`.
+ *
+ * The row keeps the adapter's parser state (`state`, the adapter's alone) and, beside it, this
+ * reader's own marks: the process holding the file open (`holder`), the quiet tail tried
+ * (`tailTried`) and the print of the bytes before the offset (`fp`). Stores written before the
+ * marks had their columns kept them inside the state as `__holder`, `__tail` and `__fp`: migration
+ * 9 moves them out, and `parserState` still drops them from a state that carries them.
  */
 import fs from 'node:fs'
 
@@ -25,7 +31,17 @@ export interface JsonlRead {
 }
 
 type JsonlMatch = FileMatch & {kind: 'jsonl'}
-type RowBase = Omit<FileRow, 'offset' | 'parseErrors' | 'state'>
+type RowBase = Omit<FileRow, 'offset' | 'parseErrors' | 'state' | 'holder' | 'tailTried' | 'fp'>
+
+/** The reader's marks as stores before migration 9 kept them inside the parser state. */
+const LEGACY_MARKS = ['__holder', '__tail', '__fp'] as const
+
+/** A stored parser state, without the reader's marks an older store may have left inside it. */
+function parserState(text: string): Record<string, unknown> {
+  const state = JSON.parse(text) as Record<string, unknown>
+  for (const k of LEGACY_MARKS) delete state[k]
+  return state
+}
 
 /**
  * A last line without its newline is read once the file has been this quiet and the line is a
@@ -38,9 +54,9 @@ const MAX_TAIL = 4 * 1024 * 1024
 const UNPARSED: ParsedLine = {kind: 'blank'}
 
 /** Does this files row end in a last line without its newline that has been quiet long enough (and not tried yet)? */
-export function quietTail(row: Pick<FileRow, 'offset' | 'size' | 'mtimeMs' | 'state'>, now = Date.now()): boolean {
+export function quietTail(row: Pick<FileRow, 'offset' | 'size' | 'mtimeMs' | 'tailTried'>, now = Date.now()): boolean {
   if (row.offset >= row.size || now - row.mtimeMs < QUIET_TAIL_MS || row.size - row.offset > MAX_TAIL) return false
-  return !(row.state ?? '').includes(`"__tail":${row.size}`)
+  return row.tailTried !== row.size
 }
 
 /**
@@ -88,16 +104,13 @@ function holderChange(
   now: number,
 ): JsonlRead | null {
   if (!adapter.jsonl || !adapter.openFileProcesses || !prev.state) return null
-  const heldBefore = prev.state.includes('"__holder":')
+  const before = prev.holder
   // Nobody holds it, now or before: nothing to learn, and the state is not parsed (a no-op
   // sync over thousands of rollouts would parse every one's state).
-  if (!heldBefore && holder === null) return null
-  const state = JSON.parse(prev.state) as Record<string, unknown>
-  const before = (state.__holder as number | undefined) ?? null
   if (before === holder) return null
+  const state = parserState(prev.state)
   const contributions = jsonlContributions(adapter, match, file, state, prev.parseErrors, holder, before)
-  const nextState = {...state, __holder: holder ?? undefined}
-  return {contributions, row: {...prev, readAt: now, state: JSON.stringify(nextState)}}
+  return {contributions, row: {...prev, holder, readAt: now, state: JSON.stringify(state)}}
 }
 
 /** Where a read starts: the stored state and offset when the same file grew, else the beginning. */
@@ -107,19 +120,19 @@ function startOf(
   file: string,
   prev: FileRow | undefined,
   st: fs.Stats,
-): {state: Record<string, unknown>; offset: number; parseErrors: number} {
+): {state: Record<string, unknown>; offset: number; parseErrors: number; holder: number | null} {
   // Same file grown: resume. Replaced or shrunk: start over.
   let resume = prev && prev.dev === st.dev && prev.ino === st.ino && st.size >= prev.offset && prev.state !== null
   // A file rewritten in place (same inode, e.g. a migration to a new format) must not be resumed
   // mid-line: the bytes just before the stored offset must still be the ones read last time.
   if (resume && prev!.offset > 0) {
-    const fp = (JSON.parse(prev!.state!) as {__fp?: string}).__fp
-    if (fp !== undefined && fp !== tailPrint(file, prev!.offset)) resume = false
+    const {fp} = prev!
+    if (fp !== null && fp !== tailPrint(file, prev!.offset)) resume = false
   }
 
   if (resume && parser.lines !== 'text' && parser.resumes?.(prev!.state!) === false) resume = false
-  if (resume && prev) return {offset: prev.offset, parseErrors: prev.parseErrors, state: JSON.parse(prev.state!) as Record<string, unknown>}
-  return {offset: 0, parseErrors: 0, state: parser.init(file, match) as Record<string, unknown>}
+  if (resume && prev) return {holder: prev.holder, offset: prev.offset, parseErrors: prev.parseErrors, state: parserState(prev.state!)}
+  return {holder: null, offset: 0, parseErrors: 0, state: parser.init(file, match) as Record<string, unknown>}
 }
 
 function readJsonl(
@@ -133,12 +146,11 @@ function readJsonl(
   counts: ReadCounts,
 ): JsonlRead {
   const parser = adapter.jsonl
-  if (!parser) return {contributions: [], row: {...base, offset: st.size, parseErrors: 0, state: null}}
+  if (!parser)
+    return {contributions: [], row: {...base, fp: null, holder: null, offset: st.size, parseErrors: 0, state: null, tailTried: null}}
   const start = startOf(parser, match, file, prev, st)
   const {state} = start
-  const before = (state.__holder as number | undefined) ?? null
-  delete state.__holder
-  delete state.__tail
+  const before = start.holder
   const opened = openRegular(file)
   if (!opened) throw new Error(`not a regular file: ${file}`)
   let read: {offset: number; errors: number; tailTried: number | undefined}
@@ -148,13 +160,12 @@ function readJsonl(
     fs.closeSync(opened.fd)
   }
 
-  delete state.__fp
   const {offset} = read
   const parseErrors = start.parseErrors + read.errors
   const contributions = jsonlContributions(adapter, match, file, state, parseErrors, holder, before)
-  const fp = offset > 0 ? tailPrint(file, offset) : undefined
-  const saved = {...state, __fp: fp, __holder: holder ?? undefined, __tail: read.tailTried}
-  return {contributions, row: {...base, offset, parseErrors, state: JSON.stringify(saved)}}
+  const fp = offset > 0 ? tailPrint(file, offset) : null
+  const marks = {fp, holder, tailTried: read.tailTried ?? null}
+  return {contributions, row: {...base, ...marks, offset, parseErrors, state: JSON.stringify(state)}}
 }
 
 /**
@@ -183,7 +194,7 @@ function feedFrom(
   // A last line without its newline, quiet for QUIET_TAIL_MS: read it when it is a whole JSON
   // value (a line still being written never is); else leave it, and do not try it again until
   // the file changes.
-  if (offset < st.size && quietTail({mtimeMs: Math.floor(st.mtimeMs), offset, size: st.size, state: null}, Date.now())) {
+  if (offset < st.size && quietTail({mtimeMs: Math.floor(st.mtimeMs), offset, size: st.size, tailTried: null}, Date.now())) {
     const buf = Buffer.alloc(st.size - offset)
     const n = fs.readSync(fd, buf, 0, buf.length, offset)
     const text = buf.toString('utf8', 0, n).replace(/\r$/, '')
@@ -216,12 +227,8 @@ function jsonlContributions(
   holder: number | null,
   before: number | null,
 ): Contribution[] {
-  const clean = {...state}
-  delete clean.__holder
-  delete clean.__fp
-  delete clean.__tail
   const parser = adapter.jsonl!
-  const own = parser.contributions(clean, file, match)
+  const own = parser.contributions({...state}, file, match)
   const list = parser.lines === 'text' ? own : withParseErrors(own, parseErrors)
   const pid = holder ?? before
   if (pid === null) return list

@@ -3,6 +3,7 @@
  * session's composed facts where no better source answers. The rules are in screen.ts's module
  * comment; the sweep that writes the observations is screen.ts, the pane tying pane-tie.ts.
  */
+import {exhaustive} from '../model/exhaustive.js'
 import type {Agent, FactSource, HardBlock, SessionFacts} from '../model/types.js'
 import type {Contribution} from './adapter.js'
 
@@ -140,6 +141,10 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
         ? {...facts.process, source, status: 'working' as const}
         : {alive: true, exited: null, heartbeatAt: null, pid: obs.pid, source, status: 'working' as const}
       return {...facts, process, sources: {...facts.sources, process: source}}
+    }
+
+    default: {
+      exhaustive(obs.kind)
     }
   }
 

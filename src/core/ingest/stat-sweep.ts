@@ -59,5 +59,5 @@ export function unchangedFile(kind: string, st: fs.Stats | undefined, prev: File
   if (!st || !prev || kind === 'sqlite' || held || !st.isFile()) return false
   if (!sameStat(prev, st)) return false
   if (kind !== 'jsonl') return true
-  return !quietTail(prev, now) && !(prev.state ?? '').includes('"__holder":')
+  return !quietTail(prev, now) && prev.holder === null
 }

@@ -62,6 +62,9 @@ export function readWholeFile(d: Discovered, prev: FileRow | undefined, now: num
     readAt: now,
     size,
     state: null,
+    holder: null,
+    tailTried: null,
+    fp: null,
   }
   counts.read++
   try {

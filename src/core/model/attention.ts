@@ -7,10 +7,71 @@ import type {Reason, WorkState} from './types.js'
 /** Reasons that jump the queue, in order: what a second of attention buys. The rest follow. */
 export const REASON_PRIORITY = ['approval', 'error', 'question'] as const satisfies readonly Reason[]
 
+/**
+ * Rank of every reason in the Needs Input order: 0 for approval, 1 error, 2 question, 3 the rest.
+ * A full Record, so a reason added to the model does not compile until it is ranked here.
+ */
+const REASON_RANK: Readonly<Record<Reason, number>> = {
+  approval: 0,
+  error: 1,
+  question: 2,
+  background_work: 3,
+  child_producing: 3,
+  dead: 3,
+  declared_blocked: 3,
+  declared_done: 3,
+  declared_dormant: 3,
+  delivered: 3,
+  empty: 3,
+  hibernated: 3,
+  killed: 3,
+  producing: 3,
+  queued: 3,
+  settled: 3,
+  snooze_expired: 3,
+  snoozed: 3,
+  trigger: 3,
+  turn_pending: 3,
+  unresponsive: 3,
+  unverified_claim: 3,
+  user_verdict: 3,
+}
+
 /** Rank of a reason in the Needs Input order: 0 for approval, 1 error, 2 question, 3 the rest. */
 export function reasonRank(reason: Reason): number {
-  const rank = (REASON_PRIORITY as readonly Reason[]).indexOf(reason)
-  return rank === -1 ? REASON_PRIORITY.length : rank
+  // A reason this build does not know (a store written by a newer cast) ranks with the rest.
+  return Object.hasOwn(REASON_RANK, reason) ? REASON_RANK[reason] : REASON_PRIORITY.length
+}
+
+/**
+ * The ask a session waiting with this reason puts to the person (a permission prompt, a question,
+ * an error), or null: it waits without one. The notifier names it (notify.ts). A full Record: a
+ * reason added to the model does not compile until it says whether it asks.
+ */
+export const ASK_OF_REASON: Readonly<Record<Reason, 'approval' | 'question' | 'error' | null>> = {
+  approval: 'approval',
+  error: 'error',
+  question: 'question',
+  background_work: null,
+  child_producing: null,
+  dead: null,
+  declared_blocked: null,
+  declared_done: null,
+  declared_dormant: null,
+  delivered: null,
+  empty: null,
+  hibernated: null,
+  killed: null,
+  producing: null,
+  queued: null,
+  settled: null,
+  snooze_expired: null,
+  snoozed: null,
+  trigger: null,
+  turn_pending: null,
+  unresponsive: null,
+  unverified_claim: null,
+  user_verdict: null,
 }
 
 export interface AttentionRow {

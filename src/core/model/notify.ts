@@ -11,6 +11,8 @@
  * - A burst groups into one notification, which names a reason only when every member shares it.
  * - The quiet band's sentence ("2 agents have gone quiet") only when no demand is pending.
  */
+import {ASK_OF_REASON} from './attention.js'
+import {exhaustive} from './exhaustive.js'
 import type {Bucket, LogReason, Reason, WorkState} from './types.js'
 
 export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet', 'released'] as const
@@ -68,8 +70,23 @@ export interface NotifyOptions {
 
 export const DEFAULT_NOTIFY_OPTIONS: NotifyOptions = {done: 'soft', quiet: true}
 
-/** Buckets whose rows never page: set aside, folded, or not listed. */
-const SILENT_BUCKETS: readonly Bucket[] = ['folded', 'hidden', 'stashed', 'snoozed', 'dismissed', 'killed']
+/** Buckets whose rows never page (true): set aside, folded, or not listed. Every bucket says. */
+const SILENT_BUCKETS: Readonly<Record<Bucket, boolean>> = {
+  dismissed: true,
+  folded: true,
+  hidden: true,
+  killed: true,
+  snoozed: true,
+  stashed: true,
+  done: false,
+  dormant: false,
+  idle: false,
+  needs_input: false,
+  new: false,
+  pinned: false,
+  questions: false,
+  working: false,
+}
 
 /** A notification waiting to go out, one per session in a burst. */
 export interface Candidate {
@@ -85,7 +102,7 @@ export interface Candidate {
 
 /** Is this session one that may page me at all, whatever happened to it? */
 export function mayPage(s: NotifySubject): boolean {
-  return s.mine && !s.isChild && !SILENT_BUCKETS.includes(s.bucket)
+  return s.mine && !s.isChild && SILENT_BUCKETS[s.bucket] !== true
 }
 
 /** The kind of notification this transition earns, or null when it pages nobody. */
@@ -98,8 +115,7 @@ export function notifyKindOf(t: NotifyTransition, s: NotifySubject, options: Not
   if (s.ask?.kind === 'decision' && s.bucket === 'questions') return 'decision'
   if (t.to === 'needs_input') {
     if (s.ask && s.ask.kind !== 'decision') return s.ask.kind
-    if (t.reason === 'approval' || t.reason === 'question' || t.reason === 'error') return t.reason
-    return 'needs_input'
+    return ASK_OF_REASON[t.reason] ?? 'needs_input'
   }
 
   if (t.to === 'done' && t.reason === 'declared_done' && options.done !== 'off') return 'done'
@@ -159,7 +175,10 @@ export function sentence(agent: string, kind: NotifyKind, names: Readonly<Record
       return `${who} has gone quiet`
     case 'released':
       return `${who} is back from its park`
+    case 'needs_input':
+      return `${who} is waiting for input`
     default:
+      exhaustive(kind)
       return `${who} is waiting for input`
   }
 }
@@ -182,7 +201,13 @@ export function groupSentence(kinds: readonly NotifyKind[]): string {
       return `${agents} are done`
     case 'released':
       return `${agents} are back from their parks`
+    case 'needs_input':
+    case 'quiet':
+    case null:
+    case undefined:
+      return `${agents} need you`
     default:
+      exhaustive(shared)
       return `${agents} need you`
   }
 }

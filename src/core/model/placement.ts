@@ -6,7 +6,7 @@
  * trigger fires into it; a hidden stash only on an ask.
  */
 import {currentDeclaration} from './work-state.js'
-import type {Bucket, ChildSummary, Classification, SessionFacts, SessionRecords} from './types.js'
+import type {Bucket, ChildSummary, Classification, Reason, SessionFacts, SessionRecords} from './types.js'
 
 export interface PlacementInput {
   readonly classification: Pick<Classification, 'reason' | 'state'>
@@ -23,14 +23,44 @@ export type Ask = (typeof ASKS)[number]
 export const STALLS = ['dead', 'declared_blocked', 'trigger_fired'] as const
 export type Stall = (typeof STALLS)[number]
 
+/**
+ * The bucket a reason files the session in whatever else holds (rules 1 and 2: killed, snoozed),
+ * or null: the order below decides. Every reason says, so a new one does not compile until it does.
+ */
+const FILED_BY_REASON: Readonly<Record<Reason, 'snoozed' | 'killed' | null>> = {
+  killed: 'killed',
+  snoozed: 'snoozed',
+  approval: null,
+  background_work: null,
+  child_producing: null,
+  dead: null,
+  declared_blocked: null,
+  declared_done: null,
+  declared_dormant: null,
+  delivered: null,
+  empty: null,
+  error: null,
+  hibernated: null,
+  producing: null,
+  question: null,
+  queued: null,
+  settled: null,
+  snooze_expired: null,
+  trigger: null,
+  turn_pending: null,
+  unresponsive: null,
+  unverified_claim: null,
+  user_verdict: null,
+}
+
 export function placeSession(input: PlacementInput): Bucket {
   const {classification, facts, isChild, records} = input
   if (isChild) return 'folded'
   if (records.filing === 'dismissed') return 'dismissed'
   if (records.filing === 'hidden' && releaseCause(input) === null) return 'hidden'
   if (records.filing === 'stashed' && releaseCause(input) === null) return 'stashed'
-  if (classification.reason === 'snoozed') return 'snoozed'
-  if (classification.reason === 'killed') return 'killed'
+  const filed = FILED_BY_REASON[classification.reason] ?? null
+  if (filed !== null) return filed
   if (openAsks(input).length > 0) return 'questions'
   if (records.pinned) return 'pinned'
   if (facts.messages === 0) return 'new'

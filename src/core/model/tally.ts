@@ -1,6 +1,7 @@
 /**
  * The tally line and the `counts` object of `cast sessions --json` (docs/contract.md §3.8, §6.1). Pure.
  */
+import {exhaustive} from './exhaustive.js'
 import type {Bucket, WorkState} from './types.js'
 
 export interface TallyRow {
@@ -32,11 +33,26 @@ export interface Counts {
   readonly quiet: number
 }
 
-/** Buckets set aside by a filing: their rows do not count toward the work-state figures. */
-export const FILED_BUCKETS = ['dismissed', 'stashed', 'hidden', 'snoozed', 'killed'] as const satisfies readonly Bucket[]
+/** Buckets set aside by a filing (true): their rows do not count toward the work-state figures. Every bucket says. */
+const FILED_BUCKETS: Readonly<Record<Bucket, boolean>> = {
+  dismissed: true,
+  hidden: true,
+  killed: true,
+  snoozed: true,
+  stashed: true,
+  done: false,
+  dormant: false,
+  folded: false,
+  idle: false,
+  needs_input: false,
+  new: false,
+  pinned: false,
+  questions: false,
+  working: false,
+}
 
 export function isFiledBucket(bucket: Bucket): boolean {
-  return (FILED_BUCKETS as readonly Bucket[]).includes(bucket)
+  return FILED_BUCKETS[bucket] === true
 }
 
 /**
@@ -104,7 +120,18 @@ export function tally(rows: readonly TallyRow[]): Counts {
         break
       }
 
-      default:
+      case 'pinned':
+      case 'needs_input':
+      case 'done':
+      case 'working':
+      case 'dormant':
+      case 'idle': {
+        break
+      }
+
+      default: {
+        exhaustive(bucket)
+      }
     }
 
     counts[row.state]++

@@ -314,6 +314,27 @@ export const BUCKETS = [
 ] as const
 export type Bucket = (typeof BUCKETS)[number] | 'folded' | 'hidden'
 
+/**
+ * The heading of each bucket's section in `cast sessions` and `cast inbox`. Every bucket has one,
+ * so a new bucket does not compile until it is named (folded rows never head a section).
+ */
+export const SECTION_TITLES: Readonly<Record<Bucket, string>> = {
+  dismissed: 'DISMISSED',
+  dormant: 'DORMANT',
+  done: 'DONE',
+  folded: 'FOLDED',
+  hidden: 'STASHED (HIDDEN)',
+  idle: 'IDLE',
+  killed: 'KILLED',
+  needs_input: 'NEEDS INPUT',
+  new: 'NEW',
+  pinned: 'PINNED',
+  questions: 'QUESTIONS',
+  snoozed: 'SNOOZED',
+  stashed: 'STASHED',
+  working: 'WORKING',
+}
+
 /** Display order of the sections in `cast sessions`. Collapsed buckets come last. */
 export const SECTION_ORDER: readonly Bucket[] = [
   'questions',

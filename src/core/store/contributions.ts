@@ -2,7 +2,7 @@
  * The files table (what cast read of each source, and where it stopped) and the contributions
  * table (what each source says about each session, composed into the session's facts).
  */
-import {type Row, str} from './rows.js'
+import {num, type Row, str} from './rows.js'
 import type {Store} from './store.js'
 
 export interface FileRow {
@@ -14,9 +14,16 @@ export interface FileRow {
   readonly size: number
   readonly mtimeMs: number
   readonly offset: number
+  /** The adapter's parser state (JSON), resumed on the next read; the reader's own marks are beside it. */
   readonly state: string | null
   readonly parseErrors: number
   readonly readAt: number
+  /** The agent process that held the file open at the last read (the JSONL reader's mark), else null. */
+  readonly holder: number | null
+  /** The size at which a last line without its newline was tried and left (not tried again until the file changes), else null. */
+  readonly tailTried: number | null
+  /** The print of the bytes just before `offset` (file-read.ts tailPrint): a file rewritten in place is read again from the start. */
+  readonly fp: string | null
 }
 
 export interface StoredContribution {
@@ -39,6 +46,9 @@ export function loadFiles(store: Store): Map<string, FileRow> {
       readAt: Number(r.read_at),
       size: Number(r.size),
       state: str(r.state),
+      holder: num(r.holder),
+      tailTried: num(r.tail_tried),
+      fp: str(r.fp),
     })
   }
 
@@ -48,11 +58,12 @@ export function loadFiles(store: Store): Map<string, FileRow> {
 export function saveFile(store: Store, f: FileRow): void {
   store
     .q(
-      `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at)
-     VALUES (@path, @agent, @kind, @dev, @ino, @size, @mtimeMs, @offset, @state, @parseErrors, @readAt)
+      `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at, holder, tail_tried, fp)
+     VALUES (@path, @agent, @kind, @dev, @ino, @size, @mtimeMs, @offset, @state, @parseErrors, @readAt, @holder, @tailTried, @fp)
      ON CONFLICT (path) DO UPDATE SET agent = excluded.agent, kind = excluded.kind, dev = excluded.dev,
        ino = excluded.ino, size = excluded.size, mtime_ms = excluded.mtime_ms, offset = excluded.offset,
-       state = excluded.state, parse_errors = excluded.parse_errors, read_at = excluded.read_at`,
+       state = excluded.state, parse_errors = excluded.parse_errors, read_at = excluded.read_at,
+       holder = excluded.holder, tail_tried = excluded.tail_tried, fp = excluded.fp`,
     )
     .run(f)
 }
@@ -174,6 +185,9 @@ export function filesFor(store: Store, agent: string, nativeId: string): FileRow
     readAt: Number(r.read_at),
     size: Number(r.size),
     state: null,
+    holder: num(r.holder),
+    tailTried: num(r.tail_tried),
+    fp: str(r.fp),
   }))
 }
 

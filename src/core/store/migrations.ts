@@ -367,6 +367,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 9,
+    up(db) {
+      // The JSONL reader's own marks (src/core/ingest/jsonl-read.ts) move out of the adapter's
+      // parser state into columns beside it: the agent process holding the file open when it was
+      // last read (holder), the size at which a last line without its newline was tried and left
+      // (tail_tried), and the print of the bytes before the offset (fp). Stores written before
+      // kept them in the state as "__holder", "__tail" and "__fp"; they move here, and the state
+      // keeps the parser's keys only. files_marks indexes the holder column instead of searching
+      // the state's text.
+      db.exec(`
+        ALTER TABLE files ADD COLUMN holder INTEGER;
+        ALTER TABLE files ADD COLUMN tail_tried INTEGER;
+        ALTER TABLE files ADD COLUMN fp TEXT;
+        UPDATE files SET
+          holder = json_extract(state, '$.__holder'),
+          tail_tried = json_extract(state, '$.__tail'),
+          fp = json_extract(state, '$.__fp'),
+          state = json_remove(state, '$.__holder', '$.__tail', '$.__fp')
+        WHERE state IS NOT NULL AND json_valid(state)
+          AND (instr(state, '"__holder":') > 0 OR instr(state, '"__tail":') > 0 OR instr(state, '"__fp":') > 0);
+        DROP INDEX files_marks;
+        CREATE INDEX files_marks ON files (path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, holder);
+      `)
+    },
+  },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

@@ -2,12 +2,13 @@
  * The lean read behind `cast status`: one row per session with only what the status line counts
  * (state, bucket, ownership, recency, the quiet clock), no facts parsed; bench/status.js measures it from a warm store.
  */
+import type {Reason} from '../model/types.js'
 import {text} from './rows.js'
 import type {Store} from './store.js'
 
 export interface StatusRow {
   readonly state: string | null
-  readonly reason: string | null
+  readonly reason: Reason | null
   readonly bucket: string | null
   readonly parentId: string | null
   readonly runner: string | null
@@ -38,7 +39,7 @@ export function statusRows(store: Store): StatusRow[] {
     owners: r[10] ? text(r[10]).split('\n') : [],
     parentId: r[3] as string | null,
     pinned: Number(r[9]) === 1,
-    reason: r[1] as string | null,
+    reason: r[1] as Reason | null,
     runner: r[4] as string | null,
     state: r[0] as string | null,
     workingSince: num(r[7]),

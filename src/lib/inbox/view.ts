@@ -4,28 +4,12 @@
  * without colour: the cursor is a "›" in the margin, not only a reverse video bar.
  */
 import {formatTally} from '../../core/model/tally.js'
-import type {Bucket} from '../../core/model/types.js'
+import {type Bucket, SECTION_TITLES} from '../../core/model/types.js'
 import {verb, type VerbName, VERBS} from '../../core/model/verbs.js'
 import type {SessionRow} from '../../core/store/store.js'
 import {oneLine} from '../sanitize.js'
 import {fitLine} from '../style.js'
 import {type Listing, type RenderStyle, renderRow, titleOf} from '../views.js'
-
-const TITLES: Partial<Record<Bucket, string>> = {
-  dismissed: 'DISMISSED',
-  dormant: 'DORMANT',
-  done: 'DONE',
-  hidden: 'STASHED (HIDDEN)',
-  idle: 'IDLE',
-  killed: 'KILLED',
-  needs_input: 'NEEDS INPUT',
-  new: 'NEW',
-  pinned: 'PINNED',
-  questions: 'QUESTIONS',
-  snoozed: 'SNOOZED',
-  stashed: 'STASHED',
-  working: 'WORKING',
-}
 
 export type Mode =
   | {readonly kind: 'list'}
@@ -115,7 +99,7 @@ export function renderInbox(s: InboxState, width: number, height: number, style:
   s.rows.forEach((r, i) => {
     if (r.bucket !== current) {
       current = r.bucket
-      body.push('', style.bold(`${TITLES[r.bucket] ?? r.bucket.toUpperCase()} (${sizes.get(r.bucket)})`))
+      body.push('', style.bold(`${SECTION_TITLES[r.bucket] ?? r.bucket.toUpperCase()} (${sizes.get(r.bucket)})`))
     }
 
     const lines = renderRow(r, s.listing.me, s.now, s.home, style)

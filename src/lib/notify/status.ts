@@ -11,7 +11,7 @@
 import {quietAt} from '../../core/model/attention.js'
 import {inboxLeavesAt, inInbox} from '../../core/model/ownership.js'
 import {isFiledBucket} from '../../core/model/tally.js'
-import type {Bucket} from '../../core/model/types.js'
+import type {Bucket, Reason} from '../../core/model/types.js'
 import {statusRows} from '../../core/store/status.js'
 import type {Store} from '../../core/store/store.js'
 
@@ -24,7 +24,35 @@ export interface StatusCounts {
   done: number
 }
 
-const OUTLIVES = new Set(['approval', 'question', 'declared_blocked'])
+/**
+ * Reasons a needs_input session waits with that outlive the recency window (true), as
+ * core/model/view.ts outlivesRecency reads them from the facts. Every reason says.
+ */
+const OUTLIVES: Readonly<Record<Reason, boolean>> = {
+  approval: true,
+  declared_blocked: true,
+  question: true,
+  background_work: false,
+  child_producing: false,
+  dead: false,
+  declared_done: false,
+  declared_dormant: false,
+  delivered: false,
+  empty: false,
+  error: false,
+  hibernated: false,
+  killed: false,
+  producing: false,
+  queued: false,
+  settled: false,
+  snooze_expired: false,
+  snoozed: false,
+  trigger: false,
+  turn_pending: false,
+  unresponsive: false,
+  unverified_claim: false,
+  user_verdict: false,
+}
 
 export function statusCounts(store: Store, me: string, now: number, recencyMs?: number): StatusCounts {
   return statusSnapshot(store, me, now, recencyMs).counts
@@ -50,7 +78,7 @@ export function statusSnapshot(
   for (const r of statusRows(store)) {
     const bucket = (r.bucket ?? r.state ?? 'idle') as Bucket
     if (r.parentId !== null || bucket === 'folded' || isFiledBucket(bucket) || bucket === 'hidden') continue
-    const outlives = r.pinned || bucket === 'questions' || (r.state === 'needs_input' && OUTLIVES.has(r.reason ?? ''))
+    const outlives = r.pinned || bucket === 'questions' || (r.state === 'needs_input' && r.reason !== null && OUTLIVES[r.reason] === true)
     const inbox = {all: outlives, lastActivityAt: r.lastActivityAt ?? r.firstSeenAt, me, owners: r.owners, recencyMs, runner: r.runner}
     if (!inInbox({...inbox, now})) continue
     later(inboxLeavesAt(inbox))

@@ -24,6 +24,9 @@ const read = (by: string, file: number): JsonlRead => ({
     readAt: 0,
     size: 1,
     state: null,
+    holder: null,
+    tailTried: null,
+    fp: null,
   },
 })
 

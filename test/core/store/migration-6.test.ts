@@ -106,8 +106,15 @@ const file = (p: string, over: Partial<Parameters<Store['saveFile']>[0]> = {}): 
   readAt: NOW,
   size: 500,
   state: '{"lines":3}',
+  holder: null,
+  tailTried: null,
+  fp: null,
   ...over,
 })
+
+/** The marks as schema 5 answered them: migration 9's columns (holder, tailTried, fp) left out. */
+const marksShape = (marks: ReturnType<typeof loadFileMarks>): Map<string, Record<string, unknown>> =>
+  new Map([...marks].map(([k, {fp: _fp, holder: _holder, tailTried: _tail, ...v}]) => [k, {...v}]))
 
 const SRC: FactSource = {kind: 'transcript', ref: '/h/a.jsonl'}
 const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({
@@ -183,7 +190,7 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
         .map((c) => c.nativeId)
         .sort(),
     ).toEqual(['c-claim', 's-claim', 's-word'])
-    expect(new Map([...loadFileMarks(store, ['codex'])].map(([k, v]) => [k, {...v}]))).toEqual(marks5)
+    expect(marksShape(loadFileMarks(store, ['codex']))).toEqual(marks5)
     // Held only for the agents that record a holder: Codex's file, not Claude Code's.
     expect(loadFileMarks(store, ['codex']).get('/h/codex-held.jsonl')?.held).toBe(true)
     expect(loadFileMarks(store, ['codex']).get('/h/claude-says-holder.jsonl')?.held).toBe(false)
@@ -211,13 +218,15 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
       claimsV5(store.db).map((r: any) => ({agent: r.agent, data: r.data, nativeId: r.native_id, path: r.path})),
     )
 
-    store.saveFile(file('/h/x.jsonl', {agent: 'codex', offset: 300, size: 900, state: '{"__holder":9,"tail":"ab"}'}))
-    expect(new Map([...loadFileMarks(store, ['codex'])].map(([k, v]) => [k, {...v}]))).toEqual(marksV5(store.db, ['codex']))
+    // Since migration 9 the holder is a column beside the state (the state is the parser's alone).
+    store.saveFile(file('/h/x.jsonl', {agent: 'codex', holder: 9, offset: 300, size: 900, state: '{"tail":"ab"}', tailTried: 900}))
     expect(loadFileMarks(store, ['codex']).get('/h/x.jsonl')).toMatchObject({
       held: true,
+      holder: 9,
       offset: 300,
       size: 900,
-      state: '{"__holder":9,"tail":"ab"}',
+      state: '{"tail":"ab"}',
+      tailTried: 900,
     })
     store.saveFile(file('/h/x.jsonl', {agent: 'codex', offset: 900, size: 900, state: '{"lines":1}'}))
     expect(loadFileMarks(store, ['codex']).get('/h/x.jsonl')).toMatchObject({held: false, state: null, stateLoaded: false})
@@ -279,7 +288,7 @@ describe('migration 6: the no-op sync and inbox indexes', () => {
     inboxCandidates(store, 0)
     const sqls = [...(store as unknown as {stmts: Map<string, unknown>}).stmts.keys()]
     const claims = sqls.find((s) => s.includes('FROM contributions') && s.includes('processClaim'))!
-    const marks = sqls.find((s) => s.includes('FROM files') && s.includes('__holder'))!
+    const marks = sqls.find((s) => s.includes('FROM files INDEXED BY files_marks'))!
     const inbox = sqls.find((s) => s.includes('FROM sessions') && s.includes('@since') && s.includes('runner'))!
     expect(plan(claims)).toMatch(/USING INDEX contributions_claims/)
     expect(plan(marks)).toMatch(/USING COVERING INDEX files_marks/)
