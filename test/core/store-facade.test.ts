@@ -18,7 +18,9 @@ const files = (dir: string): string[] =>
 
 /** Every relative module a file names: static imports, `import type`, re-exports, `import()` and `import('…').T` types. */
 const imports = (file: string): string[] =>
-  [...fs.readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport\s*\()\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!).filter((i) => i.startsWith('.'))
+  [...fs.readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport\s*\()\s*['"]([^'"]+)['"]/g)]
+    .map((m) => m[1]!)
+    .filter((i) => i.startsWith('.'))
 
 /** `file -> target` for each import of a module under src/core/store other than the facades. */
 function familyImports(dir: string): string[] {
