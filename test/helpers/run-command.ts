@@ -1,8 +1,11 @@
 /**
- * Run a cast command inside the test process, as `bin/run.js` would run it in a child: the same
- * built commands (dist/ of ROOT, after `npm run build`), the same oclif entry (`run` then, on an
- * error, oclif's `handle`), with the run's own environment, working folder and stdin, and its
- * stdout, stderr and exit code captured. It saves the 0.3-0.5 s of Node and oclif start-up that
+ * Run a cast command inside the test process, as `bin/run.js` would run it in a child: the
+ * command classes of src/commands (dist/ only for a private build named by CAST_TEST_ROOT), the
+ * same oclif entry (`run` then, on an error, oclif's `handle`) over ROOT's manifest (after
+ * `npm run build`), with the run's own environment, working folder and stdin, and its
+ * stdout, stderr and exit code captured. From source, the file reader runs inline rather than in
+ * its worker thread and no backfill process starts (src/core/ingest/read-worker.ts,
+ * src/lib/ingest.ts need the built modules); spawned runs (cli.ts) still cover both. It saves the 0.3-0.5 s of Node and oclif start-up that
  * every spawned command costs (issue 12 point 6).
  *
  * What a child gives for free is set up and taken down around each run:
