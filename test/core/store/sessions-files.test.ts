@@ -8,7 +8,9 @@
 import {describe, expect, it} from 'vitest'
 
 import {castId} from '../../../src/core/model/ids.js'
+import {agentStoreStats, spoolParseErrors, storeHealth} from '../../../src/core/store/doctor.js'
 import {loadFileMarks, loadFileRow} from '../../../src/core/store/file-marks.js'
+import {fileMark, sameMark} from '../../../src/core/store/files.js'
 import {addOwner, ownersOf, removeOwner} from '../../../src/core/store/ownership.js'
 import type {FileRow} from '../../../src/core/store/store.js'
 import {NOW, settled, useStore} from './fixture.js'
@@ -112,6 +114,45 @@ describe('files and contributions', () => {
     expect(loadFileMarks(f.store).get('/t/held.jsonl')?.held).toBe(false)
     expect(loadFileRow(f.store, '/t/whole.jsonl')).toEqual(file('/t/whole.jsonl'))
     expect(loadFileRow(f.store, '/t/none.jsonl')).toBeUndefined()
+  })
+})
+
+describe('file marks for the last check before a commit', () => {
+  it('change with any read of the file, so an overtaken read is seen', () => {
+    f.store.saveFile(file('/t/one.jsonl'))
+    const mine = fileMark(f.store, '/t/one.jsonl')
+
+    expect(sameMark(mine, fileMark(f.store, '/t/one.jsonl'))).toBe(true)
+    f.store.saveFile(file('/t/one.jsonl', {offset: 120, size: 120}))
+    expect(sameMark(mine, fileMark(f.store, '/t/one.jsonl'))).toBe(false)
+    expect(fileMark(f.store, '/t/none.jsonl')).toBeNull()
+    expect(sameMark(null, undefined)).toBe(true)
+    expect(sameMark(mine, null)).toBe(false)
+  })
+})
+
+describe('what cast doctor reads of the store', () => {
+  it('counts per agent the files read, their bad lines, the claims by kind, and the hook and screen sources', () => {
+    f.add('a')
+    f.add('b')
+    f.store.saveFile(file('/t/a.jsonl', {parseErrors: 2}))
+    f.store.replaceContributions('/t/a.jsonl', 'claude_code', [{data: '{"processClaim":{"source":{"kind":"registry"}}}', nativeId: 'a'}])
+    f.store.upsertContribution('hooks://claude_code/a', 'claude_code', 'hook', 'a', '{}', NOW)
+    f.store.upsertContribution('screen://tmux/%1', 'claude_code', 'screen', 'b', '{}', NOW)
+    f.store.saveFile(file('hooks://spool', {kind: 'hook', parseErrors: 1}))
+    f.store.addParseErrors('hooks://spool', 2)
+
+    expect(agentStoreStats(f.store).get('claude_code')).toEqual({
+      agent: 'claude_code',
+      claims: {registry: 1},
+      files: 1,
+      hookSessions: 1,
+      parseErrors: 2,
+      screenSessions: 1,
+      sessions: 2,
+    })
+    expect(spoolParseErrors(f.store)).toBe(3)
+    expect(storeHealth(f.store).check).toBe('ok')
   })
 })
 
