@@ -1,8 +1,7 @@
 import {Args} from '@oclif/core'
 
 import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, WorkState} from '../core/model/types.js'
-import type {FileRow} from '../core/store/contributions.js'
-import type {SessionRow} from '../core/store/store.js'
+import type {FileRow, SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {humanTime} from '../lib/time-format.js'
 import type {RestExplanation} from '../lib/classifier.js'

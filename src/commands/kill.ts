@@ -9,6 +9,7 @@ import {durationFlag} from '../lib/time-flags.js'
 import {TriageCommand} from '../lib/triage.js'
 import type {SessionJson} from '../lib/views.js'
 import {verb} from '../core/model/verbs.js'
+import {families} from '../core/store/families.js'
 
 export interface KillJson {
   verb: 'kill'
@@ -145,7 +146,7 @@ in the inbox, one line says why, and the exit code is 5.`
     graceMs: number,
   ): Promise<KillJson> {
     const {makeIngester} = await import('../lib/ingest.js')
-    const {applyTriage} = await import('../core/store/triage.js')
+    const {applyTriage} = await families.triage()
     const {terminate} = await import('../lib/terminate.js')
     const {shortId} = await import('../core/model/ids.js')
     const {planKill} = await import('../core/model/triage.js')

@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import {families} from '../core/store/families.js'
 
 export interface OwnersJson {
   id: string
@@ -25,7 +26,7 @@ on which device, and whether it is in your inbox.`
   async run(): Promise<OwnersJson> {
     const {args} = await this.parse(Owners)
     const {resolveSession} = await import('../lib/resolve.js')
-    const {ownersOf} = await import('../core/store/ownership.js')
+    const {ownersOf} = await families.ownership()
     const {titleOf} = await import('../lib/views.js')
     const {inView} = await import('../core/model/view.js')
     const {loadConfig} = await import('../lib/config.js')

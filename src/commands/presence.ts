@@ -4,6 +4,7 @@ import {nudgeHookNames} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {durationFlag} from '../lib/time-flags.js'
+import {families} from '../core/store/families.js'
 
 /** `cast presence --json`: the presence in force, the ones defined, and who heard the notice. */
 export interface PresenceJson {
@@ -65,7 +66,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
         until = now + flags.for
       }
 
-      const {setPresence} = await import('../core/store/presence.js')
+      const {setPresence} = await families.presence()
       setPresence(store, {presence: name, setAt: now, until, who: this.me})
       const {presenceFor: pf} = await import('../lib/decide.js')
       const {writePresenceNotice} = await import('../lib/turn-marks.js')

@@ -5,6 +5,7 @@ import {type Column, COLUMNS, parseColumns} from '../lib/holds-view.js'
 import {EXIT} from '../lib/exit-codes.js'
 import {AGENT_SPELLING, filterFlags} from '../lib/flags.js'
 import type {Listing} from '../lib/views.js'
+import {teamFamilies} from '../core/store/families.js'
 
 export default class Sessions extends BaseCommand {
   static override description = `Every agent session on the machine, grouped by who acts next: Questions, Pinned, New,
@@ -97,7 +98,7 @@ pipe or with --json.`
     const {teamContext} = await import('../team/index.js')
     const ctx = teamContext(store, this.env, await loadConfig(this.env))
     if (!ctx) return false
-    const {watchTeam} = await import('../core/store/team/watch.js')
+    const {watchTeam} = await teamFamilies.watch()
     await watchTeam({
       agent: flags.agent,
       json: this.jsonEnabled(),

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {shortId} from '../core/model/ids.js'
-import type {Reservation} from '../core/store/spawns.js'
 import type {Store} from '../core/store/store.js'
+import {families, type Reservation} from '../core/store/families.js'
 import type {SessionJson} from '../lib/json-shapes.js'
 import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/agent-commands.js'
 import {BaseCommand} from '../lib/base-command.js'
@@ -60,7 +60,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const clock = this.clock()
     const {syncBeforeRead} = await import('../lib/ingest.js')
     const {resolveSession} = await import('../lib/resolve.js')
-    const {dropSpawn, linkSpawn, MAX_TREE_DEPTH, MAX_TREE_SIZE, reserveSpawn, setSpawnTarget} = await import('../core/store/spawns.js')
+    const {dropSpawn, linkSpawn, MAX_TREE_DEPTH, MAX_TREE_SIZE, reserveSpawn, setSpawnTarget} = await families.spawns()
     syncBeforeRead(store, this.env, clock, this.me)
     const parentId = flags.parent === undefined ? null : resolveSession(store, flags.parent)
     const nativeId = takesPresetId(template) ? randomUUID() : null
@@ -234,7 +234,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     argv: string[],
     o: {agentName: string; childId: string | null; cwd: string; headless: boolean; label: string | undefined; vars: Record<string, string>},
   ): Promise<{target: string; pid: number | null; stillRunning: () => Promise<boolean>}> {
-    const {dropSpawn} = await import('../core/store/spawns.js')
+    const {dropSpawn} = await families.spawns()
     let target: string
     let pid: number | null
     let stillRunning: () => Promise<boolean>

@@ -4,6 +4,7 @@ import {BaseCommand} from '../lib/base-command.js'
 import {EXIT} from '../lib/exit-codes.js'
 import type {SessionJson} from '../lib/views.js'
 import {verb} from '../core/model/verbs.js'
+import {families} from '../core/store/families.js'
 
 export interface HistoryJson {
   action: number
@@ -45,7 +46,7 @@ identity).`
     const {flags} = await this.parse(Undo)
     const store = await this.openStore()
     const clock = this.clock()
-    const {listActions, undoLast} = await import('../core/store/triage.js')
+    const {listActions, undoLast} = await families.triage()
     const {shortId} = await import('../core/model/ids.js')
     const toJson = (a: {
       action: number

@@ -74,7 +74,14 @@ describe('keys reach only the agent', () => {
     server.tmux(['send-keys', '-t', pane, '-l', `${quote(process.execPath)} ${quote(FAKE_CLAUDE)} --session-id ${SID} ${quote(prompt)}`])
     server.tmux(['send-keys', '-t', pane, 'Enter'])
     const pid = await waitFor(() => {
-      const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(shell)], {encoding: 'utf8'}).trim()
+      // ps exits 1 while bash has no child yet.
+      let out = ''
+      try {
+        out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(shell)], {encoding: 'utf8'}).trim()
+      } catch {
+        return null
+      }
+
       return out === '' ? null : Number(out.split('\n')[0])
     })
     return {pane, pid}

@@ -12,7 +12,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {projectRootOf} from '../../src/adapters/gemini/paths.js'
 import {readScreen} from '../../src/lib/dialog.js'
 import {claudeLines, claudeTranscriptPath, makeHome, runCast, type TempHome, writeFile} from './cli.js'
-import {runCommand} from './run-command.js'
+import SnoozeSweep from '../../src/commands/snooze/sweep.js'
+import Sessions from '../../src/commands/sessions.js'
+import {commandClass, runCommand} from './run-command.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000c0de'
 
@@ -95,6 +97,13 @@ describe('runCommand (in-process) against runCast (spawned)', () => {
     const unnamed = await runCommand(['presence', '--json'], {env: noUser})
     expect(JSON.parse(named.stdout).who).toBe('ana@example.com')
     expect(JSON.parse(unnamed.stdout).who).not.toBe('ana@example.com')
+  })
+})
+
+describe('the commands runCommand runs', () => {
+  it('are the classes of src/commands, the ones a test imports, not the built ones in dist/', async () => {
+    expect(await commandClass('sessions')).toBe(Sessions)
+    expect(await commandClass('snooze:sweep')).toBe(SnoozeSweep)
   })
 })
 

@@ -1,8 +1,11 @@
 /**
- * Run a cast command inside the test process, as `bin/run.js` would run it in a child: the same
- * built commands (dist/ of ROOT, after `npm run build`), the same oclif entry (`run` then, on an
- * error, oclif's `handle`), with the run's own environment, working folder and stdin, and its
- * stdout, stderr and exit code captured. It saves the 0.3-0.5 s of Node and oclif start-up that
+ * Run a cast command inside the test process, as `bin/run.js` would run it in a child: the
+ * command classes of src/commands (dist/ only for a private build named by CAST_TEST_ROOT), the
+ * same oclif entry (`run` then, on an error, oclif's `handle`) over ROOT's manifest (after
+ * `npm run build`), with the run's own environment, working folder and stdin, and its
+ * stdout, stderr and exit code captured. From source, the file reader runs inline rather than in
+ * its worker thread and no backfill process starts (src/core/ingest/read-worker.ts,
+ * src/lib/ingest.ts need the built modules); spawned runs (cli.ts) still cover both. It saves the 0.3-0.5 s of Node and oclif start-up that
  * every spawned command costs (issue 12 point 6).
  *
  * What a child gives for free is set up and taken down around each run:
@@ -21,6 +24,8 @@
  * Module-level caches in src/ that could carry one run's environment into the next are keyed by
  * what they read (the config file's text, the Gemini folder, the identity's environment).
  */
+import type {Command} from '@oclif/core'
+import fs from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {Readable} from 'node:stream'
@@ -40,8 +45,44 @@ let config: Promise<Config> | undefined
 
 /** The oclif Config of ROOT, loaded once per test file (each file runs in its own process). */
 function loadConfig(): Promise<Config> {
-  config ??= oclif.Config.load(ROOT)
+  config ??= oclif.Config.load(ROOT).then((c) => (FROM_SOURCE ? fromSource(c) : c))
   return config
+}
+
+/**
+ * The command classes come from src/ (through vitest's TypeScript transform, like the test
+ * files' own imports of src/), not from dist/, unless CAST_TEST_ROOT names a private build to
+ * test. oclif still reads the commands' ids, flags and help from ROOT's manifest
+ * (oclif.manifest.json, written by `npm run build`); only the class it runs is the source one.
+ */
+const FROM_SOURCE = !process.env.CAST_TEST_ROOT
+const SRC_COMMANDS = path.join(ROOT, 'src', 'commands')
+
+/** The source file of a command id: `snooze:sweep` is src/commands/snooze/sweep.ts, `schedule` src/commands/schedule/index.ts. */
+function sourceOf(id: string): string {
+  const base = path.join(SRC_COMMANDS, ...id.split(':'))
+  return fs.existsSync(`${base}.ts`) ? `${base}.ts` : path.join(base, 'index.ts')
+}
+
+/** Make the root plugin load each command's class from its source file, set up as oclif sets up a loaded class. */
+function fromSource(c: Config): Config {
+  const root = [...c.plugins.values()].find((p) => p.isRoot)
+  if (!root) throw new Error(`no root plugin in ${ROOT}`)
+  const loadFromManifest = root.findCommand.bind(root)
+  root.findCommand = async (id: string, opts: {must?: boolean} = {}) => {
+    const file = sourceOf(id)
+    if (!fs.existsSync(file)) return loadFromManifest(id, opts as {must: true})
+    const cmd = ((await import(file)) as {default: Command.Class}).default
+    Object.assign(cmd, {id, isESM: true, plugin: root, relativePath: path.relative(ROOT, file).split(path.sep)})
+    return cmd
+  }
+
+  return c
+}
+
+/** The class `cast ID` runs in this process (the source one, unless CAST_TEST_ROOT is set). */
+export async function commandClass(id: string): Promise<Command.Class | undefined> {
+  return (await loadConfig()).findCommand(id)?.load()
 }
 
 /** Thrown in place of process.exit() during a run, so the run ends and the test process stays. */

@@ -4,6 +4,7 @@ import {BaseCommand, type RemoteVerbJson} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import {teamFlags} from '../../lib/flags.js'
 import type {DecisionJson} from '../../lib/views.js'
+import {families} from '../../core/store/families.js'
 
 /** `cast decide answer --json`: the answered card, and how the answer reached the agent. */
 export interface AnswerJson {
@@ -48,7 +49,7 @@ Answering a card the agent auto-decided while you were away confirms it (same op
     const store = await this.openStore()
     const clock = this.clock()
     const {answerMessage, findCard, parseChoice} = await import('../../lib/decide.js')
-    const {answerDecision, getDecision, waiterLeaseName} = await import('../../core/store/decisions.js')
+    const {answerDecision, getDecision, waiterLeaseName} = await families.decisions()
     const {leaseIsLive} = await import('../../lib/ingest.js')
     const {decisionJson} = await import('../../lib/views.js')
     const card = findCard(store, args.card)

@@ -5,6 +5,7 @@ import {EXIT} from '../../lib/exit-codes.js'
 import {sessionFlag} from '../../lib/flags.js'
 import {durationFlag, flagInput} from '../../lib/time-flags.js'
 import type {DecisionJson} from '../../lib/views.js'
+import {families} from '../../core/store/families.js'
 
 export const MAX_QUESTION = 2000
 export const MAX_OPTION = 500
@@ -88,7 +89,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
 
     const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/self-session.js')
-    const {postDecision} = await import('../../core/store/decisions.js')
+    const {postDecision} = await families.decisions()
     const {decisionJson} = await import('../../lib/views.js')
     const self = findOwnSession(store, flags.session, this.env)
     const card = postDecision(store, {
@@ -138,7 +139,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
     timeout: {ms: number; text: string} | null,
   ) {
     const {hostname} = await import('node:os')
-    const {autoDecide, getDecision, waiterLeaseName} = await import('../../core/store/decisions.js')
+    const {autoDecide, getDecision, waiterLeaseName} = await families.decisions()
     const {presenceFor, waitBudget} = await import('../../lib/decide.js')
     const {loadConfig} = await import('../../lib/config.js')
     const config = await loadConfig(this.env)

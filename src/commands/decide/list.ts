@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import type {DecisionJson} from '../../lib/views.js'
+import {families} from '../../core/store/families.js'
 
 /** `cast decide list --json`: the open cards (yours, or every one with --all). */
 export interface DecideListJson {
@@ -19,7 +20,7 @@ export default class DecideList extends BaseCommand {
   async run(): Promise<DecideListJson> {
     const {flags} = await this.parse(DecideList)
     const {clock, store} = await this.syncedStore()
-    const {openDecisions} = await import('../../core/store/decisions.js')
+    const {openDecisions} = await families.decisions()
     const {isAssignedAwayFromOwnerSet} = await import('../../core/model/ownership.js')
     const {decisionJson} = await import('../../lib/views.js')
     const {formatAge} = await import('../../core/model/durations.js')

@@ -3,6 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../lib/base-command.js'
 import type {ScheduleJson} from '../../lib/deliver.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import {families} from '../../core/store/families.js'
 
 export default class ScheduleCancel extends BaseCommand {
   static override args = {id: Args.string({description: 'Schedule id or a unique prefix (4+ characters).', required: true})}
@@ -21,7 +22,7 @@ export default class ScheduleCancel extends BaseCommand {
     const {args} = await this.parse(ScheduleCancel)
     const store = await this.openStore()
     const now = this.now()
-    const {cancelSchedule, findSchedule} = await import('../../core/store/schedules.js')
+    const {cancelSchedule, findSchedule} = await families.schedules()
     const {scheduleJson} = await import('../../lib/deliver.js')
     const found = findSchedule(store, args.id)
     if (found.kind === 'many')

@@ -5,6 +5,7 @@ import {EXIT} from '../../lib/exit-codes.js'
 import type {ScheduleJson} from '../../lib/deliver.js'
 import {sessionFlag} from '../../lib/flags.js'
 import {durationFlag, flagInput, timeFlag} from '../../lib/time-flags.js'
+import {families} from '../../core/store/families.js'
 
 /** Shorter recurring intervals would make a session a busy loop. */
 const MIN_EVERY_MS = 60_000
@@ -68,7 +69,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const dueAt = flags.at ?? now + (flags.in ?? everyMs!)
     const {resolveSession} = await import('../../lib/resolve.js')
     const {findOwnSession} = await import('../../lib/self-session.js')
-    const {createSchedule} = await import('../../core/store/schedules.js')
+    const {createSchedule} = await families.schedules()
     const {scheduleJson} = await import('../../lib/deliver.js')
     const sessionId = target === undefined ? findOwnSession(store, flags.session, this.env).id : resolveSession(store, target)
     const s = createSchedule(store, {createdAt: now, createdBy: this.me, dueAt, everyMs, message, sessionId})

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import type {ScheduleJson} from '../../lib/deliver.js'
+import {families} from '../../core/store/families.js'
 
 /** `cast schedule list --json`: the schedules by due time. */
 export interface ScheduleListJson {
@@ -20,7 +21,7 @@ export default class ScheduleList extends BaseCommand {
     const store = await this.openStore()
     const now = this.now()
     const {resolveSession} = await import('../../lib/resolve.js')
-    const {listSchedules} = await import('../../core/store/schedules.js')
+    const {listSchedules} = await families.schedules()
     const {scheduleJson} = await import('../../lib/deliver.js')
     const sessionId = args.session === undefined ? undefined : resolveSession(store, args.session)
     const list = listSchedules(store, {all: flags.all, sessionId})

@@ -2,6 +2,7 @@ import {BaseCommand} from '../../lib/base-command.js'
 import type {DeliveryReport} from '../../lib/deliver.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import type {SessionJson} from '../../lib/views.js'
+import {families} from '../../core/store/families.js'
 
 export interface SweepJson {
   now: string
@@ -39,7 +40,7 @@ transitions log. CAST_NOW sets the clock (reproducible sweeps).`
     await this.parse(SnoozeSweep)
     const store = await this.openStore()
     const clock = this.clock()
-    const {sweepSnoozes} = await import('../../core/store/triage.js')
+    const {sweepSnoozes} = await families.triage()
     const {deliverDueSchedules} = await import('../../lib/deliver.js')
     const {sessionJson, titleOf} = await import('../../lib/views.js')
     const {shortId} = await import('../../core/model/ids.js')

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {teamAdminCall} from '../../lib/team-admin.js'
+import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team admit --json`: the binding made. */
 export interface TeamAdmitJson {
@@ -24,7 +25,7 @@ per machine is the usual setup; an identity is bound to one role at a time.`
 
   async run(): Promise<TeamAdmitJson> {
     const {args} = await this.parse(TeamAdmit)
-    const {admitMember} = await import('../../core/store/team/calls.js')
+    const {admitMember} = await teamFamilies.calls()
     await teamAdminCall({env: this.env, fail: (m, x) => this.fail(m, x)}, (c) => admitMember(c, args.role, args.email))
     if (!this.jsonEnabled()) this.log(`Admitted role ${args.role} as ${args.email}.`)
     return {role: args.role, who: args.email}

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../lib/base-command.js'
 import type {Pool} from 'pg'
 
 import type {Store} from '../../core/store/store.js'
+import {families, teamFamilies} from '../../core/store/families.js'
 
 import {writeTeamConfig} from '../../lib/team-config.js'
 import {EXIT} from '../../lib/exit-codes.js'
@@ -53,11 +54,11 @@ policy (each machine its own credentials) and the admin's setup.`
   async run(): Promise<TeamJoinJson> {
     const {args, flags} = await this.parse(TeamJoin)
     const {loadConfig, configPath} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
-    const {markJoined, teamJoin} = await import('../../core/store/outbox.js')
-    const {publishAll} = await import('../../core/store/team/publisher.js')
+    const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
+    const {markJoined, teamJoin} = await families.outbox()
+    const {publishAll} = await teamFamilies.publisher()
     const {deviceName} = await import('../../lib/env.js')
-    const {recordDevice} = await import('../../core/store/team/machines.js')
+    const {recordDevice} = await teamFamilies.machines()
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
     const target = args.url
@@ -144,7 +145,7 @@ policy (each machine its own credentials) and the admin's setup.`
     schema: {from: number; to: number},
   ): Promise<TeamJoinJson> {
     const {configPath} = await import('../../lib/config.js')
-    const {redact} = await import('../../core/store/team/client.js')
+    const {redact} = await teamFamilies.client()
     if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
     if (!this.jsonEnabled())
       this.log(
@@ -199,10 +200,10 @@ policy (each machine its own credentials) and the admin's setup.`
     device: string,
     url: string,
   ): Promise<{schema: {from: number; to: number}; who: string | null}> {
-    const {redact, cleanError} = await import('../../core/store/team/client.js')
-    const {migrateTeam} = await import('../../core/store/team/schema.js')
-    const {membership, moveMachine, registerMachine} = await import('../../core/store/team/calls.js')
-    const {joinedDevice} = await import('../../core/store/team/machines.js')
+    const {redact, cleanError} = await teamFamilies.client()
+    const {migrateTeam} = await teamFamilies.schema()
+    const {membership, moveMachine, registerMachine} = await teamFamilies.calls()
+    const {joinedDevice} = await teamFamilies.machines()
     const key = await this.machineKey()
     try {
       const c = await pool.connect()

@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../lib/base-command.js'
+import {families, teamFamilies} from '../../core/store/families.js'
 
 /** `cast team leave --json`: what leaving dropped here and removed from the server. */
 export interface TeamLeaveJson {
@@ -22,12 +23,12 @@ released for another member; team.url / team.name leave the config. Local sessio
   async run(): Promise<TeamLeaveJson> {
     await this.parse(TeamLeave)
     const {loadConfig, configPath} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
-    const {markLeft, teamJoin} = await import('../../core/store/outbox.js')
+    const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
+    const {markLeft, teamJoin} = await families.outbox()
     const {deviceName} = await import('../../lib/env.js')
     const {writeTeamConfig} = await import('../../lib/team-config.js')
-    const {leaveMachine} = await import('../../core/store/team/calls.js')
-    const {joinedDevice} = await import('../../core/store/team/machines.js')
+    const {leaveMachine} = await teamFamilies.calls()
+    const {joinedDevice} = await teamFamilies.machines()
     const config = await loadConfig(this.env)
     const target = teamTarget(this.env, config)
     const store = await this.openStore()

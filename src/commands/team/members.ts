@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../lib/base-command.js'
 import {teamAdminCall} from '../../lib/team-admin.js'
+import {teamFamilies, text} from '../../core/store/families.js'
 
 export interface TeamMemberJson {
   admitted_at: string
@@ -17,8 +18,7 @@ registered. Any member may list them.`
 
   async run(): Promise<TeamMemberJson[]> {
     await this.parse(TeamMembers)
-    const {listMembers} = await import('../../core/store/team/calls.js')
-    const {text} = await import('../../core/store/rows.js')
+    const {listMembers} = await teamFamilies.calls()
     const list = await teamAdminCall({env: this.env, fail: (m, x) => this.fail(m, x)}, (c) => listMembers(c))
     if (!this.jsonEnabled()) {
       if (list.length === 0) this.log('No members yet: the admin runs cast team admit ROLE EMAIL.')

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {teamAdminCall} from '../../lib/team-admin.js'
+import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team remove --json`: the role unbound and how many of its machines left the team. */
 export interface TeamRemoveJson {
@@ -22,7 +23,7 @@ is the database admin's).`
 
   async run(): Promise<TeamRemoveJson> {
     const {args} = await this.parse(TeamRemove)
-    const {removeMember} = await import('../../core/store/team/calls.js')
+    const {removeMember} = await teamFamilies.calls()
     const machines = await teamAdminCall({env: this.env, fail: (m, x) => this.fail(m, x)}, (c) => removeMember(c, args.role))
     if (!this.jsonEnabled()) this.log(`Removed role ${args.role}: ${machines} machine(s) left the team.`)
     return {machines, role: args.role}

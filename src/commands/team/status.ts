@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../lib/base-command.js'
-import type {MachineRow, SkippedRow} from '../../core/store/team/reader.js'
 import {EXIT} from '../../lib/exit-codes.js'
 import type {Store} from '../../core/store/store.js'
+import {families, type MachineRow, type SkippedRow, teamFamilies, text} from '../../core/store/families.js'
 
 /** What `cast team status --json` says of this machine whether or not the server answers. */
 export interface TeamStatusBase {
@@ -56,11 +56,10 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
   async run(): Promise<TeamStatusJson> {
     await this.parse(TeamStatus)
     const {loadConfig} = await import('../../lib/config.js')
-    const {teamTarget, redact, cleanError, openPool} = await import('../../core/store/team/client.js')
-    const {countOutbox, pendingOutbox, teamJoin} = await import('../../core/store/outbox.js')
+    const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
+    const {countOutbox, pendingOutbox, teamJoin} = await families.outbox()
     const {deviceName} = await import('../../lib/env.js')
-    const {joinedDevice} = await import('../../core/store/team/machines.js')
-    const {text} = await import('../../core/store/rows.js')
+    const {joinedDevice} = await teamFamilies.machines()
     const config = await loadConfig(this.env)
     const store = await this.openStore()
     const join = teamJoin(store)
@@ -136,7 +135,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     now: number,
   ): Promise<void> {
     const {humanTime} = await import('../../lib/time-format.js')
-    const {redact} = await import('../../core/store/team/client.js')
+    const {redact} = await teamFamilies.client()
     // Device names, identities and reasons come from teammates and the server: one line, escaped.
     const {oneLine: text} = await import('../../lib/sanitize.js')
     this.log(`team ${name ?? '(unnamed)'} · ${redact(url)} · schema v${r.schema_version} · reachable`)
@@ -188,8 +187,8 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
 
 /** What publishing could not deliver: the rows set aside (the last 10 named) and the last error. */
 async function publishProblems(store: Store, url: string): Promise<Pick<TeamStatusBase, 'aside' | 'last_error' | 'last_publish'>> {
-  const {lastPublish, lastPublishError, readAside} = await import('../../core/store/team/aside.js')
-  const {cleanError} = await import('../../core/store/team/client.js')
+  const {lastPublish, lastPublishError, readAside} = await teamFamilies.aside()
+  const {cleanError} = await teamFamilies.client()
   const aside = readAside(store)
   const lastError = lastPublishError(store)
   const published = lastPublish(store)
@@ -210,10 +209,10 @@ async function serverStatus(
   pool: import('pg').Pool,
   device: string,
 ): Promise<{list: MachineRow[]; queued: number; version: number; skipped: SkippedRow[]; whoOnServer: string | null}> {
-  const {machines, remoteRows} = await import('../../core/store/team/reader.js')
-  const {serverVersion} = await import('../../core/store/team/schema.js')
-  const {pendingActions} = await import('../../core/store/team/machines.js')
-  const {whoAmIOnServer} = await import('../../core/store/team/calls.js')
+  const {machines, remoteRows} = await teamFamilies.reader()
+  const {serverVersion} = await teamFamilies.schema()
+  const {pendingActions} = await teamFamilies.machines()
+  const {whoAmIOnServer} = await teamFamilies.calls()
   const c = await pool.connect()
   let version = 0
   try {

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {EXIT} from '../../lib/exit-codes.js'
+import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team trust DEVICE --json`: the key now pinned, and the one it replaced. */
 export interface TeamTrustJson {
@@ -33,7 +34,7 @@ fingerprint with its owner first (cast team keys on their machine shows it), or 
   async run(): Promise<TeamTrustJson> {
     const {args, flags} = await this.parse(TeamTrust)
     const {loadConfig} = await import('../../lib/config.js')
-    const {teamTarget} = await import('../../core/store/team/client.js')
+    const {teamTarget} = await teamFamilies.client()
     const {castHome, deviceName} = await import('../../lib/env.js')
     const {serverKeys, trustDevice} = await import('../../team/trust.js')
     const target = teamTarget(this.env, await loadConfig(this.env))
