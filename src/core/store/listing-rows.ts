@@ -26,6 +26,7 @@ export type ListedRow = Pick<
   | 'decision'
   | 'device'
   | 'facts'
+  | 'firstSeenAt'
   | 'id'
   | 'labels'
   | 'nativeId'
@@ -40,13 +41,18 @@ export type ListedRow = Pick<
   | 'stateSince'
   | 'tree'
   | 'workingSince'
-> & {readonly records: Pick<SessionRecords, 'declaration' | 'filing' | 'owners' | 'pinned' | 'snoozedUntil'>}
+> & {
+    readonly records: Pick<SessionRecords, 'declaration' | 'deferredAt' | 'filing' | 'owners' | 'pinned' | 'snoozedUntil'>
+  }
 
-const ROWS_SQL = `SELECT s.id, s.agent, s.native_id, s.parent_id, s.facts, s.state, s.reason, s.rule, s.bucket, s.state_since,
+const COLUMNS = `s.id, s.agent, s.native_id, s.parent_id, s.facts, s.state, s.reason, s.rule, s.bucket, s.state_since,
     s.working_since, s.runner, s.device, r.declaration, r.filing, r.pinned, r.snoozed_until, r.renamed,
     (SELECT json_group_array(who) FROM owners o WHERE o.session_id = s.id),
-    (SELECT label FROM labels l WHERE l.session_id = s.id AND l.who = ?)
-  FROM json_each(?) j JOIN sessions s ON s.id = j.value LEFT JOIN records r ON r.session_id = s.id`
+    (SELECT label FROM labels l WHERE l.session_id = s.id AND l.who = @me), s.first_seen_at, r.deferred_at, s.rowid`
+/** The rows of a JSON array of ids. */
+const BY_IDS = `SELECT ${COLUMNS} FROM json_each(@ids) j JOIN sessions s ON s.id = j.value LEFT JOIN records r ON r.session_id = s.id`
+/** The next rows in rowid order (loadSessions' order). */
+const NEXT = `SELECT ${COLUMNS} FROM sessions s LEFT JOIN records r ON r.session_id = s.id WHERE s.rowid > @after ORDER BY s.rowid LIMIT @limit`
 
 const FACT_KEYS = Object.keys(EMPTY_FACTS) as (keyof SessionFacts)[]
 
@@ -83,7 +89,7 @@ export class ListingRows {
   /** The rows of `ids`, in that order (an id with no row is left out). */
   load(ids: readonly string[]): ListedRow[] {
     if (ids.length === 0) return []
-    const raw = this.store.q(ROWS_SQL).raw(true).all(this.me, JSON.stringify(ids)) as unknown[][]
+    const raw = this.store.q(BY_IDS).raw(true).all({ids: JSON.stringify(ids), me: this.me}) as unknown[][]
     const byId = new Map<string, unknown[]>()
     for (const r of raw) byId.set(r[0] as string, r)
     const rows: ListedRow[] = []
@@ -92,6 +98,21 @@ export class ListingRows {
       if (r) rows.push(this.shape(r))
     }
 
+    return this.withTrees(rows)
+  }
+
+  /** Every row in loadSessions' order (rowid), `chunk` rows a statement (none stays open between). */
+  *all(chunk: number): Generator<ListedRow> {
+    let after = 0
+    for (;;) {
+      const raw = this.store.q(NEXT).raw(true).all({after, limit: chunk, me: this.me}) as unknown[][]
+      if (raw.length === 0) return
+      after = Number(raw.at(-1)![22])
+      yield* this.withTrees(raw.map((r) => this.shape(r)))
+    }
+  }
+
+  private withTrees(rows: ListedRow[]): ListedRow[] {
     const trees = treeHolds(this.store, rows)
     for (const r of rows) (r as {tree?: TreeHolds}).tree = trees.get(r.id)
     return rows
@@ -110,6 +131,7 @@ export class ListingRows {
       decision: this.decisions.get(id) ?? null,
       device: str(r[12]),
       facts: facts as unknown as SessionFacts,
+      firstSeenAt: Number(r[20]),
       id,
       labels: label === null ? {} : {[this.me]: label},
       nativeId: String(r[2]),
@@ -118,6 +140,7 @@ export class ListingRows {
       reason: (str(r[6]) ?? 'empty') as Reason,
       records: {
         declaration: parseJson(r[13], null),
+        deferredAt: num(r[21]),
         filing: str(r[14]) as SessionRecords['filing'],
         owners: parseJson<string[]>(r[18], []),
         pinned: Boolean(r[15]),
