@@ -58,7 +58,7 @@ export function streamListing(
       records: {deferredAt: r.records.deferredAt},
       stateSince: r.stateSince,
     } as unknown as SessionRow)
-    texts?.set(r.id, rowText(r as ListedRow, me, now))
+    texts?.set(r.id, rowText(r, me, now))
   }
 
   const order = sortRows(keys).map((k) => k.id)

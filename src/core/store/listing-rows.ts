@@ -42,8 +42,8 @@ export type ListedRow = Pick<
   | 'tree'
   | 'workingSince'
 > & {
-    readonly records: Pick<SessionRecords, 'declaration' | 'deferredAt' | 'filing' | 'owners' | 'pinned' | 'snoozedUntil'>
-  }
+  readonly records: Pick<SessionRecords, 'declaration' | 'deferredAt' | 'filing' | 'owners' | 'pinned' | 'snoozedUntil'>
+}
 
 const COLUMNS = `s.id, s.agent, s.native_id, s.parent_id, s.facts, s.state, s.reason, s.rule, s.bucket, s.state_since,
     s.working_since, s.runner, s.device, r.declaration, r.filing, r.pinned, r.snoozed_until, r.renamed,
@@ -89,7 +89,10 @@ export class ListingRows {
   /** The rows of `ids`, in that order (an id with no row is left out). */
   load(ids: readonly string[]): ListedRow[] {
     if (ids.length === 0) return []
-    const raw = this.store.q(BY_IDS).raw(true).all({ids: JSON.stringify(ids), me: this.me}) as unknown[][]
+    const raw = this.store
+      .q(BY_IDS)
+      .raw(true)
+      .all({ids: JSON.stringify(ids), me: this.me}) as unknown[][]
     const byId = new Map<string, unknown[]>()
     for (const r of raw) byId.set(r[0] as string, r)
     const rows: ListedRow[] = []
