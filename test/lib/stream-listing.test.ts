@@ -74,18 +74,26 @@ function index(copies: number, runner = ME): void {
   store.reconcile(NOW, ids)
 }
 
+/** The streamed bytes (read once, and read twice as past ONE_PASS_ROWS: they must agree) and the whole listing's. */
 function both(f: ListFilters, chunk = 7): {streamed: string; whole: string} {
-  let streamed = ''
-  streamListing(
-    store,
-    ME,
-    NOW,
-    f,
-    (c) => {
-      streamed += c
-    },
-    chunk,
-  )
+  const stream = (onePassRows?: number): string => {
+    let out = ''
+    streamListing(
+      store,
+      ME,
+      NOW,
+      f,
+      (c) => {
+        out += c
+      },
+      chunk,
+      onePassRows,
+    )
+    return out
+  }
+
+  const streamed = stream()
+  expect(stream(0)).toBe(streamed)
   const whole = JSON.stringify(buildListing(store.loadSessions(), ME, NOW, f).listing, null, 2) + '\n'
   return {streamed, whole}
 }
