@@ -1,6 +1,7 @@
 /**
  * bench/list: `cast sessions --json --all` over a store of 10,000 sessions, against a bare Node
- * script that opens the same database with better-sqlite3 and reads the same rows (budget ≤ 1.5×);
+ * script that opens the same database with better-sqlite3, reads the same rows and writes the bytes cast
+ * writes (bench/bare/list-stream.js; budget ≤ 1.5×);
  * and the absolute time over 500 sessions.
  *
  * The store is written by cast's own code from the build under test: generated Claude Code
@@ -132,11 +133,18 @@ function measure(label, n, runs, seed, log, baseline = '') {
       const db = path.join(castHome, 'cast.db')
       const bareEnv = {...env, CAST_BENCH_ROOT: ROOT}
       const bareArgs = [path.join(BARE, 'list.js'), db]
-      // Same rows on both sides?
-      const c = JSON.parse(runCast(['sessions', '--json', '--all'], env, {capture: true}).stdout)
+      // Same rows on both sides? The streamed floor prints cast's own answer back (bench/bare/list-stream.js):
+      // it must be the same bytes, as `cmp` compares them.
+      const answer = path.join(dir, 'answer.json')
+      const castOut = runCast(['sessions', '--json', '--all'], env, {capture: true}).stdout
+      fs.writeFileSync(answer, castOut)
+      const c = JSON.parse(castOut)
       const b = JSON.parse(timeRun(process.execPath, bareArgs, {env: bareEnv, capture: true}).stdout)
       log(`list: ${label}: cast lists ${fmtInt(c.sessions.length)} sessions, the bare read ${fmtInt(b.sessions.length)} rows`)
-      const streamArgs = [path.join(BARE, 'list-stream.js'), db]
+      const streamArgs = [path.join(BARE, 'list-stream.js'), db, answer]
+      const floorOut = timeRun(process.execPath, streamArgs, {env: bareEnv, capture: true}).stdout
+      if (floorOut !== castOut) throw new Error('the streamed floor does not print the bytes cast prints')
+      log(`list: ${label}: the streamed floor prints cast's ${fmtInt(Buffer.byteLength(castOut))} bytes exactly`)
       const contenders = {
         cast: () => runCast(['sessions', '--json', '--all'], env, {rss: true}),
         bare: () => timeRun(process.execPath, bareArgs, {env: bareEnv, rss: true}),

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {CastError} from './cast-error.js'
 import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'
 import {EXIT} from './exit-codes.js'
-import {parseDuration} from '../core/model/durations.js'
+import {parseDuration} from '../core/model/duration-text.js'
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v

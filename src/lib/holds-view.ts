@@ -3,7 +3,7 @@
  * --columns` and `cast explain` (the "holds" section) show it. The figures come from the model
  * (src/core/model/holds.ts) over the tree the store summed (src/core/store/holds.ts).
  */
-import {formatAge} from '../core/model/durations.js'
+import {formatAge} from '../core/model/age.js'
 import {holdsOf, type Phase, phaseOf, type TreeHolds, usageTotal} from '../core/model/holds.js'
 import type {SessionHolds, TokenUsage, WorkState} from '../core/model/types.js'
 import type {SessionRow} from '../core/store/sessions.js'
@@ -22,7 +22,7 @@ export function usageJson(u: TokenUsage | null): UsageJson | null {
 }
 
 /** The row's tree, or its own holds as a tree of one (a teammate's row carries no tree). */
-export function treeOf(row: SessionRow): TreeHolds {
+export function treeOf(row: Pick<SessionRow, 'facts' | 'tree'>): TreeHolds {
   if (row.tree !== undefined) return row.tree
   const h = holdsOf(row.facts)
   return {

@@ -10,6 +10,7 @@ import {inView, type ViewFilters} from '../core/model/view.js'
 import {type Counts, formatTally, tally} from '../core/model/tally.js'
 import type {Bucket, WorkState} from '../core/model/types.js'
 import {SECTION_ORDER, SECTION_TITLES} from '../core/model/types.js'
+import type {ListedRow} from '../core/store/listing-rows.js'
 import type {DecisionCard, SessionRow, Transition} from '../core/store/store.js'
 import type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
 import {changedCount, treeOf, usageJson} from './holds-view.js'
@@ -44,7 +45,7 @@ export function decisionJson(d: DecisionCard): DecisionJson {
  * The open ask, in the order a person answers them: a cast decide card, a permission prompt, an
  * open question, an error the session stopped on. Null when nothing is asked.
  */
-export function askOf(row: SessionRow): AskJson | null {
+export function askOf(row: Pick<ListedRow, 'decision' | 'facts' | 'reason'>): AskJson | null {
   const f = row.facts
   if (row.decision && row.decision.answer === null) return {kind: 'decision', text: row.decision.question, tool: null}
   if (f.approval) return {kind: 'approval', text: f.approval.text, tool: /^[A-Za-z_][\w.-]*/.exec(f.approval.text.trim())?.[0] ?? null}
@@ -58,7 +59,7 @@ export function askOf(row: SessionRow): AskJson | null {
  * else the pane `cast spawn` opened for it while the session's live process is the one spawn
  * started there (same pid; the engine checks it alive with its start time).
  */
-export function paneOf(row: SessionRow): string | null {
+export function paneOf(row: Pick<ListedRow, 'facts' | 'spawnPane'>): string | null {
   const refs = [row.facts.process?.source, ...Object.values(row.facts.sources)]
   for (const src of refs) {
     if (!src || (src.kind !== 'screen' && src.kind !== 'scan')) continue
@@ -72,19 +73,19 @@ export function paneOf(row: SessionRow): string | null {
   return null
 }
 
-export function titleOf(row: SessionRow): string | null {
+export function titleOf(row: Pick<ListedRow, 'facts' | 'renamed'>): string | null {
   return row.renamed ?? row.facts.title
 }
 
-export function isLive(row: SessionRow): boolean {
+export function isLive(row: Pick<ListedRow, 'facts'>): boolean {
   return row.facts.process?.alive === true
 }
 
-export function isRowQuiet(row: SessionRow, now: number): boolean {
+export function isRowQuiet(row: Pick<ListedRow, 'facts' | 'state' | 'workingSince'>, now: number): boolean {
   return isQuiet({lastOutputAt: row.facts.lastOutputAt, state: row.state, workingSince: row.workingSince}, now)
 }
 
-export function sessionJson(row: SessionRow, me: string, now: number): SessionJson {
+export function sessionJson(row: ListedRow, me: string, now: number): SessionJson {
   const f = row.facts
   const d = row.records.declaration
   const myLabel = row.labels[me]

@@ -74,18 +74,26 @@ function index(copies: number, runner = ME): void {
   store.reconcile(NOW, ids)
 }
 
+/** The streamed bytes (read once, and read twice as past ONE_PASS_ROWS: they must agree) and the whole listing's. */
 function both(f: ListFilters, chunk = 7): {streamed: string; whole: string} {
-  let streamed = ''
-  streamListing(
-    store,
-    ME,
-    NOW,
-    f,
-    (c) => {
-      streamed += c
-    },
-    chunk,
-  )
+  const stream = (onePassRows?: number): string => {
+    let out = ''
+    streamListing(
+      store,
+      ME,
+      NOW,
+      f,
+      (c) => {
+        out += c
+      },
+      chunk,
+      onePassRows,
+    )
+    return out
+  }
+
+  const streamed = stream()
+  expect(stream(0)).toBe(streamed)
   const whole = JSON.stringify(buildListing(store.loadSessions(), ME, NOW, f).listing, null, 2) + '\n'
   return {streamed, whole}
 }
@@ -146,6 +154,57 @@ describe('the streamed list reads each row once: its first pass takes the keys f
     // The keys are read by SQLite from the facts: no row can hold facts it cannot read (the inbox
     // index of migration 6 reads them on every write).
     expect(() => store.q(`UPDATE sessions SET facts = '{"cwd": ' WHERE id = ?`).run(ids[10])).toThrow(/malformed JSON/)
+  })
+})
+
+describe('the streamed list loads its rows for the listing alone (store/listing-rows.ts)', () => {
+  it('the same bytes as loadSessions with a decision card, a park, a rename, a spawned pane, owners, subagents and facts missing keys', () => {
+    index(2)
+    const rows = store.loadSessions()
+    const ids = rows.map((r) => r.id)
+    store.tx(() => {
+      // Two subagents under ids[0], a grandchild under one: their usage is summed into its tree.
+      store.q('UPDATE sessions SET parent_id = ? WHERE id IN (?, ?)').run(ids[0], ids[9], ids[8])
+      store.q('UPDATE sessions SET parent_id = ? WHERE id = ?').run(ids[8], ids[10])
+      store
+        .q(
+          `INSERT INTO decisions (id, session_id, question, options, asked_at, asked_by) VALUES
+           ('d1', ?, 'Ship it?', '[{"label":"yes","effect":"continue"},{"label":"no","effect":"stop"}]', ?, ?),
+           ('d2', ?, 'Later card', '[{"label":"a","effect":"continue"},{"label":"b","effect":"stop"}]', ?, ?)`,
+        )
+        .run(ids[1], NOW - 60_000, ME, ids[1], NOW - 30_000, ME)
+      store.patchRecords(ids[4]!, {renamed: 'a name I gave it'})
+      store
+        .q(
+          `INSERT INTO spawns (id, session_id, agent, depth, cwd, prompt, mode, target, pid, spawned_at, spawned_by, status)
+           VALUES ('s1', ?, 'claude_code', 0, '/src', 'go', 'tmux', 'tmux %7', 4242, ?, ?, 'started')`,
+        )
+        .run(ids[5], NOW, ME)
+      store
+        .q(`UPDATE sessions SET facts = json_set(facts, '$.process', json('{"alive":true,"pid":4242,"exited":null}')) WHERE id = ?`)
+        .run(ids[5])
+      for (const who of ['zed@example.com', ME, 'ana@example.com']) addOwner(store, ids[6]!, who, ME, NOW)
+      store.q(`UPDATE sessions SET facts = json_remove(facts, '$.backgroundWork', '$.model') WHERE id = ?`).run(ids[7])
+    })
+    store.reconcile(NOW, ids)
+    // Held (a reconcile would release it: the other session has settled).
+    store
+      .q(`INSERT INTO parks (session_id, until_id, note, made_at, seen_at, after_seq) VALUES (?, ?, 'after the build', ?, ?, 0)`)
+      .run(ids[2], ids[3], NOW - 120_000, NOW - 120_000)
+    for (const chunk of [3, 500]) {
+      const {streamed, whole} = both({all: true}, chunk)
+      expect(streamed).toBe(whole)
+    }
+
+    const listed = JSON.parse(both({all: true}).streamed).sessions as {id: string; [k: string]: unknown}[]
+    const byId = new Map(listed.map((s) => [s.id, s]))
+    expect(byId.get(ids[1]!)?.ask).toEqual({kind: 'decision', text: 'Ship it?', tool: null})
+    expect(byId.get(ids[2]!)?.park).toMatchObject({note: 'after the build', until: ids[3]})
+    expect(byId.get(ids[4]!)?.title).toBe('a name I gave it')
+    expect(byId.get(ids[5]!)?.pane).toBe('%7')
+    expect(byId.get(ids[6]!)?.owners).toEqual(['ana@example.com', ME, 'zed@example.com'])
+    expect(byId.get(ids[7]!)?.background_work).toBe(0)
+    expect(byId.get(ids[0]!)?.children).toEqual([ids[8], ids[9]])
   })
 })
 

@@ -3,29 +3,12 @@
  * to the `now` passed in, never the clock.
  */
 import * as chrono from 'chrono-node'
-import parse from 'parse-duration'
 
-/** One or more `<number><unit>` groups: '90s', '15m', '2h', '1d', '1h30m', '1h 30m', '2 hours'. */
-const DURATION_SHAPE = /^(?:\d+(?:\.\d+)?\s*[a-zµ]+\s*)+$/i
-const DURATION_PART = /\d+(?:\.\d+)?\s*[a-zµ]+/gi
+import {parseDuration} from './duration-text.js'
+
 const EPOCH_MS = /^\d+$/
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
-
-/**
- * A duration in ms, or null when the text is not one. Every number needs a unit (a bare '15' is
- * refused: minutes or seconds?), every unit must be known, and nothing else may appear.
- */
-export function parseDuration(text: string): number | null {
-  const trimmed = text.trim()
-  if (!DURATION_SHAPE.test(trimmed)) return null
-  for (const part of trimmed.match(DURATION_PART) ?? []) {
-    if (parse(part) === null) return null
-  }
-
-  const ms = parse(trimmed)
-  return ms === null || !Number.isFinite(ms) ? null : Math.round(ms)
-}
 
 /**
  * A point in time (epoch ms), or null: epoch ms ('1780000000000'), ISO 8601 ('2026-11-29T21:31:00Z';
@@ -53,3 +36,4 @@ export function parseTime(text: string, now: number): number | null {
 }
 
 export {formatAge} from './age.js'
+export {parseDuration} from './duration-text.js'

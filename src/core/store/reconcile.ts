@@ -43,7 +43,8 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
       for (const p of parents) targets.add(String(p.parent_id))
     }
 
-    const rows = store.loadSessions(targets ? [...targets] : undefined)
+    // What classifying reads: not the views' holds and parks.
+    const rows = store.loadSessions(targets ? [...targets] : undefined, {holds: false})
     // Children first so the parents see their fresh state.
     rows.sort((a, b) => Number(a.parentId === null) - Number(b.parentId === null))
     const fresh = new Map<string, {state: WorkState; facts: SessionFacts}>()
@@ -64,7 +65,7 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
 
     // Parks gated on a session whose turn just ended release in this same pass (store/parks.ts).
     for (const p of evaluateParks(store, now)) {
-      const row = store.loadSessions([p.sessionId])[0]
+      const row = store.loadSessions([p.sessionId], {holds: false})[0]
       if (row) transitions += reconcileRow(store, row, now, fresh, p.action === 'release')
     }
 

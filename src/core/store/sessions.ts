@@ -221,8 +221,12 @@ function joined(store: Store, list: string | null): Joined {
   return j
 }
 
-/** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
-export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[] {
+/**
+ * Load sessions with their records, owners, labels and open decision. `ids` limits the set.
+ * `holds: false` leaves out what only the views read (the subagent tree's holds and the park):
+ * reconcile (store/reconcile.ts) classifies without them.
+ */
+export function loadSessions(store: Store, ids?: readonly string[], {holds = true}: {holds?: boolean} = {}): SessionRow[] {
   if (ids && ids.length === 0) return []
   const list = ids ? JSON.stringify(ids) : null
   const rows = sessionRows(store, ids, list)
@@ -259,6 +263,7 @@ export function loadSessions(store: Store, ids?: readonly string[]): SessionRow[
       workingSince: num(r.working_since),
     }
   })
+  if (!holds) return loaded
   const trees = treeHolds(store, loaded)
   const parks = loadParks(store, list)
   return loaded.map((r) => ({...r, park: parks.get(r.id) ?? null, tree: trees.get(r.id)}))

@@ -185,8 +185,8 @@ export class Store {
   }
 
   /** Load sessions with their records, owners, labels and open decision. `ids` limits the set. */
-  loadSessions(ids?: readonly string[]): SessionRow[] {
-    return loadSessions(this, ids)
+  loadSessions(ids?: readonly string[], options?: {holds?: boolean}): SessionRow[] {
+    return loadSessions(this, ids, options)
   }
 
   // ---------------------------------------------------------------- reconcile (reconcile.ts)
