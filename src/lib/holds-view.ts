@@ -3,7 +3,7 @@
  * --columns` and `cast explain` (the "holds" section) show it. The figures come from the model
  * (src/core/model/holds.ts) over the tree the store summed (src/core/store/holds.ts).
  */
-import {formatAge} from '../core/model/durations.js'
+import {formatAge} from '../core/model/age.js'
 import {holdsOf, type Phase, phaseOf, type TreeHolds, usageTotal} from '../core/model/holds.js'
 import type {SessionHolds, TokenUsage, WorkState} from '../core/model/types.js'
 import type {SessionRow} from '../core/store/sessions.js'
