@@ -18,8 +18,12 @@ import {OPEN_FLAGS} from './file-read.js'
 import {feedLine} from './jsonl-line.js'
 import type {SessionKey} from './recompose.js'
 
-/** The first look at a file's end; grown eightfold while it holds no complete line. */
-const FIRST_TAIL = 2048
+/**
+ * The first look at a file's end; grown eightfold while it holds no complete line. An agent writes
+ * bookkeeping lines after its ask: Claude Code 2.1.328 about 1 KB after a 1.5 KB AskUserQuestion
+ * line (test/fixtures/claude-code/real-2.1.328/question-full.jsonl, lines 20 to 23 and 33).
+ */
+const FIRST_TAIL = 16 * 1024
 /** A last line longer than this is not looked at (the full pass reads it). */
 const MAX_TAIL = 1 << 20
 
