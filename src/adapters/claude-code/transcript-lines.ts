@@ -39,7 +39,7 @@ const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
 
 /** Can these last lines of a transcript end on an open question? Only with a call to an ask tool in them. */
 export function tailMayAsk(tail: Buffer): boolean {
-  return ASK_TOOLS.some((name) => tail.includes(`"${name}"`))
+  return ASK_TOOLS.some((name) => tail.includes(name))
 }
 
 /** The question an AskUserQuestion / ExitPlanMode call puts to the user. */
