@@ -149,7 +149,7 @@ describe('recent first', () => {
     expect(view(quick.store, APPROVAL)).toBeDefined()
   })
 
-  it('shows an old session whose file ends on an open question in the first answer, from the file\'s tail, and the full pass reads the file whole', () => {
+  it("shows an old session whose file ends on an open question in the first answer, from the file's tail, and the full pass reads the file whole", () => {
     const home = history()
     // The question's transcript as Claude Code 2.1.328 left it when it exited on the open
     // question (the real one up to the AskUserQuestion call and the lines it writes after it, and
