@@ -14,8 +14,9 @@ import os from 'node:os'
 import path from 'node:path'
 
 import {REPO, checkBuilt, machine, markdownTable, printTable} from './lib/common.js'
+import {printBudgets} from './lib/budgets.js'
 
-const BENCHES = ['dayone', 'sessions', 'list', 'index', 'stream', 'idle', 'hook', 'status', 'state']
+const BENCHES = ['dayone', 'firstanswer', 'sessions', 'list', 'index', 'stream', 'idle', 'hook', 'status', 'state']
 
 const argv = process.argv.slice(2)
 let only = BENCHES
@@ -82,6 +83,7 @@ for (const name of only) {
 
 process.stdout.write('\n')
 printTable(rows)
+printBudgets(rows)
 const missed = rows.filter((r) => r.met === false).length
 process.stdout.write(
   `\n${rows.filter((r) => r.met === true).length} budgets met, ${missed} missed · ${machine().cpus} cores · node ${process.version} · ${Math.round((Date.now() - started) / 1000)} s · load average ${os

@@ -34,10 +34,14 @@ const SESSION_FILE = /^([0-9A-Za-z][0-9A-Za-z-]*)\.jsonl$/
 const AGENT_FILE = /^(agent-[0-9A-Za-z_-]+)\.jsonl$/
 const AGENT_META = /^(agent-[0-9A-Za-z_-]+)\.meta\.json$/
 const REGISTRY_FILE = /^(\d+)\.json$/
+/** A POSIX path normalize() would change: a doubled separator, a `.` or `..` segment. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)/
 
 export function match(path: string, ctx: AdapterEnv): FileMatch | null {
   const base = configDir(ctx)
-  const full = normalize(path)
+  // Discovery hands over normalised paths (src/core/ingest/discover.ts): normalise only a path
+  // that may not be (a doubled separator, a `.` or `..` segment).
+  const full = sep !== '/' || NOT_NORMAL.test(path) ? normalize(path) : path
   const prefix = base.endsWith(sep) ? base : base + sep
   if (!full.startsWith(prefix)) return null
   const parts = full.slice(prefix.length).split(sep)

@@ -34,9 +34,17 @@ import {
   type TranscriptState,
 } from './transcript-state.js'
 
+/** The tools whose open call is a question to the user (askText). */
+const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
+
+/** Can these last lines of a transcript end on an open question? Only with a call to an ask tool in them. */
+export function tailMayAsk(tail: Buffer): boolean {
+  return ASK_TOOLS.some((name) => tail.includes(name))
+}
+
 /** The question an AskUserQuestion / ExitPlanMode call puts to the user. */
 function askText(name: string, input: unknown): string | undefined {
-  if (name !== 'AskUserQuestion' && name !== 'ExitPlanMode') return undefined
+  if (!ASK_TOOLS.includes(name)) return undefined
   const fallback = name === 'ExitPlanMode' ? 'Approve the plan?' : 'Question'
   if (!isObject(input)) return fallback
   const questions = input['questions']

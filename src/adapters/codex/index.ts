@@ -29,6 +29,9 @@ export const codex: Adapter = {
   parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
   roots: codexRoots,
   skipDir: skipCodexDir,
+  // A rollout's own facts never hold a question or a prompt: the approval an open escalated call
+  // asks for is composed only while a live process holds the rollout (rollout.ts, compose.ts).
+  tailMayAsk: () => false,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

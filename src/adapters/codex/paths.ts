@@ -35,8 +35,12 @@ const SKIP_DIRS = new Set([
   'worktrees',
 ])
 
+/** A POSIX path normalize() would change: a doubled separator, a `.` or `..` segment. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)/
+
 function trimSep(path: string): string {
-  let out = normalize(path)
+  // Discovery hands over normalised paths (src/core/ingest/discover.ts): normalise only what may not be.
+  let out = sep !== '/' || NOT_NORMAL.test(path) ? normalize(path) : path
   while (out.length > 1 && out.endsWith(sep)) out = out.slice(0, -1)
   return out
 }
@@ -44,8 +48,14 @@ function trimSep(path: string): string {
 /** `$CODEX_HOME`, else `<home>/.codex`. */
 export function codexHome(ctx: AdapterEnv): string {
   const fromEnv = ctx.env.CODEX_HOME?.trim()
-  return trimSep(fromEnv ? fromEnv : join(ctx.home, '.codex'))
+  if (lastCodexHome && lastCodexHome.fromEnv === fromEnv && lastCodexHome.home === ctx.home) return lastCodexHome.dir
+  const dir = trimSep(fromEnv ? fromEnv : join(ctx.home, '.codex'))
+  lastCodexHome = {dir, fromEnv, home: ctx.home}
+  return dir
 }
+
+/** The last answer of codexHome, for the same inputs (it is asked for every file discovery matches). */
+let lastCodexHome: {fromEnv: string | undefined; home: string; dir: string} | null = null
 
 export function codexRoots(ctx: AdapterEnv): string[] {
   const home = codexHome(ctx)
@@ -58,14 +68,24 @@ export function threadIdOf(fileName: string): string | null {
   return match?.[1] ?? null
 }
 
+// The last home's paths: discovery matches every file under the roots (thousands on a real
+// history), and joining the same folders for each cost a no-op sync tens of ms.
+let lastHome: {home: string; index: string; sessions: string; archived: string} | null = null
+
+function homePaths(home: string): {index: string; sessions: string; archived: string} {
+  if (lastHome?.home !== home)
+    lastHome = {archived: join(home, ARCHIVED_DIR) + sep, home, index: join(home, SESSION_INDEX), sessions: join(home, SESSIONS_DIR) + sep}
+  return lastHome
+}
+
 export function matchCodexFile(path: string, ctx: AdapterEnv): FileMatch | null {
-  const home = codexHome(ctx)
+  const at = homePaths(codexHome(ctx))
   const file = trimSep(path)
-  if (file === join(home, SESSION_INDEX)) return {kind: 'whole', role: 'session_index'}
+  if (file === at.index) return {kind: 'whole', role: 'session_index'}
   const nativeId = threadIdOf(basename(file))
   if (nativeId === null) return null
-  if (file.startsWith(join(home, SESSIONS_DIR) + sep)) return {kind: 'jsonl', nativeId, role: 'rollout'}
-  if (file.startsWith(join(home, ARCHIVED_DIR) + sep)) return {kind: 'jsonl', nativeId, role: 'archived'}
+  if (file.startsWith(at.sessions)) return {kind: 'jsonl', nativeId, role: 'rollout'}
+  if (file.startsWith(at.archived)) return {kind: 'jsonl', nativeId, role: 'archived'}
   return null
 }
 

@@ -175,6 +175,12 @@ export interface Adapter {
    */
   readonly openFileProcesses?: readonly string[]
   /**
+   * A cheap test of a JSONL file's last complete lines (raw bytes) before they are parsed to find
+   * an open ask (src/core/ingest/tail-ask.ts): false when they cannot hold one. Without it the
+   * tail is always parsed.
+   */
+  readonly tailMayAsk?: (tail: Buffer) => boolean
+  /**
    * Combine every contribution for one session (transcript, registry, hooks, …) into facts.
    * Default: composeFacts from src/core/model/facts.ts.
    */

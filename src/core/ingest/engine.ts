@@ -25,6 +25,7 @@ import {RECENT_MS, statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 import {sameStat} from './same-stat.js'
+import {commitTailAsks, tailAsks} from './tail-ask.js'
 
 export type {DeferRule} from './defer.js'
 export type {Discovered} from './discover.js'
@@ -57,10 +58,7 @@ export interface SyncOptions {
   defer?: DeferRule
 }
 
-/**
- * The files of one pass, each with its stat taken up front (undefined: gone), and whether it can
- * be skipped unread (stat-sweep.ts unchangedFile: a no-op sync costs a stat).
- */
+/** The files of one pass, each stat taken up front (undefined: gone), and whether it can be skipped unread (stat-sweep.ts unchangedFile). */
 interface PassFiles {
   found: Discovered[]
   sts: (fs.Stats | undefined)[]
@@ -214,6 +212,8 @@ export class Ingester {
   private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, present: Set<string>, stats: SyncStats): void {
     const waiting = deferredFiles(pass.found, pass.sts, known, rule)
     if (waiting.size === 0) return
+    // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
+    commitTailAsks(this.store, tailAsks(pass.found, pass.sts, waiting), (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
     for (const i of waiting) {
       present.add(pass.found[i]!.path)
       stats.deferredBytes += pass.sts[i]?.size ?? 0

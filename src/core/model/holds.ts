@@ -111,6 +111,8 @@ export interface TreeHolds {
 
 /** Sum the tree under `rootId` (cycles in bad parent links are walked once). */
 export function sumTree(rootId: string, nodes: readonly HoldsNode[]): TreeHolds {
+  const only = nodes.length === 1 && nodes[0]!.id === rootId ? ownTree(nodes[0]!.holds) : null
+  if (only !== null) return only
   const kids = new Map<string, HoldsNode[]>()
   const byId = new Map<string, HoldsNode>()
   for (const n of nodes) {
@@ -154,6 +156,26 @@ export function sumTree(rootId: string, nodes: readonly HoldsNode[]): TreeHolds 
     unknownUsage,
     usage,
     withoutUsage,
+  }
+}
+
+/**
+ * A tree of one session (most rows: no subagents), summed without the walk's maps: the same
+ * figures as sumTree's, or null when its lists repeat a path or a model (sumTree merges them).
+ */
+function ownTree(h: SessionHolds | null): TreeHolds | null {
+  if (h === null)
+    return {changed: [], changedMore: 0, models: [], partial: false, sessions: 1, unknownUsage: 0, usage: null, withoutUsage: 1}
+  if (new Set(h.models).size !== h.models.length || new Set(h.changed.map((c) => c.path)).size !== h.changed.length) return null
+  return {
+    changed: h.changed.map((c) => ({count: c.count, path: c.path})),
+    changedMore: h.changedMore,
+    models: [...h.models],
+    partial: h.partial,
+    sessions: 1,
+    unknownUsage: h.unknownUsage,
+    usage: h.usage === null ? null : addUsage(ZERO_USAGE, h.usage),
+    withoutUsage: h.usage === null ? 1 : 0,
   }
 }
 

@@ -24,13 +24,15 @@ export function treeHolds(store: Store, roots: readonly TreeRoot[]): Map<string,
   const withKids = roots.filter((r) => r.childIds.length > 0).map((r) => r.id)
   const nodes = new Map<string, HoldsNode[]>()
   if (withKids.length > 0) {
+    // CROSS JOIN keeps the tree outside: each node's row is looked up by id (a plain JOIN let the
+    // planner scan every session's row, facts and all, against the tree).
     const rows = store
       .q(
         `WITH RECURSIVE tree (root, id, depth) AS (
            SELECT value, value, 0 FROM json_each(?)
            UNION ALL SELECT t.root, s.id, t.depth + 1 FROM sessions s JOIN tree t ON s.parent_id = t.id WHERE t.depth < ${MAX_DEPTH}
          )
-         SELECT t.root, s.id, s.parent_id, s.state, s.facts -> '$.holds' AS holds FROM tree t JOIN sessions s ON s.id = t.id`,
+         SELECT t.root, s.id, s.parent_id, s.state, s.facts -> '$.holds' AS holds FROM tree t CROSS JOIN sessions s ON s.id = t.id`,
       )
       .all(JSON.stringify(withKids)) as Row[]
     for (const r of rows) {

@@ -148,4 +148,35 @@ describe('recent first', () => {
     expect(stats.deferred).toBe(0)
     expect(view(quick.store, APPROVAL)).toBeDefined()
   })
+
+  it("shows an old session whose file ends on an open question in the first answer, from the file's tail, and the full pass reads the file whole", () => {
+    const home = history()
+    // The question's transcript as Claude Code 2.1.328 left it when it exited on the open
+    // question (the real one up to the AskUserQuestion call and the lines it writes after it, and
+    // its cost-state line at exit), and old: only its tail is read before the answer.
+    const file = place(home, 'question-full.jsonl', `${QUESTION}.jsonl`, 30 * DAY)
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    expect(lines[19]).toContain('"name":"AskUserQuestion"')
+    fs.writeFileSync(file, [...lines.slice(0, 24), lines[33], ''].join('\n'))
+    fs.utimesSync(file, new Date(NOW - 30 * DAY), new Date(NOW - 30 * DAY))
+    const quick = ingester('quick', home)
+    const full = ingester('full', home)
+
+    const stats = quick.ingester.sync(undefined, {defer: rule()})
+    full.ingester.sync()
+
+    expect(stats.deferred).toBe(2)
+    const first = view(quick.store, QUESTION)
+    expect(first).toMatchObject({reason: 'question', state: 'needs_input'})
+    expect(first?.facts.question?.text).toBe(view(full.store, QUESTION)?.facts.question?.text)
+    expect(view(full.store, QUESTION)).toMatchObject({reason: 'question', state: 'needs_input'})
+    // Marked unread: the full pass reads it from its start.
+    expect(quick.store.loadFiles().get(file)).toMatchObject({mtimeMs: -1, offset: 0, state: null})
+    expect(view(quick.store, APPROVAL)).toBeUndefined()
+
+    const rest = quick.ingester.sync()
+    expect(rest.read).toBe(2)
+    expect(quick.store.loadFiles().get(file)?.offset).toBe(fs.statSync(file).size)
+    expect(view(quick.store, QUESTION)).toEqual(view(full.store, QUESTION))
+  })
 })

@@ -68,6 +68,32 @@ describe('sumTree', () => {
     expect(t.sessions).toBe(3)
   })
 
+  it('a session without subagents is its own tree: the same figures as a tree walk, repeats merged', () => {
+    const own = holds({
+      changed: [
+        {count: 2, path: '/a'},
+        {count: 1, path: '/b'},
+      ],
+      changedMore: 1,
+      models: ['m1'],
+      partial: true,
+      unknownUsage: 2,
+      usage: {cacheRead: 1, cacheWrite: 2, input: 3, output: 4},
+    })
+    const walked = sumTree('a', [node('a', null, own), node('gone', 'nobody', holds())])
+    expect(sumTree('a', [node('a', null, own)])).toEqual(walked)
+    expect(walked).toMatchObject({changedMore: 1, partial: true, sessions: 1, unknownUsage: 2, withoutUsage: 0})
+    const repeats = holds({
+      changed: [
+        {count: 1, path: '/a'},
+        {count: 2, path: '/a'},
+      ],
+      models: ['m1', 'm1'],
+    })
+    expect(sumTree('a', [node('a', null, repeats)])).toMatchObject({changed: [{count: 3, path: '/a'}], models: ['m1']})
+    expect(sumTree('a', [node('a', null, null)])).toEqual(sumTree('a', [node('a', null, null), node('x', 'y', null)]))
+  })
+
   it('a tree where no session records usage has usage null; a parent cycle is walked once', () => {
     const t = sumTree('a', [node('a', 'b', null), node('b', 'a', holds())])
     expect(t.usage).toBeNull()
