@@ -247,7 +247,14 @@ function writesOf(planned: readonly Planned[]): {
 export function scanSessions(
   store: Store,
   ingester: Ingester,
-  opts: {agents: ReadonlySet<Agent>; names: ReadonlyMap<string, Agent>; tied: readonly TiedProcess[]; now: number},
+  opts: {
+    agents: ReadonlySet<Agent>
+    names: ReadonlyMap<string, Agent>
+    tied: readonly TiedProcess[]
+    now: number
+    /** The sweep's own scan of /proc (every agent's processes), when it made one. */
+    procs?: readonly AgentProcess[]
+  },
 ): ScanStats {
   const stats: ScanStats = {removed: 0, scanned: 0, transitions: 0, written: 0}
   if (opts.agents.size === 0) return stats
@@ -260,7 +267,8 @@ export function scanSessions(
     (s) => s.parentId === null && !s.nativeId.startsWith(RUN_ID_PREFIX),
   )
   if (sessions.length === 0 && existing.size === 0) return stats
-  const procs = sessions.length > 0 ? listAgentProcesses(opts.names, opts.agents) : []
+  const listed = sessions.length > 0 ? (opts.procs ?? listAgentProcesses(opts.names, opts.agents)) : []
+  const procs = listed === null ? null : listed.filter((p) => opts.agents.has(p.agent))
   if (procs !== null && sessions.length > 0) stats.procs = procs
   if (procs !== null && procs.length === 0 && sessions.every((s) => s.settled || s.messages === 0) && existing.size === 0) return stats
   if (procs === null) return stats
