@@ -40,11 +40,19 @@ function rssKiB(pid) {
   }
 }
 
-/** A copy of the corpus with its mtimes, `recent` files touched within the last ten minutes. */
+/**
+ * A copy of the corpus as a history looks: every file last written 1 to 60 days ago, then
+ * `recent` of them within the last ten minutes (the sessions of the day, which the stat sweep
+ * looks at; `--recent 10000` gives every file).
+ */
 function prepareHome(base, dest, recent) {
-  fs.cpSync(base.home, dest, {recursive: true, preserveTimestamps: true})
+  fs.cpSync(base.home, dest, {recursive: true})
   const now = Date.now()
   const files = base.sessions.map((s) => path.join(dest, path.relative(base.home, s.path)))
+  files.forEach((f, i) => {
+    const at = new Date(now - 86_400_000 * (1 + ((i * 7919) % 59)))
+    fs.utimesSync(f, at, at)
+  })
   for (let i = 0; i < Math.min(recent, files.length); i++) {
     const at = new Date(now - ((i * 7919) % 600) * 1000)
     fs.utimesSync(files[(i * 97) % files.length], at, at)
@@ -124,7 +132,7 @@ export async function run(argv = [], log = console.error) {
         XDG_CONFIG_HOME: path.join(dir, 'config'),
         ...(tmux ? {TMUX_TMPDIR: path.join(work, 'tmux')} : {TMUX_TMPDIR: path.join(work, 'no-tmux')}),
       })
-      const idx = timeRun(process.execPath, [c.bin, 'sessions', '--json'], {env: c.env})
+      const idx = timeRun(process.execPath, [c.bin, 'sessions', '--json', '--all'], {env: c.env})
       log(`idle: ${c.name}: indexed ${fmtInt(corpus.files)} files (${o.recent} recent) in ${(idx.ms / 1000).toFixed(1)} s`)
       c.runs = []
     }

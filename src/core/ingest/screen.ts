@@ -35,7 +35,7 @@ import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
 import {type AgentProcess, listAgentProcesses, scanSessions, type TiedProcess} from './process-scan.js'
-import {agentsByServer, learnServer, planServer} from './tmux-gate.js'
+import {type AgentSockets, agentSockets, keepList, planServer} from './tmux-gate.js'
 import {scanUnwrittenRuns} from './unwritten-runs.js'
 import {isSameProcessAlive} from './process-table.js'
 import {
@@ -112,7 +112,7 @@ function listServers(
   env: SweepOptions['env'],
   matcher: ScreenMatcher,
   stats: ScreenSweepStats,
-  agents: ReadonlyMap<number, string> | null,
+  agents: AgentSockets | null,
 ): {
   agentPanes: AgentPane[]
   answered: ReturnType<typeof screenContributions>
@@ -143,13 +143,9 @@ function listServers(
     else {
       stats.calls++
       const listed = listPanes(server, env)
-      const gone = !listed.ok && /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
-      if (listed.ok || gone) {
-        const all = listed.ok ? parsePaneList(listed.stdout) : []
-        learnServer(server, {gone, panePids: all.map((p) => p.pid), stdout: listed.stdout}, agents, Date.now())
-      }
-
-      if (!listed.ok) {
+      if (listed.ok) keepList(server, plan, listed.stdout, Date.now())
+      else {
+        const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
         // No server answers on this socket: its panes are gone, and what they showed with them.
         if (gone) {
           swept.push(prefix)
@@ -245,7 +241,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     const {servers, why} = tmuxServers(options.env)
     // One scan of /proc for the agent processes (null: no /proc, every server is asked).
     procs = servers.length > 0 || options.scanAgents?.size ? listAgentProcesses(matcher.processes, allAgents(matcher)) : undefined
-    const agents = servers.length > 0 ? (procs ? agentsByServer(procs) : null) : null
+    const agents = servers.length > 0 ? (procs ? agentSockets(procs) : null) : null
     const {agentPanes, answered, ok, serverOf, swept} = listServers(servers, existing, options.env, matcher, stats, agents)
     stats.servers = ok
     if (servers.length === 0) stats.tmux = why ?? 'no_server'

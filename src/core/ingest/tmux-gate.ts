@@ -2,9 +2,9 @@
  * Which tmux servers the screen sweep has to ask (screen.ts): only those that host an agent
  * process. The agent processes come from one scan of /proc (process-scan.ts
  * listAgentProcesses); each one's ancestors are walked up to a tmux server process (comm
- * `tmux: server`). A server no agent runs under is not asked at all: an idle machine with tmux
- * open starts no `tmux` process. Which socket a server process listens on is learnt from its
- * pane list (a pane's first process is the server's child) and kept while that process lives.
+ * `tmux: server`), and the sockets that process listens on are read from /proc (its fds, named in
+ * /proc/net/unix). A server no agent runs under is not asked at all: an idle machine with tmux
+ * open starts no `tmux` process.
  *
  * The pane list of a server is reused while the agent processes under it are the same ones
  * (pid and start time) and it is younger than PANE_LIST_MS: a pane's id and first process do
@@ -12,6 +12,7 @@
  * the key. Each capture (tmux.ts capturePanes) still reads the screens every sweep.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 
 import type {AgentProcess} from './process-scan.js'
 import {parentPid, processName, processStartTime} from './process-table.js'
@@ -33,8 +34,59 @@ export function tmuxServerOf(pid: number): number | null {
   return null
 }
 
-/** Server process → the agent processes under it, as a key (pid and start time, sorted). */
-export function agentsByServer(procs: readonly AgentProcess[]): Map<number, string> {
+/** The unix socket paths a process holds (as bound: a server started with a relative -S path shows it relative). */
+function socketPathsOf(pid: number, table: () => Map<string, string>): string[] {
+  const out: string[] = []
+  let fds: string[]
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return out
+  }
+
+  for (const fd of fds) {
+    let target: string
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+    } catch {
+      continue
+    }
+
+    const m = /^socket:\[(\d+)\]$/.exec(target)
+    const bound = m ? table().get(m[1]!) : undefined
+    if (bound) out.push(bound)
+  }
+
+  return out
+}
+
+/** Socket inode → bound path, from the process's /proc/<pid>/net/unix (its network namespace; paths only). */
+function unixTable(pid: number): Map<string, string> {
+  const out = new Map<string, string>()
+  let text = ''
+  try {
+    text = fs.readFileSync(`/proc/${pid}/net/unix`, 'utf8')
+  } catch {
+    return out
+  }
+
+  for (const line of text.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/)
+    if (f.length >= 8 && f[7]!.length > 0 && !f[7]!.startsWith('@')) out.set(f[6]!, f.slice(7).join(' '))
+  }
+
+  return out
+}
+
+/** Server process (pid and start) → the socket paths it listens on; kept while it lives. */
+const socketsOf = new Map<string, string[]>()
+
+/** The agents under each tmux server, by the server's socket paths: socket → agents key (pid@start, sorted). */
+export interface AgentSockets {
+  readonly keys: ReadonlyMap<string, string>
+}
+
+export function agentSockets(procs: readonly AgentProcess[]): AgentSockets {
   const by = new Map<number, string[]>()
   for (const p of procs) {
     const server = tmuxServerOf(p.pid)
@@ -42,83 +94,66 @@ export function agentsByServer(procs: readonly AgentProcess[]): Map<number, stri
     by.set(server, [...(by.get(server) ?? []), `${p.pid}@${p.startedAt}`])
   }
 
-  return new Map([...by].map(([server, list]) => [server, list.sort().join(',')]))
-}
+  const keys = new Map<string, string>()
+  const live = new Set<string>()
+  for (const [server, list] of by) {
+    const id = `${server}@${processStartTime(server)}`
+    live.add(id)
+    let sockets = socketsOf.get(id)
+    if (!sockets) {
+      let table: Map<string, string> | null = null
+      sockets = socketPathsOf(server, () => (table ??= unixTable(server)))
+      socketsOf.set(id, sockets)
+    }
 
-interface Known {
-  /** The server process listening on the socket (null: none answered). */
-  readonly serverPid: number | null
-  readonly serverStart: number | null
-  /** The socket file's inode and change time when learnt: a new server on the path changes them. */
-  readonly socketMark: string
-  /** The last pane list, the agents key it was listed for, and when. */
-  list?: {stdout: string; key: string; at: number}
-}
-
-const known = new Map<string, Known>()
-
-function socketMark(socket: string): string {
-  try {
-    const st = fs.statSync(socket)
-    return `${st.ino}:${st.ctimeMs}`
-  } catch {
-    return '-'
+    for (const s of sockets) keys.set(s, list.sort().join(','))
   }
+
+  for (const id of socketsOf.keys()) if (!live.has(id)) socketsOf.delete(id)
+  return {keys}
 }
+
+/** The agents key of the server on `socket`, or undefined: no agent runs under it. */
+function keyOf(agents: AgentSockets, socket: string): string | undefined {
+  const direct = agents.keys.get(socket)
+  if (direct !== undefined) return direct
+  let real = socket
+  try {
+    real = fs.realpathSync(socket)
+  } catch {
+    // gone: compared as given
+  }
+
+  for (const [bound, key] of agents.keys) {
+    if (bound === real) return key
+    // Bound relative to the folder the server was started in.
+    if (!path.isAbsolute(bound) && (socket.endsWith(`/${bound}`) || real.endsWith(`/${bound}`))) return key
+  }
+
+  return undefined
+}
+
+/** The last pane list of each socket, the agents key it was listed for, and when. */
+const lists = new Map<string, {stdout: string; key: string; at: number}>()
 
 /** What the sweep does with one server: skip it (no agent under it), reuse its last pane list, or list it. */
-export type ServerPlan = {kind: 'skip'} | {kind: 'reuse'; stdout: string} | {kind: 'list'; key: string}
+export type ServerPlan = {kind: 'skip'} | {kind: 'reuse'; stdout: string} | {kind: 'list'; key: string | null}
 
-/**
- * The plan for `server` given the agents under each tmux server process (agentsByServer), or
- * null for every server when /proc could not be read (then every server is listed).
- */
-export function planServer(server: TmuxServer, agents: ReadonlyMap<number, string> | null, now: number): ServerPlan {
-  if (agents === null) return {key: '', kind: 'list'}
-  if (agents.size === 0) return {kind: 'skip'}
-  const k = known.get(server.socket)
-  const fresh = k !== undefined && k.socketMark === socketMark(server.socket)
-  const sameServer = fresh && (k.serverPid === null || processStartTime(k.serverPid) === k.serverStart)
-  // Not learnt yet (or a new server on the path): list it once to learn which process it is.
-  if (!sameServer) return {key: '', kind: 'list'}
-  if (k.serverPid === null) return {kind: 'skip'}
-  const key = agents.get(k.serverPid)
-  if (key === undefined) return {kind: 'skip'}
-  if (k.list && k.list.key === key && now - k.list.at < PANE_LIST_MS) return {kind: 'reuse', stdout: k.list.stdout}
+/** The plan for `server`; `agents` null (no /proc) lists every server. */
+export function planServer(server: TmuxServer, agents: AgentSockets | null, now: number): ServerPlan {
+  if (agents === null) return {key: null, kind: 'list'}
+  const key = keyOf(agents, server.socket)
+  if (key === undefined) {
+    lists.delete(server.socket)
+    return {kind: 'skip'}
+  }
+
+  const last = lists.get(server.socket)
+  if (last && last.key === key && now - last.at < PANE_LIST_MS) return {kind: 'reuse', stdout: last.stdout}
   return {key, kind: 'list'}
 }
 
-/**
- * A listing's outcome: the server process (the parent of its panes' first processes), and the
- * list kept for reuse; `gone` (no server answers on the socket) is remembered until the socket
- * file changes. Returns whether an agent runs under this server (for a list made to learn it).
- */
-export function learnServer(
-  server: TmuxServer,
-  result: {gone: boolean; panePids: readonly number[]; stdout: string},
-  agents: ReadonlyMap<number, string> | null,
-  now: number,
-): void {
-  const mark = socketMark(server.socket)
-  if (result.gone) {
-    known.set(server.socket, {serverPid: null, serverStart: null, socketMark: mark})
-    return
-  }
-
-  const first = result.panePids[0]
-  const serverPid = first === undefined ? null : parentPid(first)
-  if (serverPid === null) {
-    known.delete(server.socket)
-    return
-  }
-
-  const key = agents?.get(serverPid)
-  const entry: Known = {serverPid, serverStart: processStartTime(serverPid), socketMark: mark}
-  if (key !== undefined) entry.list = {at: now, key, stdout: result.stdout}
-  known.set(server.socket, entry)
-}
-
-/** Forget every learnt server (tests start servers on the same paths again). */
-export function forgetServers(): void {
-  known.clear()
+/** Keep a pane list made for `plan` for the next sweeps. */
+export function keepList(server: TmuxServer, plan: ServerPlan, stdout: string, now: number): void {
+  if (plan.kind === 'list' && plan.key !== null) lists.set(server.socket, {at: now, key: plan.key, stdout})
 }
