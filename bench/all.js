@@ -15,7 +15,7 @@ import path from 'node:path'
 
 import {REPO, checkBuilt, machine, markdownTable, printTable} from './lib/common.js'
 
-const BENCHES = ['dayone', 'sessions', 'list', 'index', 'stream', 'idle', 'hook', 'status', 'state']
+const BENCHES = ['dayone', 'sessions', 'list', 'index', 'stream', 'idle', 'hook', 'status', 'statusline', 'state']
 
 const argv = process.argv.slice(2)
 let only = BENCHES
