@@ -3,9 +3,10 @@
  * read the bottom of each agent pane and let what it shows (a permission dialog, a question, an
  * error banner, busy, a plain prompt) stand in where the agent's own files cannot show a wait.
  *
- * One sweep costs two tmux processes, whatever the number of sessions: one `list-panes -a`, then
- * one `tmux` invocation that captures every agent pane at once (commands chained with `;`, each
- * capture preceded by a marker line). Which pane is which agent comes from /proc (the pane's
+ * Only the tmux servers an agent process runs under are asked (tmux-gate.ts; none: no tmux
+ * process at all). Each costs one `tmux` invocation that captures every agent pane at once
+ * (commands chained with `;`, each capture preceded by a marker line), and a `list-panes -a`
+ * when the agents under it changed. Which pane is which agent comes from /proc (the pane's
  * process tree); which session a pane shows comes from the process the session's registry, lock
  * or open file handle names (a pid in the pane's tree), else from the agent process's working
  * directory when exactly one session of that agent there was active during the process's life.
