@@ -21,7 +21,7 @@ import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
 import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending} from './batch.js'
 import {shareReads} from './read-share.js'
-import {RECENT_MS, statOrNull, sweepOne, unchangedFile} from './stat-sweep.js'
+import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 import {sameStat} from './same-stat.js'
@@ -65,9 +65,6 @@ interface PassFiles {
   idle: boolean[]
 }
 
-/** The stat sweep looks at most at this many recent files (the newest first). */
-const SWEEP_MAX = 5000
-
 export class Ingester {
   private readonly byAgent: Map<string, Adapter>
   private lastDiscovery: Discovered[] = []
@@ -78,6 +75,8 @@ export class Ingester {
    * newline), with what the store holds for them: the live ingester's stat sweep (sweep()).
    */
   private readonly recent = new Map<string, FileRow>()
+  /** Stat sweeps so far: which share of the quiet recent files this one looks at. */
+  private sweeps = 0
   /**
    * Called now and then during a long pass (discovery, between batches): the live ingester
    * beats the lease's heart there, and may throw to abort the pass (the lease was taken over).
@@ -366,20 +365,7 @@ export class Ingester {
    * without its newline is read once the file is quiet. Files quiet for RECENT_MS leave the set.
    */
   sweep(): Set<string> {
-    const out = new Set<string>()
-    const now = Date.now()
-    if (this.recent.size > SWEEP_MAX) {
-      const newest = [...this.recent].sort((a, b) => b[1].mtimeMs - a[1].mtimeMs).slice(SWEEP_MAX)
-      for (const [p] of newest) this.recent.delete(p)
-    }
-
-    for (const [p, row] of this.recent) {
-      const verdict = p.includes('://') ? 'forget' : sweepOne(p, row, now)
-      if (verdict === 'forget' || verdict === 'gone') this.recent.delete(p)
-      if (verdict === 'read' || verdict === 'gone') out.add(p)
-    }
-
-    return out
+    return sweepRecent(this.recent, this.sweeps++, Date.now())
   }
 
   /** Reconcile sessions whose answer may have changed with time alone (snooze end, TTLs). */

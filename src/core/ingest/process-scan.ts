@@ -50,6 +50,33 @@ export interface TiedProcess {
 }
 
 /**
+ * What each process seen by the last scans is named: its comm, and for an interpreter the
+ * basename of its first argument that is not an option. Reading them for every process of the
+ * machine each scan was most of an idle daemon's work (bench/idle.js).
+ */
+const nameCache = new Map<number, {comm: string; arg: string | null; since: number}>()
+let scans = 0
+/** A process is looked at every scan for this long after it was first seen. */
+const YOUNG_MS = 10_000
+/** Past that, a process named as no agent is looked at again by one scan in this many (pid modulo). */
+const RECHECK_SPREAD = 15
+
+function namesOf(pid: number, since: number): {comm: string; arg: string | null; since: number} | null {
+  const comm = processName(pid)
+  if (comm === null) return null
+  let arg: string | null = null
+  if (INTERPRETERS.has(comm.replace(/[\d.]+$/, ''))) {
+    for (const a of processArgv(pid).slice(1, 4)) {
+      if (a.startsWith('-')) continue
+      arg = a.slice(a.lastIndexOf('/') + 1)
+      break
+    }
+  }
+
+  return {arg, comm, since}
+}
+
+/**
  * Every live process whose name is one of `names` (comm, argv[0]'s basename, argv[1]'s when
  * argv[0] is an interpreter). Null when there is no /proc to read (then nothing is claimed).
  * For an agent that runs as a parent and a child of the same name (a node relaunch), the
@@ -64,20 +91,21 @@ export function listAgentProcesses(names: ReadonlyMap<string, Agent>, agents: Re
   }
 
   const found = new Map<number, {agent: Agent; ppid: number}>()
+  const now = Date.now()
+  const turn = scans++ % RECHECK_SPREAD
+  const live = new Set<number>()
   for (const d of pids) {
     const pid = Number(d)
-    const comm = processName(pid)
-    if (comm === null) continue
-    let agent = names.get(comm)
-    if (agent === undefined && INTERPRETERS.has(comm.replace(/[\d.]+$/, ''))) {
-      const argv = processArgv(pid)
-      for (const a of argv.slice(1, 4)) {
-        if (a.startsWith('-')) continue
-        agent = names.get(a.slice(a.lastIndexOf('/') + 1))
-        break
-      }
-    }
-
+    live.add(pid)
+    const seen = nameCache.get(pid)
+    const agentBefore = seen !== undefined && (names.has(seen.comm) || (seen.arg !== null && names.has(seen.arg)))
+    // A process named as no agent keeps its name: looked at again while young (an exec or a
+    // title set after start), then in turn, one scan in RECHECK_SPREAD.
+    const fresh = seen !== undefined && !agentBefore && now - seen.since >= YOUNG_MS && pid % RECHECK_SPREAD !== turn
+    const n = fresh ? seen : namesOf(pid, seen?.since ?? now)
+    if (n === null) continue
+    nameCache.set(pid, n)
+    const agent = names.get(n.comm) ?? (n.arg === null ? undefined : names.get(n.arg))
     if (agent === undefined || !agents.has(agent)) continue
     let ppid = 0
     try {
@@ -90,6 +118,7 @@ export function listAgentProcesses(names: ReadonlyMap<string, Agent>, agents: Re
     found.set(pid, {agent, ppid})
   }
 
+  for (const pid of nameCache.keys()) if (!live.has(pid)) nameCache.delete(pid)
   const out: AgentProcess[] = []
   for (const [pid, p] of found) {
     if (found.get(p.ppid)?.agent === p.agent) continue // the child of a relaunch: its parent stands for it
@@ -251,7 +280,14 @@ export interface Recomposer {
 export function scanSessions(
   store: Store,
   ingester: Recomposer,
-  opts: {agents: ReadonlySet<Agent>; names: ReadonlyMap<string, Agent>; tied: readonly TiedProcess[]; now: number},
+  opts: {
+    agents: ReadonlySet<Agent>
+    names: ReadonlyMap<string, Agent>
+    tied: readonly TiedProcess[]
+    now: number
+    /** The sweep's own scan of /proc (every agent's processes), when it made one. */
+    procs?: readonly AgentProcess[]
+  },
 ): ScanStats {
   const stats: ScanStats = {removed: 0, scanned: 0, transitions: 0, written: 0}
   if (opts.agents.size === 0) return stats
@@ -264,7 +300,8 @@ export function scanSessions(
     (s) => s.parentId === null && !s.nativeId.startsWith(RUN_ID_PREFIX),
   )
   if (sessions.length === 0 && existing.size === 0) return stats
-  const procs = sessions.length > 0 ? listAgentProcesses(opts.names, opts.agents) : []
+  const listed = sessions.length > 0 ? (opts.procs ?? listAgentProcesses(opts.names, opts.agents)) : []
+  const procs = listed === null ? null : listed.filter((p) => opts.agents.has(p.agent))
   if (procs !== null && sessions.length > 0) stats.procs = procs
   if (procs !== null && procs.length === 0 && sessions.every((s) => s.settled || s.messages === 0) && existing.size === 0) return stats
   if (procs === null) return stats

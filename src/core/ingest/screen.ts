@@ -3,9 +3,10 @@
  * read the bottom of each agent pane and let what it shows (a permission dialog, a question, an
  * error banner, busy, a plain prompt) stand in where the agent's own files cannot show a wait.
  *
- * One sweep costs two tmux processes, whatever the number of sessions: one `list-panes -a`, then
- * one `tmux` invocation that captures every agent pane at once (commands chained with `;`, each
- * capture preceded by a marker line). Which pane is which agent comes from /proc (the pane's
+ * Only the tmux servers an agent process runs under are asked (tmux-gate.ts; none: no tmux
+ * process at all). Each costs one `tmux` invocation that captures every agent pane at once
+ * (commands chained with `;`, each capture preceded by a marker line), and a `list-panes -a`
+ * when the agents under it changed. Which pane is which agent comes from /proc (the pane's
  * process tree); which session a pane shows comes from the process the session's registry, lock
  * or open file handle names (a pid in the pane's tree), else from the agent process's working
  * directory when exactly one session of that agent there was active during the process's life.
@@ -34,7 +35,8 @@ import type {Store} from '../store/store.js'
 import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
-import {scanSessions, type TiedProcess} from './process-scan.js'
+import {type AgentProcess, listAgentProcesses, scanSessions, type TiedProcess} from './process-scan.js'
+import {type AgentSockets, agentSockets, keepList, planServer} from './tmux-gate.js'
 import {scanUnwrittenRuns} from './unwritten-runs.js'
 import {isSameProcessAlive} from './process-table.js'
 import {
@@ -73,6 +75,8 @@ export interface ScreenSweepStats {
   transitions: number
   /** tmux servers that answered. */
   servers: number
+  /** tmux servers not asked: no agent process runs under them (tmux-gate.ts). */
+  skipped?: number
   /** Unsettled sessions the process scan looked at. */
   scanned?: number
   error?: string
@@ -109,6 +113,7 @@ function listServers(
   env: SweepOptions['env'],
   matcher: ScreenMatcher,
   stats: ScreenSweepStats,
+  agents: AgentSockets | null,
 ): {
   agentPanes: AgentPane[]
   answered: ReturnType<typeof screenContributions>
@@ -125,23 +130,39 @@ function listServers(
   for (const server of servers) {
     const prefix = `${PATH_PREFIX}${server.socket}/`
     const mine = existing.filter((e) => e.path.startsWith(prefix))
-    stats.calls++
-    const listed = listPanes(server, env)
-    if (!listed.ok) {
-      const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
-      // No server answers on this socket: its panes are gone, and what they showed with them.
-      if (gone) {
-        swept.push(prefix)
-        answered.push(...mine)
-      } else stats.error = listed.stderr.trim()
+    const plan = planServer(server, agents, Date.now())
+    // No agent process runs under this server (tmux-gate.ts): no pane of it shows an agent.
+    if (plan.kind === 'skip') {
+      stats.skipped = (stats.skipped ?? 0) + 1
+      swept.push(prefix)
+      answered.push(...mine)
       continue
+    }
+
+    let stdout: string
+    if (plan.kind === 'reuse') stdout = plan.stdout
+    else {
+      stats.calls++
+      const listed = listPanes(server, env)
+      if (listed.ok) keepList(server, plan, listed.stdout, Date.now())
+      else {
+        const gone = /no server|error connecting|No such file|Connection refused|server exited|lost server/i.test(listed.stderr)
+        // No server answers on this socket: its panes are gone, and what they showed with them.
+        if (gone) {
+          swept.push(prefix)
+          answered.push(...mine)
+        } else stats.error = listed.stderr.trim()
+        continue
+      }
+
+      stdout = listed.stdout
     }
 
     ok++
     swept.push(prefix)
     answered.push(...mine)
     serverOf.set(server.socket, server)
-    const panes = parsePaneList(listed.stdout).filter((p) => !p.dead)
+    const panes = parsePaneList(stdout).filter((p) => !p.dead)
     stats.panes += panes.length
     for (const p of panes) {
       const ap = agentOfPane(p, matcher.processes)
@@ -215,13 +236,17 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
   }
   forgetProcessTree()
   const tied: TiedProcess[] = []
+  let procs: AgentProcess[] | null | undefined
   try {
     const existing = screenContributions(store)
     const {servers, why} = tmuxServers(options.env)
-    const {agentPanes, answered, ok, serverOf, swept} = listServers(servers, existing, options.env, matcher, stats)
+    // One scan of /proc for the agent processes (null: no /proc, every server is asked).
+    procs = servers.length > 0 || options.scanAgents?.size ? listAgentProcesses(matcher.processes, allAgents(matcher)) : undefined
+    const agents = servers.length > 0 ? (procs ? agentSockets(procs) : null) : null
+    const {agentPanes, answered, ok, serverOf, swept} = listServers(servers, existing, options.env, matcher, stats, agents)
     stats.servers = ok
     if (servers.length === 0) stats.tmux = why ?? 'no_server'
-    else if (ok === 0) stats.tmux = stats.error ? 'error' : 'no_server'
+    else if (ok === 0 && !stats.skipped) stats.tmux = stats.error ? 'error' : 'no_server'
     // Readings of servers this sweep did not reach stand while their agent process lives.
     answered.push(...existing.filter((e) => !swept.some((p) => e.path.startsWith(p)) && !readingProcessAlive(e.data)))
     stats.agentPanes = agentPanes.length
@@ -240,12 +265,17 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
       agents: options.scanAgents ?? new Set(),
       names: matcher.processes,
       now: options.clock(),
+      procs: procs ?? undefined,
       tied,
     })
     stats.transitions += scan.transitions
     stats.scanned = scan.scanned
     // Headless runs that have written nothing yet (unwritten-runs.ts), after the scan's claims.
-    const runs = scanUnwrittenRuns(store, ingester, {names: matcher.processes, now: options.clock(), procs: scan.procs})
+    const runs = scanUnwrittenRuns(store, ingester, {
+      names: matcher.processes,
+      now: options.clock(),
+      procs: scan.procs ?? procs ?? undefined,
+    })
     stats.transitions += runs.transitions
   } catch (error) {
     stats.error ??= (error as Error).message
@@ -259,6 +289,11 @@ interface Desired {
   readonly agent: Agent
   readonly nativeId: string
   readonly obs: Omit<ScreenObservation, 'since' | 'confirmedAt'>
+}
+
+/** Every agent the screen patterns name a process for. */
+function allAgents(matcher: ScreenMatcher): Set<Agent> {
+  return new Set(matcher.processes.values())
 }
 
 /** Is the agent process a stored reading was taken from still running? */

@@ -11,6 +11,42 @@ import {sameStat} from './same-stat.js'
 /** A file modified this recently can still change: the periodic stat sweep looks at it. */
 export const RECENT_MS = 15 * 60_000
 
+/** The stat sweep looks at most at this many recent files (the newest first). */
+const SWEEP_MAX = 5000
+/**
+ * A recent file the store last saw change longer ago than this is stat'ed by one sweep in
+ * SWEEP_SPREAD (in turn), not by every one: its writes reach the file watcher, which the sweep
+ * only backs up (a change it dropped shows within SWEEP_SPREAD sweeps). A file written lately,
+ * or with a last line waiting to be tried, is stat'ed every sweep.
+ */
+const SWEEP_HOT_MS = 60_000
+const SWEEP_SPREAD = 15
+
+/**
+ * One stat sweep (`turn`: how many came before) over the recent files: the paths to read (changed
+ * or gone). Files gone or quiet for good leave `recent`.
+ */
+export function sweepRecent(recent: Map<string, FileRow>, turn: number, now: number): Set<string> {
+  const out = new Set<string>()
+  if (recent.size > SWEEP_MAX) {
+    const newest = [...recent].sort((a, b) => b[1].mtimeMs - a[1].mtimeMs).slice(SWEEP_MAX)
+    for (const [p] of newest) recent.delete(p)
+  }
+
+  const share = turn % SWEEP_SPREAD
+  let i = 0
+  for (const [p, row] of recent) {
+    const pseudo = p.includes('://')
+    const hot = pseudo || now - row.mtimeMs < SWEEP_HOT_MS || row.offset < row.size
+    if (!hot && i++ % SWEEP_SPREAD !== share) continue
+    const verdict = pseudo ? 'forget' : sweepOne(p, row, now)
+    if (verdict === 'forget' || verdict === 'gone') recent.delete(p)
+    if (verdict === 'read' || verdict === 'gone') out.add(p)
+  }
+
+  return out
+}
+
 /** One recent file in the stat sweep: read it, it is gone, it is quiet for good (forget it), or leave it. */
 export function sweepOne(p: string, row: FileRow, now: number): 'read' | 'gone' | 'forget' | 'keep' {
   const st = lstatOrNull(p)

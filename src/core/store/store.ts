@@ -248,8 +248,13 @@ export class Store {
    * namespaces and hosts.
    */
   heartbeatLease(name: string, pid: number, now: number, info?: Record<string, unknown>, token?: string): boolean {
-    return heartbeatLease(this, name, pid, now, info, token)
+    const ok = heartbeatLease(this, name, pid, now, info, token)
+    if (ok) this.heartbeats++
+    return ok
   }
+
+  /** Rows this connection's heartbeats changed (one each): storeChangeKey leaves them out. */
+  heartbeats = 0
 
   /** Is the lease still this holder's? (Checked inside each of the live ingester's write transactions.) */
   holdsLease(name: string, pid: number, token: string): boolean {
