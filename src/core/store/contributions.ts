@@ -3,7 +3,7 @@
  * table (what each source says about each session, composed into the session's facts).
  */
 import {num, type Row, str} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 export interface FileRow {
   readonly path: string
@@ -31,7 +31,7 @@ export interface StoredContribution {
   readonly data: string
 }
 
-export function loadFiles(store: Store): Map<string, FileRow> {
+export function loadFiles(store: Conn): Map<string, FileRow> {
   const out = new Map<string, FileRow>()
   for (const r of store.q('SELECT * FROM files').all() as Row[]) {
     out.set(String(r.path), {
@@ -55,7 +55,7 @@ export function loadFiles(store: Store): Map<string, FileRow> {
   return out
 }
 
-export function saveFile(store: Store, f: FileRow): void {
+export function saveFile(store: Conn, f: FileRow): void {
   store
     .q(
       `INSERT INTO files (path, agent, kind, dev, ino, size, mtime_ms, offset, state, parse_errors, read_at, holder, tail_tried, fp)
@@ -69,7 +69,7 @@ export function saveFile(store: Store, f: FileRow): void {
 }
 
 /** Forget a file that disappeared; returns the sessions it contributed to. */
-export function deleteFile(store: Store, path: string): {agent: string; nativeId: string}[] {
+export function deleteFile(store: Conn, path: string): {agent: string; nativeId: string}[] {
   const affected = (store.q('SELECT agent, native_id FROM contributions WHERE path = ?').all(path) as Row[]).map((r) => ({
     agent: String(r.agent),
     nativeId: String(r.native_id),
@@ -81,7 +81,7 @@ export function deleteFile(store: Store, path: string): {agent: string; nativeId
 
 /** Replace what one file says; returns every session whose contributions changed. */
 export function replaceContributions(
-  store: Store,
+  store: Conn,
   path: string,
   agent: string,
   contribs: readonly {nativeId: string; data: string}[],
@@ -116,7 +116,7 @@ export function replaceContributions(
 
 /** Set what one source says about one session (hook state), creating the source row. */
 export function upsertContribution(
-  store: Store,
+  store: Conn,
   path: string,
   agent: string,
   kind: string,
@@ -138,15 +138,15 @@ export function upsertContribution(
     .run(path, agent, nativeId, data)
 }
 
-export function getContribution(store: Store, path: string, nativeId: string): string | null {
+export function getContribution(store: Conn, path: string, nativeId: string): string | null {
   return str((store.q('SELECT data FROM contributions WHERE path = ? AND native_id = ?').get(path, nativeId) as Row | undefined)?.data)
 }
 
-export function addParseErrors(store: Store, path: string, n: number): void {
+export function addParseErrors(store: Conn, path: string, n: number): void {
   store.q('UPDATE files SET parse_errors = parse_errors + ? WHERE path = ?').run(n, path)
 }
 
-export function contributionsFor(store: Store, agent: string, nativeId: string): StoredContribution[] {
+export function contributionsFor(store: Conn, agent: string, nativeId: string): StoredContribution[] {
   return (store.q('SELECT path, data FROM contributions WHERE agent = ? AND native_id = ?').all(agent, nativeId) as Row[]).map((r) => ({
     data: String(r.data),
     path: String(r.path),
@@ -159,7 +159,7 @@ export function contributionsFor(store: Store, agent: string, nativeId: string):
  * so SQLite reads those few rows through it instead of scanning every contribution's data; a
  * false positive (the word inside a title) is dropped by the caller, which parses each row.
  */
-export function sessionsWithProcessClaims(store: Store): {agent: string; nativeId: string; data: string; path: string}[] {
+export function sessionsWithProcessClaims(store: Conn): {agent: string; nativeId: string; data: string; path: string}[] {
   return (
     store
       .q(`SELECT agent, native_id, data, path FROM contributions INDEXED BY contributions_claims WHERE instr(data, '"processClaim"') > 0`)
@@ -168,7 +168,7 @@ export function sessionsWithProcessClaims(store: Store): {agent: string; nativeI
 }
 
 /** The files that describe one session, with their read position and parse errors. */
-export function filesFor(store: Store, agent: string, nativeId: string): FileRow[] {
+export function filesFor(store: Conn, agent: string, nativeId: string): FileRow[] {
   return (
     store
       .q(`SELECT f.* FROM files f JOIN contributions c ON c.path = f.path WHERE c.agent = ? AND c.native_id = ? ORDER BY f.path`)
@@ -191,10 +191,10 @@ export function filesFor(store: Store, agent: string, nativeId: string): FileRow
   }))
 }
 
-export function totalParseErrors(store: Store): number {
+export function totalParseErrors(store: Conn): number {
   return Number((store.q('SELECT COALESCE(SUM(parse_errors), 0) AS n FROM files').get() as Row).n)
 }
 
-export function countFiles(store: Store): number {
+export function countFiles(store: Conn): number {
   return Number((store.q('SELECT COUNT(*) AS n FROM files').get() as Row).n)
 }

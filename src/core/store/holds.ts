@@ -6,7 +6,7 @@
 import {holdsOf, type HoldsNode, sumTree, type TreeHolds} from '../model/holds.js'
 import type {SessionFacts, WorkState} from '../model/types.js'
 import {parseJson, type Row, str} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 /** Deeper links than this are not followed (seed 001 caps a tree at depth three). */
 const MAX_DEPTH = 8
@@ -19,7 +19,7 @@ export interface TreeRoot {
   readonly childIds: readonly string[]
 }
 
-export function treeHolds(store: Store, roots: readonly TreeRoot[]): Map<string, TreeHolds> {
+export function treeHolds(store: Conn, roots: readonly TreeRoot[]): Map<string, TreeHolds> {
   const out = new Map<string, TreeHolds>()
   const withKids = roots.filter((r) => r.childIds.length > 0).map((r) => r.id)
   const nodes = new Map<string, HoldsNode[]>()

@@ -3,7 +3,7 @@
  * that goes stale when the holder dies.
  */
 import {parseJson, type Row} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 export interface Lease {
   readonly name: string
@@ -16,7 +16,7 @@ export interface Lease {
 
 /** Take the named lease if it is free, ours, or its holder is dead/stale. */
 export function acquireLease(
-  store: Store,
+  store: Conn,
   name: string,
   holder: {pid: number; host: string},
   now: number,
@@ -24,7 +24,7 @@ export function acquireLease(
   info: Record<string, unknown> = {},
 ): boolean {
   return store.tx(() => {
-    const cur = store.getLease(name, now)
+    const cur = getLease(store, name, now)
     if (cur && !(cur.pid === holder.pid && cur.host === holder.host) && !isStale(cur)) return false
     store
       .q(
@@ -43,7 +43,7 @@ export function acquireLease(
  * namespaces and hosts.
  */
 export function heartbeatLease(
-  store: Store,
+  store: Conn,
   name: string,
   pid: number,
   now: number,
@@ -59,13 +59,13 @@ export function heartbeatLease(
 }
 
 /** Is the lease still this holder's? (Checked inside each of the live ingester's write transactions.) */
-export function holdsLease(store: Store, name: string, pid: number, token: string): boolean {
+export function holdsLease(store: Conn, name: string, pid: number, token: string): boolean {
   return (
     store.q(`SELECT 1 FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).get(name, pid, token) !== undefined
   )
 }
 
-export function releaseLease(store: Store, name: string, pid: number, token?: string): void {
+export function releaseLease(store: Conn, name: string, pid: number, token?: string): void {
   if (token === undefined) store.q('DELETE FROM leases WHERE name = ? AND pid = ?').run(name, pid)
   else store.q(`DELETE FROM leases WHERE name = ? AND pid = ? AND json_extract(info, '$.token') IS ?`).run(name, pid, token)
 }
@@ -75,7 +75,7 @@ export function releaseLease(store: Store, name: string, pid: number, token?: st
  * a clock that jumped back, or a forged row, never keeps a dead holder fresh; it goes stale
  * like any other from now on.
  */
-export function getLease(store: Store, name: string, now = Date.now()): Lease | null {
+export function getLease(store: Conn, name: string, now = Date.now()): Lease | null {
   const r = store.q('SELECT * FROM leases WHERE name = ?').get(name) as Row | undefined
   if (!r) return null
   let heartbeatAt = Number(r.heartbeat_at)

@@ -6,7 +6,7 @@
 import {type ActiveParks, decidePark, type Park, PARK_STALE_MS, type ParkEnd, type ParkGate} from '../model/parks.js'
 import type {Filing} from '../model/types.js'
 import {num, type Row, str} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 function parkFromRow(r: Row): Park {
   return {
@@ -22,7 +22,7 @@ function parkFromRow(r: Row): Park {
 }
 
 /** Each session's park (holding or the last ended one); `list` a JSON array of ids, or null for all. */
-export function loadParks(store: Store, list: string | null): Map<string, Park> {
+export function loadParks(store: Conn, list: string | null): Map<string, Park> {
   const rows =
     list === null
       ? (store.q('SELECT * FROM parks').all() as Row[])
@@ -31,12 +31,12 @@ export function loadParks(store: Store, list: string | null): Map<string, Park> 
 }
 
 /** The parks holding now, by parked session. */
-export function activeParks(store: Store): ActiveParks {
+export function activeParks(store: Conn): ActiveParks {
   const rows = store.q('SELECT session_id, until_id FROM parks WHERE ended_at IS NULL').all() as Row[]
   return new Map(rows.map((r) => [String(r.session_id), {sessionId: String(r.session_id), untilId: String(r.until_id)}]))
 }
 
-export function savePark(store: Store, p: Park): void {
+export function savePark(store: Conn, p: Park): void {
   store
     .q(
       `INSERT INTO parks (session_id, until_id, note, made_at, seen_at, after_seq, ended_at, ended) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
@@ -47,7 +47,7 @@ export function savePark(store: Store, p: Park): void {
 }
 
 /** What happened to the other session since the park was made. */
-function gateOf(store: Store, p: Park): ParkGate {
+function gateOf(store: Conn, p: Park): ParkGate {
   const other = store.q('SELECT bucket FROM sessions WHERE id = ?').get(p.untilId) as Row | undefined
   if (!other) return {gone: true, missing: true, rested: false}
   const bucket = str(other.bucket)
@@ -70,7 +70,7 @@ export interface ParkOutcome {
  * stash. Returns the sessions whose stash was lifted, for the caller to reconcile (a release
  * logs a `park_released` transition). Ended parks older than PARK_STALE_MS are deleted.
  */
-export function evaluateParks(store: Store, now: number): ParkOutcome[] {
+export function evaluateParks(store: Conn, now: number): ParkOutcome[] {
   const rows = store
     .q('SELECT p.*, r.filing FROM parks p LEFT JOIN records r ON r.session_id = p.session_id WHERE p.ended_at IS NULL')
     .all() as Row[]

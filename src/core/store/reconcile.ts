@@ -6,8 +6,8 @@ import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/r
 import type {Bucket, LogReason, Reason, SessionFacts, WorkState} from '../model/types.js'
 import {evaluateParks} from './parks.js'
 import {num, parseJson, type Row, str} from './rows.js'
-import type {SessionRow} from './sessions.js'
-import type {Store} from './store.js'
+import {loadSessions, type SessionRow} from './sessions.js'
+import type {Conn} from './conn.js'
 
 export interface Transition {
   readonly seq: number
@@ -31,7 +31,7 @@ export interface ReconcileResult {
  * per change, in one transaction. Children are done before their parents, and a changed child
  * brings its parent along. `ids` undefined means every session.
  */
-export function reconcile(store: Store, now: number, ids?: readonly string[]): ReconcileResult {
+export function reconcile(store: Conn, now: number, ids?: readonly string[]): ReconcileResult {
   return store.tx(() => {
     let transitions = 0
     let targets = ids ? new Set(ids) : undefined
@@ -44,7 +44,7 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
     }
 
     // What classifying reads: not the views' holds and parks.
-    const rows = store.loadSessions(targets ? [...targets] : undefined, {holds: false})
+    const rows = loadSessions(store, targets ? [...targets] : undefined, {holds: false})
     // Children first so the parents see their fresh state.
     rows.sort((a, b) => Number(a.parentId === null) - Number(b.parentId === null))
     const fresh = new Map<string, {state: WorkState; facts: SessionFacts}>()
@@ -65,7 +65,7 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
 
     // Parks gated on a session whose turn just ended release in this same pass (store/parks.ts).
     for (const p of evaluateParks(store, now)) {
-      const row = store.loadSessions([p.sessionId], {holds: false})[0]
+      const row = loadSessions(store, [p.sessionId], {holds: false})[0]
       if (row) transitions += reconcileRow(store, row, now, fresh, p.action === 'release')
     }
 
@@ -76,7 +76,7 @@ export function reconcile(store: Store, now: number, ids?: readonly string[]): R
 
 /** Plan one row's reconcile (core/model/reconcile.ts) and apply it: the store only loads and writes. */
 function reconcileRow(
-  store: Store,
+  store: Conn,
   row: SessionRow,
   now: number,
   fresh: Map<string, {state: WorkState; facts: SessionFacts}>,
@@ -114,22 +114,22 @@ function reconcileRow(
 }
 
 /** Sessions whose answer may change with time alone, due by `now`. */
-export function dueForCheck(store: Store, now: number): string[] {
+export function dueForCheck(store: Conn, now: number): string[] {
   return (store.q('SELECT id FROM sessions WHERE next_check_at IS NOT NULL AND next_check_at <= ?').all(now) as Row[]).map((r) =>
     String(r.id),
   )
 }
 
 /** The earliest next_check_at, for the watcher's one timer. */
-export function nextCheckAt(store: Store): number | null {
+export function nextCheckAt(store: Conn): number | null {
   return num((store.q('SELECT MIN(next_check_at) AS t FROM sessions WHERE next_check_at IS NOT NULL').get() as Row).t)
 }
 
-export function lastSeq(store: Store): number {
+export function lastSeq(store: Conn): number {
   return Number((store.q('SELECT COALESCE(MAX(seq), 0) AS s FROM transitions').get() as Row).s)
 }
 
-export function transitionsSince(store: Store, seq: number, limit = 1000): Transition[] {
+export function transitionsSince(store: Conn, seq: number, limit = 1000): Transition[] {
   return (store.q('SELECT * FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as Row[]).map((r) => ({
     bucket: String(r.bucket) as Bucket,
     event: String(r.event) as Transition['event'],

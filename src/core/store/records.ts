@@ -6,7 +6,7 @@ import type {StoredRecords} from '../model/session-shape.js'
 import type {RecordsPatch} from '../model/triage.js'
 import type {Declaration, Filing, Verdict} from '../model/types.js'
 import {num, parseJson, type Row, str} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 export type {RecordsPatch} from '../model/triage.js'
 
@@ -26,7 +26,7 @@ const RECORD_COLUMNS: Record<keyof RecordsPatch, string> = {
   verdictAt: 'verdict_at',
 }
 
-export function getRecordsRow(store: Store, sessionId: string): RecordsPatch {
+export function getRecordsRow(store: Conn, sessionId: string): RecordsPatch {
   const r = store.q('SELECT * FROM records WHERE session_id = ?').get(sessionId) as Row | undefined
   return r ? recordsFromRow(r) : {}
 }
@@ -51,7 +51,7 @@ export function recordsFromRow(r: Row): StoredRecords & {readonly renamed: strin
 }
 
 /** Change a session's records (creating the row). Call inside tx() with reconcile after. */
-export function patchRecords(store: Store, sessionId: string, patch: RecordsPatch): void {
+export function patchRecords(store: Conn, sessionId: string, patch: RecordsPatch): void {
   store.q('INSERT INTO records (session_id) VALUES (?) ON CONFLICT (session_id) DO NOTHING').run(sessionId)
   const keys = Object.keys(patch) as (keyof RecordsPatch)[]
   if (keys.length === 0) return

@@ -13,7 +13,7 @@ import {treeHolds} from './holds.js'
 import {loadParks} from './parks.js'
 import {recordsFromRow} from './records.js'
 import {num, parseJson, type Row, str} from './rows.js'
-import type {Store} from './store.js'
+import type {Conn} from './conn.js'
 
 export type {DecisionCard} from '../model/session-shape.js'
 
@@ -53,7 +53,7 @@ export interface SessionRow {
  * whether anything changed.
  */
 export function upsertFacts(
-  store: Store,
+  store: Conn,
   agent: Agent,
   nativeId: string,
   facts: SessionFacts,
@@ -90,17 +90,17 @@ export function upsertFacts(
 }
 
 /** The parent `cast spawn --parent` recorded for a session, if any. */
-function spawnedParent(store: Store, id: string): string | null {
+function spawnedParent(store: Conn, id: string): string | null {
   return str((store.q('SELECT parent_id FROM spawns WHERE session_id = ?').get(id) as Row | undefined)?.parent_id)
 }
 
-export function loadFactsByNative(store: Store, agent: string, nativeId: string): SessionFacts | null {
+export function loadFactsByNative(store: Conn, agent: string, nativeId: string): SessionFacts | null {
   const r = store.q('SELECT facts FROM sessions WHERE agent = ? AND native_id = ?').get(agent, nativeId) as Row | undefined
   return r ? {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})} : null
 }
 
 /** Every session id with its native id, for prefix resolution. */
-export function sessionIds(store: Store): {id: string; nativeId: string; agent: string}[] {
+export function sessionIds(store: Conn): {id: string; nativeId: string; agent: string}[] {
   return (store.q('SELECT id, native_id, agent FROM sessions').all() as Row[]).map((r) => ({
     agent: String(r.agent),
     id: String(r.id),
@@ -118,7 +118,7 @@ export function sessionIds(store: Store): {id: string; nativeId: string; agent: 
  * ids by scanning the UNIQUE (agent, native_id) index alone (migration 1 creates both; SQLite
  * names the second sqlite_autoindex_sessions_2), then only the matching rows are read.
  */
-export function sessionIdCandidates(store: Store, typed: string): {id: string; nativeId: string; agent: string}[] {
+export function sessionIdCandidates(store: Conn, typed: string): {id: string; nativeId: string; agent: string}[] {
   const params = {lower: typed.toLowerCase(), typed}
   let rows: Row[]
   try {
@@ -137,12 +137,12 @@ const CANDIDATES_SQL = `SELECT id, native_id, agent FROM sessions WHERE rowid IN
     SELECT rowid FROM sessions {native}
      WHERE substr(native_id, 1, length(:typed)) = :typed OR lower(substr(native_id, 1, length(:typed))) = :lower)`
 
-export function countSessions(store: Store): number {
+export function countSessions(store: Conn): number {
   return Number((store.q('SELECT COUNT(*) AS n FROM sessions').get() as Row).n)
 }
 
 /** The session rows themselves: all, or those of `ids` in that order (ids passed as one JSON array). */
-function sessionRows(store: Store, ids: readonly string[] | undefined, list: string | null): Row[] {
+function sessionRows(store: Conn, ids: readonly string[] | undefined, list: string | null): Row[] {
   if (!ids) return store.q('SELECT * FROM sessions').all() as Row[]
   const byId = new Map<string, Row>()
   for (const r of store.q('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))').all(list) as Row[])
@@ -167,7 +167,7 @@ interface Joined {
   readonly panes: Map<string, {pane: string; pid: number}>
 }
 
-function joined(store: Store, list: string | null): Joined {
+function joined(store: Conn, list: string | null): Joined {
   const j: Joined = {
     children: new Map(),
     decisions: new Map(),
@@ -226,7 +226,7 @@ function joined(store: Store, list: string | null): Joined {
  * `holds: false` leaves out what only the views read (the subagent tree's holds and the park):
  * reconcile (store/reconcile.ts) classifies without them.
  */
-export function loadSessions(store: Store, ids?: readonly string[], {holds = true}: {holds?: boolean} = {}): SessionRow[] {
+export function loadSessions(store: Conn, ids?: readonly string[], {holds = true}: {holds?: boolean} = {}): SessionRow[] {
   if (ids && ids.length === 0) return []
   const list = ids ? JSON.stringify(ids) : null
   const rows = sessionRows(store, ids, list)

@@ -108,7 +108,7 @@ describe('files and contributions', () => {
   it("leave the parser's state out of the marks unless a last line without its newline needs it", () => {
     f.store.saveFile(file('/t/whole.jsonl'))
     f.store.saveFile(file('/t/tail.jsonl', {offset: 90, state: '{"tail":"half a line"}'}))
-    f.store.saveFile(file('/t/held.jsonl', {agent: 'opencode', state: '{"__holder":{"pid":7}}'}))
+    f.store.saveFile(file('/t/held.jsonl', {agent: 'opencode', holder: 7}))
 
     const marks = loadFileMarks(f.store, ['opencode'])
     expect(marks.get('/t/whole.jsonl')).toMatchObject({held: false, offset: 100, state: null, stateLoaded: false})
