@@ -100,6 +100,8 @@ export interface SweepOptions {
   readonly clock: () => number
   /** Agents whose sessions the process scan covers (adapters with `processScan`). */
   readonly scanAgents?: ReadonlySet<Agent>
+  /** Agents whose process creates its session as it starts (adapters with `sessionAtStart`). */
+  readonly bornAgents?: ReadonlySet<Agent>
 }
 
 /** List every server's panes: the agent panes, the servers that answered, and the readings this sweep answers for. */
@@ -225,7 +227,7 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     // Readings of servers this sweep did not reach stand while their agent process lives.
     answered.push(...existing.filter((e) => !swept.some((p) => e.path.startsWith(p)) && !readingProcessAlive(e.data)))
     stats.agentPanes = agentPanes.length
-    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
+    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes, options.bornAgents) : []
     stats.mapped = mapped.length
     const desired = readPanes(serverOf, mapped, matcher, options.env, stats, tied)
     write(store, ingester, answered, desired, options.clock(), stats)
