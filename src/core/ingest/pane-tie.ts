@@ -5,10 +5,11 @@
  * active during its life. Never a guess between several.
  */
 import type {Agent} from '../model/types.js'
-import {contributionsAtPath, contributionsNamingPid, sessionsInCwd, storeChangeKey} from '../store/screen.js'
+import {contributionsAtPath, contributionsNamingPid, screenContributions, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
 import {childrenOf, filesOpenBy, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
 import {listAgentProcesses} from './process-scan.js'
+import {screenObservationIn} from './screen-overlay.js'
 import {bornOfAnother, type Creator, sessionBornOf} from './thread-birth.js'
 import type {PaneInfo} from './tmux.js'
 
@@ -111,10 +112,12 @@ export function tiePane(
   if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
   if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
   if (ap.cwd === null) return null
-  const inCwd = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => c.parentId === null)
-  // An agent whose process creates its session as it starts (thread-birth.ts): a session another
-  // live process of it in this folder created is not this pane's.
   const creators = bornAgents.has(ap.agent) ? creatorsIn(ap, processes) : null
+  // An agent whose process creates its session as it starts (thread-birth.ts): a session another
+  // live process of it in this folder created is not this pane's, nor one whose own pane's process
+  // was found gone (screen.ts keeps that reading, marked gone).
+  const goneElsewhere = creators === null ? new Set<string>() : sessionsOfGonePanes(store, ap)
+  const inCwd = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => c.parentId === null && !goneElsewhere.has(c.nativeId))
   const candidates = inCwd.filter((c) => {
     // Run by a live process elsewhere, unless that process is a server every TUI shares.
     if (c.alive && c.pid !== null && !ap.pids.has(c.pid) && !isSharedServer(c.pid)) return false
@@ -143,6 +146,18 @@ export function tiePane(
 /** A session created this long after its process started was created by it (agents without `sessionAtStart`). */
 const BORN_WINDOW_MS = 20_000
 const BORN_SLACK_MS = 2000
+
+/** The sessions of the pane's agent whose pane's process (not this pane's) was found gone. */
+function sessionsOfGonePanes(store: Store, ap: AgentPane): Set<string> {
+  const out = new Set<string>()
+  for (const row of screenContributions(store)) {
+    if (row.agent !== ap.agent) continue
+    const obs = screenObservationIn(row.data)
+    if (obs !== null && typeof obs.gone === 'number' && obs.pid !== ap.pid) out.add(row.nativeId)
+  }
+
+  return out
+}
 
 /** The live processes of the pane's agent in its folder (shared servers are none), the pane's own among them. */
 function creatorsIn(ap: AgentPane, processes: ReadonlyMap<string, Agent>): Creator[] {
