@@ -7,7 +7,7 @@
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CastSession, recordFigure, runCast, sessions, until} from './harness/cast.js'
+import {type CastSession, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, startMock, text, tool} from './harness/mock/server.js'
 import {BIN} from '../helpers/cli.js'
 import {type CodexHome, makeCodexHome, tuiPid} from './codex/setup.js'
@@ -15,8 +15,10 @@ import {type CodexHome, makeCodexHome, tuiPid} from './codex/setup.js'
 const AGENT = 'codex'
 const homes: CodexHome[] = []
 const mocks: Mock[] = []
+const watches: Watch[] = []
 
 afterAll(async () => {
+  for (const w of watches) await w.stop()
   for (const h of homes) h.cleanup()
   for (const m of mocks) await m.close()
 })
@@ -101,19 +103,26 @@ describe(AGENT, () => {
     expect(s3.code, s3.stderr).toBe(0)
     await h.tmux.waitFor(two, /Would you like to run the following command\?/)
     await until(h.cast, (x) => x.id === b!.id && x.reason === 'approval', 90_000, 'the second asking again')
+    // A watch (cast sessions -w) measures when the dead line comes after the kill.
+    const w = new Watch(h.cast)
+    watches.push(w)
+    await sessions(h.cast)
+    await w.ready()
+    const from = w.lines.length
     const tui = tuiPid(two.pid)
     const killedAt = Date.now()
     for (const pid of [two.pid, tui]) if (pid !== null) process.kill(pid, 'SIGKILL')
+    const line = await w.wait((l) => l.id === b!.id && l.to === 'needs_input' && l.reason === 'dead', 90_000, from)
     const dead = await until(
       h.cast,
       (x) => x.id === b!.id && x.state === 'needs_input' && x.reason === 'dead',
-      90_000,
+      30_000,
       'the killed TUI dead',
     )
     const other = (await rowsOf(h)).find((x) => x.id === a!.id)
     expect(other?.state).toBe('needs_input')
     expect(other?.reason).toBe('settled')
     expect(screenTie(h, a.native_id)).toBe(one.id)
-    recordFigure(AGENT, 'two_tuis', {dead_ms: Date.now() - killedAt, reason: dead.reason})
+    recordFigure(AGENT, 'two_tuis', {dead_ms: line.at - killedAt, reason: dead.reason})
   })
 })
