@@ -29,6 +29,7 @@ function screenTie(h: CodexHome, nativeId: string): string | null {
   return /screen:\/\/tmux\S*\/(%\d+)/.exec(out)?.[1] ?? null
 }
 
+const paneOf = (s: CastSession): string | null => (s as CastSession & {pane?: string | null}).pane ?? null
 const rowsOf = async (h: CodexHome): Promise<CastSession[]> => (await sessions(h.cast)).filter((s) => s.agent === AGENT)
 
 describe(AGENT, () => {
@@ -62,7 +63,7 @@ describe(AGENT, () => {
     const daemons = new Set(h.rollouts().length === 2 ? [h.daemonPid()] : [])
     expect(daemons.size).toBe(1)
 
-    // Each session: its own state.
+    // Each session: its own state and its own pane.
     const end = Date.now() + 90_000
     let rows: CastSession[] = []
     let a: CastSession | undefined
@@ -71,12 +72,14 @@ describe(AGENT, () => {
       rows = await rowsOf(h)
       a = rows.find((x) => x.state === 'needs_input' && x.reason === 'settled')
       b = rows.find((x) => x.state === 'needs_input' && x.reason === 'approval')
-      if (rows.length === 2 && a && b) break
-      if (Date.now() > end) throw new Error(`two TUIs: ${JSON.stringify(rows.map((x) => [x.native_id, x.state, x.reason]))}`)
+      if (rows.length === 2 && a && b && paneOf(a) !== null && paneOf(b) !== null) break
+      if (Date.now() > end) throw new Error(`two TUIs: ${JSON.stringify(rows.map((x) => [x.native_id, x.state, x.reason, paneOf(x)]))}`)
       await new Promise((r) => setTimeout(r, 500))
     }
 
     // Each pane tied to its own thread (the screen sweep's reading names the pane).
+    expect(paneOf(a)).toBe(one.id)
+    expect(paneOf(b)).toBe(two.id)
     expect(screenTie(h, a.native_id)).toBe(one.id)
     expect(screenTie(h, b.native_id)).toBe(two.id)
 
@@ -123,6 +126,7 @@ describe(AGENT, () => {
     expect(other?.state).toBe('needs_input')
     expect(other?.reason).toBe('settled')
     expect(screenTie(h, a.native_id)).toBe(one.id)
+    expect(paneOf(other!)).toBe(one.id)
     recordFigure(AGENT, 'two_tuis', {dead_ms: line.at - killedAt, reason: dead.reason})
   })
 })

@@ -118,6 +118,12 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
 
   if (obs === null) return facts
   if (typeof obs.gone === 'number') return askLeftBehind(facts, obs, obs.gone)
+  // The pane the session shows in (`pane` in src/lib/views.ts), also where no fact comes from it
+  // (a Codex thread whose rollout says everything; its process is the daemon, in no pane).
+  return overlay({...facts, sources: {...facts.sources, pane: screenSource(obs)}}, obs)
+}
+
+function overlay(facts: SessionFacts, obs: ScreenObservation): SessionFacts {
   const corrected = registryDialogClosed(facts, obs)
   if (corrected !== null) return corrected
   if (facts.approval !== null || facts.question !== null || facts.error !== null) return facts
