@@ -158,7 +158,7 @@ export interface Adapter {
   readonly processScan?: boolean
   /**
    * The agent's interactive process creates its session as it starts, before any prompt, and
-   * several of them can share one server that holds every session's file (a Codex TUI and its
+   * several of them can share one server that holds every session's file (a TUI and its
    * app-server daemon): a tmux pane is tied to the session its process created, by start time
    * (src/core/ingest/thread-birth.ts).
    */

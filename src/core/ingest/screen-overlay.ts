@@ -119,7 +119,7 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
   if (obs === null) return facts
   if (typeof obs.gone === 'number') return askLeftBehind(facts, obs, obs.gone)
   // The pane the session shows in (`pane` in src/lib/views.ts), also where no fact comes from it
-  // (a Codex thread whose rollout says everything; its process is the daemon, in no pane).
+  // (a thread whose file says everything while its process is a shared daemon, in no pane).
   return overlay({...facts, sources: {...facts.sources, pane: screenSource(obs)}}, obs)
 }
 
@@ -160,8 +160,8 @@ function overlay(facts: SessionFacts, obs: ScreenObservation): SessionFacts {
 }
 
 /**
- * The process that showed the session in its pane is gone (a Codex TUI killed while its thread
- * waits on it; its app-server daemon still holds the rollout, docs/agents/codex.md): an approval
+ * The process that showed the session in its pane is gone (a TUI killed while its thread waits
+ * on it; the app-server daemon it shared still holds the session's file, docs/agents/): an approval
  * or question still open, with nothing written since the process was last seen, has nobody left
  * to answer it, so the session reads dead. A turn without an ask goes on in the server (it reads
  * from its files), and anything written after the process went means the thread moved on.

@@ -1,7 +1,7 @@
 /**
  * Which live process created a session, for agents whose interactive process creates its session
- * as it starts (the adapter's `sessionAtStart`: a Codex TUI asks its app-server for a thread right
- * after it starts, before any prompt; docs/agents/codex.md "Which thread a TUI shows").
+ * as it starts (the adapter's `sessionAtStart`: a TUI that asks its shared app-server daemon for a
+ * thread right after it starts, before any prompt; docs/agents/, "Which thread a TUI shows").
  *
  * The processes of that agent in one folder, ordered by start time, split time into windows: a
  * process's window opens at its start (less a clock slack) and closes at the next one's start
