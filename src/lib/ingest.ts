@@ -45,8 +45,9 @@ export function makeIngester(store: Store, env: Env, clock: () => number, me: st
   let matcher: ReturnType<typeof screenMatcher> | undefined
   // Off under CAST_NOW, a test clock: the live process table says nothing about a made-up time.
   const scanAgents = env.CAST_NOW ? new Set<Agent>() : new Set(adapters.filter((a) => a.processScan).map((a) => a.agent))
+  const bornAgents = new Set(adapters.filter((a) => a.sessionAtStart).map((a) => a.agent))
   attachScreenSweep(ingester, () =>
-    sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {clock, env, scanAgents}),
+    sweepScreens(store, ingester, (matcher ??= screenMatcher(readScreenOverrides(configPath(env)))), {bornAgents, clock, env, scanAgents}),
   )
   return ingester
 }

@@ -433,7 +433,12 @@ describe(AGENT, () => {
       rows = await codexRows(h)
       const a = rows.find((x) => x.cwd === h.work)
       const b = rows.find((x) => x.cwd === `${h.dir}/work2`)
-      if (rows.length === 2 && a?.state === 'working' && b?.state === 'needs_input' && b.reason === 'settled') break
+      // The settled one's pane is its own (the daemon is in neither pane's tree). The streaming
+      // one's screen matches no pattern ("Still thinking" with no Working line): it names no pane,
+      // never the other's.
+      const panes = (x: CastSession | undefined): unknown => (x as (CastSession & {pane?: string | null}) | undefined)?.pane
+      const tied = panes(b) === two.id && panes(a) !== two.id
+      if (rows.length === 2 && a?.state === 'working' && b?.state === 'needs_input' && b.reason === 'settled' && tied) break
       if (Date.now() > end) throw new Error(`two sessions: ${JSON.stringify(rows.map((x) => [x.cwd, x.state, x.reason, x.pane]))}`)
       await new Promise((r) => setTimeout(r, 500))
     }

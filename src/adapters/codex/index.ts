@@ -28,6 +28,8 @@ export const codex: Adapter = {
   openFileProcesses: ['codex'],
   parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
   roots: codexRoots,
+  // The TUI asks its app-server for a thread as it starts (docs/agents/codex.md "Which thread a TUI shows").
+  sessionAtStart: true,
   skipDir: skipCodexDir,
   // A rollout's own facts never hold a question or a prompt: the approval an open escalated call
   // asks for is composed only while a live process holds the rollout (rollout.ts, compose.ts).

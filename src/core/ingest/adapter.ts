@@ -157,6 +157,13 @@ export interface Adapter {
    */
   readonly processScan?: boolean
   /**
+   * The agent's interactive process creates its session as it starts, before any prompt, and
+   * several of them can share one server that holds every session's file (a TUI and its
+   * app-server daemon): a tmux pane is tied to the session its process created, by start time
+   * (src/core/ingest/thread-birth.ts).
+   */
+  readonly sessionAtStart?: boolean
+  /**
    * The agent writes nothing before its first reply: the session to list for a live process of
    * this agent whose stdout is not a terminal (a headless run) and that no session names yet, or
    * null for none (src/core/ingest/unwritten-runs.ts). Only with `processScan` (the scan lists the

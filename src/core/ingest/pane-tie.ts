@@ -5,9 +5,12 @@
  * active during its life. Never a guess between several.
  */
 import type {Agent} from '../model/types.js'
-import {contributionsAtPath, contributionsNamingPid, sessionsInCwd, storeChangeKey} from '../store/screen.js'
+import {contributionsAtPath, contributionsNamingPid, screenContributions, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
 import {childrenOf, filesOpenBy, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
+import {listAgentProcesses} from './process-scan.js'
+import {screenObservationIn} from './screen-overlay.js'
+import {bornOfAnother, type Creator, sessionBornOf} from './thread-birth.js'
 import type {PaneInfo} from './tmux.js'
 
 export {forgetProcessTree, processNames} from './process-table.js'
@@ -77,7 +80,12 @@ export interface Mapped extends PaneTie {
  * in the agent process's cwd that was active since the process started and is not run by a live
  * process elsewhere. Never a guess between several.
  */
-export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<string, Agent>): PaneTie | null {
+export function tiePane(
+  store: Store,
+  ap: AgentPane,
+  processes: ReadonlyMap<string, Agent>,
+  bornAgents: ReadonlySet<Agent> = new Set(),
+): PaneTie | null {
   const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
   const hits = new Map<string, string | null>()
   for (const pid of agentPids) {
@@ -104,17 +112,28 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
   if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
   if (ap.cwd === null) return null
-  const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => {
-    if (c.parentId !== null) return false
+  const creators = bornAgents.has(ap.agent) ? creatorsIn(ap, processes) : null
+  // An agent whose process creates its session as it starts (thread-birth.ts): a session another
+  // live process of it in this folder created is not this pane's, nor one whose own pane's process
+  // was found gone (screen.ts keeps that reading, marked gone).
+  const goneElsewhere = creators === null ? new Set<string>() : sessionsOfGonePanes(store, ap)
+  const inCwd = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => c.parentId === null && !goneElsewhere.has(c.nativeId))
+  const candidates = inCwd.filter((c) => {
     // Run by a live process elsewhere, unless that process is a server every TUI shares.
     if (c.alive && c.pid !== null && !ap.pids.has(c.pid) && !isSharedServer(c.pid)) return false
     if (ap.startedAt !== null && (c.lastActivityAt === null || c.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
+    if (creators !== null && bornOfAnother(creators, ap.pid, c)) return false
     return true
   })
   if (candidates.length === 1) return {nativeId: candidates[0]!.nativeId, via: 'cwd'}
-  // Several in the folder: the one session created just after this process started is the one
-  // it started (an agent that creates its thread as the TUI comes up; each TUI its own).
-  if (candidates.length > 1 && ap.startedAt !== null) {
+  // Several in the folder: the one this process created, if that is known.
+  if (candidates.length > 1 && creators !== null) {
+    const born = sessionBornOf(creators, ap.pid, inCwd)
+    if (born !== null && candidates.some((c) => c.nativeId === born)) return {nativeId: born, via: 'cwd'}
+  }
+
+  // Other agents: the one session created just after this process started, if one is.
+  if (candidates.length > 1 && creators === null && ap.startedAt !== null) {
     const born = candidates.filter(
       (c) => c.createdAt !== null && c.createdAt >= ap.startedAt! - BORN_SLACK_MS && c.createdAt <= ap.startedAt! + BORN_WINDOW_MS,
     )
@@ -124,9 +143,33 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   return null
 }
 
-/** A session created this long after its process started was created by it. */
+/** A session created this long after its process started was created by it (agents without `sessionAtStart`). */
 const BORN_WINDOW_MS = 20_000
 const BORN_SLACK_MS = 2000
+
+/** The sessions of the pane's agent whose pane's process (not this pane's) was found gone. */
+function sessionsOfGonePanes(store: Store, ap: AgentPane): Set<string> {
+  const out = new Set<string>()
+  for (const row of screenContributions(store)) {
+    if (row.agent !== ap.agent) continue
+    const obs = screenObservationIn(row.data)
+    if (obs !== null && typeof obs.gone === 'number' && obs.pid !== ap.pid) out.add(row.nativeId)
+  }
+
+  return out
+}
+
+/** The live processes of the pane's agent in its folder (shared servers are none), the pane's own among them. */
+function creatorsIn(ap: AgentPane, processes: ReadonlyMap<string, Agent>): Creator[] {
+  const out: Creator[] = []
+  for (const p of listAgentProcesses(processes, new Set([ap.agent])) ?? []) {
+    if (p.cwd !== ap.cwd || p.startedAt === null || p.pid === ap.pid || isSharedServer(p.pid)) continue
+    out.push({pid: p.pid, startedAt: p.startedAt})
+  }
+
+  if (ap.startedAt !== null) out.push({pid: ap.pid, startedAt: ap.startedAt})
+  return out
+}
 
 /**
  * A server process every TUI of an agent shares (an `app-server` daemon, started by
@@ -145,7 +188,12 @@ export function isSharedServer(pid: number): boolean {
 type TieCache = Map<string, {tie: PaneTie | null; storeKey: string; at: number}>
 const ties = new WeakMap<Store, TieCache>()
 
-export function mapPanes(store: Store, panes: readonly AgentPane[], processes: ReadonlyMap<string, Agent>): Mapped[] {
+export function mapPanes(
+  store: Store,
+  panes: readonly AgentPane[],
+  processes: ReadonlyMap<string, Agent>,
+  bornAgents: ReadonlySet<Agent> = new Set(),
+): Mapped[] {
   let cache = ties.get(store)
   if (!cache) ties.set(store, (cache = new Map() as TieCache))
   const storeKey = storeChangeKey(store)
@@ -157,7 +205,7 @@ export function mapPanes(store: Store, panes: readonly AgentPane[], processes: R
     seen.add(key)
     let entry = cache.get(key)
     if (!entry || (entry.storeKey !== storeKey && now - entry.at >= TIE_REFRESH_MS)) {
-      entry = {at: now, storeKey, tie: tiePane(store, ap, processes)}
+      entry = {at: now, storeKey, tie: tiePane(store, ap, processes, bornAgents)}
       cache.set(key, entry)
     }
 

@@ -47,6 +47,12 @@ export interface ScreenObservation {
   readonly confirmedAt: number | null
   /** What "unchanged" compares: kind and text (busy: kind only; idle: the whole bottom). */
   readonly sig: string
+  /**
+   * When a sweep found the pane's agent process gone (an agent whose process creates its session
+   * and shares a server that holds the session's file: SweepOptions.bornAgents). Kept so that an
+   * ask the process left open reads dead although the server still holds the file.
+   */
+  readonly gone?: number
 }
 
 /** The extra of a `screen://` contribution: what the pane showed. */
@@ -112,6 +118,13 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
   }
 
   if (obs === null) return facts
+  if (typeof obs.gone === 'number') return askLeftBehind(facts, obs, obs.gone)
+  // The pane the session shows in (`pane` in src/lib/views.ts), also where no fact comes from it
+  // (a thread whose file says everything while its process is a shared daemon, in no pane).
+  return overlay({...facts, sources: {...facts.sources, pane: screenSource(obs)}}, obs)
+}
+
+function overlay(facts: SessionFacts, obs: ScreenObservation): SessionFacts {
   const corrected = registryDialogClosed(facts, obs)
   if (corrected !== null) return corrected
   if (facts.approval !== null || facts.question !== null || facts.error !== null) return facts
@@ -149,6 +162,21 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
   }
 
   return facts
+}
+
+/**
+ * The process that showed the session in its pane is gone (a TUI killed while its thread waits
+ * on it; the app-server daemon it shared still holds the session's file, docs/agents/): an approval
+ * or question still open, with nothing written since the process was last seen, has nobody left
+ * to answer it, so the session reads dead. A turn without an ask goes on in the server (it reads
+ * from its files), and anything written after the process went means the thread moved on.
+ */
+function askLeftBehind(facts: SessionFacts, obs: ScreenObservation, gone: number): SessionFacts {
+  if (facts.settled || (facts.approval === null && facts.question === null)) return facts
+  if (facts.lastActivityAt !== null && facts.lastActivityAt > gone + STALE_SLACK_MS) return facts
+  const source = screenSource(obs)
+  const process = {alive: false, exited: 'crash' as const, heartbeatAt: null, pid: obs.pid, source, status: null}
+  return {...facts, approval: null, process, question: null, sources: {...facts.sources, process: source}}
 }
 
 /**

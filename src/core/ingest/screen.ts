@@ -104,6 +104,8 @@ export interface SweepOptions {
   readonly clock: () => number
   /** Agents whose sessions the process scan covers (adapters with `processScan`). */
   readonly scanAgents?: ReadonlySet<Agent>
+  /** Agents whose process creates its session as it starts (adapters with `sessionAtStart`). */
+  readonly bornAgents?: ReadonlySet<Agent>
 }
 
 /** List every server's panes: the agent panes, the servers that answered, and the readings this sweep answers for. */
@@ -248,12 +250,12 @@ export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMa
     if (servers.length === 0) stats.tmux = why ?? 'no_server'
     else if (ok === 0 && !stats.skipped) stats.tmux = stats.error ? 'error' : 'no_server'
     // Readings of servers this sweep did not reach stand while their agent process lives.
-    answered.push(...existing.filter((e) => !swept.some((p) => e.path.startsWith(p)) && !readingProcessAlive(e.data)))
+    answered.push(...existing.filter((e) => !swept.some((p) => e.path.startsWith(p)) && !readingProcessAlive(e.data, options.clock())))
     stats.agentPanes = agentPanes.length
-    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes) : []
+    const mapped = agentPanes.length > 0 ? mapPanes(store, agentPanes, matcher.processes, options.bornAgents) : []
     stats.mapped = mapped.length
     const desired = readPanes(serverOf, mapped, matcher, options.env, stats, tied)
-    write(store, ingester, answered, desired, options.clock(), stats)
+    write(store, ingester, answered, desired, options.clock(), stats, options.bornAgents ?? new Set())
   } catch (error) {
     stats.tmux = 'error'
     stats.error = (error as Error).message
@@ -296,10 +298,28 @@ function allAgents(matcher: ScreenMatcher): Set<Agent> {
   return new Set(matcher.processes.values())
 }
 
-/** Is the agent process a stored reading was taken from still running? */
-function readingProcessAlive(data: string): boolean {
+/** Is the agent process a stored reading was taken from still running (a reading marked gone: while it is kept)? */
+function readingProcessAlive(data: string, now: number): boolean {
   const obs = screenObservationIn(data)
+  if (obs !== null && typeof obs.gone === 'number') return now - obs.gone < GONE_KEEP_MS
   return obs !== null && isSameProcessAlive(obs.pid, obs.startedAt ?? null)
+}
+
+/** How long a reading of a process found gone is kept (the overlay ignores it once the session moved on). */
+const GONE_KEEP_MS = 24 * 3600_000
+
+/**
+ * A reading whose pane is no longer shown: for an agent in `born` whose process is gone, the
+ * reading marked gone (kept GONE_KEEP_MS; screen-overlay.ts askLeftBehind); otherwise null (removed).
+ */
+function goneReading(e: {agent: string; data: string}, born: ReadonlySet<Agent>, now: number): string | null {
+  if (!born.has(e.agent)) return null
+  const obs = screenObservationIn(e.data)
+  if (obs === null) return null
+  if (typeof obs.gone === 'number') return now - obs.gone < GONE_KEEP_MS ? e.data : null
+  if (isSameProcessAlive(obs.pid, obs.startedAt ?? null)) return null
+  const c = JSON.parse(e.data) as Contribution<ScreenExtra>
+  return JSON.stringify({...c, extra: {screen: {...obs, gone: now}}})
 }
 
 /**
@@ -313,6 +333,7 @@ function write(
   desired: readonly Desired[],
   now: number,
   stats: ScreenSweepStats,
+  born: ReadonlySet<Agent>,
 ): void {
   const old = new Map(existing.map((e) => [e.path, e]))
   const writes: {path: string; agent: Agent; nativeId: string; data: string}[] = []
@@ -330,6 +351,14 @@ function write(
   }
 
   const keep = new Set(desired.map((d) => d.path))
+  for (const e of existing) {
+    if (keep.has(e.path)) continue
+    const gone = goneReading(e, born, now)
+    if (gone === null) continue
+    keep.add(e.path)
+    if (gone !== e.data) writes.push({agent: e.agent, data: gone, nativeId: e.nativeId, path: e.path})
+  }
+
   const removals = existing.filter(
     (e) => !keep.has(e.path) || writes.some((w) => w.path === e.path && (w.agent !== e.agent || w.nativeId !== e.nativeId)),
   )
