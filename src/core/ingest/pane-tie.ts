@@ -7,7 +7,16 @@
 import type {Agent} from '../model/types.js'
 import {contributionsAtPath, contributionsNamingPid, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
-import {childrenOf, filesOpenBy, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
+import {
+  childrenOf,
+  filePositions,
+  filesOpenBy,
+  isSameProcessAlive,
+  processArgv,
+  processCwd,
+  processNames,
+  processStartTime,
+} from './process-table.js'
 import type {PaneInfo} from './tmux.js'
 
 export {forgetProcessTree, processNames} from './process-table.js'
@@ -72,7 +81,9 @@ export interface Mapped extends PaneTie {
 /**
  * The session one agent pane shows, or null. By pid: a session whose registry or lock file
  * (a file named after the pid) claims one of the pane's agent processes, alive and with the same
- * start time; or whose transcript an agent process in the pane holds open. Several sessions: the
+ * start time; or whose transcript an agent process in the pane holds open (a file every process
+ * holds names a session only through where the process's descriptor stands: the contribution's
+ * `heldAt`, src/core/ingest/adapter.ts; a process holding one is never tied by folder). Several sessions: the
  * top-level one, if only one is. Otherwise by directory: the one top-level session of that agent
  * in the agent process's cwd that was active since the process started and is not run by a live
  * process elsewhere. Never a guess between several.
@@ -80,6 +91,7 @@ export interface Mapped extends PaneTie {
 export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<string, Agent>): PaneTie | null {
   const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
   const hits = new Map<string, string | null>()
+  let shared = false
   for (const pid of agentPids) {
     for (const row of contributionsNamingPid(store, pid)) {
       if (row.agent !== ap.agent) continue
@@ -95,15 +107,16 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
       hits.set(row.nativeId, row.parentId)
     }
 
-    for (const file of filesOpenBy(pid)) {
-      for (const row of contributionsAtPath(store, file)) if (row.agent === ap.agent && row.known) hits.set(row.nativeId, row.parentId)
-    }
+    const open = openFileSessions(store, pid, ap.agent)
+    for (const [id, parent] of open.sessions) hits.set(id, parent)
+    shared ||= open.shared
   }
 
   const top = [...hits].filter(([, parent]) => parent === null)
   if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
   if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
-  if (ap.cwd === null) return null
+  // Its files say which session a process shows, and say none yet (or not yet read): no guess by folder.
+  if (ap.cwd === null || shared) return null
   const candidates = sessionsInCwd(store, ap.agent, ap.cwd).filter((c) => {
     if (c.parentId !== null) return false
     // Run by a live process elsewhere, unless that process is a server every TUI shares.
@@ -122,6 +135,43 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
   }
 
   return null
+}
+
+/**
+ * The sessions whose files one process holds open (known sessions only). A file every process of
+ * the agent holds (its contributions carry `heldAt`, adapter.ts) names a session only where the
+ * process's descriptor stands at one of its offsets; `shared` says the process holds such a file,
+ * so its files alone say which session it shows.
+ */
+export function openFileSessions(store: Store, pid: number, agent: Agent): {sessions: Map<string, string | null>; shared: boolean} {
+  const sessions = new Map<string, string | null>()
+  let shared = false
+  for (const file of filesOpenBy(pid)) {
+    let positions: number[] | undefined
+    for (const row of contributionsAtPath(store, file)) {
+      if (row.agent !== agent || !row.known) continue
+      const at = heldAtOf(row.data)
+      if (at !== null) {
+        shared = true
+        if (!(positions ??= filePositions(pid, file)).some((p) => p > 0 && at.includes(p))) continue
+      }
+
+      sessions.set(row.nativeId, row.parentId)
+    }
+  }
+
+  return {sessions, shared}
+}
+
+/** A stored contribution's `heldAt` (adapter.ts), or null when it has none. */
+function heldAtOf(data: string): readonly number[] | null {
+  if (!data.includes('"heldAt"')) return null
+  try {
+    const at = (JSON.parse(data) as {heldAt?: unknown}).heldAt
+    return Array.isArray(at) ? at.filter((n): n is number => typeof n === 'number') : null
+  } catch {
+    return null
+  }
 }
 
 /** A session created this long after its process started was created by it. */
