@@ -140,8 +140,8 @@ export function tiePane(store: Store, ap: AgentPane, processes: ReadonlyMap<stri
 /**
  * The sessions whose files one process holds open (known sessions only). A file every process of
  * the agent holds (its contributions carry `heldAt`, adapter.ts) names a session only where the
- * process's descriptor stands at one of its offsets; `shared` says the process holds such a file,
- * so its files alone say which session it shows.
+ * process's descriptor stands at one of its offsets; `shared` says the process has written to
+ * such a file (a descriptor past its start), so its files alone say which session it shows.
  */
 export function openFileSessions(store: Store, pid: number, agent: Agent): {sessions: Map<string, string | null>; shared: boolean} {
   const sessions = new Map<string, string | null>()
@@ -152,8 +152,10 @@ export function openFileSessions(store: Store, pid: number, agent: Agent): {sess
       if (row.agent !== agent || !row.known) continue
       const at = heldAtOf(row.data)
       if (at !== null) {
-        shared = true
-        if (!(positions ??= filePositions(pid, file)).some((p) => p > 0 && at.includes(p))) continue
+        positions ??= filePositions(pid, file).filter((p) => p > 0)
+        // A descriptor past the start has written there (a database read and written with pread/pwrite stays at 0).
+        if (positions.length > 0) shared = true
+        if (!positions.some((p) => at.includes(p))) continue
       }
 
       sessions.set(row.nativeId, row.parentId)
