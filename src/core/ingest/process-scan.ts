@@ -355,8 +355,9 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
   if (!c?.processClaim) return facts
   const alive = c.processAlive === true
   // A claim taken while the session was at rest says only that it is live: once that process is
-  // gone the user quit it, which is not a crash.
-  if (!alive && takenAtRest(c)) return facts
+  // gone the user quit it, which is not a crash. Nor is a process gone after its turn settled in the
+  // files (`opencode run` exits right after its answer, before the next scan re-stamps the claim).
+  if (!alive && (takenAtRest(c) || facts.settled)) return facts
   const process: ProcessFacts = {
     alive,
     exited: alive ? null : 'crash',
