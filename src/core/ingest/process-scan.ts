@@ -204,12 +204,14 @@ export function claimFor(
   }
 
   if (candidates.length > 1) return null
-  const pid = previous?.pid ?? 0
+  // The process found before lives on but shows another session now: it runs this one no more.
+  const moved = previous !== null && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)
+  const pid = moved ? 0 : (previous?.pid ?? 0)
   return {
     heartbeatAt: null,
     pid,
     source: {kind: 'scan', ref: pid > 0 ? `pid ${pid} is gone; no ${s.agent} process runs it` : `no ${s.agent} process runs it`},
-    startedAt: previous?.startedAt ?? null,
+    startedAt: moved ? null : (previous?.startedAt ?? null),
     status: null,
   }
 }

@@ -29,6 +29,7 @@ const children: ChildProcess[] = []
 const OLD = 'ses_0ldrun0000000000000000aa'
 const TUI = 'ses_tu10000000000000000000bb'
 const CHILD = 'ses_ch1d000000000000000000cc'
+const NEXT = 'ses_next000000000000000000dd'
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cast-held-'))
@@ -165,5 +166,36 @@ describe('a pane tied through a file every process holds', () => {
     expect(live.get(TUI)).toBe(shows.pid)
     expect(live.get(OLD)).toBeNull()
     expect(fresh.pid).not.toBe(shows.pid)
+  })
+
+  it('a TUI that moved to a new session no longer keeps the one it showed before live', async () => {
+    database([TUI, NEXT])
+    // One process that writes, waits, then writes again through the same descriptor (comm `sh`).
+    const go = path.join(dir, 'go')
+    const first = line('dddd4444', `message=created id=${TUI} directory=${dir} parentID=undefined`)
+    const then = line('dddd4444', `message=created id=${NEXT} directory=${dir} parentID=undefined`)
+    const script =
+      'exec 3>>"$1"; printf %s "$2" >&3; while [ ! -e "$3" ]; do sleep 0.05; done; printf %s "$4" >&3; while :; do sleep 1; done'
+    const p = spawn('/bin/sh', ['-c', script, 'sh', log, first, go, then], {cwd: dir, stdio: 'ignore'})
+    children.push(p)
+    const size = (n: number) => fs.statSync(log).size >= n
+    const wait = async (ok: () => boolean) => {
+      for (const end = Date.now() + 10_000; !ok(); await new Promise((r) => setTimeout(r, 20)))
+        if (Date.now() > end) throw new Error('timed out')
+    }
+
+    const scan = () => {
+      ingester.sync()
+      scanSessions(store, ingester, {agents: new Set(['opencode']), names: new Map([['sh', 'opencode']]), now: Date.now(), tied: []})
+      return new Map(store.loadSessions().map((r) => [r.nativeId, r.facts.process?.alive === true ? r.facts.process.pid : null]))
+    }
+
+    await wait(() => size(Buffer.byteLength(first)))
+    expect(scan().get(TUI)).toBe(p.pid)
+    fs.writeFileSync(go, '')
+    await wait(() => size(Buffer.byteLength(first + then)))
+    const after = scan()
+    expect(after.get(NEXT)).toBe(p.pid)
+    expect(after.get(TUI)).toBeNull()
   })
 })
