@@ -508,6 +508,8 @@ describe(AGENT, () => {
     const [older] = topSessions(r.h)
     await until(r.env, at(older!.id, 'needs_input', 'settled'), 90_000, 'the run settled')
     const pane = await startTui(r, null)
+    const w = startWatch(r.env)
+    await w.ready()
     // The TUI at its prompt, before it has a session: the older session stays untied.
     await sleep(4000)
     expect((await sessions(r.env)).find((x) => x.native_id === older!.id)?.pane ?? null).toBeNull()
@@ -516,9 +518,12 @@ describe(AGENT, () => {
     const seenAt = Date.now()
     const tui = await waitFile('the TUI session row', () => topSessions(r.h).find((x) => x.id !== older!.id))
     expect(tui.directory).toBe(older!.directory)
+    const l = await watchFor(w, r.env, tui.id, 'needs_input', 'approval')
+    recordFigure(AGENT, 'older_run', {watch_ms: l.at - seenAt})
     const s = await until(r.env, at(tui.id, 'needs_input', 'approval'), 90_000, 'the TUI session needs_input/approval')
-    recordFigure(AGENT, 'older_run', {approval_ms: Date.now() - seenAt})
     expect(s.pane).toBe(pane.id)
+    // On its way there the TUI's session never read dead (its process claimed by the older one).
+    expect(w.lines.filter((x) => x.line.id === s.id && x.line.reason === 'dead')).toEqual([])
     const old = (await sessions(r.env)).find((x) => x.native_id === older!.id)!
     expect([old.state, old.reason, old.pane ?? null]).toEqual(['needs_input', 'settled', null])
     // The verbs land in the TUI.
