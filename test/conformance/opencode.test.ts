@@ -495,6 +495,56 @@ describe(AGENT, () => {
     await until(r.env, at(alpha.id, 'needs_input', 'dead'), 20_000, 'alpha dead with its dialog gone')
   })
 
+  it.concurrent('older_run: a TUI opened where opencode run ran before is tied to its own session, not the older one', async () => {
+    const r = await setup('older', (req: MockRequest): Reply | undefined => {
+      if (req.side) return undefined
+      if (req.lastUserText.includes('first')) return text('First run answer.')
+      if (req.lastUserText.includes('second')) return req.toolResults > 0 ? text('Read it.') : tool('read', {filePath: '/etc/hostname'})
+      if (req.lastUserText.includes('third')) return text('Third answer.')
+      return text('?')
+    })
+    const out = await runHeadless(r, 'first: answer headless')
+    expect(out.code, out.stderr).toBe(0)
+    const [older] = topSessions(r.h)
+    await until(r.env, at(older!.id, 'needs_input', 'settled'), 90_000, 'the run settled')
+    const pane = await startTui(r, null)
+    const w = startWatch(r.env)
+    await w.ready()
+    // The TUI at its prompt, before it has a session: the older session stays untied.
+    await sleep(4000)
+    expect((await sessions(r.env)).find((x) => x.native_id === older!.id)?.pane ?? null).toBeNull()
+    r.h.tmux.type(pane, 'second: read the file /etc/hostname')
+    await r.h.tmux.waitFor(pane, /Permission required[\s\S]*Allow once/, 90_000)
+    const seenAt = Date.now()
+    const tui = await waitFile('the TUI session row', () => topSessions(r.h).find((x) => x.id !== older!.id))
+    expect(tui.directory).toBe(older!.directory)
+    const l = await watchFor(w, r.env, tui.id, 'needs_input', 'approval')
+    recordFigure(AGENT, 'older_run', {watch_ms: l.at - seenAt})
+    const s = await until(r.env, at(tui.id, 'needs_input', 'approval'), 90_000, 'the TUI session needs_input/approval')
+    expect(s.pane).toBe(pane.id)
+    // On its way there the TUI's session never read dead (its process claimed by the older one).
+    expect(w.lines.filter((x) => x.line.id === s.id && x.line.reason === 'dead')).toEqual([])
+    const old = (await sessions(r.env)).find((x) => x.native_id === older!.id)!
+    expect([old.state, old.reason, old.pane ?? null]).toEqual(['needs_input', 'settled', null])
+    // The verbs land in the TUI.
+    const approved = await runCast(['approve', s.id], {env: r.env, timeout: 60_000})
+    expect(approved.code, approved.stderr).toBe(0)
+    await r.h.tmux.waitFor(pane, /Read it\./, 60_000)
+    await until(r.env, at(tui.id, 'needs_input', 'settled'), 90_000, 'the TUI session settled')
+    const sent = await runCast(['send', s.id, '--', 'third: from cast'], {env: r.env, timeout: 90_000})
+    expect(sent.code, sent.stderr).toBe(0)
+    await r.h.tmux.waitFor(pane, /Third answer\./, 60_000)
+    expect(r.mock.requests.filter((q) => !q.side).at(-1)!.lastUserText).toContain('third: from cast')
+    // The older session has no pane and no process: a send to it is not typed into the TUI (cast
+    // has no headless resume for OpenCode, so it fails and says so).
+    const refused = await runCast(['send', old.id, '--', 'third: not here'], {env: r.env, timeout: 60_000})
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/no live process/)
+    await sleep(2000)
+    expect(r.h.tmux.capture(pane)).not.toMatch(/not here/)
+    expect(r.mock.requests.some((q) => q.lastUserText.includes('not here'))).toBe(false)
+  })
+
   it.concurrent('background_subagent: a background task child producing, parent at its prompt, reads dormant/child_producing', async () => {
     const r = await setup('bgsub', (req: MockRequest): Reply | undefined => {
       if (req.side) return undefined

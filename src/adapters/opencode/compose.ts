@@ -24,9 +24,9 @@ export function composeOpencode(nativeId: string, contributions: readonly Checke
  */
 function withLogApproval(facts: SessionFacts, contributions: readonly CheckedContribution[]): SessionFacts {
   if (facts.settled || facts.approval !== null) return facts
-  const log = contributions.map((c) => factsOf(c, 'log')).find((l) => l !== null && l.approval)
-  if (!log) return facts
-  const a = log.approval
+  const log = contributions.map((c) => factsOf(c, 'log')).find((l) => l?.approval)
+  const a = log?.approval
+  if (!log || !a) return facts
   const source: FactSource = {kind: 'log', offset: a.offset, ref: typeof log.ref === 'string' ? log.ref : 'log/opencode.log'}
   return {...facts, approval: {at: a.at, source, text: a.text}, sources: {...facts.sources, approval: source}}
 }

@@ -279,6 +279,8 @@ function readSessions(db: ReadonlyDb, s: Schema, path: string, sessions: readonl
     return {
       extra,
       facts: summary.facts,
+      // Every OpenCode process holds the one database open, whatever session it shows: holding it ties no process to this session.
+      heldAt: [],
       nativeId: session.id,
       priority: 0,
     }

@@ -20,10 +20,16 @@ export type DbFacts = {
   readonly version: string | null
 }
 
-/** A permission the log says is pending. */
+/** What the log says of a session: a permission pending (if any); the contribution's `heldAt` says which processes show it (log.ts). */
 export type LogFacts = {
   readonly opencode: 'log'
-  readonly approval: {readonly at: number; readonly id: string; readonly offset: number; readonly permission: string; readonly text: string}
+  readonly approval?: {
+    readonly at: number
+    readonly id: string
+    readonly offset: number
+    readonly permission: string
+    readonly text: string
+  }
   readonly ref: string
 }
 

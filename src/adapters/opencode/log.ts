@@ -16,6 +16,13 @@
  * "Allow". After "Reject" it logs nothing at all: the database shows that one (the tool part's
  * rejection error settles the turn, model.ts), and compose lays an ask only over an unsettled turn.
  *
+ * Which session each process shows (pane-tie.ts): every OpenCode process opens the log with
+ * O_APPEND, so its descriptor's position (`/proc/<pid>/fdinfo/<fd>`, `pos:`) is the end of the last
+ * line that process wrote, and that line names its run. The session a run named last (a subagent's
+ * folded into its parent through the `created id=… parentID=…` lines) is the one that process
+ * shows; its contribution carries, in `heldAt`, the end of each such run's last line. Two
+ * processes never end a line at the same offset, so a position matches at most one run.
+ *
  * Pure: lines in, contributions out; the state is small (bounded runs, open asks only).
  */
 import type {Contribution, TextLineParser} from '../../core/ingest/adapter.js'
@@ -36,10 +43,16 @@ export interface LogState {
   runs: Record<string, string | null>
   /** Open asks by permission id. */
   asks: Record<string, Ask>
+  /** run -> the byte offset just past its last line. Absent in a state stored before it was kept. */
+  ends?: Record<string, number>
+  /** A subagent session -> its parent, from the `created` lines. */
+  parents?: Record<string, string>
 }
 
 /** Runs remembered (one per OpenCode process that wrote to the file). */
 const MAX_RUNS = 64
+/** Subagent sessions remembered. */
+const MAX_PARENTS = 256
 const FIELD = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g
 
 /** `key=value` pairs of one log line; quoted values unquoted. */
@@ -86,28 +99,55 @@ function sessionNamed(f: Record<string, string>): string | null {
   return sid && sid.startsWith('ses_') ? sid : null
 }
 
+/** The top-level session a session belongs to (itself, or its parent's, through the `created` lines). */
+function rootOf(state: LogState, session: string): string {
+  let s = session
+  for (let i = 0; i < 8 && state.parents?.[s]; i++) s = state.parents[s]!
+  return s
+}
+
+/** Keep the newest `max` keys of a record (insertion order: oldest first). */
+function trim(record: Record<string, unknown>, max: number): void {
+  const keys = Object.keys(record)
+  for (const old of keys.slice(0, Math.max(0, keys.length - max))) delete record[old]
+}
+
 export const opencodeLogParser: TextLineParser<LogState> = {
   lines: 'text',
   contributions(state, path) {
     const bySession = new Map<string, Ask[]>()
     for (const a of Object.values(state.asks)) bySession.set(a.session, [...(bySession.get(a.session) ?? []), a])
+    const heldAt = new Map<string, number[]>()
+    for (const [run, session] of Object.entries(state.runs)) {
+      const end = state.ends?.[run]
+      if (session === null || end === undefined) continue
+      const root = rootOf(state, session)
+      heldAt.set(root, [...(heldAt.get(root) ?? []), end])
+    }
+
     const out: Contribution[] = []
-    for (const [session, asks] of bySession) {
-      const first = asks.reduce((x, y) => (y.at < x.at ? y : x))
+    for (const session of new Set([...bySession.keys(), ...heldAt.keys()])) {
+      const asks = bySession.get(session)
+      const first = asks?.reduce((x, y) => (y.at < x.at ? y : x))
       const extra: LogFacts = {
-        approval: {
-          at: first.at,
-          id: first.id,
-          offset: first.offset,
-          permission: first.permission,
-          text: askText(first.permission, first.patterns),
-        },
+        ...(first
+          ? {
+              approval: {
+                at: first.at,
+                id: first.id,
+                offset: first.offset,
+                permission: first.permission,
+                text: askText(first.permission, first.patterns),
+              },
+            }
+          : {}),
         opencode: 'log',
         ref: path,
       }
       out.push({
         extra,
         facts: {},
+        heldAt: heldAt.get(session) ?? [],
         nativeId: session,
         priority: 0,
       })
@@ -115,13 +155,24 @@ export const opencodeLogParser: TextLineParser<LogState> = {
 
     return out
   },
-  init: () => ({asks: {}, runs: {}}),
+  init: () => ({asks: {}, ends: {}, parents: {}, runs: {}}),
   line(state, text, offset) {
     // A log is free text: a line in another shape (a stack trace, an older format) is no error.
     if (!text.startsWith('timestamp=')) return true
     const f = logFields(text)
     const run = f['run']
     if (!run) return true
+    const ends = (state.ends ??= {})
+    delete ends[run]
+    ends[run] = offset + Buffer.byteLength(text) + 1
+    trim(ends, MAX_RUNS)
+    const parent = f['message'] === 'created' ? f['parentID'] : undefined
+    if (parent?.startsWith('ses_') && f['id']?.startsWith('ses_')) {
+      const parents = (state.parents ??= {})
+      parents[f['id']] = parent
+      trim(parents, MAX_PARENTS)
+    }
+
     const at = Date.parse(f['timestamp'] ?? '')
     const message = f['message']
     if (message === 'asking' && f['id']?.startsWith('per_')) {
@@ -148,8 +199,7 @@ export const opencodeLogParser: TextLineParser<LogState> = {
     for (const [id, a] of Object.entries(state.asks)) if (a.session === session) delete state.asks[id]
     delete state.runs[run]
     state.runs[run] = session
-    const runs = Object.keys(state.runs)
-    for (const old of runs.slice(0, Math.max(0, runs.length - MAX_RUNS))) delete state.runs[old]
+    trim(state.runs, MAX_RUNS)
     return true
   },
 }

@@ -57,6 +57,13 @@ export interface Contribution<X extends ContributionExtra = ContributionExtra> {
   readonly facts: Partial<SessionFacts>
   /** A process this file says runs the session (registry, lock file, open handle). */
   readonly processClaim?: ProcessClaim
+  /**
+   * Where the descriptor of a process holding this file open stands when that process shows this
+   * session (byte offsets; `/proc/<pid>/fdinfo`'s `pos`). Absent: holding the file open ties the
+   * process to the session (a transcript only its own process writes). `[]`: holding it ties
+   * nothing (a database every process of the agent holds). See pane-tie.ts.
+   */
+  readonly heldAt?: readonly number[]
   /** When two contributions set the same fact, the higher priority wins (transcript 0, registry 10, hooks 20). */
   readonly priority?: number
   /**

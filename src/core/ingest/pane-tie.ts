@@ -5,12 +5,13 @@
  * active during its life. Never a guess between several.
  */
 import type {Agent} from '../model/types.js'
-import {contributionsAtPath, contributionsNamingPid, screenContributions, sessionsInCwd, storeChangeKey} from '../store/screen.js'
+import {contributionsNamingPid, screenContributions, sessionsInCwd, storeChangeKey} from '../store/screen.js'
 import type {Store} from '../store/store.js'
-import {childrenOf, filesOpenBy, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
+import {childrenOf, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
 import {listAgentProcesses} from './process-scan.js'
 import {screenObservationIn} from './screen-overlay.js'
 import {bornOfAnother, type Creator, sessionBornOf} from './thread-birth.js'
+import {openFileSessions} from './open-files.js'
 import type {PaneInfo} from './tmux.js'
 
 export {forgetProcessTree, processNames} from './process-table.js'
@@ -75,7 +76,9 @@ export interface Mapped extends PaneTie {
 /**
  * The session one agent pane shows, or null. By pid: a session whose registry or lock file
  * (a file named after the pid) claims one of the pane's agent processes, alive and with the same
- * start time; or whose transcript an agent process in the pane holds open. Several sessions: the
+ * start time; or whose transcript an agent process in the pane holds open (a file every process
+ * holds names a session only through where the process's descriptor stands: the contribution's
+ * `heldAt`, src/core/ingest/adapter.ts; a process holding one is never tied by folder). Several sessions: the
  * top-level one, if only one is. Otherwise by directory: the one top-level session of that agent
  * in the agent process's cwd that was active since the process started and is not run by a live
  * process elsewhere. Never a guess between several.
@@ -88,6 +91,7 @@ export function tiePane(
 ): PaneTie | null {
   const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
   const hits = new Map<string, string | null>()
+  let shared = false
   for (const pid of agentPids) {
     for (const row of contributionsNamingPid(store, pid)) {
       if (row.agent !== ap.agent) continue
@@ -103,15 +107,16 @@ export function tiePane(
       hits.set(row.nativeId, row.parentId)
     }
 
-    for (const file of filesOpenBy(pid)) {
-      for (const row of contributionsAtPath(store, file)) if (row.agent === ap.agent && row.known) hits.set(row.nativeId, row.parentId)
-    }
+    const open = openFileSessions(store, pid, ap.agent)
+    for (const [id, parent] of open.sessions) hits.set(id, parent)
+    shared ||= open.shared
   }
 
   const top = [...hits].filter(([, parent]) => parent === null)
   if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
   if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
-  if (ap.cwd === null) return null
+  // Its files say which session a process shows, and say none yet (or not yet read): no guess by folder.
+  if (ap.cwd === null || shared) return null
   const creators = bornAgents.has(ap.agent) ? creatorsIn(ap, processes) : null
   // An agent whose process creates its session as it starts (thread-birth.ts): a session another
   // live process of it in this folder created is not this pane's, nor one whose own pane's process

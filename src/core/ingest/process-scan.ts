@@ -22,6 +22,7 @@ import {SCAN_PATH_PREFIX, scanContributions, sessionsActiveSince} from '../store
 import type {Store} from '../store/store.js'
 import {RUN_ID_PREFIX} from '../store/unwritten-runs.js'
 import type {CheckedContribution, Contribution, ProcessClaim} from './adapter.js'
+import {openFileSessions} from './open-files.js'
 import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
 
 /** Below the screen (5), registry (10) and hooks (20). */
@@ -166,13 +167,22 @@ function storedClaim(data: string): ProcessClaim | null {
   }
 }
 
+/**
+ * What a process's open files say it shows (pane-tie.ts `openFileSessions`): the sessions they
+ * name, and whether it holds a file that names the session through where its descriptor stands.
+ */
+export type ShowsOf = (pid: number) => {readonly sessions: ReadonlyMap<string, string | null>; readonly shared: boolean}
+
+const NOT_SHARED: ReturnType<ShowsOf> = {sessions: new Map(), shared: false}
+
 /** The claim to store for one session, or null for none. */
 export function claimFor(
-  s: {agent: string; nativeId: string; cwd: string | null; lastActivityAt: number | null},
+  s: {agent: string; nativeId: string; cwd: string | null; lastActivityAt: number | null; atRest?: boolean},
   procs: readonly AgentProcess[],
   tied: ReadonlyMap<string, TiedProcess>,
   tiedPids: ReadonlySet<number>,
   previous: ProcessClaim | null,
+  showsOf?: ShowsOf,
 ): ProcessClaim | null {
   const t = tied.get(`${s.agent}\0${s.nativeId}`)
   if (t)
@@ -183,8 +193,15 @@ export function claimFor(
       startedAt: t.startedAt,
       status: null,
     }
-  // A process found before keeps the session while it lives (another one may have started since).
-  if (previous && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)) return previous
+  // Its files say this process shows this session, or another one.
+  const here = (pid: number): boolean => showsOf?.(pid).sessions.has(s.nativeId) === true
+  const elsewhere = (pid: number): boolean => {
+    const o = showsOf?.(pid)
+    return o !== undefined && o.sessions.size > 0 && !o.sessions.has(s.nativeId)
+  }
+  // A process found before keeps the session while it lives (another one may have started since),
+  // unless its files now say it shows another session.
+  if (previous && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt) && !elsewhere(previous.pid)) return previous
   const last = s.lastActivityAt ?? Number.POSITIVE_INFINITY
   // Once the process that ran it died, only one started after it (a resume) can run it again: an
   // older agent process in the same folder runs another session.
@@ -194,10 +211,14 @@ export function claimFor(
       p.agent === s.agent &&
       s.cwd !== null &&
       p.cwd === s.cwd &&
-      !tiedPids.has(p.pid) &&
       p.startedAt !== null &&
       p.startedAt <= last + START_SLACK_MS &&
-      p.startedAt > after,
+      p.startedAt > after &&
+      (!tiedPids.has(p.pid) || here(p.pid)) &&
+      !elsewhere(p.pid) &&
+      // A session at rest is only marked live by a process whose files name it, where they can
+      // (a fresh OpenCode TUI in the folder of an older session shows no session yet).
+      (!s.atRest || here(p.pid) || showsOf?.(p.pid).shared !== true),
   )
   if (candidates.length === 1) {
     const p = candidates[0]!
@@ -211,12 +232,14 @@ export function claimFor(
   }
 
   if (candidates.length > 1) return null
-  const pid = previous?.pid ?? 0
+  // The process found before lives on but shows another session now: it runs this one no more.
+  const moved = previous !== null && previous.pid > 0 && isSameProcessAlive(previous.pid, previous.startedAt)
+  const pid = moved ? 0 : (previous?.pid ?? 0)
   return {
     heartbeatAt: null,
     pid,
     source: {kind: 'scan', ref: pid > 0 ? `pid ${pid} is gone; no ${s.agent} process runs it` : `no ${s.agent} process runs it`},
-    startedAt: previous?.startedAt ?? null,
+    startedAt: moved ? null : (previous?.startedAt ?? null),
     status: null,
   }
 }
@@ -314,6 +337,21 @@ export function scanSessions(
     const c = storedClaim(e.data)
     if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
   }
+  const shown = new Map<string, ReturnType<ShowsOf>>()
+  const showsOf =
+    (agent: Agent): ShowsOf =>
+    (pid) => {
+      const key = `${agent}\0${pid}`
+      let o = shown.get(key)
+      if (!o) {
+        o = openFileSessions(store, pid, agent)
+        // Only a file that names the session a process shows by where it stands decides here; a
+        // transcript held open is the pane tie's evidence (pane-tie.ts), not the scan's.
+        shown.set(key, (o = o.shared ? o : NOT_SHARED))
+      }
+
+      return o
+    }
   const planned: Planned[] = []
   for (const s of sessions) {
     const path = scanPath(s.agent, s.nativeId)
@@ -322,7 +360,7 @@ export function scanSessions(
 
     const others = new Set([...tiedPids, ...[...claimedBy].filter(([, p]) => p !== path).map(([pid]) => pid)])
     const atRest = s.settled || s.messages === 0
-    const claim = claimFor(s, procs, tied, others, previous)
+    const claim = claimFor({...s, atRest}, procs, tied, others, previous, showsOf(s.agent))
     if (claim === null) continue
     if (atRest && (claim.pid <= 0 || !isSameProcessAlive(claim.pid, claim.startedAt))) continue
     // Fresh: found in this scan by folder (not a pane, not kept from before).
@@ -360,8 +398,9 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
   if (!c?.processClaim) return facts
   const alive = c.processAlive === true
   // A claim taken while the session was at rest says only that it is live: once that process is
-  // gone the user quit it, which is not a crash.
-  if (!alive && takenAtRest(c)) return facts
+  // gone the user quit it, which is not a crash. Nor is a process gone after its turn settled in the
+  // files (`opencode run` exits right after its answer, before the next scan re-stamps the claim).
+  if (!alive && (takenAtRest(c) || facts.settled)) return facts
   const process: ProcessFacts = {
     alive,
     exited: alive ? null : 'crash',

@@ -241,6 +241,32 @@ export function filesOpenBy(pid: number): string[] {
   return out
 }
 
+/**
+ * Where each of a process's descriptors of `file` stands (`pos:` of /proc/<pid>/fdinfo/<fd>): for a
+ * file opened with O_APPEND, the end of the last write made through it. Empty: none, or not ours to read.
+ */
+export function filePositions(pid: number, file: string): number[] {
+  let fds: string[]
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+
+  const out: number[] = []
+  for (const fd of fds) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) !== file) continue
+      const pos = /^pos:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))
+      if (pos) out.push(Number(pos[1]))
+    } catch {
+      // closed in the meantime
+    }
+  }
+
+  return out
+}
+
 /** A process's working directory (null: gone, or not ours to read). */
 export function processCwd(pid: number): string | null {
   try {

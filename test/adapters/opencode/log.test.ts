@@ -63,7 +63,8 @@ describe('opencode log (1.18.33)', () => {
 
   it('the run going on in that session (after Allow) closes it', () => {
     const state = feed(real)
-    expect(opencodeLogParser.contributions(state, '/x/log/opencode.log', {kind: 'jsonl', nativeId: ''})).toEqual([])
+    const c = opencodeLogParser.contributions(state, '/x/log/opencode.log', {kind: 'jsonl', nativeId: ''})
+    expect(c.map((x) => [x.nativeId, x.extra?.['approval']])).toEqual([[SESSION, undefined]])
   })
 
   it('a title request of the same session does not close it; another session of the run does not either', () => {
