@@ -4,12 +4,24 @@
  * (`cast sessions --json`) and through a running `cast sessions -w --json`.
  * What Codex writes and shows at this version: docs/agents/codex.md.
  */
+import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type Reply, sequence, startMock, status, text, tool} from './harness/mock/server.js'
-import {type CodexHome, CODEX, CODEX_VERSION, dropPackagesTemplate, killUnder, makeCodexHome, pidsUnder, trustHooks} from './codex/setup.js'
+import {BIN} from '../helpers/cli.js'
+import {
+  type CodexHome,
+  CODEX,
+  CODEX_VERSION,
+  dropPackagesTemplate,
+  killUnder,
+  makeCodexHome,
+  pidsUnder,
+  trustHooks,
+  tuiPid,
+} from './codex/setup.js'
 
 const AGENT = 'codex'
 const homes: CodexHome[] = []
@@ -67,6 +79,14 @@ async function settleWatch(w: Watch, h: CodexHome): Promise<void> {
   await sessions(h.cast)
   await w.ready()
 }
+
+/** The pane the screen sweep tied to a session (`cast explain` lists the screen reading among its files). */
+function screenTie(h: CodexHome, nativeId: string): string | null {
+  const out = execFileSync(process.execPath, [BIN, 'explain', nativeId], {encoding: 'utf8', env: {...process.env, ...h.cast}})
+  return /screen:\/\/tmux\S*\/(%\d+)/.exec(out)?.[1] ?? null
+}
+
+const paneOf = (s: CastSession): string | null => (s as CastSession & {pane?: string | null}).pane ?? null
 
 describe(AGENT, () => {
   it('fresh: a TUI with nothing asked is not working', async () => {
@@ -444,6 +464,105 @@ describe(AGENT, () => {
     }
 
     recordFigure(AGENT, 'two_sessions', {panes: rows.map((x) => String(x.pane ?? 'none')).join(',')})
+  })
+
+  it('two_tuis: two TUIs in one folder on one daemon each get their own pane, approval, send and death', async () => {
+    const mock = await startMock((req) => {
+      if (req.side) return undefined
+      const last = req.lastUserText
+      if (/^ping one/.test(last)) return text('Pong one.')
+      if (/^ping two/.test(last)) return text('Pong two.')
+      if (/question one/.test(last)) return text('Answer one.')
+      if (req.toolResults > 0) return text('Made it two.')
+      if (/question two|again two/.test(last))
+        return tool('exec_command', {
+          cmd: 'touch ../approved-two',
+          justification: 'Write outside the workspace?',
+          sandbox_permissions: 'require_escalated',
+        })
+      return text('Other.')
+    })
+    mocks.push(mock)
+    for (const w of watches.splice(0)) await w.stop()
+    for (const x of homes.splice(0)) x.cleanup()
+    const h = makeCodexHome('tuis', mock)
+    homes.push(h)
+    const one = await h.tui(['question one'])
+    await h.tmux.waitFor(one, /Answer one\./)
+    // The second TUI starts once the first one's thread exists (two started within seconds of each
+    // other in one folder stay untied: thread-birth.ts).
+    await new Promise((r) => setTimeout(r, 3000))
+    const two = await h.tui(['question two'])
+    await h.tmux.waitFor(two, /Would you like to run the following command\?/)
+    expect(h.tmux.capture(one)).not.toMatch(/Would you like to run/)
+    const daemons = new Set(h.rollouts().length === 2 ? [h.daemonPid()] : [])
+    expect(daemons.size).toBe(1)
+
+    // Each session: its own state and its own pane.
+    const end = Date.now() + 90_000
+    let rows: CastSession[] = []
+    let a: CastSession | undefined
+    let b: CastSession | undefined
+    for (;;) {
+      rows = await codexRows(h)
+      a = rows.find((x) => x.state === 'needs_input' && x.reason === 'settled')
+      b = rows.find((x) => x.state === 'needs_input' && x.reason === 'approval')
+      if (rows.length === 2 && a && b && paneOf(a) !== null && paneOf(b) !== null) break
+      if (Date.now() > end) throw new Error(`two TUIs: ${JSON.stringify(rows.map((x) => [x.native_id, x.state, x.reason, paneOf(x)]))}`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
+
+    // Each pane tied to its own thread (the screen sweep's reading names the pane).
+    expect(paneOf(a)).toBe(one.id)
+    expect(paneOf(b)).toBe(two.id)
+    expect(screenTie(h, a.native_id)).toBe(one.id)
+    expect(screenTie(h, b.native_id)).toBe(two.id)
+
+    // cast approve on the second: the command runs in the second TUI's turn.
+    const ap = await runCast(['approve', b.id], {env: h.cast, timeout: 60_000})
+    expect(ap.code, ap.stderr + ap.stdout).toBe(0)
+    await h.tmux.waitFor(two, /Made it two\./)
+    expect(fs.existsSync(`${h.dir}/approved-two`)).toBe(true)
+    expect(h.tmux.capture(one)).not.toMatch(/Made it two\./)
+    await until(h.cast, (x) => x.id === b!.id && x.state === 'needs_input' && x.reason === 'settled', 90_000, 'the second settled')
+
+    // cast send to each lands in its own pane.
+    const s1 = await runCast(['send', a.id, 'ping one'], {env: h.cast, timeout: 60_000})
+    expect(s1.code, s1.stderr).toBe(0)
+    await h.tmux.waitFor(one, /Pong one\./)
+    const s2 = await runCast(['send', b.id, 'ping two'], {env: h.cast, timeout: 60_000})
+    expect(s2.code, s2.stderr).toBe(0)
+    await h.tmux.waitFor(two, /Pong two\./)
+    expect(h.tmux.capture(two)).not.toMatch(/Pong one\./)
+    expect(h.tmux.capture(one)).not.toMatch(/Pong two\./)
+
+    // A second approval in the second TUI, then that TUI killed: only its session reads dead.
+    const s3 = await runCast(['send', b.id, 'again two'], {env: h.cast, timeout: 60_000})
+    expect(s3.code, s3.stderr).toBe(0)
+    await h.tmux.waitFor(two, /Would you like to run the following command\?/)
+    await until(h.cast, (x) => x.id === b!.id && x.reason === 'approval', 90_000, 'the second asking again')
+    // A watch (cast sessions -w) measures when the dead line comes after the kill.
+    const w = new Watch(h.cast)
+    watches.push(w)
+    await sessions(h.cast)
+    await w.ready()
+    const from = w.lines.length
+    const tui = tuiPid(two.pid)
+    const killedAt = Date.now()
+    for (const pid of [two.pid, tui]) if (pid !== null) process.kill(pid, 'SIGKILL')
+    const line = await w.wait((l) => l.id === b!.id && l.to === 'needs_input' && l.reason === 'dead', 90_000, from)
+    const dead = await until(
+      h.cast,
+      (x) => x.id === b!.id && x.state === 'needs_input' && x.reason === 'dead',
+      30_000,
+      'the killed TUI dead',
+    )
+    const other = (await codexRows(h)).find((x) => x.id === a!.id)
+    expect(other?.state).toBe('needs_input')
+    expect(other?.reason).toBe('settled')
+    expect(screenTie(h, a.native_id)).toBe(one.id)
+    expect(paneOf(other!)).toBe(one.id)
+    recordFigure(AGENT, 'two_tuis', {dead_ms: line.at - killedAt, reason: dead.reason})
   })
 
   describe('with cast hooks install codex', () => {
