@@ -7,9 +7,9 @@
  * stashes. A teammate's session shows its title and ask line only (its transcript stays on its
  * machine).
  */
-import type {Detail, Session} from './api.js'
+import type {Detail, Outcome, Session} from './api.js'
 import {fill, h, oneLine, visible} from './dom.js'
-import {askLine, metaLine} from './render.js'
+import {askLine, metaLine, outcomeLine} from './render.js'
 
 export interface AnswerHandlers {
   approve(): void
@@ -26,6 +26,7 @@ export function renderAnswer(
   me: string,
   home: string | null,
   pending: string | undefined,
+  outcome: Outcome | undefined,
   on: AnswerHandlers,
 ): void {
   const parts: Node[] = [
@@ -41,6 +42,8 @@ export function renderAnswer(
   if (s.state_line) parts.push(h('p', {class: 'stateline'}, `${s.state_line.status}: ${visible(s.state_line.text, 4000)}`))
   parts.push(question(s, detail, on))
   if (pending) parts.push(h('p', {class: 'pending-line', role: 'status'}, `${pending}…`))
+  const done = outcomeLine(outcome)
+  if (done) parts.push(done)
   if (!(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
   // A redraw of the same session (the stream brought a change) keeps what the person is typing.
   const before = root.dataset['session'] === s.id ? root.querySelector('textarea') : null

@@ -74,6 +74,12 @@ export interface Detail {
   screen_dialog: string | null
 }
 
+/** What a verb came to on another machine of the team, as that machine reported it. */
+export interface Outcome {
+  ok: boolean
+  text: string
+}
+
 export interface Failure {
   error: {code: string; exit_code: number; message: string; suggestions: string[]}
 }

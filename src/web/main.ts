@@ -4,8 +4,10 @@
  * (palette.ts), the right-click menu and the keys (keys.ts). Every verb is one POST to
  * /api/verb, which runs the cast command of the same name on the server.
  */
-import {type Detail, get, type Listing, post, resultLine, type Session, type VerbInfo} from './api.js'
+import {type Detail, get, type Listing, type Outcome, post, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
+import {renderMenu} from './menu.js'
+import {awaitOutcome, type Queued, teamAction} from './remote.js'
 import {$, fill, h, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
@@ -19,6 +21,8 @@ interface State {
   detail: Detail | null
   open: Map<string, boolean>
   pending: Map<string, string>
+  /** What the last verb on a card came to, when another machine carried it out (shown on the card). */
+  outcomes: Map<string, Outcome>
   palette: {mode: PaletteMode; query: string; selected: number; items: PaletteItem[]} | null
   menu: {id: string} | null
   message: string
@@ -33,13 +37,21 @@ export const state: State = {
   menu: null,
   message: '',
   open: new Map(),
+  outcomes: new Map(),
   palette: null,
   pending: new Map(),
 }
 
 let focusIndex = 0
 
-const view = (): ListView => ({focus: state.focus, home: state.home, listing: state.listing!, open: state.open, pending: state.pending})
+const view = (): ListView => ({
+  focus: state.focus,
+  home: state.home,
+  listing: state.listing!,
+  open: state.open,
+  outcomes: state.outcomes,
+  pending: state.pending,
+})
 
 export function rows(): Session[] {
   return state.listing ? navigable(view()) : []
@@ -73,7 +85,7 @@ export function draw(): void {
   if (state.answering && s) {
     list.hidden = true
     answer.hidden = false
-    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), {
+    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), {
       approve: () => void act('approve', s, undefined, true),
       close: closeAnswer,
       decide: (n) => void decide(s, n),
@@ -179,12 +191,30 @@ async function run(v: VerbInfo, s: Session | null, value: string | undefined, co
   say(`${v.label}…`)
   draw()
   const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, session: s?.id, value, verb: v.name}
+  state.outcomes.delete(key)
   const out = await post('/api/verb', body)
+  const queued = out.ok ? teamAction(out.json) : null
+  if (queued) return followRemote(v, key, queued, advanceAfter)
   state.pending.delete(key)
   say(out.ok ? resultLine(v.label, out.json) : `${v.label} refused: ${out.error.message}`)
   if (out.ok && advanceAfter && s) advance(s.id)
   else draw()
   return out.ok
+}
+
+/** Pending until the machine that runs the agent reports (remote.ts); then what it reported, on the card. */
+async function followRemote(v: VerbInfo, key: string, q: Queued, advanceAfter: boolean): Promise<boolean> {
+  const where = oneLine(q.device, 60)
+  state.pending.set(key, `${v.label}: asked ${where}, waiting for it to confirm`)
+  say(`${v.label}: asked ${where} (action ${q.action_id}), waiting for it to confirm…`)
+  draw()
+  const outcome = await awaitOutcome(v.name, q)
+  state.pending.delete(key)
+  state.outcomes.set(key, outcome)
+  say(`${v.label}: ${outcome.text}`)
+  if (outcome.ok && advanceAfter && state.answering === key) advance(key)
+  else draw()
+  return outcome.ok
 }
 
 async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash'): Promise<void> {
@@ -258,46 +288,16 @@ export function drawPalette(): void {
   })
 }
 
-/** The right-click menu: the catalog's verbs that apply to this card. */
+/** The right-click menu (menu.ts) for a card. */
 export function openMenu(id: string, x: number, y: number): void {
   const s = state.listing?.sessions.find((r) => r.id === id)
   if (!s) return
   state.focus = id
   state.menu = {id}
-  const verbs = state.listing!.verbs.filter(
-    (v) =>
-      !v.global &&
-      (!v.needs_approval || s.ask?.kind === 'approval') &&
-      !(v.name === 'pin' && s.pinned) &&
-      !(v.name === 'unpin' && !s.pinned) &&
-      !(v.name === 'restore' && s.filing === null) &&
-      !(v.name === 'wake' && s.bucket !== 'snoozed'),
-  )
-  const menu = $('#menu')
-  fill(
-    menu,
-    ...verbs.map((v) =>
-      h(
-        'button',
-        {
-          class: 'menu-item',
-          onclick: () => {
-            menu.hidden = true
-            state.menu = null
-            void act(v.name, s)
-          },
-          role: 'menuitem',
-          type: 'button',
-        },
-        h('span', {}, v.label),
-        h('kbd', {}, v.key),
-      ),
-    ),
-  )
-  menu.style.left = `${Math.min(x, window.innerWidth - 240)}px`
-  menu.style.top = `${Math.min(y, window.innerHeight - verbs.length * 36 - 10)}px`
-  menu.hidden = false
-  menu.querySelector<HTMLElement>('button')?.focus()
+  renderMenu($('#menu'), s, state.listing!.verbs, x, y, (name) => {
+    state.menu = null
+    void act(name, s)
+  })
 }
 
 async function presence(): Promise<void> {

@@ -5,7 +5,7 @@
  * the ask line; the agent's state line with how many messages passed since; owners, runner,
  * device and last activity. Rows arrive in display order from the server.
  */
-import type {Listing, Session} from './api.js'
+import type {Listing, Outcome, Session} from './api.js'
 import {ago, fill, h, oneLine} from './dom.js'
 
 export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
@@ -31,6 +31,8 @@ export interface ListView {
   readonly open: ReadonlyMap<string, boolean>
   /** Sessions with a verb under way, and what it is. */
   readonly pending: ReadonlyMap<string, string>
+  /** What a verb came to on the machine that runs the session, as it reported. */
+  readonly outcomes: ReadonlyMap<string, Outcome>
   readonly home: string | null
 }
 
@@ -165,7 +167,8 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
         )
       : null,
     h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home)),
-    pending ? h('div', {class: 'pending-line'}, `${pending}…`) : null,
+    pending ? h('div', {class: 'pending-line', role: 'status'}, `${pending}…`) : null,
+    outcomeLine(view.outcomes.get(s.id)),
   )
   el.addEventListener('click', () => (view.focus === s.id ? on.onOpen(s.id) : on.onFocus(s.id)))
   el.addEventListener('dblclick', () => on.onOpen(s.id))
@@ -197,4 +200,9 @@ function swipe(el: HTMLElement, done: (d: 'left' | 'right') => void): void {
     if (Math.abs(dx) > 80 && Math.abs(t.clientY - y0) < 40) done(dx < 0 ? 'left' : 'right')
     x0 = null
   })
+}
+
+/** The result another machine reported for a verb on this session. */
+export function outcomeLine(o: Outcome | undefined): HTMLElement | null {
+  return o ? h('div', {class: `outcome ${o.ok ? 'ok' : 'refused'}`, role: 'status'}, o.text) : null
 }
