@@ -3,8 +3,8 @@
  * the tool and its input, `y` approves and `n` denies; a decision card its options (with their
  * cost) and the agent's reasoning; an open question or anything else the agent's last message
  * and the composer, which types into the agent's terminal through cast send's checks. Enter
- * sends, Shift+Enter is a new line, Alt+Enter sends and advances, Alt+Shift+Enter sends and
- * stashes. A teammate's session shows its title and ask line only (its transcript stays on its
+ * sends, Ctrl+Enter queues it behind the current turn (cast send --queue), Shift+Enter is a new
+ * line, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes. A teammate's session shows its title and ask line only (its transcript stays on its
  * machine).
  */
 import type {Detail, Outcome, Session} from './api.js'
@@ -15,7 +15,7 @@ export interface AnswerHandlers {
   approve(): void
   deny(): void
   decide(choice: number): void
-  send(text: string, then: 'stay' | 'advance' | 'stash'): void
+  send(text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): void
   close(): void
 }
 
@@ -119,9 +119,11 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
 
 function composer(on: AnswerHandlers): Node {
   const area = h('textarea', {
-    'aria-label': 'Reply: Enter sends, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes',
+    'aria-label':
+      'Reply: Enter sends, Ctrl+Enter queues it behind the current turn, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes',
     class: 'composer',
-    placeholder: 'Reply — Enter sends · Shift+Enter new line · Alt+Enter send & next · Alt+Shift+Enter send & stash',
+    placeholder:
+      'Reply — Enter sends · Ctrl+Enter after this turn · Shift+Enter new line · Alt+Enter send & next · Alt+Shift+Enter send & stash',
     rows: 3,
   })
   area.addEventListener('keydown', (e) => {
@@ -130,7 +132,7 @@ function composer(on: AnswerHandlers): Node {
     e.stopPropagation()
     const text = area.value
     if (text.trim() === '') return
-    on.send(text, e.altKey ? (e.shiftKey ? 'stash' : 'advance') : 'stay')
+    on.send(text, e.ctrlKey || e.metaKey ? 'queue' : e.altKey ? (e.shiftKey ? 'stash' : 'advance') : 'stay')
   })
   return h(
     'div',

@@ -185,12 +185,19 @@ export async function act(name: string, s: Session | null, value?: string, advan
   return run(target, s, value, false, advanceAfter)
 }
 
-async function run(v: VerbInfo, s: Session | null, value: string | undefined, confirmed: boolean, advanceAfter: boolean): Promise<boolean> {
+async function run(
+  v: VerbInfo,
+  s: Session | null,
+  value: string | undefined,
+  confirmed: boolean,
+  advanceAfter: boolean,
+  queue = false,
+): Promise<boolean> {
   const key = s?.id ?? 'undo'
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
-  const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, session: s?.id, value, verb: v.name}
+  const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, queue, session: s?.id, value, verb: v.name}
   state.outcomes.delete(key)
   const out = await post('/api/verb', body)
   const queued = out.ok ? teamAction(out.json) : null
@@ -217,8 +224,8 @@ async function followRemote(v: VerbInfo, key: string, q: Queued, advanceAfter: b
   return outcome.ok
 }
 
-async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash'): Promise<void> {
-  const ok = await run(verbByName('reply')!, s, text, false, then === 'advance')
+async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): Promise<void> {
+  const ok = await run(verbByName('reply')!, s, text, false, then === 'advance', then === 'queue')
   const area = document.querySelector<HTMLTextAreaElement>('#answer textarea')
   if (ok && area && area.value === text) area.value = ''
   if (ok && then === 'stash') {

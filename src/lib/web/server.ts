@@ -202,7 +202,9 @@ export class WebServer {
     if (v.takes === 'confirm' && body['confirmed'] !== true) throw new HttpError(400, `${v.label} needs "confirmed": true.`, EXIT.USAGE)
     const expect = field(body, 'expect', false)
     if (expect !== null && !/^[a-z_]+(:[a-z_]+)?$/.test(expect)) throw new HttpError(400, '"expect" is STATE or STATE:REASON.', EXIT.USAGE)
-    if (expect !== null && !v.global) {
+    // Ctrl+Enter: held until the turn ends (cast send --queue), whatever the state now.
+    const queue = v.name === 'reply' && body['queue'] === true
+    if (expect !== null && !v.global && !queue) {
       const row = this.o.store.loadSessions([session])[0]
       const now = row ? `${row.state}:${row.reason}` : null
       if (row && now !== expect && row.state !== expect)
@@ -212,7 +214,9 @@ export class WebServer {
         }
     }
 
-    const argv = v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined)
+    const argv = queue
+      ? ['send', '--queue', session, '--', value!]
+      : v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined)
     // Not this machine's: the command's team branch queues it (signed) and the page follows it
     // (GET /api/action/ID) rather than hold every other verb while the other machine answers.
     const remote = !v.global && TEAM_COMMANDS.has(argv[0]!) && this.o.store.loadSessions([session]).length === 0
