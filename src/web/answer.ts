@@ -15,6 +15,8 @@ export interface AnswerHandlers {
   approve(): void
   deny(): void
   decide(choice: number): void
+  /** Pick option N of the agent's question (cast choose). */
+  choose(choice: number): void
   send(text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): void
   close(): void
 }
@@ -109,6 +111,26 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
   const parts: Node[] = []
   if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
   if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
+  const choices = s.ask?.kind === 'question' ? detail?.question?.choices : null
+  if (choices)
+    parts.push(
+      h(
+        'ol',
+        {class: 'options choices'},
+        ...choices.map((c, i) =>
+          h(
+            'li',
+            {},
+            h(
+              'button',
+              {class: 'option choice', onclick: () => on.choose(i + 1), type: 'button'},
+              `${i + 1}. ${oneLine(c.label, 200)}`,
+              c.description ? h('span', {class: 'effect'}, ` — ${oneLine(c.description, 400)}`) : null,
+            ),
+          ),
+        ),
+      ),
+    )
   if (detail?.error && s.ask?.kind === 'error') parts.push(h('pre', {class: 'error'}, visible(detail.error.text)))
   if (detail === null) parts.push(h('p', {class: 'remote'}, 'Runs on another machine: its conversation stays there.'))
   else if (detail.last_assistant_text)

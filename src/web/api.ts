@@ -69,7 +69,7 @@ export interface Detail {
   session: Session
   last_assistant_text: string | null
   approval: {text: string; at: string} | null
-  question: {text: string; at: string} | null
+  question: {text: string; at: string; choices: {label: string; description: string | null}[] | null} | null
   error: {text: string; at: string} | null
   screen_dialog: string | null
 }

@@ -7,8 +7,9 @@
 import {type Detail, get, type Listing, type Outcome, post, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
 import {renderMenu} from './menu.js'
+import {live, presence} from './stream.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
-import {$, fill, h, oneLine} from './dom.js'
+import {$, fill, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
 import {isOpen, type ListView, navigable, renderList} from './render.js'
@@ -88,6 +89,7 @@ export function draw(): void {
     renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), {
       approve: () => void act('approve', s, undefined, true),
       close: closeAnswer,
+      choose: (n) => void choose(s, n),
       decide: (n) => void decide(s, n),
       deny: () => void act('deny', s, undefined, true),
       send: (text, then) => void reply(s, text, then),
@@ -244,6 +246,18 @@ async function decide(s: Session, choice: number): Promise<void> {
   else draw()
 }
 
+/** An option of the agent's question, picked in its terminal (cast choose). */
+async function choose(s: Session, choice: number): Promise<void> {
+  state.pending.set(s.id, `Choosing ${choice}`)
+  draw()
+  const out = await post('/api/choose', {choice, session: s.id})
+  state.pending.delete(s.id)
+  const label = out.ok ? oneLine((out.json as {label?: string}).label ?? '', 200) : ''
+  say(out.ok ? `Chose ${choice}. ${label}` : `Choose refused: ${out.error.message}`)
+  if (out.ok) advance(s.id)
+  else draw()
+}
+
 async function killAll(): Promise<void> {
   const stashed = state.listing?.sessions.filter((s) => s.bucket === 'stashed') ?? []
   if (stashed.length === 0 || !window.confirm(`Kill all ${stashed.length} stashed sessions? Each agent is stopped.`)) return
@@ -307,43 +321,6 @@ export function openMenu(id: string, x: number, y: number): void {
   })
 }
 
-async function presence(): Promise<void> {
-  const out = await get('/api/presence')
-  const select = $('#presence') as HTMLSelectElement
-  if (!out.ok) return
-  const p = out.json as {presence: string; presences: {name: string}[]}
-  const names = [...new Set(['online', 'away', ...p.presences.map((x) => x.name)])]
-  fill(select, ...names.map((n) => h('option', {selected: n === p.presence, value: n}, n)))
-}
-
-function live(): void {
-  const events = new EventSource('/api/events')
-  const take = (e: MessageEvent<string>): void => {
-    const l = JSON.parse(e.data) as Listing & {home?: string}
-    state.listing = l
-    state.home = l.home ?? null
-    $('#conn').textContent = 'live'
-    if (!state.palette) draw()
-  }
-  events.addEventListener('snapshot', take)
-  events.addEventListener('listing', take)
-  // A transition moves its card at once; the listing that follows brings the order and the counts.
-  events.addEventListener('transition', (e) => {
-    const t = JSON.parse((e as MessageEvent<string>).data) as {id: string; to: string; reason: string; bucket: string}
-    const s = state.listing?.sessions.find((x) => x.id === t.id)
-    if (s) Object.assign(s, {bucket: t.bucket, reason: t.reason, state: t.to})
-    // Patch the card in place (a full draw of a long list waits for the listing).
-    const card = document.querySelector(`.card[data-id="${CSS.escape(t.id)}"]`)
-    if (!card || !s) return
-    card.className = card.className.replace(/\bst-\w+/, `st-${s.state}`) + ' moved'
-    const label = card.querySelector('.state')
-    if (label) label.textContent = `${s.state.replace('_', ' ')}:${s.reason}`
-  })
-  events.addEventListener('error', () => {
-    $('#conn').textContent = 'reconnecting…'
-  })
-}
-
 function boot(): void {
   ;($('#presence') as HTMLSelectElement).addEventListener('change', (e) => {
     const name = (e.target as HTMLSelectElement).value
@@ -366,6 +343,13 @@ function boot(): void {
       $('#menu').hidden = true
     },
     closePalette,
+    choose: (n) => {
+      const s = focused()
+      const choices = state.detail?.session.id === s?.id ? state.detail?.question?.choices : null
+      if (!s || !choices || n > choices.length) return false
+      void choose(s, n)
+      return true
+    },
     decide: (n) => {
       const s = focused()
       if (s) void decide(s, n)
@@ -391,7 +375,7 @@ function boot(): void {
     setFocus,
     verbs: () => state.listing?.verbs ?? [],
   })
-  live()
+  live(state, draw)
   void presence()
 }
 

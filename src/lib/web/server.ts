@@ -179,6 +179,15 @@ export class WebServer {
         return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
       }
 
+      case '/api/choose': {
+        const session = field(body, 'session', true)!
+        const choice = body['choice']
+        if (!/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
+        if (!Number.isInteger(choice) || (choice as number) < 1 || (choice as number) > 99)
+          throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
+        return this.answer(res, await runInProcess(this.o.config, ['choose', session, String(choice)]))
+      }
+
       case '/api/logout':
         return sendJson(res, 200, {ok: true, who: caller.kind}, {'set-cookie': cookie(SESSION_COOKIE, '', 0)})
       default:
