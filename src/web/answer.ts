@@ -61,7 +61,9 @@ export function renderAnswer(
     area.setSelectionRange(caret, caret)
   }
 
-  if (first || typing) root.querySelector<HTMLElement>('textarea, .primary')?.focus()
+  // A question's options take the focus (its digits pick them) until the person types a reply.
+  if (first || typing)
+    ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
 }
 
 function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {

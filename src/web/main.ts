@@ -164,7 +164,7 @@ function advance(from: string): void {
   if (next) void openAnswer(next)
   else {
     closeAnswer()
-    say('Nothing else waits on you.')
+    say(state.message ? `${state.message.replace(/[.…]+$/, '')}. Nothing else waits on you.` : 'Nothing else waits on you.')
   }
 }
 
