@@ -8,6 +8,7 @@ import {type Detail, get, type Listing, type Outcome, post, resultLine, type Ses
 import {renderAnswer} from './answer.js'
 import {renderMenu} from './menu.js'
 import {live, presence} from './stream.js'
+import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
 import {$, fill, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
@@ -125,12 +126,19 @@ export function draw(): void {
       draw()
     },
   })
-  list.querySelector<HTMLElement>('.card.focus')?.focus({preventScroll: false})
+  list.querySelector<HTMLElement>('.card.focus')?.focus({preventScroll: true})
 }
 
 export function setFocus(id: string | null): void {
   state.focus = id
   draw()
+  // A card outside the drawn window: draw the window around it, then scroll it into view.
+  if (id && !document.querySelector('.card.focus')) {
+    anchorOn(id)
+    draw()
+    anchorOn(null)
+  }
+
   document.querySelector('.card.focus')?.scrollIntoView({block: 'nearest'})
 }
 
@@ -375,6 +383,7 @@ function boot(): void {
     setFocus,
     verbs: () => state.listing?.verbs ?? [],
   })
+  drawOnScroll(() => !state.answering && !state.palette, draw)
   live(state, draw)
   void presence()
 }

@@ -7,6 +7,7 @@
  */
 import type {Listing, Outcome, Session} from './api.js'
 import {ago, fill, h, oneLine} from './dom.js'
+import {measure, windowRows} from './window.js'
 
 export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
   {bucket: 'questions', title: 'Questions'},
@@ -55,7 +56,16 @@ export function navigable(view: ListView): Session[] {
   return view.listing.sessions.filter((s) => isOpen(view, s.bucket))
 }
 
+/** Draw the list; a windowed section (window.ts) that moved since it was last measured is drawn again. */
 export function renderList(root: HTMLElement, view: ListView, on: ListHandlers): void {
+  drawList(root, view, on)
+  if (measure(root)) {
+    drawList(root, view, on)
+    measure(root)
+  }
+}
+
+function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
   const now = Date.now()
   const byBucket = new Map<string, Session[]>()
   for (const s of view.listing.sessions) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s])
@@ -81,7 +91,7 @@ export function renderList(root: HTMLElement, view: ListView, on: ListHandlers):
     )
     const section = h('section', {class: `section s-${sec.bucket}`, 'data-bucket': sec.bucket}, head)
     if (drops.has(sec.bucket)) dropTarget(section, sec.bucket, on)
-    if (open) section.append(...rows.map((s) => card(s, view, now, on)))
+    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on)))
     parts.push(section)
   }
 
