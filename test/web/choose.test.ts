@@ -67,6 +67,19 @@ describe('cast web answers an AskUserQuestion with one of its options', () => {
       timeout: 60_000,
     })
     expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined()
+    // A malformed body is a 400 with the error envelope; nothing runs.
+    const bad = await page.evaluate(async (sid) => {
+      const post = async (body: unknown) => {
+        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        return [r.status, ((await r.json()) as any).error?.exit_code]
+      }
+      return [await post({choice: '2', session: sid}), await post({choice: 1, session: '--help'}), await post({choice: 0, session: sid})]
+    }, id)
+    expect(bad).toEqual([
+      [400, 2],
+      [400, 2],
+      [400, 2],
+    ])
     // Answered: the CLI refuses to pick again, and types nothing.
     const again = await runCast(['choose', id, '1'], {env})
     expect(again.code, again.stderr).toBe(5)
