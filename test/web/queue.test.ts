@@ -3,7 +3,7 @@
  * a message queued while a permission prompt holds the agent's terminal is not typed into the
  * dialog; it goes in as the next turn once the prompt is answered and the turn ends. Queued at a
  * prompt whose turn has ended, it goes in at once. From the page, Ctrl+Enter in the composer
- * queues a reply behind a turn that is still running.
+ * queues a reply behind an open question (Claude Code's menu, answered with cast choose).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -46,7 +46,7 @@ describe('cast send --queue', () => {
     killStarted()
     tmux?.kill()
     h?.cleanup()
-  })
+  }, 120_000)
 
   const row = async (native: string): Promise<any> =>
     (json(await runCast(['sessions', '--all', '--json'], {env})).sessions as any[]).find((s) => s.native_id === native)
@@ -91,10 +91,10 @@ describe('cast send --queue', () => {
     expect((await runCast(['send', '--queue', r.id, '--if', 'working', '--', 'x'], {env})).code).toBe(2)
   })
 
-  it('Ctrl+Enter in the composer queues a reply behind the running turn', async () => {
-    // B thinks for 20 s on its first prompt: its turn runs while the page queues the reply.
-    fakeInWindow(tmux, {cwd: proj, env: {FAKE_DELAY_MS: '20000'}, prompt: 'a long task', sessionId: B})
-    const b = await waitFor(async () => ((await row(B))?.state === 'working' ? row(B) : null), 60_000)
+  it('Ctrl+Enter in the composer queues a reply behind an open question', async () => {
+    // B asks a question in Claude Code's menu: its turn has not ended until it is answered.
+    fakeInWindow(tmux, {cwd: proj, env: {FAKE_QUESTION_MENU: '1'}, prompt: 'ask which colour', sessionId: B})
+    const b = await waitState(B, 'needs_input:question')
     web = await startWeb(env)
     browser = await launchChromium()
     const page = await inboxPage(await signIn(browser, web), web)
@@ -105,9 +105,16 @@ describe('cast send --queue', () => {
     await page.waitForFunction(() => /^Queued for /.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''), null, {
       timeout: 60_000,
     })
-    expect(userTexts(h.home, proj, B)).not.toContain('after that, run the tests')
-    // The turn ends; the daemon types the reply in as the next one.
+    expect(held()).toHaveLength(1)
+    expect(userTexts(h.home, proj, B)).toEqual(['ask which colour'])
+    // The question is answered (its first option); the turn ends; the daemon types the reply in.
+    const chose = await runCast(['choose', b.id, '1'], {env})
+    expect(chose.code, chose.stderr).toBe(0)
     await waitFor(() => userTexts(h.home, proj, B).includes('after that, run the tests') || null, 120_000)
-    expect(userTexts(h.home, proj, B)).toEqual(['a long task', 'after that, run the tests'])
-  }, 180_000)
+    const texts = userTexts(h.home, proj, B)
+    expect(texts[0]).toBe('ask which colour')
+    expect(texts.at(-1)).toBe('after that, run the tests')
+    expect(texts.length).toBe(3)
+    expect(held()).toHaveLength(0)
+  }, 240_000)
 })

@@ -58,7 +58,7 @@ describe('cast web acts on a teammate’s session through the team store', () =>
     await cluster?.destroy()
     a?.h.cleanup()
     b?.h.cleanup()
-  }, 60_000)
+  }, 180_000)
 
   const card = (id: string) => `.card[data-id="${id}"]`
   const statusText = () => page.textContent('#status')
