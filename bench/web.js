@@ -1,11 +1,14 @@
 /* global document */
 /**
  * `node bench/web.js [--sessions 1000] [--runs 5] [--appends 20]`: the web inbox's budgets
+ * (`--appends 0`: first paint only, as for `--sessions 10000`)
  * (DESIGN §7), each beside a floor measured in the same run, in Debian's Chromium.
  *
  * - First useful paint: navigation start to the first card drawn, over a store of N sessions,
- *   against the floor: the same cards as one static HTML page (no script, no data fetch) served
- *   by a bare node:http server. Median of --runs.
+ *   against the floor: the cards the page drew (with windowing, those in and near the viewport)
+ *   as one static HTML page (no script, no data fetch) served by a bare node:http server.
+ *   Median of --runs. The budget: 300 ms at 1,000 sessions; at 10,000 (--sessions 10000), 1 s,
+ *   i.e. no freeze.
  * - Live: a line appended to one transcript, to the page seeing the change (the card's state
  *   changes), p95 over --appends, against the floor: the same append seen by a bare fs.watch on
  *   the folder (what any watcher of the file pays).
@@ -130,6 +133,12 @@ for (let i = 0; i < args.runs; i++) {
 const live = []
 const floorLive = []
 const streamLive = []
+// The cards the page drew (with windowing, those in view), and their native ids.
+const drawnCards = await page.evaluate(async () => {
+  const listing = await (await fetch('/api/listing')).json()
+  const native = new Map(listing.sessions.map((s) => [s.id, s.native_id]))
+  return [...document.querySelectorAll('.card')].map((c) => [c.getAttribute('data-id'), native.get(c.getAttribute('data-id'))])
+})
 const watch = spawn(process.execPath, [BIN, 'sessions', '-w', '--json'], {env, stdio: ['ignore', 'pipe', 'ignore']})
 let watchOut = ''
 const watchWaiters = []
@@ -139,12 +148,8 @@ watch.stdout.on('data', (c) => {
 })
 await new Promise((r) => setTimeout(r, 3000))
 for (let i = 0; i < args.appends; i++) {
-  const id = ids[i % ids.length]
+  const [castId, id] = drawnCards[i % drawnCards.length]
   const file = path.join(proj, `${id}.jsonl`)
-  const castId = await page.evaluate(
-    (native) => [...document.querySelectorAll('.card')].find((c) => c.textContent.includes(`Task ${native}:`))?.getAttribute('data-id'),
-    Number(id.slice(-12)),
-  )
   const watcher = fs.watch(proj)
   const seen = new Promise((r) => watcher.once('change', () => r(performance.now())))
   const changed = page.waitForFunction(
@@ -170,11 +175,22 @@ const gz = zlib.gzipSync(
   Buffer.concat(js.filter((f) => f !== 'pair.js').map((f) => fs.readFileSync(path.join(ROOT, 'dist', 'web', f)))),
 ).length
 const rows = [
-  ['first useful paint, ' + args.sessions + ' sessions (median ms)', median(castPaint), median(floorPaint), 300],
-  ['live: append → page (p95 ms), floor fs.watch', p95(live), p95(floorLive), 250],
-  ['live: append → page (p95 ms), floor sessions -w', p95(live), p95(streamLive), 250],
+  [
+    'first useful paint, ' + args.sessions + ' sessions (median ms)',
+    median(castPaint),
+    median(floorPaint),
+    args.sessions <= 1000 ? 300 : 1000,
+  ],
+  // --appends 0 (as at 10,000 sessions): the paint alone.
+  ...(live.length === 0
+    ? []
+    : [
+        ['live: append → page (p95 ms), floor fs.watch', p95(live), p95(floorLive), 250],
+        ['live: append → page (p95 ms), floor sessions -w', p95(live), p95(streamLive), 250],
+      ]),
 ]
 console.log(`cast web bench · ${args.sessions} sessions · ${os.cpus().length} cores · load ${os.loadavg()[0].toFixed(1)}`)
+console.log(`cards drawn (windowing) ${cards.length} of ${args.sessions}; the floor is those cards as static HTML`)
 for (const [what, cast, floor, budget] of rows)
   console.log(
     `${what.padEnd(48)} cast ${cast.toFixed(0).padStart(5)}  floor ${floor.toFixed(0).padStart(5)}  ratio ${(cast / floor).toFixed(1).padStart(5)}  budget ${budget} ms: ${cast <= budget ? 'met' : 'NOT met'}`,

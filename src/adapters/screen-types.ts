@@ -38,6 +38,10 @@ export interface DialogKeys {
   readonly deny: readonly string[]
   /** Keys that open the agent's "tell it what to do instead" field, before the note is typed. */
   readonly denyNoteKeys?: readonly string[]
+  /** A question dialog's menu (`cast choose`): the keys that move the cursor down / up one option, and pick it. */
+  readonly questionDown?: readonly string[]
+  readonly questionUp?: readonly string[]
+  readonly questionSelect?: readonly string[]
 }
 
 /** What the screen shows. `text` is the dialog's question, the banner, the busy line. */

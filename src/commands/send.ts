@@ -29,7 +29,9 @@ export default class Send extends BaseCommand {
 
 When the agent runs in a tmux pane (found by walking its process's ancestry to a pane), the message is typed there as literal keys, then Enter; several lines go in as one bracketed paste. When it has no live process, the session is resumed headless with the agent's own CLI (${resumeExamples().join(', ')}; see "agents" in the config), detached, its output in $CAST_HOME/runs/. A live agent outside tmux cannot be typed into: that is an error.
 
---if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
+--if checks the state at the moment of sending: when it differs, nothing is sent and the exit code is 5.
+
+--queue holds the message while the agent is in a turn (working) or a dialog holds its terminal (a permission prompt, a question), and sends it, with the same checks, when the turn ends; at once when it already has. Held messages wait in $CAST_HOME/queued/; the ingester's holder (cast daemon, or cast web without one) delivers them, one per turn. A send is new activity: it clears a kill and a verdict, and the session reads working (turn_pending) until the agent picks the message up.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> kdsmarj "Run the tests again and fix what fails"',
     {
@@ -41,9 +43,17 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
       description: 'Only if its turn ended (not a dialog, an error or a dead process).',
     },
     {command: 'echo "Fix what the linter reports" | <%= config.bin %> <%= command.id %> kdsmarj -', description: 'The message from stdin.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --queue kdsmarj -- "Then update the changelog"',
+      description: 'Held until its current turn ends, then sent as its next turn.',
+    },
   ]
   static override flags = {
     ...teamFlags,
+    queue: Flags.boolean({
+      summary:
+        'Hold the message until the current turn ends (the agent works, or a dialog is open), then send it; cast daemon or cast web delivers it.',
+    }),
     if: Flags.string({
       helpValue: 'STATE[:REASON][,…]',
       multiple: true,
@@ -53,7 +63,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
   }
   static override summary = verb('reply').summary
 
-  async run(): Promise<SendJson | RemoteVerbJson> {
+  async run(): Promise<SendJson | QueuedJson | RemoteVerbJson> {
     const {args, flags} = await this.parse(Send)
     const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if.join(','), (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
@@ -65,6 +75,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
     const {checkMessageText} = await import('../lib/message-text.js')
     message = checkMessageText(message)
+    if (flags.queue) return this.queue(args.session, message, flags.if !== undefined)
     const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
     if (remote) return remote
     const {clock, store} = await this.syncedStore()
@@ -80,6 +91,45 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 
     return {at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}
   }
+
+  /** --queue: held until the turn ends (src/lib/send-queue.ts), or sent now when it has. */
+  private async queue(query: string, message: string, withIf: boolean): Promise<SendJson | QueuedJson> {
+    if (withIf) this.fail('--queue waits for the turn to end; it does not take --if.', EXIT.USAGE)
+    const {clock, store} = await this.syncedStore()
+    const {resolveSession} = await import('../lib/resolve.js')
+    const {holdsMessage, queueMessage} = await import('../lib/send-queue.js')
+    const {sessionJson} = await import('../lib/views.js')
+    const id = resolveSession(store, query)
+    const row = store.loadSessions([id])[0]!
+    if (!holdsMessage(row)) {
+      const {sendMessage} = await import('../lib/deliver.js')
+      const r = await sendMessage(store, this.env, clock, this.me, id, message, {synced: true})
+      const json = sessionJson(r.row, this.me, clock())
+      if (!this.jsonEnabled()) this.log(`Its turn had ended: sent to ${json.short_id} via ${r.via}. Now ${r.row.state}:${r.row.reason}.`)
+      return {at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}
+    }
+
+    const q = queueMessage(this.env, id, message, this.me, clock())
+    const json = sessionJson(row, this.me, clock())
+    const {INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest.js')
+    const delivering = leaseIsLive(store.getLease(INGESTER_LEASE))
+    if (!this.jsonEnabled()) {
+      this.log(`Queued ${q.id} for ${json.short_id} (${row.state}:${row.reason}): it goes in as its next turn when this one ends.`)
+      if (!delivering) this.log('No cast daemon (or cast web) runs now: it is delivered once one does.')
+    }
+
+    return {at: q.at, delivering, id: q.id, queued: true, session: json}
+  }
+}
+
+/** `cast send --queue --json` when the message is held. */
+export interface QueuedJson {
+  at: string
+  /** A cast daemon (or cast web) holds the ingester lease now, so it will be delivered. */
+  delivering: boolean
+  id: string
+  queued: true
+  session: SessionJson
 }
 
 /** `needs_input:settled,done` → states with optional reasons; anything else is a usage error. */

@@ -3,19 +3,21 @@
  * the tool and its input, `y` approves and `n` denies; a decision card its options (with their
  * cost) and the agent's reasoning; an open question or anything else the agent's last message
  * and the composer, which types into the agent's terminal through cast send's checks. Enter
- * sends, Shift+Enter is a new line, Alt+Enter sends and advances, Alt+Shift+Enter sends and
- * stashes. A teammate's session shows its title and ask line only (its transcript stays on its
+ * sends, Ctrl+Enter queues it behind the current turn (cast send --queue), Shift+Enter is a new
+ * line, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes. A teammate's session shows its title and ask line only (its transcript stays on its
  * machine).
  */
-import type {Detail, Session} from './api.js'
+import type {Detail, Outcome, Session} from './api.js'
 import {fill, h, oneLine, visible} from './dom.js'
-import {askLine, metaLine} from './render.js'
+import {askLine, metaLine, outcomeLine} from './render.js'
 
 export interface AnswerHandlers {
   approve(): void
   deny(): void
   decide(choice: number): void
-  send(text: string, then: 'stay' | 'advance' | 'stash'): void
+  /** Pick option N of the agent's question (cast choose). */
+  choose(choice: number): void
+  send(text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): void
   close(): void
 }
 
@@ -26,6 +28,7 @@ export function renderAnswer(
   me: string,
   home: string | null,
   pending: string | undefined,
+  outcome: Outcome | undefined,
   on: AnswerHandlers,
 ): void {
   const parts: Node[] = [
@@ -41,6 +44,8 @@ export function renderAnswer(
   if (s.state_line) parts.push(h('p', {class: 'stateline'}, `${s.state_line.status}: ${visible(s.state_line.text, 4000)}`))
   parts.push(question(s, detail, on))
   if (pending) parts.push(h('p', {class: 'pending-line', role: 'status'}, `${pending}…`))
+  const done = outcomeLine(outcome)
+  if (done) parts.push(done)
   if (!(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
   // A redraw of the same session (the stream brought a change) keeps what the person is typing.
   const before = root.dataset['session'] === s.id ? root.querySelector('textarea') : null
@@ -56,7 +61,9 @@ export function renderAnswer(
     area.setSelectionRange(caret, caret)
   }
 
-  if (first || typing) root.querySelector<HTMLElement>('textarea, .primary')?.focus()
+  // A question's options take the focus (its digits pick them) until the person types a reply.
+  if (first || typing)
+    ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
 }
 
 function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
@@ -106,6 +113,26 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
   const parts: Node[] = []
   if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
   if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
+  const choices = s.ask?.kind === 'question' ? detail?.question?.choices : null
+  if (choices)
+    parts.push(
+      h(
+        'ol',
+        {class: 'options choices'},
+        ...choices.map((c, i) =>
+          h(
+            'li',
+            {},
+            h(
+              'button',
+              {class: 'option choice', onclick: () => on.choose(i + 1), type: 'button'},
+              `${i + 1}. ${oneLine(c.label, 200)}`,
+              c.description ? h('span', {class: 'effect'}, ` — ${oneLine(c.description, 400)}`) : null,
+            ),
+          ),
+        ),
+      ),
+    )
   if (detail?.error && s.ask?.kind === 'error') parts.push(h('pre', {class: 'error'}, visible(detail.error.text)))
   if (detail === null) parts.push(h('p', {class: 'remote'}, 'Runs on another machine: its conversation stays there.'))
   else if (detail.last_assistant_text)
@@ -116,9 +143,11 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
 
 function composer(on: AnswerHandlers): Node {
   const area = h('textarea', {
-    'aria-label': 'Reply: Enter sends, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes',
+    'aria-label':
+      'Reply: Enter sends, Ctrl+Enter queues it behind the current turn, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes',
     class: 'composer',
-    placeholder: 'Reply — Enter sends · Shift+Enter new line · Alt+Enter send & next · Alt+Shift+Enter send & stash',
+    placeholder:
+      'Reply — Enter sends · Ctrl+Enter after this turn · Shift+Enter new line · Alt+Enter send & next · Alt+Shift+Enter send & stash',
     rows: 3,
   })
   area.addEventListener('keydown', (e) => {
@@ -127,7 +156,7 @@ function composer(on: AnswerHandlers): Node {
     e.stopPropagation()
     const text = area.value
     if (text.trim() === '') return
-    on.send(text, e.altKey ? (e.shiftKey ? 'stash' : 'advance') : 'stay')
+    on.send(text, e.ctrlKey || e.metaKey ? 'queue' : e.altKey ? (e.shiftKey ? 'stash' : 'advance') : 'stay')
   })
   return h(
     'div',

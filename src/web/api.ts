@@ -69,9 +69,15 @@ export interface Detail {
   session: Session
   last_assistant_text: string | null
   approval: {text: string; at: string} | null
-  question: {text: string; at: string} | null
+  question: {text: string; at: string; choices: {label: string; description: string | null}[] | null} | null
   error: {text: string; at: string} | null
   screen_dialog: string | null
+}
+
+/** What a verb came to on another machine of the team, as that machine reported it. */
+export interface Outcome {
+  ok: boolean
+  text: string
 }
 
 export interface Failure {
@@ -110,6 +116,8 @@ export function resultLine(verb: string, json: unknown): string {
     const where = (s: Session): string => `${s.short_id} → ${s.bucket} (${s.state}:${s.reason})`
     const undone = o['undone'] as {verb?: string} | undefined
     if (undone && typeof undone === 'object') return `Undid ${undone.verb ?? 'the last action'}`
+    if (o['queued'] === true && o['session'])
+      return `Queued for ${(o['session'] as Session).short_id}: it goes in when the current turn ends${o['delivering'] === false ? ' (once cast daemon or cast web runs)' : ''}`
     if (typeof o['via'] === 'string' && o['session']) return `Sent via ${o['via']}: ${where(o['session'] as Session)}`
     if (Array.isArray(o['sessions']) && o['sessions'].length > 0) return `${verb}: ${(o['sessions'] as Session[]).map(where).join(', ')}`
     for (const k of ['line', 'message', 'result', 'status']) if (typeof o[k] === 'string') return `${verb}: ${o[k]}`

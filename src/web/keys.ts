@@ -24,6 +24,8 @@ export interface KeyContext {
   closePalette(): void
   closeMenu(): void
   decide(n: number): void
+  /** Pick option N of the open question in the answer view; false when it lists no such option. */
+  choose(n: number): boolean
   help(): void
 }
 
@@ -95,6 +97,11 @@ function answerKey(c: KeyContext, e: KeyboardEvent): void {
   if (s.ask?.kind === 'approval' && (e.key === 'y' || e.key === 'n')) {
     e.preventDefault()
     return c.act(e.key === 'y' ? 'approve' : 'deny', s, undefined, true)
+  }
+
+  if (s.ask?.kind === 'question' && /^[1-9]$/.test(e.key) && c.choose(Number(e.key))) {
+    e.preventDefault()
+    return
   }
 
   if (s.decision && s.decision.answer === null && /^[1-9]$/.test(e.key)) {

@@ -4,9 +4,13 @@
  * (palette.ts), the right-click menu and the keys (keys.ts). Every verb is one POST to
  * /api/verb, which runs the cast command of the same name on the server.
  */
-import {type Detail, get, type Listing, post, resultLine, type Session, type VerbInfo} from './api.js'
+import {type Detail, get, type Listing, type Outcome, post, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
-import {$, fill, h, oneLine} from './dom.js'
+import {renderMenu} from './menu.js'
+import {live, presence} from './stream.js'
+import {anchorOn, drawOnScroll} from './window.js'
+import {awaitOutcome, type Queued, teamAction} from './remote.js'
+import {$, fill, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
 import {isOpen, type ListView, navigable, renderList} from './render.js'
@@ -19,6 +23,8 @@ interface State {
   detail: Detail | null
   open: Map<string, boolean>
   pending: Map<string, string>
+  /** What the last verb on a card came to, when another machine carried it out (shown on the card). */
+  outcomes: Map<string, Outcome>
   palette: {mode: PaletteMode; query: string; selected: number; items: PaletteItem[]} | null
   menu: {id: string} | null
   message: string
@@ -33,13 +39,21 @@ export const state: State = {
   menu: null,
   message: '',
   open: new Map(),
+  outcomes: new Map(),
   palette: null,
   pending: new Map(),
 }
 
 let focusIndex = 0
 
-const view = (): ListView => ({focus: state.focus, home: state.home, listing: state.listing!, open: state.open, pending: state.pending})
+const view = (): ListView => ({
+  focus: state.focus,
+  home: state.home,
+  listing: state.listing!,
+  open: state.open,
+  outcomes: state.outcomes,
+  pending: state.pending,
+})
 
 export function rows(): Session[] {
   return state.listing ? navigable(view()) : []
@@ -73,9 +87,10 @@ export function draw(): void {
   if (state.answering && s) {
     list.hidden = true
     answer.hidden = false
-    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), {
+    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), {
       approve: () => void act('approve', s, undefined, true),
       close: closeAnswer,
+      choose: (n) => void choose(s, n),
       decide: (n) => void decide(s, n),
       deny: () => void act('deny', s, undefined, true),
       send: (text, then) => void reply(s, text, then),
@@ -111,12 +126,19 @@ export function draw(): void {
       draw()
     },
   })
-  list.querySelector<HTMLElement>('.card.focus')?.focus({preventScroll: false})
+  list.querySelector<HTMLElement>('.card.focus')?.focus({preventScroll: true})
 }
 
 export function setFocus(id: string | null): void {
   state.focus = id
   draw()
+  // A card outside the drawn window: draw the window around it, then scroll it into view.
+  if (id && !document.querySelector('.card.focus')) {
+    anchorOn(id)
+    draw()
+    anchorOn(null)
+  }
+
   document.querySelector('.card.focus')?.scrollIntoView({block: 'nearest'})
 }
 
@@ -150,7 +172,7 @@ function advance(from: string): void {
   if (next) void openAnswer(next)
   else {
     closeAnswer()
-    say('Nothing else waits on you.')
+    say(state.message ? `${state.message.replace(/[.…]+$/, '')}. Nothing else waits on you.` : 'Nothing else waits on you.')
   }
 }
 
@@ -173,13 +195,23 @@ export async function act(name: string, s: Session | null, value?: string, advan
   return run(target, s, value, false, advanceAfter)
 }
 
-async function run(v: VerbInfo, s: Session | null, value: string | undefined, confirmed: boolean, advanceAfter: boolean): Promise<boolean> {
+async function run(
+  v: VerbInfo,
+  s: Session | null,
+  value: string | undefined,
+  confirmed: boolean,
+  advanceAfter: boolean,
+  queue = false,
+): Promise<boolean> {
   const key = s?.id ?? 'undo'
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
-  const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, session: s?.id, value, verb: v.name}
+  const body = {confirmed, expect: s ? `${s.state}:${s.reason}` : undefined, queue, session: s?.id, value, verb: v.name}
+  state.outcomes.delete(key)
   const out = await post('/api/verb', body)
+  const queued = out.ok ? teamAction(out.json) : null
+  if (queued) return followRemote(v, key, queued, advanceAfter)
   state.pending.delete(key)
   say(out.ok ? resultLine(v.label, out.json) : `${v.label} refused: ${out.error.message}`)
   if (out.ok && advanceAfter && s) advance(s.id)
@@ -187,8 +219,23 @@ async function run(v: VerbInfo, s: Session | null, value: string | undefined, co
   return out.ok
 }
 
-async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash'): Promise<void> {
-  const ok = await run(verbByName('reply')!, s, text, false, then === 'advance')
+/** Pending until the machine that runs the agent reports (remote.ts); then what it reported, on the card. */
+async function followRemote(v: VerbInfo, key: string, q: Queued, advanceAfter: boolean): Promise<boolean> {
+  const where = oneLine(q.device, 60)
+  state.pending.set(key, `${v.label}: asked ${where}, waiting for it to confirm`)
+  say(`${v.label}: asked ${where} (action ${q.action_id}), waiting for it to confirm…`)
+  draw()
+  const outcome = await awaitOutcome(v.name, q)
+  state.pending.delete(key)
+  state.outcomes.set(key, outcome)
+  say(`${v.label}: ${outcome.text}`)
+  if (outcome.ok && advanceAfter && state.answering === key) advance(key)
+  else draw()
+  return outcome.ok
+}
+
+async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): Promise<void> {
+  const ok = await run(verbByName('reply')!, s, text, false, then === 'advance', then === 'queue')
   const area = document.querySelector<HTMLTextAreaElement>('#answer textarea')
   if (ok && area && area.value === text) area.value = ''
   if (ok && then === 'stash') {
@@ -203,6 +250,18 @@ async function decide(s: Session, choice: number): Promise<void> {
   const out = await post('/api/decide', {card: s.decision!.id, choice})
   state.pending.delete(s.id)
   say(out.ok ? `Answered: option ${choice}` : `Refused: ${out.error.message}`)
+  if (out.ok) advance(s.id)
+  else draw()
+}
+
+/** An option of the agent's question, picked in its terminal (cast choose). */
+async function choose(s: Session, choice: number): Promise<void> {
+  state.pending.set(s.id, `Choosing ${choice}`)
+  draw()
+  const out = await post('/api/choose', {choice, session: s.id})
+  state.pending.delete(s.id)
+  const label = out.ok ? oneLine((out.json as {label?: string}).label ?? '', 200) : ''
+  say(out.ok ? `Chose ${choice}. ${label}` : `Choose refused: ${out.error.message}`)
   if (out.ok) advance(s.id)
   else draw()
 }
@@ -258,82 +317,15 @@ export function drawPalette(): void {
   })
 }
 
-/** The right-click menu: the catalog's verbs that apply to this card. */
+/** The right-click menu (menu.ts) for a card. */
 export function openMenu(id: string, x: number, y: number): void {
   const s = state.listing?.sessions.find((r) => r.id === id)
   if (!s) return
   state.focus = id
   state.menu = {id}
-  const verbs = state.listing!.verbs.filter(
-    (v) =>
-      !v.global &&
-      (!v.needs_approval || s.ask?.kind === 'approval') &&
-      !(v.name === 'pin' && s.pinned) &&
-      !(v.name === 'unpin' && !s.pinned) &&
-      !(v.name === 'restore' && s.filing === null) &&
-      !(v.name === 'wake' && s.bucket !== 'snoozed'),
-  )
-  const menu = $('#menu')
-  fill(
-    menu,
-    ...verbs.map((v) =>
-      h(
-        'button',
-        {
-          class: 'menu-item',
-          onclick: () => {
-            menu.hidden = true
-            state.menu = null
-            void act(v.name, s)
-          },
-          role: 'menuitem',
-          type: 'button',
-        },
-        h('span', {}, v.label),
-        h('kbd', {}, v.key),
-      ),
-    ),
-  )
-  menu.style.left = `${Math.min(x, window.innerWidth - 240)}px`
-  menu.style.top = `${Math.min(y, window.innerHeight - verbs.length * 36 - 10)}px`
-  menu.hidden = false
-  menu.querySelector<HTMLElement>('button')?.focus()
-}
-
-async function presence(): Promise<void> {
-  const out = await get('/api/presence')
-  const select = $('#presence') as HTMLSelectElement
-  if (!out.ok) return
-  const p = out.json as {presence: string; presences: {name: string}[]}
-  const names = [...new Set(['online', 'away', ...p.presences.map((x) => x.name)])]
-  fill(select, ...names.map((n) => h('option', {selected: n === p.presence, value: n}, n)))
-}
-
-function live(): void {
-  const events = new EventSource('/api/events')
-  const take = (e: MessageEvent<string>): void => {
-    const l = JSON.parse(e.data) as Listing & {home?: string}
-    state.listing = l
-    state.home = l.home ?? null
-    $('#conn').textContent = 'live'
-    if (!state.palette) draw()
-  }
-  events.addEventListener('snapshot', take)
-  events.addEventListener('listing', take)
-  // A transition moves its card at once; the listing that follows brings the order and the counts.
-  events.addEventListener('transition', (e) => {
-    const t = JSON.parse((e as MessageEvent<string>).data) as {id: string; to: string; reason: string; bucket: string}
-    const s = state.listing?.sessions.find((x) => x.id === t.id)
-    if (s) Object.assign(s, {bucket: t.bucket, reason: t.reason, state: t.to})
-    // Patch the card in place (a full draw of a long list waits for the listing).
-    const card = document.querySelector(`.card[data-id="${CSS.escape(t.id)}"]`)
-    if (!card || !s) return
-    card.className = card.className.replace(/\bst-\w+/, `st-${s.state}`) + ' moved'
-    const label = card.querySelector('.state')
-    if (label) label.textContent = `${s.state.replace('_', ' ')}:${s.reason}`
-  })
-  events.addEventListener('error', () => {
-    $('#conn').textContent = 'reconnecting…'
+  renderMenu($('#menu'), s, state.listing!.verbs, x, y, (name) => {
+    state.menu = null
+    void act(name, s)
   })
 }
 
@@ -359,6 +351,13 @@ function boot(): void {
       $('#menu').hidden = true
     },
     closePalette,
+    choose: (n) => {
+      const s = focused()
+      const choices = state.detail?.session.id === s?.id ? state.detail?.question?.choices : null
+      if (!s || !choices || n > choices.length) return false
+      void choose(s, n)
+      return true
+    },
     decide: (n) => {
       const s = focused()
       if (s) void decide(s, n)
@@ -384,7 +383,8 @@ function boot(): void {
     setFocus,
     verbs: () => state.listing?.verbs ?? [],
   })
-  live()
+  drawOnScroll(() => !state.answering && !state.palette, draw)
+  live(state, draw)
   void presence()
 }
 

@@ -5,8 +5,9 @@
  * the ask line; the agent's state line with how many messages passed since; owners, runner,
  * device and last activity. Rows arrive in display order from the server.
  */
-import type {Listing, Session} from './api.js'
+import type {Listing, Outcome, Session} from './api.js'
 import {ago, fill, h, oneLine} from './dom.js'
+import {measure, windowRows} from './window.js'
 
 export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
   {bucket: 'questions', title: 'Questions'},
@@ -31,6 +32,8 @@ export interface ListView {
   readonly open: ReadonlyMap<string, boolean>
   /** Sessions with a verb under way, and what it is. */
   readonly pending: ReadonlyMap<string, string>
+  /** What a verb came to on the machine that runs the session, as it reported. */
+  readonly outcomes: ReadonlyMap<string, Outcome>
   readonly home: string | null
 }
 
@@ -53,7 +56,16 @@ export function navigable(view: ListView): Session[] {
   return view.listing.sessions.filter((s) => isOpen(view, s.bucket))
 }
 
+/** Draw the list; a windowed section (window.ts) that moved since it was last measured is drawn again. */
 export function renderList(root: HTMLElement, view: ListView, on: ListHandlers): void {
+  drawList(root, view, on)
+  if (measure(root)) {
+    drawList(root, view, on)
+    measure(root)
+  }
+}
+
+function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
   const now = Date.now()
   const byBucket = new Map<string, Session[]>()
   for (const s of view.listing.sessions) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s])
@@ -79,7 +91,7 @@ export function renderList(root: HTMLElement, view: ListView, on: ListHandlers):
     )
     const section = h('section', {class: `section s-${sec.bucket}`, 'data-bucket': sec.bucket}, head)
     if (drops.has(sec.bucket)) dropTarget(section, sec.bucket, on)
-    if (open) section.append(...rows.map((s) => card(s, view, now, on)))
+    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on)))
     parts.push(section)
   }
 
@@ -165,7 +177,8 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
         )
       : null,
     h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home)),
-    pending ? h('div', {class: 'pending-line'}, `${pending}…`) : null,
+    pending ? h('div', {class: 'pending-line', role: 'status'}, `${pending}…`) : null,
+    outcomeLine(view.outcomes.get(s.id)),
   )
   el.addEventListener('click', () => (view.focus === s.id ? on.onOpen(s.id) : on.onFocus(s.id)))
   el.addEventListener('dblclick', () => on.onOpen(s.id))
@@ -197,4 +210,9 @@ function swipe(el: HTMLElement, done: (d: 'left' | 'right') => void): void {
     if (Math.abs(dx) > 80 && Math.abs(t.clientY - y0) < 40) done(dx < 0 ? 'left' : 'right')
     x0 = null
   })
+}
+
+/** The result another machine reported for a verb on this session. */
+export function outcomeLine(o: Outcome | undefined): HTMLElement | null {
+  return o ? h('div', {class: `outcome ${o.ok ? 'ok' : 'refused'}`, role: 'status'}, o.text) : null
 }

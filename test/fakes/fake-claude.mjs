@@ -186,11 +186,12 @@ async function handle(text) {
         type: 'tool_use',
         id,
         name: 'AskUserQuestion',
-        input: {questions: [{question, header: 'Choice', options: [{label: 'A'}, {label: 'B'}], multiSelect: false}]},
+        input: {questions: [{question, header: 'Choice', options: menuOptions(), multiSelect: false}]},
       },
     ])
     openQuestion = {id, question}
     setStatus('waiting', 'dialog open')
+    if (process.env.FAKE_QUESTION_MENU === '1') return openMenu(question)
     process.stdout.write(`? ${question}\n`)
     return
   }
@@ -200,6 +201,55 @@ async function handle(text) {
   setStatus('idle')
   process.stdout.write(`< Done: ${text}\n`)
   if (/\bbye\b/i.test(text)) leave(0)
+}
+
+/**
+ * FAKE_QUESTION_MENU=1: the question is Claude Code's menu (docs/agents/claude-code.md "Question
+ * dialog"): options with descriptions (FAKE_OPTION_B names the second), `❯` on the current one,
+ * ↓/↑ move it, Enter picks it (the answer is its label), Esc cancels. Without it: A and B, and
+ * the next line typed answers.
+ */
+function menuOptions() {
+  if (process.env.FAKE_QUESTION_MENU !== '1') return [{label: 'A'}, {label: 'B'}]
+  return [
+    {label: 'Red', description: 'the warm one'},
+    {label: process.env.FAKE_OPTION_B ?? 'Blue', description: 'the cool one'},
+  ]
+}
+
+let menu = null
+
+function drawMenu() {
+  clear()
+  const rows = [...menu.options.map((o) => o.label), 'Type something.', 'Chat about this']
+  let out = ` ☐ Choice\n\n${menu.question}\n`
+  rows.forEach((label, i) => {
+    out += `${i === menu.cursor ? '❯' : ' '} ${i + 1}. ${label}\n`
+    if (menu.options[i]?.description) out += `     ${menu.options[i].description}\n`
+  })
+  process.stdout.write(out + '\nEnter to select · ↑/↓ to navigate · Esc to cancel\n')
+}
+
+function openMenu(question) {
+  menu = {cursor: 0, options: menuOptions(), question}
+  if (process.stdin.isTTY) process.stdin.setRawMode(true)
+  drawMenu()
+}
+
+/** One key (or arrow sequence) while the menu is open. */
+function menuKey(key) {
+  if (key === '\x1b[B' || key === '\x1b[A') {
+    const n = menu.options.length + 2
+    menu.cursor = (menu.cursor + (key === '\x1b[B' ? 1 : n - 1)) % n
+    return drawMenu()
+  }
+  if (key !== '\r' && key !== '\n') return
+  const picked = menu.options[menu.cursor]
+  if (!picked) return
+  menu = null
+  if (process.stdin.isTTY) process.stdin.setRawMode(false)
+  clear()
+  chain = chain.then(() => handle(picked.label)).then(pump)
 }
 
 /** The open permission dialog: its tool_use id and command; and a deny waiting for its note. */
@@ -293,14 +343,22 @@ let chain = prompt ? handle(prompt) : Promise.resolve()
 let buf = ''
 function pump() {
   for (;;) {
-    if (dialog) {
+    if (dialog || menu) {
       if (buf === '') return
       if (buf.startsWith('\x1b[')) {
-        // An escape sequence (an arrow key, a paste marker): not a key the fake answers.
+        // An escape sequence (an arrow key, a paste marker): the menu takes ↓ and ↑; the dialog none.
         // eslint-disable-next-line no-control-regex -- a terminal escape sequence starts with ESC (\x1b)
         const m = /^\x1b\[[0-9;?]*[ -/]*[@-~]/.exec(buf)
         if (!m) return
         buf = buf.slice(m[0].length)
+        if (menu) menuKey(m[0])
+        continue
+      }
+
+      if (menu) {
+        const key = buf[0]
+        buf = buf.slice(1)
+        menuKey(key)
         continue
       }
 

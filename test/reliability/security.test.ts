@@ -347,6 +347,7 @@ describe('an ambiguous prefix', () => {
     // P: the ambiguous prefix. Every verb, with whatever else it needs to act.
     const cases = (p: string): string[][] => [
       ['approve', p],
+      ['choose', p, '1'],
       ['deny', p],
       ['defer', p],
       ['dismiss', p],

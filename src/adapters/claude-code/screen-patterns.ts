@@ -62,7 +62,17 @@ export const claudeScreenPatterns: ScreenPatterns = {
   // `cast approve` / `cast deny` (checked on 2.1.328): a digit picks that choice, Esc denies ("Did not
   // run … What should Claude do instead?") and leaves the prompt for the note. Keys typed in the
   // first second after the dialog opens are swallowed by the CLI's guard against stray typing.
-  keys: {approve: ['1'], approveAlways: ['2'], deny: ['Escape'], denyNoteKeys: ['Escape']},
+  // `cast choose`: the question dialog's footer says `Enter to select · ↑/↓ to navigate`; the
+  // cursor (`❯`) starts on option 1.
+  keys: {
+    approve: ['1'],
+    approveAlways: ['2'],
+    deny: ['Escape'],
+    denyNoteKeys: ['Escape'],
+    questionDown: ['Down'],
+    questionSelect: ['Enter'],
+    questionUp: ['Up'],
+  },
   question: [
     // AskUserQuestion (2.1.328): a header chip (` ☐ Colour`), the question, its numbered choices
     // (`❯ 1. Red`), `Type something.`, `Chat about this`, then

@@ -3,6 +3,7 @@
  * parser's state (transcript-state.ts) updated.
  */
 import type {JsonRecord} from '../../core/ingest/adapter.js'
+import type {QuestionChoice} from '../../core/model/types.js'
 import {
   clip,
   finishedTask,
@@ -59,6 +60,34 @@ function askText(name: string, input: unknown): string | undefined {
   const plan = str(input['plan'])
   if (plan !== null && plan.trim() !== '') return plan.trim().slice(0, ASK_MAX)
   return fallback
+}
+
+/** How many options cast keeps of a question, and how long a label or description may be. */
+const MAX_CHOICES = 12
+const CHOICE_MAX = 500
+
+/**
+ * The options of an AskUserQuestion call (`input.questions[].options[].label/description`,
+ * docs/agents/claude-code.md), only when picking one answers it: one question, not multiSelect.
+ * Several questions or a multiple choice are answered in the terminal.
+ */
+function askChoices(name: string, input: unknown): QuestionChoice[] | undefined {
+  if (name !== 'AskUserQuestion' || !isObject(input) || !Array.isArray(input['questions'])) return undefined
+  const questions: unknown[] = input['questions']
+  const first = questions[0]
+  if (questions.length !== 1 || !isObject(first) || first['multiSelect'] === true || !Array.isArray(first['options'])) return undefined
+  const options: unknown[] = first['options']
+  const out: QuestionChoice[] = []
+  for (const o of options.slice(0, MAX_CHOICES)) {
+    const label = isObject(o) ? str(o['label']) : null
+    if (label === null || label.trim() === '') return undefined
+    const description = isObject(o) ? str(o['description']) : null
+    out.push({
+      description: description === null || description.trim() === '' ? null : description.trim().slice(0, CHOICE_MAX),
+      label: label.trim().slice(0, CHOICE_MAX),
+    })
+  }
+  return out.length > 0 && out.length === options.length ? out : undefined
 }
 
 /** The shell a BashOutput / KillShell call targets. */
@@ -233,8 +262,16 @@ function onAssistant(s: TranscriptState, rec: Json, at: number | null, off: numb
       if (s.turnTools !== undefined && !s.turnTools.includes(name) && s.turnTools.length < 32) s.turnTools.push(name)
       if (toolId === null) continue
       const ask = askText(name, block['input'])
+      const choices = askChoices(name, block['input'])
       const shell = shellOf(name, block['input'])
-      s.open[toolId] = {at, name, off, ...(ask === undefined ? {} : {ask}), ...(shell === undefined ? {} : {shell})}
+      s.open[toolId] = {
+        at,
+        name,
+        off,
+        ...(ask === undefined ? {} : {ask}),
+        ...(choices === undefined ? {} : {choices}),
+        ...(shell === undefined ? {} : {shell}),
+      }
       if (ask !== undefined) s.src['question'] = off
       const ids = Object.keys(s.open)
       if (ids.length > MAX_OPEN) delete s.open[ids[0] ?? '']

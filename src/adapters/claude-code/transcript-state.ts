@@ -4,6 +4,7 @@
  * message ids and the title candidates: its size does not grow with the file), and the small
  * steps the line handlers (transcript-lines.ts) take on it.
  */
+import type {QuestionChoice} from '../../core/model/types.js'
 import type {FileMatch} from '../../core/ingest/adapter.js'
 
 /** What the last line of the main conversation was: settled is read from it. */
@@ -29,6 +30,8 @@ export interface OpenTool {
   readonly off: number
   /** AskUserQuestion / ExitPlanMode: the text of the ask. */
   readonly ask?: string
+  /** AskUserQuestion with one single-choice question: its options (input.questions[0].options). */
+  readonly choices?: readonly QuestionChoice[]
   /** BashOutput / KillShell (KillBash): the background shell it reads or kills. */
   readonly shell?: string
 }

@@ -137,8 +137,14 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {deliverDue} = await import('../../lib/deliver-hook.js')
     const keeper = await this.statusKeeper(store, clock)
     keeper.tick()
+    const {deliverQueued} = await import('../../lib/send-queue.js')
     const timer = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
+      void deliverQueued(store, this.env, clock)
+        .then((done) => {
+          for (const d of done) if (!d.ok) say(`queued message ${d.id} not delivered: ${d.error}`)
+        })
+        .catch((error: Error) => say(`queued messages: ${error.message}`))
       try {
         keeper.tick()
       } catch (error) {
@@ -228,6 +234,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       this.fail('Another ingester took the lease over; this pass stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
     const ticked = o.ingester.tick()
     const delivered = await deliverDue(store, this.env, clock, this.me)
+    const {deliverQueued} = await import('../../lib/send-queue.js')
+    await deliverQueued(store, this.env, clock)
     await o.settle?.drainNow()
     const team = await this.startTeam(store, clock, true)
     await team?.stop()

@@ -80,6 +80,16 @@ export interface HardBlock {
   /** When it opened. */
   readonly at: number
   readonly source: FactSource
+  /**
+   * A question's options, when its agent's files list them and one of them answers it (one
+   * question, single choice): agent text, shown as text only.
+   */
+  readonly choices?: readonly QuestionChoice[]
+}
+
+export interface QuestionChoice {
+  readonly label: string
+  readonly description: string | null
 }
 
 export interface ProcessFacts {

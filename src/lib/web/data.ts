@@ -27,7 +27,7 @@ export interface SessionDetail {
   /** The agent's last message, when this machine's files hold it. */
   last_assistant_text: string | null
   approval: {text: string; at: string} | null
-  question: {text: string; at: string} | null
+  question: {text: string; at: string; choices: {label: string; description: string | null}[] | null} | null
   error: {text: string; at: string} | null
   /** The permission dialog as the agent's screen shows it now (the command it asks to run), when it runs in tmux. */
   screen_dialog: string | null
@@ -44,7 +44,7 @@ export async function sessionDetail(store: Store, env: Env, id: string, me: stri
     approval: block(f.approval),
     error: block(f.error),
     last_assistant_text: f.lastAssistantText,
-    question: block(f.question),
+    question: f.question ? {...block(f.question)!, choices: f.question.choices ? [...f.question.choices] : null} : null,
     screen_dialog: f.approval ? await dialogOnScreen(store, env, row) : null,
     session: {...session, decision: row.decision ? decisionJson(row.decision) : null},
   }

@@ -26,6 +26,7 @@ export class EventHub {
   private lastSeq: number
   private mark: HistoryMark
   private follower: Follower | null = null
+  private delivering = false
   private heartbeat: NodeJS.Timeout | null = null
   private building = false
   private again = false
@@ -93,6 +94,15 @@ export class EventHub {
    * Listings are built one at a time and coalesced, so a slow one never holds a transition back.
    */
   pump(): void {
+    // Without a cast daemon this server ingests: it also delivers `cast send --queue`'s held messages.
+    if (this.follower?.ingesting && !this.delivering) {
+      this.delivering = true
+      void import('../send-queue.js')
+        .then(({deliverQueued}) => deliverQueued(this.store, this.env, this.clock))
+        .catch(() => undefined)
+        .finally(() => (this.delivering = false))
+    }
+
     try {
       let changed = false
       for (;;) {

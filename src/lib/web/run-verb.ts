@@ -80,5 +80,6 @@ function refusalText(json: unknown): string | null {
   if (json === null || typeof json !== 'object') return null
   const o = json as Record<string, unknown>
   for (const k of ['error', 'message', 'result', 'line']) if (typeof o[k] === 'string') return o[k]
-  return null
+  const r = o['result'] as Record<string, unknown> | null | undefined
+  return r && typeof r === 'object' && typeof r['error'] === 'string' ? r['error'] : null
 }

@@ -21,6 +21,7 @@ import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
 import {runInProcess, type VerbOutcome} from './run-verb.js'
+import {followAction, TEAM_COMMANDS} from './team-action.js'
 
 export interface WebServerOptions {
   readonly store: Store
@@ -65,6 +66,8 @@ export class WebServer {
   readonly hub: EventHub
   readonly server: http.Server
   private failures: number[] = []
+  /** The team actions this server queued (a page may follow only those). */
+  private readonly actions = new Set<number>()
   private readonly hosts = new Set<string>()
 
   constructor(private readonly o: WebServerOptions) {
@@ -135,6 +138,17 @@ export class WebServer {
     }
 
     if (p === '/api/presence') return this.answer(res, await runInProcess(this.o.config, ['presence']))
+    const a = /^\/api\/action\/(\d{1,15})$/.exec(p)
+    if (a) {
+      const id = Number(a[1])
+      if (!this.actions.has(id)) throw new HttpError(404, `No action ${id} was asked from this page.`, EXIT.NOT_FOUND)
+      const wait = Math.min(25_000, Math.max(0, Number(url.searchParams.get('wait') ?? 0) || 0))
+      const report = await followAction(this.o.store, this.o.env, id, wait)
+      if (!report) throw new HttpError(404, 'This machine is not in a team now.', EXIT.NOT_FOUND)
+      if (report.status === 'delivered' || report.status === 'refused') this.hub.pump()
+      return sendJson(res, 200, report)
+    }
+
     const m = /^\/api\/session\/([\w-]{1,200})$/.exec(p)
     if (m) {
       const detail = await sessionDetail(this.o.store, this.o.env, m[1]!, this.o.me, this.o.clock())
@@ -165,6 +179,15 @@ export class WebServer {
         return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
       }
 
+      case '/api/choose': {
+        const session = field(body, 'session', true)!
+        const choice = body['choice']
+        if (!/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
+        if (!Number.isInteger(choice) || (choice as number) < 1 || (choice as number) > 99)
+          throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
+        return this.answer(res, await runInProcess(this.o.config, ['choose', session, String(choice)]))
+      }
+
       case '/api/logout':
         return sendJson(res, 200, {ok: true, who: caller.kind}, {'set-cookie': cookie(SESSION_COOKIE, '', 0)})
       default:
@@ -188,7 +211,9 @@ export class WebServer {
     if (v.takes === 'confirm' && body['confirmed'] !== true) throw new HttpError(400, `${v.label} needs "confirmed": true.`, EXIT.USAGE)
     const expect = field(body, 'expect', false)
     if (expect !== null && !/^[a-z_]+(:[a-z_]+)?$/.test(expect)) throw new HttpError(400, '"expect" is STATE or STATE:REASON.', EXIT.USAGE)
-    if (expect !== null && !v.global) {
+    // Ctrl+Enter: held until the turn ends (cast send --queue), whatever the state now.
+    const queue = v.name === 'reply' && body['queue'] === true
+    if (expect !== null && !v.global && !queue) {
       const row = this.o.store.loadSessions([session])[0]
       const now = row ? `${row.state}:${row.reason}` : null
       if (row && now !== expect && row.state !== expect)
@@ -198,7 +223,16 @@ export class WebServer {
         }
     }
 
-    return runInProcess(this.o.config, v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined))
+    const argv = queue
+      ? ['send', '--queue', session, '--', value!]
+      : v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined)
+    // Not this machine's: the command's team branch queues it (signed) and the page follows it
+    // (GET /api/action/ID) rather than hold every other verb while the other machine answers.
+    const remote = !v.global && TEAM_COMMANDS.has(argv[0]!) && this.o.store.loadSessions([session]).length === 0
+    const out = await runInProcess(this.o.config, remote ? [argv[0]!, '--no-wait', ...argv.slice(1)] : argv)
+    const queued = out.ok ? (out.json as {action_id?: unknown}) : null
+    if (remote && queued && typeof queued.action_id === 'number') this.actions.add(queued.action_id)
+    return out
   }
 
   private answer(res: http.ServerResponse, out: VerbOutcome): void {

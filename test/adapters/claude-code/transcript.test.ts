@@ -45,8 +45,13 @@ describe('Claude Code transcripts (own fixtures)', () => {
     const asked = facts(2, 3)
     const answered = facts(2)
 
+    // Its options, as the AskUserQuestion input lists them (cast choose and the web answer view).
     expect(asked.question).toEqual({
       at: at(3),
+      choices: [
+        {description: 'one file', label: 'SQLite'},
+        {description: 'a server', label: 'Postgres'},
+      ],
       source: {kind: 'transcript', offset: expect.any(Number), ref: transcriptPath(2)},
       text: 'Which database should I use?',
     })
