@@ -91,10 +91,25 @@ export function tailContributions(adapter: Adapter, match: FileMatch & {kind: 'j
   }
 }
 
-/** The files among `waiting` (indices into `found`) whose tails end on an open ask. */
-export function tailAsks(found: readonly Discovered[], sts: readonly (fs.Stats | undefined)[], waiting: ReadonlySet<number>): TailAsk[] {
+/**
+ * How long the tails may take, in all: on a cold page cache each tail is a random read from disk
+ * (minutes for 10,000 files on a busy disk). The files left unlooked-at come with the full pass,
+ * as every unread file did before; the newest are looked at first.
+ */
+export const TAIL_BUDGET_MS = 1500
+
+/** The files among `waiting` (indices into `found`) whose tails end on an open ask, newest first, within `budgetMs`. */
+export function tailAsks(
+  found: readonly Discovered[],
+  sts: readonly (fs.Stats | undefined)[],
+  waiting: ReadonlySet<number>,
+  budgetMs = TAIL_BUDGET_MS,
+): TailAsk[] {
   const out: TailAsk[] = []
-  for (const i of waiting) {
+  const until = performance.now() + budgetMs
+  const order = [...waiting].sort((a, b) => (sts[b]?.mtimeMs ?? 0) - (sts[a]?.mtimeMs ?? 0))
+  for (const [n, i] of order.entries()) {
+    if ((n & 31) === 0 && performance.now() > until) break
     const d = found[i]!
     const st = sts[i]
     if (d.match.kind !== 'jsonl' || !st) continue

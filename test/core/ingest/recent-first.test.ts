@@ -12,6 +12,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../../src/adapters/index.js'
 import {type DeferRule, Ingester} from '../../../src/core/ingest/engine.js'
+import {tailAsks} from '../../../src/core/ingest/tail-ask.js'
 import {sessionsWithRecords} from '../../../src/core/store/recent-first.js'
 import {Store} from '../../../src/core/store/store.js'
 
@@ -56,6 +57,20 @@ function history(): string {
   place(home, `subagent/agent-${AGENT}.jsonl`, `${PARENT}/subagents/agent-${AGENT}.jsonl`, 20 * DAY)
   place(home, `subagent/agent-${AGENT}.meta.json`, `${PARENT}/subagents/agent-${AGENT}.meta.json`, 20 * DAY)
   return home
+}
+
+/**
+ * The question's transcript as Claude Code 2.1.328 left it when it exited on the open question
+ * (the real one up to the AskUserQuestion call and the lines it writes after it, and its
+ * cost-state line at exit), and old: a recent-first pass reads only its tail.
+ */
+function leftOnQuestion(home: string): string {
+  const file = place(home, 'question-full.jsonl', `${QUESTION}.jsonl`, 30 * DAY)
+  const lines = fs.readFileSync(file, 'utf8').split('\n')
+  expect(lines[19]).toContain('"name":"AskUserQuestion"')
+  fs.writeFileSync(file, [...lines.slice(0, 24), lines[33], ''].join('\n'))
+  fs.utimesSync(file, new Date(NOW - 30 * DAY), new Date(NOW - 30 * DAY))
+  return file
 }
 
 function ingester(name: string, home: string): {store: Store; ingester: Ingester} {
@@ -151,14 +166,7 @@ describe('recent first', () => {
 
   it("shows an old session whose file ends on an open question in the first answer, from the file's tail, and the full pass reads the file whole", () => {
     const home = history()
-    // The question's transcript as Claude Code 2.1.328 left it when it exited on the open
-    // question (the real one up to the AskUserQuestion call and the lines it writes after it, and
-    // its cost-state line at exit), and old: only its tail is read before the answer.
-    const file = place(home, 'question-full.jsonl', `${QUESTION}.jsonl`, 30 * DAY)
-    const lines = fs.readFileSync(file, 'utf8').split('\n')
-    expect(lines[19]).toContain('"name":"AskUserQuestion"')
-    fs.writeFileSync(file, [...lines.slice(0, 24), lines[33], ''].join('\n'))
-    fs.utimesSync(file, new Date(NOW - 30 * DAY), new Date(NOW - 30 * DAY))
+    const file = leftOnQuestion(home)
     const quick = ingester('quick', home)
     const full = ingester('full', home)
 
@@ -178,5 +186,17 @@ describe('recent first', () => {
     expect(rest.read).toBe(2)
     expect(quick.store.loadFiles().get(file)?.offset).toBe(fs.statSync(file).size)
     expect(view(quick.store, QUESTION)).toEqual(view(full.store, QUESTION))
+  })
+
+  it('looks at no tail past its time budget: the file waits for the full pass, as every unread file did', () => {
+    const home = history()
+    const file = leftOnQuestion(home)
+    const quick = ingester('quick', home)
+    const found = quick.ingester.discover()
+    const sts = found.map((d) => fs.statSync(d.path))
+    const waiting = new Set([found.findIndex((d) => d.path === file)])
+
+    expect(tailAsks(found, sts, waiting).map((t) => t.path)).toEqual([file])
+    expect(tailAsks(found, sts, waiting, -1)).toEqual([])
   })
 })
