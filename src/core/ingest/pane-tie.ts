@@ -89,6 +89,23 @@ export function tiePane(
   processes: ReadonlyMap<string, Agent>,
   bornAgents: ReadonlySet<Agent> = new Set(),
 ): PaneTie | null {
+  const t = tieOf(store, ap, processes, bornAgents)
+  return t === UNREAD ? null : t
+}
+
+/**
+ * No tie because where the process stands in a shared file names no session: its run named none
+ * yet, or its latest line is not read yet. The sweep keeps the pane's last tie (none for a fresh
+ * process) rather than drop it while the reader catches up.
+ */
+const UNREAD = 'unread'
+
+function tieOf(
+  store: Store,
+  ap: AgentPane,
+  processes: ReadonlyMap<string, Agent>,
+  bornAgents: ReadonlySet<Agent>,
+): PaneTie | null | typeof UNREAD {
   const agentPids = [...ap.pids].filter((pid) => pid === ap.pid || processNames(pid).some((n) => processes.get(n) === ap.agent))
   const hits = new Map<string, string | null>()
   let shared = false
@@ -116,7 +133,8 @@ export function tiePane(
   if (hits.size === 1) return {nativeId: [...hits.keys()][0]!, via: 'pid'}
   if (hits.size > 1) return top.length === 1 ? {nativeId: top[0]![0], via: 'pid'} : null
   // Its files say which session a process shows, and say none yet (or not yet read): no guess by folder.
-  if (ap.cwd === null || shared) return null
+  if (shared) return UNREAD
+  if (ap.cwd === null) return null
   const creators = bornAgents.has(ap.agent) ? creatorsIn(ap, processes) : null
   // An agent whose process creates its session as it starts (thread-birth.ts): a session another
   // live process of it in this folder created is not this pane's, nor one whose own pane's process
@@ -187,8 +205,9 @@ export function isSharedServer(pid: number): boolean {
 /**
  * Ties for every agent pane, reusing the last sweep's for a pane whose process is the same while
  * the store did not change, or changed less than TIE_REFRESH_MS ago: a sweep over panes nobody
- * touched reads no session rows. A session two panes claim goes to the one tied by pid; if that
- * does not decide, to neither.
+ * touched reads no session rows. A process whose shared-file position names no session keeps its
+ * pane's last tie. A session two panes claim goes to the one tied by pid; if that does not decide,
+ * to neither.
  */
 type TieCache = Map<string, {tie: PaneTie | null; storeKey: string; at: number}>
 const ties = new WeakMap<Store, TieCache>()
@@ -210,7 +229,8 @@ export function mapPanes(
     seen.add(key)
     let entry = cache.get(key)
     if (!entry || (entry.storeKey !== storeKey && now - entry.at >= TIE_REFRESH_MS)) {
-      entry = {at: now, storeKey, tie: tiePane(store, ap, processes, bornAgents)}
+      const t = tieOf(store, ap, processes, bornAgents)
+      entry = {at: now, storeKey, tie: t === UNREAD ? (entry?.tie ?? null) : t}
       cache.set(key, entry)
     }
 
