@@ -9,7 +9,7 @@ export default class Choose extends BaseCommand {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
     option: Args.string({description: 'The number of the option, as the question lists it (1 is the first).', required: true}),
   }
-  static override description = `Picks an option of the question the agent asks (Claude Code's AskUserQuestion dialog), in the agent's own terminal.
+  static override description = `Picks an option of the question the agent asks (a question dialog with a menu of options, where the agent's files list them), in the agent's own terminal.
 
 The options are read from the agent's transcript (cast sessions and cast web show them). cast finds the session's tmux pane as cast approve does, checks that its screen shows the question dialog with that option on its line, moves the dialog's cursor to it and selects it (the keys the agent's screen patterns declare: ↓/↑, Enter), and checks the screen again until the dialog is gone.
 

@@ -1,8 +1,8 @@
 /**
- * `cast choose SESSION N`: pick option N of the question the agent asks (Claude Code's
- * AskUserQuestion dialog) in its own terminal, as a person would: the cursor moved to the option
+ * `cast choose SESSION N`: pick option N of the question the agent asks (a question
+ * dialog with a menu of options) in its own terminal, as a person would: the cursor moved to the option
  * with the keys the agent's screen patterns declare, then the select key. Only on evidence: the
- * agent's files list the question's options (src/adapters/claude-code/transcript-lines.ts), the
+ * agent's files list the question's options (the question fact's `choices`), the
  * session's pane is found as `cast approve` finds it, its screen shows a question dialog with
  * option N's label on its line N, and the dialog is gone afterwards. Otherwise exit 5, nothing typed.
  */

@@ -57,15 +57,6 @@ export function queueMessage(env: Env, sessionId: string, message: string, by: s
   return entry
 }
 
-/** The messages held now, oldest first. */
-export function queuedMessages(env: Env): QueuedMessage[] {
-  const dir = queueDir(castHome(env))
-  return pending(dir).flatMap((f) => {
-    const e = read(path.join(dir, f))
-    return e ? [e] : []
-  })
-}
-
 function pending(dir: string): string[] {
   try {
     return fs

@@ -12,7 +12,7 @@ import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
 import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
-import {tailMayAsk} from './transcript-lines.js'
+import {tailMayAsk} from './asks.js'
 import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const claudeCode: Adapter = {

@@ -3,7 +3,6 @@
  * parser's state (transcript-state.ts) updated.
  */
 import type {JsonRecord} from '../../core/ingest/adapter.js'
-import type {QuestionChoice} from '../../core/model/types.js'
 import {
   clip,
   finishedTask,
@@ -21,7 +20,6 @@ import {
   toMs,
 } from './text.js'
 import {
-  ASK_MAX,
   closeAgent,
   closeBackground,
   closeForegroundTools,
@@ -34,61 +32,7 @@ import {
   setLast,
   type TranscriptState,
 } from './transcript-state.js'
-
-/** The tools whose open call is a question to the user (askText). */
-const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
-
-/** Can these last lines of a transcript end on an open question? Only with a call to an ask tool in them. */
-export function tailMayAsk(tail: Buffer): boolean {
-  return ASK_TOOLS.some((name) => tail.includes(name))
-}
-
-/** The question an AskUserQuestion / ExitPlanMode call puts to the user. */
-function askText(name: string, input: unknown): string | undefined {
-  if (!ASK_TOOLS.includes(name)) return undefined
-  const fallback = name === 'ExitPlanMode' ? 'Approve the plan?' : 'Question'
-  if (!isObject(input)) return fallback
-  const questions = input['questions']
-  if (Array.isArray(questions)) {
-    const first: unknown = questions[0]
-    if (isObject(first) && typeof first['question'] === 'string' && first['question'].trim() !== '') {
-      return first['question'].trim().slice(0, ASK_MAX)
-    }
-  }
-  const question = str(input['question'])
-  if (question !== null && question.trim() !== '') return question.trim().slice(0, ASK_MAX)
-  const plan = str(input['plan'])
-  if (plan !== null && plan.trim() !== '') return plan.trim().slice(0, ASK_MAX)
-  return fallback
-}
-
-/** How many options cast keeps of a question, and how long a label or description may be. */
-const MAX_CHOICES = 12
-const CHOICE_MAX = 500
-
-/**
- * The options of an AskUserQuestion call (`input.questions[].options[].label/description`,
- * docs/agents/claude-code.md), only when picking one answers it: one question, not multiSelect.
- * Several questions or a multiple choice are answered in the terminal.
- */
-function askChoices(name: string, input: unknown): QuestionChoice[] | undefined {
-  if (name !== 'AskUserQuestion' || !isObject(input) || !Array.isArray(input['questions'])) return undefined
-  const questions: unknown[] = input['questions']
-  const first = questions[0]
-  if (questions.length !== 1 || !isObject(first) || first['multiSelect'] === true || !Array.isArray(first['options'])) return undefined
-  const options: unknown[] = first['options']
-  const out: QuestionChoice[] = []
-  for (const o of options.slice(0, MAX_CHOICES)) {
-    const label = isObject(o) ? str(o['label']) : null
-    if (label === null || label.trim() === '') return undefined
-    const description = isObject(o) ? str(o['description']) : null
-    out.push({
-      description: description === null || description.trim() === '' ? null : description.trim().slice(0, CHOICE_MAX),
-      label: label.trim().slice(0, CHOICE_MAX),
-    })
-  }
-  return out.length > 0 && out.length === options.length ? out : undefined
-}
+import {askChoices, askText} from './asks.js'
 
 /** The shell a BashOutput / KillShell call targets. */
 function shellOf(name: string, input: unknown): string | undefined {

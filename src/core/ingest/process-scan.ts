@@ -15,15 +15,14 @@
  * sessions gone quiet for a day carry none. `applyScan` lays the claim under the adapter's own
  * process facts: it is used only where the adapter's files name no process.
  */
-import fs from 'node:fs'
-
 import type {Agent, ProcessFacts, SessionFacts} from '../model/types.js'
 import {SCAN_PATH_PREFIX, scanContributions, sessionsActiveSince} from '../store/screen.js'
 import type {Store} from '../store/store.js'
 import {RUN_ID_PREFIX} from '../store/unwritten-runs.js'
 import type {CheckedContribution, Contribution, ProcessClaim} from './adapter.js'
 import {openFileSessions} from './open-files.js'
-import {isSameProcessAlive, processArgv, processName, processStartTime} from './process-table.js'
+import {type AgentProcess, listAgentProcesses} from './agent-processes.js'
+import {isSameProcessAlive} from './process-table.js'
 
 /** Below the screen (5), registry (10) and hooks (20). */
 export const SCAN_PRIORITY = 4
@@ -32,15 +31,6 @@ export const SCAN_WINDOW_MS = 24 * 3600_000
 /** Clock slack between a process's start and the activity it wrote. */
 const START_SLACK_MS = 5000
 
-const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'sh', 'bash', 'dash', 'zsh', 'python', 'python3'])
-
-export interface AgentProcess {
-  readonly pid: number
-  readonly agent: Agent
-  readonly cwd: string | null
-  readonly startedAt: number | null
-}
-
 /** A process a pane tied to a session (from the screen sweep). */
 export interface TiedProcess {
   readonly agent: Agent
@@ -48,92 +38,6 @@ export interface TiedProcess {
   readonly pid: number
   readonly startedAt: number | null
   readonly pane: string
-}
-
-/**
- * What each process seen by the last scans is named: its comm, and for an interpreter the
- * basename of its first argument that is not an option. Reading them for every process of the
- * machine each scan was most of an idle daemon's work (bench/idle.js).
- */
-const nameCache = new Map<number, {comm: string; arg: string | null; since: number}>()
-let scans = 0
-/** A process is looked at every scan for this long after it was first seen. */
-const YOUNG_MS = 10_000
-/** Past that, a process named as no agent is looked at again by one scan in this many (pid modulo). */
-const RECHECK_SPREAD = 15
-
-function namesOf(pid: number, since: number): {comm: string; arg: string | null; since: number} | null {
-  const comm = processName(pid)
-  if (comm === null) return null
-  let arg: string | null = null
-  if (INTERPRETERS.has(comm.replace(/[\d.]+$/, ''))) {
-    for (const a of processArgv(pid).slice(1, 4)) {
-      if (a.startsWith('-')) continue
-      arg = a.slice(a.lastIndexOf('/') + 1)
-      break
-    }
-  }
-
-  return {arg, comm, since}
-}
-
-/**
- * Every live process whose name is one of `names` (comm, argv[0]'s basename, argv[1]'s when
- * argv[0] is an interpreter). Null when there is no /proc to read (then nothing is claimed).
- * For an agent that runs as a parent and a child of the same name (a node relaunch), the
- * outermost one stands for both.
- */
-export function listAgentProcesses(names: ReadonlyMap<string, Agent>, agents: ReadonlySet<Agent>): AgentProcess[] | null {
-  let pids: string[]
-  try {
-    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))
-  } catch {
-    return null
-  }
-
-  const found = new Map<number, {agent: Agent; ppid: number}>()
-  const now = Date.now()
-  const turn = scans++ % RECHECK_SPREAD
-  const live = new Set<number>()
-  for (const d of pids) {
-    const pid = Number(d)
-    live.add(pid)
-    const seen = nameCache.get(pid)
-    const agentBefore = seen !== undefined && (names.has(seen.comm) || (seen.arg !== null && names.has(seen.arg)))
-    // A process named as no agent keeps its name: looked at again while young (an exec or a
-    // title set after start), then in turn, one scan in RECHECK_SPREAD.
-    const fresh = seen !== undefined && !agentBefore && now - seen.since >= YOUNG_MS && pid % RECHECK_SPREAD !== turn
-    const n = fresh ? seen : namesOf(pid, seen?.since ?? now)
-    if (n === null) continue
-    nameCache.set(pid, n)
-    const agent = names.get(n.comm) ?? (n.arg === null ? undefined : names.get(n.arg))
-    if (agent === undefined || !agents.has(agent)) continue
-    let ppid = 0
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-      ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-    } catch {
-      continue
-    }
-
-    found.set(pid, {agent, ppid})
-  }
-
-  for (const pid of nameCache.keys()) if (!live.has(pid)) nameCache.delete(pid)
-  const out: AgentProcess[] = []
-  for (const [pid, p] of found) {
-    if (found.get(p.ppid)?.agent === p.agent) continue // the child of a relaunch: its parent stands for it
-    let cwd: string | null = null
-    try {
-      cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
-    } catch {
-      cwd = null
-    }
-
-    out.push({agent: p.agent, cwd, pid, startedAt: processStartTime(pid)})
-  }
-
-  return out
 }
 
 export function scanPath(agent: string, nativeId: string): string {
@@ -217,7 +121,7 @@ export function claimFor(
       (!tiedPids.has(p.pid) || here(p.pid)) &&
       !elsewhere(p.pid) &&
       // A session at rest is only marked live by a process whose files name it, where they can
-      // (a fresh OpenCode TUI in the folder of an older session shows no session yet).
+      // (a fresh TUI in the folder of an older session may show no session yet: see that agent's notes in docs/agents/).
       (!s.atRest || here(p.pid) || showsOf?.(p.pid).shared !== true),
   )
   if (candidates.length === 1) {
@@ -290,6 +194,35 @@ function writesOf(planned: readonly Planned[]): {
   return {keep, writes}
 }
 
+/** The pid of each stored claim whose process still runs, with the claim's path. */
+function liveClaims(existing: Iterable<{path: string; data: string}>): Map<number, string> {
+  const claimedBy = new Map<number, string>()
+  for (const e of existing) {
+    const c = storedClaim(e.data)
+    if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
+  }
+
+  return claimedBy
+}
+
+/** Which sessions a process shows by where it stands in a shared file (open-files.ts), asked once per process and agent in a scan. */
+function showsCache(store: Store): (agent: Agent) => ShowsOf {
+  const shown = new Map<string, ReturnType<ShowsOf>>()
+  return (agent: Agent): ShowsOf =>
+    (pid) => {
+      const key = `${agent}\0${pid}`
+      let o = shown.get(key)
+      if (!o) {
+        o = openFileSessions(store, pid, agent)
+        // Only a file that names the session a process shows by where it stands decides here; a
+        // transcript held open is the pane tie's evidence (pane-tie.ts), not the scan's.
+        shown.set(key, (o = o.shared ? o : NOT_SHARED))
+      }
+
+      return o
+    }
+}
+
 /** What a scan needs of the ingester: recompose the sessions whose claims it changed (engine.ts). */
 export interface Recomposer {
   recompose(sessions: readonly {agent: Agent; nativeId: string}[]): {sessions: number; transitions: number}
@@ -332,26 +265,8 @@ export function scanSessions(
   const tied = new Map(opts.tied.map((t) => [`${t.agent}\0${t.nativeId}`, t]))
   // A process a pane ties to a session, or that the scan found for one, is no other session's.
   const tiedPids = new Set(opts.tied.map((t) => t.pid))
-  const claimedBy = new Map<number, string>()
-  for (const e of existing.values()) {
-    const c = storedClaim(e.data)
-    if (c && c.pid > 0 && isSameProcessAlive(c.pid, c.startedAt)) claimedBy.set(c.pid, e.path)
-  }
-  const shown = new Map<string, ReturnType<ShowsOf>>()
-  const showsOf =
-    (agent: Agent): ShowsOf =>
-    (pid) => {
-      const key = `${agent}\0${pid}`
-      let o = shown.get(key)
-      if (!o) {
-        o = openFileSessions(store, pid, agent)
-        // Only a file that names the session a process shows by where it stands decides here; a
-        // transcript held open is the pane tie's evidence (pane-tie.ts), not the scan's.
-        shown.set(key, (o = o.shared ? o : NOT_SHARED))
-      }
-
-      return o
-    }
+  const claimedBy = liveClaims(existing.values())
+  const showsOf = showsCache(store)
   const planned: Planned[] = []
   for (const s of sessions) {
     const path = scanPath(s.agent, s.nativeId)
@@ -399,7 +314,7 @@ export function applyScan(facts: SessionFacts, contributions: readonly CheckedCo
   const alive = c.processAlive === true
   // A claim taken while the session was at rest says only that it is live: once that process is
   // gone the user quit it, which is not a crash. Nor is a process gone after its turn settled in the
-  // files (`opencode run` exits right after its answer, before the next scan re-stamps the claim).
+  // files (a one-shot run may exit right after its answer, before the next scan re-stamps the claim).
   if (!alive && (takenAtRest(c) || facts.settled)) return facts
   const process: ProcessFacts = {
     alive,

@@ -27,7 +27,6 @@
  * The jobs live apart: the overlay in screen-overlay.ts (pure), the tmux client in tmux.ts, the
  * pane-to-session tying in pane-tie.ts; this module is the sweep, and re-exports the others.
  */
-import fs from 'node:fs'
 
 import type {Agent} from '../model/types.js'
 import {screenContributions} from '../store/screen.js'
@@ -35,13 +34,13 @@ import type {Store} from '../store/store.js'
 import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
-import {type AgentProcess, listAgentProcesses, scanSessions, type TiedProcess} from './process-scan.js'
+import {type AgentProcess, listAgentProcesses} from './agent-processes.js'
+import {scanSessions, type TiedProcess} from './process-scan.js'
 import {type AgentSockets, agentSockets, keepList, planServer} from './tmux-gate.js'
 import {scanUnwrittenRuns} from './unwritten-runs.js'
 import {isSameProcessAlive} from './process-table.js'
 import {
   IDLE_CONFIRM_MS,
-  isObject,
   type ScreenMatcher,
   type ScreenObservation,
   type ScreenExtra,
@@ -55,6 +54,8 @@ export * from './screen-overlay.js'
 export * from './tmux.js'
 
 /** How often the live ingester sweeps. */
+export {readScreenOverrides} from './screen-overrides.js'
+
 export const SCREEN_SWEEP_MS = 2000
 /** Below the transcript's neighbours: registry 10, hooks 20. */
 export const SCREEN_PRIORITY = 5
@@ -392,31 +393,4 @@ export function attachScreenSweep(ingester: Ingester, sweep: () => ScreenSweepSt
 
 export function screenSweepOf(ingester: Ingester): (() => ScreenSweepStats) | undefined {
   return sweeps.get(ingester)
-}
-
-/**
- * `screen_patterns` from the config file, read synchronously (the sweep runs inside synchronous
- * syncs). A missing or unparsable file gives none: the commands that load the config report its
- * errors.
- */
-export function readScreenOverrides(file: string): Record<string, Record<string, string[]>> {
-  let raw: unknown
-  try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch {
-    return {}
-  }
-
-  const sp = isObject(raw) ? raw['screen_patterns'] : undefined
-  if (!isObject(sp)) return {}
-  const out: Record<string, Record<string, string[]>> = {}
-  for (const [agent, kinds] of Object.entries(sp)) {
-    if (!isObject(kinds)) continue
-    const k: Record<string, string[]> = {}
-    for (const [kind, list] of Object.entries(kinds))
-      if (Array.isArray(list)) k[kind] = list.filter((p): p is string => typeof p === 'string')
-    out[agent] = k
-  }
-
-  return out
 }

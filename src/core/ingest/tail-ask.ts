@@ -20,8 +20,8 @@ import type {SessionKey} from './recompose.js'
 
 /**
  * The first look at a file's end; grown eightfold while it holds no complete line. An agent writes
- * bookkeeping lines after its ask: Claude Code 2.1.328 about 1 KB after a 1.5 KB AskUserQuestion
- * line (test/fixtures/claude-code/real-2.1.328/question-full.jsonl, lines 20 to 23 and 33).
+ * bookkeeping lines after its ask: about 1 KB after a 1.5 KB question line in a real transcript of the
+ * pinned version (the question-full.jsonl fixture, lines 20 to 23 and 33).
  */
 const FIRST_TAIL = 16 * 1024
 /** A last line longer than this is not looked at (the full pass reads it). */

@@ -14,7 +14,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import type {AgentProcess} from './process-scan.js'
+import type {AgentProcess} from './agent-processes.js'
 import {parentPid, processName, processStartTime} from './process-table.js'
 import type {TmuxServer} from './tmux.js'
 

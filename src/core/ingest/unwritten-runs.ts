@@ -14,7 +14,7 @@ import type {Store} from '../store/store.js'
 import {forgetRun, RUN_ID_PREFIX, RUN_PATH_PREFIX, runContributions, sessionsBegunSince} from '../store/unwritten-runs.js'
 import type {Adapter, Contribution, ProcessClaim} from './adapter.js'
 import type {Ingester} from './engine.js'
-import {type AgentProcess, listAgentProcesses} from './process-scan.js'
+import {type AgentProcess, listAgentProcesses} from './agent-processes.js'
 import {isSameProcessAlive, processEnv, writesToTerminal} from './process-table.js'
 
 /** Clock slack between a process's start and the session it then writes. */
