@@ -17,7 +17,7 @@
  * with the load average. `--agent` adds a window running a process named `claude` (a copy of
  * sleep): an agent pane the sweep must look at (informational).
  *
- *   node bench/idle.js [--files 10000] [--seconds 60] [--settle 30] [--rounds 3] [--recent 100]
+ *   node bench/idle.js [--files 10000] [--seconds 60] [--settle 90] [--rounds 3] [--recent 100]
  *                      [--panes 3] [--agent] [--baseline DIR]
  */
 import fs from 'node:fs'
@@ -28,7 +28,7 @@ import {HZ, loadAvg, treeTicks} from './lib/proc.js'
 import {hasTmux, startTmux} from './lib/tmux.js'
 import {watchedCorpus} from './lib/watched.js'
 
-const DEFAULTS = {files: 10_000, seconds: 60, settle: 30, rounds: 3, recent: 100, panes: 3, agent: false, baseline: ''}
+const DEFAULTS = {files: 10_000, seconds: 60, settle: 90, rounds: 3, recent: 100, panes: 3, agent: false, baseline: ''}
 const BUDGET = 0.3
 
 function rssKiB(pid) {
