@@ -1,6 +1,6 @@
 /**
  * bench/sessions (issue 16): `cast sessions` before oclif. bin/run.js answers the listing without
- * loading oclif (src/lib/sessions-fast.ts); this measures, side by side in one run, over a store
+ * loading oclif (src/lib/cli/sessions-fast.ts); this measures, side by side in one run, over a store
  * of 10,000 sessions (and a small one of 500):
  *   - cast sessions / cast sessions --json as a user runs them (the fast path),
  *   - the same build through oclif alone (bench/lib/oclif-only.js: what bin/run.js did before),

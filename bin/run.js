@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `cast status` runs in a status bar every few seconds, `cast state` in every agent turn, and
 // `cast sessions` is the command people and scripts run most: answer them without loading oclif
-// (src/lib/notify/status-fast.ts, src/lib/state-fast.ts, src/lib/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
+// (src/lib/notify/status-fast.ts, src/lib/cli/state-fast.ts, src/lib/cli/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
 let answered = false
 if (process.argv[2] === 'status') {
   try {
@@ -12,15 +12,15 @@ if (process.argv[2] === 'status') {
   }
 } else if (process.argv[2] === 'state') {
   try {
-    const {fastState} = await import('../dist/lib/state-fast.js')
+    const {fastState} = await import('../dist/lib/cli/state-fast.js')
     answered = await fastState(process.argv.slice(3))
   } catch {
     // oclif reports it properly
   }
 } else if (process.argv[2] === '__complete') {
-  // Shell completion calls this on every TAB: answer without oclif (src/lib/complete-values.ts).
+  // Shell completion calls this on every TAB: answer without oclif (src/lib/cli/complete-values.ts).
   try {
-    const {fastComplete} = await import('../dist/lib/complete-values.js')
+    const {fastComplete} = await import('../dist/lib/cli/complete-values.js')
     await fastComplete(process.argv.slice(3))
     answered = true
   } catch {
@@ -28,7 +28,7 @@ if (process.argv[2] === 'status') {
   }
 } else if (process.argv[2] === 'sessions') {
   try {
-    const {fastSessions} = await import('../dist/lib/sessions-fast.js')
+    const {fastSessions} = await import('../dist/lib/cli/sessions-fast.js')
     answered = await fastSessions(process.argv.slice(3))
   } catch {
     // oclif reports it properly

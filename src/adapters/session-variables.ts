@@ -1,6 +1,6 @@
 /**
  * The variables agent CLIs set in the shells they spawn, naming their own session, from each
- * agent's identity.ts alone: `cast state`'s fast path (src/lib/state-fast.ts) reads them without
+ * agent's identity.ts alone: `cast state`'s fast path (src/lib/cli/state-fast.ts) reads them without
  * loading the adapters. The registry (src/adapters/index.ts) states the same through each agent
  * module; test/adapters/registry.test.ts checks the two lists agree.
  */

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 
 /** The values shell completion offers (bin/run.js answers it without oclif; this is the same code). */
 export default class Complete extends BaseCommand {
@@ -15,7 +15,7 @@ export default class Complete extends BaseCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Complete)
-    const {fastComplete} = await import('../lib/complete-values.js')
+    const {fastComplete} = await import('../lib/cli/complete-values.js')
     await fastComplete([args.kind, args.prefix ?? ''])
   }
 }

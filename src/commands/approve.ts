@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
-import type {DialogAnswer} from '../lib/dialog-answer.js'
-import {teamFlags} from '../lib/flags.js'
+import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
+import type {DialogAnswer} from '../lib/agents/dialog-answer.js'
+import {teamFlags} from '../lib/cli/flags.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Approve extends BaseCommand {
@@ -42,7 +42,7 @@ terminal.`
     const remote = await this.remoteVerb('approve', args.session, {always: flags.always}, flags)
     if (remote) return remote
     const store = await this.openStore()
-    const {runDialogVerb} = await import('../lib/dialog-answer.js')
+    const {runDialogVerb} = await import('../lib/agents/dialog-answer.js')
     const {answer, line} = await runDialogVerb(
       store,
       this.env,

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import type {ChooseJson} from '../lib/dialog-choose.js'
-import {EXIT} from '../lib/exit-codes.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import type {ChooseJson} from '../lib/agents/dialog-choose.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
 
 export default class Choose extends BaseCommand {
   static override args = {
@@ -27,7 +27,7 @@ Exit 5, and nothing is typed, when no question is open, when its options are not
     const n = Number(args.option)
     if (!/^\d{1,2}$/.test(args.option) || n < 1) this.fail(`"${args.option}" is not an option number (1, 2, …).`, EXIT.USAGE)
     const store = await this.openStore()
-    const {chooseOption} = await import('../lib/dialog-choose.js')
+    const {chooseOption} = await import('../lib/agents/dialog-choose.js')
     const r = await chooseOption(store, this.env, this.clock(), this.me, args.session, n)
     if (!this.jsonEnabled())
       this.log(

@@ -1,6 +1,6 @@
 import {Args, type Command} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const
 
@@ -56,7 +56,7 @@ type Loadable = Command.Loadable
 
 /**
  * What each argument and value flag of a command completes to: a static list (`=a,b,c`), or a
- * kind `cast __complete` answers (src/lib/complete-values.ts). Positional kinds in order, `+` when
+ * kind `cast __complete` answers (src/lib/cli/complete-values.ts). Positional kinds in order, `+` when
  * the last one repeats (a command that takes several sessions); flags as `--name=kind`.
  */
 function valueKinds(c: Loadable): {args: string; flags: string} {

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {registry} from '../lib/agent-commands.js'
-import {BaseCommand} from '../lib/base-command.js'
+import {registry} from '../lib/cli/agent-commands.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 import type {SessionRow} from '../core/store/store.js'
-import type {DemoFilings} from '../lib/demo-home.js'
-import type {Listing} from '../lib/views.js'
+import type {DemoFilings} from '../lib/home/demo-home.js'
+import type {Listing} from '../lib/views/views.js'
 
 /** `cast demo --json`: the inbox listing over the demo store, and where that store is. */
 export type DemoJson = Listing & {cast_home: string; home: string; kept: boolean}
@@ -42,10 +42,10 @@ cast sessions -w, …).`
     const {fileURLToPath} = await import('node:url')
     const {processStartTime} = await import('../core/ingest/process-table.js')
     const {Store} = await import('../core/store/store.js')
-    const {makeIngester} = await import('../lib/ingest.js')
-    const {buildListing} = await import('../lib/views.js')
+    const {makeIngester} = await import('../lib/ingest/ingest.js')
+    const {buildListing} = await import('../lib/views/views.js')
     const {consumeSpool} = await import('../core/ingest/spool.js')
-    const {copyDemoTree, fileDemoRecords, fillDemoTokens, writeDemoRegistry} = await import('../lib/demo-home.js')
+    const {copyDemoTree, fileDemoRecords, fillDemoTokens, writeDemoRegistry} = await import('../lib/home/demo-home.js')
     const {default: Database} = await import('better-sqlite3')
 
     const source = fileURLToPath(new URL('../../demo', import.meta.url))
@@ -120,15 +120,15 @@ cast sessions -w, …).`
     rows: SessionRow[],
     o: {castHome: string; home: string; keep: boolean; files: number; lines: number; now: number; standIns: readonly number[]},
   ): Promise<void> {
-    const {renderListing} = await import('../lib/views.js')
-    const {terminalStyle} = await import('../lib/style.js')
+    const {renderListing} = await import('../lib/views/views.js')
+    const {terminalStyle} = await import('../lib/cli/style.js')
     const style = await terminalStyle()
     this.logStyled(renderListing(listing, rows, o.now, o.home, style, 'cast demo'))
     this.log('')
     if (o.keep) {
       this.log(`The demo read ${o.files} files (${o.lines} lines) into a fresh store. Explore it with:`)
       // The identity too: the demo filed rows for this user, and a new HOME would derive another one.
-      const {shellQuote} = await import('../lib/hooks/command.js')
+      const {shellQuote} = await import('../lib/agents/hooks/command.js')
       this.log(`  export HOME=${shellQuote(o.home)} CAST_HOME=${shellQuote(o.castHome)} CAST_USER=${shellQuote(this.me)}`)
       this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
       this.log(

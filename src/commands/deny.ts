@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
-import type {DialogAnswer} from '../lib/dialog-answer.js'
-import {teamFlags} from '../lib/flags.js'
+import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
+import type {DialogAnswer} from '../lib/agents/dialog-answer.js'
+import {teamFlags} from '../lib/cli/flags.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Deny extends BaseCommand {
@@ -40,7 +40,7 @@ still open afterwards.`
     const remote = await this.remoteVerb('deny', args.session, {note: flags.note ?? null}, flags)
     if (remote) return remote
     const store = await this.openStore()
-    const {runDialogVerb} = await import('../lib/dialog-answer.js')
+    const {runDialogVerb} = await import('../lib/agents/dialog-answer.js')
     const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, 'deny', flags.note ?? null)
     if (!this.jsonEnabled()) this.log(line)
     return answer

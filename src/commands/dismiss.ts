@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 
 export default class Dismiss extends TriageCommand {
   static override description = `Dismisses sessions: they leave every section and are only counted

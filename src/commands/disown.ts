@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/exit-codes.js'
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 
 export default class Disown extends TriageCommand {
   static override args = {
@@ -25,7 +25,7 @@ inbox's recency window.`
     const {args, flags} = await this.parse(Disown)
     if (flags.all && args.who) this.fail('Give WHO or --all, not both.', EXIT.USAGE)
     const {planDisown} = await import('../core/model/triage.js')
-    const {loadConfig, resolveIdentity} = await import('../lib/config.js')
+    const {loadConfig, resolveIdentity} = await import('../lib/home/config.js')
     const config = await loadConfig(this.env)
     const typed = (args.who ?? this.me).trim()
     // A team member may be named by name; anyone else (a former member) is removed as typed.

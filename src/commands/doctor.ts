@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import type {DoctorReport} from '../lib/doctor/report.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import type {DoctorReport} from '../lib/views/doctor/report.js'
 
-export type {DoctorAdapter, DoctorHooks, DoctorProblem, DoctorReport, DoctorRoot, StateSource} from '../lib/doctor/report.js'
+export type {DoctorAdapter, DoctorHooks, DoctorProblem, DoctorReport, DoctorRoot, StateSource} from '../lib/views/doctor/report.js'
 
 export default class Doctor extends BaseCommand {
   static override description = `For every agent cast reads: where it looks (each root, and whether it exists), how many
@@ -29,7 +29,7 @@ what to run, and exits 0.`
 
   async run(): Promise<DoctorReport> {
     const {flags} = await this.parse(Doctor)
-    const {doctorReport} = await import('../lib/doctor/report.js')
+    const {doctorReport} = await import('../lib/views/doctor/report.js')
     const report = await doctorReport({
       clock: this.clock(),
       env: this.env,
@@ -40,10 +40,10 @@ what to run, and exits 0.`
     })
     if (report.problems.length > 0) process.exitCode = 1
     if (this.jsonEnabled()) return report
-    const {renderDoctor} = await import('../lib/doctor/render.js')
-    const {fitLines, terminalWidth} = await import('../lib/style.js')
-    const {wrapWords} = await import('../lib/help.js')
-    const {visible} = await import('../lib/sanitize.js')
+    const {renderDoctor} = await import('../lib/views/doctor/render.js')
+    const {fitLines, terminalWidth} = await import('../lib/cli/style.js')
+    const {wrapWords} = await import('../lib/cli/help.js')
+    const {visible} = await import('../core/model/sanitize.js')
     // Long lines (a problem's fix) wrap at word boundaries to the terminal's width; a single word
     // wider than the terminal (a path) is cut with ….
     const width = terminalWidth(this.env)

@@ -2,11 +2,11 @@ import {Args} from '@oclif/core'
 
 import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, WorkState} from '../core/model/types.js'
 import type {FileRow, SessionRow} from '../core/store/store.js'
-import {BaseCommand} from '../lib/base-command.js'
-import {humanTime} from '../lib/time-format.js'
-import type {RestExplanation} from '../lib/classifier.js'
-import type {HoldsJson} from '../lib/holds-view.js'
-import type {SessionJson} from '../lib/views.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {humanTime} from '../lib/cli/time-format.js'
+import type {RestExplanation} from '../lib/ingest/classifier.js'
+import type {HoldsJson} from '../lib/views/holds-view.js'
+import type {SessionJson} from '../lib/views/views.js'
 
 /** One fact and where it came from (a file and byte offset, a hook event, a process; `derived` for a default). */
 export interface ExplainFact {
@@ -29,7 +29,7 @@ export interface ExplainJson {
   rule: Rule
   session: SessionJson
   state: WorkState
-  /** What the session holds (src/lib/holds-view.ts): phase, tokens over its tree, files, tools, subagents. */
+  /** What the session holds (src/lib/views/holds-view.ts): phase, tokens over its tree, files, tools, subagents. */
   holds: HoldsJson
   /** Its park: holding, or the last one that ended (with how). */
   park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
@@ -50,16 +50,16 @@ files read for it with their parse errors.`
     const {args} = await this.parse(Explain)
     const {clock, store} = await this.syncedStore({}, true)
     if (store.stale) {
-      const {staleLine} = await import('../lib/sessions-list.js')
+      const {staleLine} = await import('../lib/views/sessions-list.js')
       process.stderr.write(staleLine(store.home) + '\n')
     }
 
-    const {resolveSession} = await import('../lib/resolve.js')
-    const {sessionJson} = await import('../lib/views.js')
+    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {sessionJson} = await import('../lib/views/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
-    const {restOf} = await import('../lib/classifier.js')
-    const {holdsJson, holdsLines, treeOf} = await import('../lib/holds-view.js')
-    const {parkLine} = await import('../lib/park-view.js')
+    const {restOf} = await import('../lib/ingest/classifier.js')
+    const {holdsJson, holdsLines, treeOf} = await import('../lib/views/holds-view.js')
+    const {parkLine} = await import('../lib/views/park-view.js')
     const {shortId} = await import('../core/model/ids.js')
     const id = resolveSession(store, args.session)
     const now = clock()

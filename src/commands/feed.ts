@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import path from 'node:path'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {filterFlags} from '../lib/flags.js'
-import type {FeedJson} from '../lib/feed.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {filterFlags} from '../lib/cli/flags.js'
+import type {FeedJson} from '../lib/views/feed.js'
 
-export type {FeedJson} from '../lib/feed.js'
+export type {FeedJson} from '../lib/views/feed.js'
 
 export default class Feed extends BaseCommand {
   static override description = `The team's recent sessions, everyone's, for the current directory and the
@@ -36,9 +36,9 @@ it. --label filters by your own label.`
 
   async run(): Promise<FeedJson> {
     const {flags} = await this.parse(Feed)
-    const {loadConfig, resolveIdentity} = await import('../lib/config.js')
-    const {feedJson, feedRows, renderFeed} = await import('../lib/feed.js')
-    const {deviceName, homeDir} = await import('../lib/env.js')
+    const {loadConfig, resolveIdentity} = await import('../lib/home/config.js')
+    const {feedJson, feedRows, renderFeed} = await import('../lib/views/feed.js')
+    const {deviceName, homeDir} = await import('../lib/home/env.js')
     const {teamRows} = await import('../team/index.js')
     const config = await loadConfig(this.env)
     const member = flags.mine ? this.me : flags.member === undefined ? null : resolveIdentity(config, flags.member)
@@ -58,7 +58,7 @@ it. --label filters by your own label.`
     }
     const rows = feedRows(store, this.me, now, filters, remote)
     if (!this.jsonEnabled()) {
-      const {terminalWidth} = await import('../lib/style.js')
+      const {terminalWidth} = await import('../lib/cli/style.js')
       for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global, terminalWidth(this.env))) this.log(line)
     }
     return feedJson(rows, this.me, now, cwd)

@@ -1,5 +1,5 @@
-import {BaseCommand} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
 
 export default class Inbox extends BaseCommand {
   static override description = `A full-screen, live view of the same sections and tally as cast sessions, that you triage
@@ -26,9 +26,9 @@ q quit. Each verb is the cast command of the same name, with the same rules and 
     if (!process.stdin.isTTY || !process.stdout.isTTY)
       this.fail('cast inbox needs a terminal (stdin and stdout a TTY); for scripts use cast sessions -w --json.', EXIT.USAGE)
     const store = await this.openStore()
-    const {loadConfig} = await import('../lib/config.js')
-    const {homeDir} = await import('../lib/env.js')
-    const {runInbox} = await import('../lib/inbox/app.js')
+    const {loadConfig} = await import('../lib/home/config.js')
+    const {homeDir} = await import('../lib/home/env.js')
+    const {runInbox} = await import('../lib/views/inbox/app.js')
     const config = await loadConfig(this.env)
     await runInbox({
       clock: this.clock(),

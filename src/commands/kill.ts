@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import type {SessionRow, Store} from '../core/store/store.js'
-import type {RemoteVerbJson} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {teamFlags} from '../lib/flags.js'
-import type {Plan, Termination} from '../lib/terminate.js'
-import {durationFlag} from '../lib/time-flags.js'
-import {TriageCommand} from '../lib/triage.js'
-import type {SessionJson} from '../lib/views.js'
+import type {RemoteVerbJson} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {teamFlags} from '../lib/cli/flags.js'
+import type {Plan, Termination} from '../lib/agents/terminate.js'
+import {durationFlag} from '../lib/cli/time-flags.js'
+import {TriageCommand} from '../lib/triage/triage.js'
+import type {SessionJson} from '../lib/views/views.js'
 import {verb} from '../core/model/verbs.js'
 import {families} from '../core/store/families.js'
 
@@ -94,7 +94,7 @@ in the inbox, one line says why, and the exit code is 5.`
     }
 
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../lib/resolve.js')
+    const {resolveSessions} = await import('../lib/cli/resolve.js')
     const ids = resolveSessions(store, queries)
     const plan = await planKills(store, store.loadSessions(ids))
     if (flags['dry-run']) return this.dryRun(store, ids, plan)
@@ -104,7 +104,7 @@ in the inbox, one line says why, and the exit code is 5.`
       this.fail(refused.length === 1 ? this.refusals[0]! : `${this.refusals.join(' ')}`, EXIT.REFUSED, this.refusalHints)
     const out = await this.kill(store, clock, rest, plan, flags.grace ?? DEFAULT_GRACE_MS)
     // Some were killed, some not: say which were not, and exit 5.
-    const {oneLine} = await import('../lib/sanitize.js')
+    const {oneLine} = await import('../core/model/sanitize.js')
     for (const line of this.refusals) process.stderr.write(`cast: ${oneLine(line)}\n`)
     if (refused.length > 0) process.exitCode = EXIT.REFUSED
     return out
@@ -145,9 +145,9 @@ in the inbox, one line says why, and the exit code is 5.`
     {elsewhere, plans, refusedBy}: KillPlan,
     graceMs: number,
   ): Promise<KillJson> {
-    const {makeIngester} = await import('../lib/ingest.js')
+    const {makeIngester} = await import('../lib/ingest/ingest.js')
     const {applyTriage} = await families.triage()
-    const {terminate} = await import('../lib/terminate.js')
+    const {terminate} = await import('../lib/agents/terminate.js')
     const {shortId} = await import('../core/model/ids.js')
     const {planKill} = await import('../core/model/triage.js')
     // Mark killed first: the process dying afterwards then changes nothing (rule 1 holds), so the
@@ -217,7 +217,7 @@ in the inbox, one line says why, and the exit code is 5.`
 
   /** --dry-run: what would be signalled, nothing changed. */
   private async dryRun(store: Store, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan): Promise<KillJson> {
-    const {sessionJson, titleOf} = await import('../lib/views.js')
+    const {sessionJson, titleOf} = await import('../lib/views/views.js')
     const {shortId} = await import('../core/model/ids.js')
     const now = this.now()
     const rows = store.loadSessions(ids)
@@ -262,9 +262,9 @@ in the inbox, one line says why, and the exit code is 5.`
  * the model's (core/model/kill-plan.ts); this reads the claims and the processes they name.
  */
 async function planKills(store: Store, rows: readonly SessionRow[]): Promise<KillPlan> {
-  const {deviceName} = await import('../lib/env.js')
-  const {checkClaims} = await import('../lib/dialog.js')
-  const {planTermination} = await import('../lib/terminate.js')
+  const {deviceName} = await import('../lib/home/env.js')
+  const {checkClaims} = await import('../lib/agents/dialog.js')
+  const {planTermination} = await import('../lib/agents/terminate.js')
   const {killedElsewhere, planSessionKill} = await import('../core/model/kill-plan.js')
   const plans = new Map<string, Planned[]>()
   const refusedBy = new Map<string, {pid: number; why: string}[]>()

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/exit-codes.js'
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export const MAX_LABEL = 40

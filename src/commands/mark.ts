@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import type {MarkAs} from '../core/model/triage.js'
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 
 const MARKS = ['done', 'dormant', 'needs-input', 'needs_input', 'unread', 'read'] as const
 const MARK_AS: Record<(typeof MARKS)[number], MarkAs> = {

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 
 export default class Notify extends BaseCommand {
   static override description = `Pages you: one notification the moment a session of yours needs you. It follows the
@@ -58,11 +58,11 @@ cast daemon --notify does the same inside the daemon.`
     const {flags} = await this.parse(Notify)
     const store = await this.openStore()
     const clock = this.clock()
-    const {loadConfig} = await import('../lib/config.js')
+    const {loadConfig} = await import('../lib/home/config.js')
     const {notifierConfig, describeSent} = await import('../lib/notify/run.js')
     const {resolveBackends} = await import('../lib/notify/backends.js')
     const {startNotifying} = await import('../lib/notify/notifier.js')
-    const {oneLine} = await import('../lib/sanitize.js')
+    const {oneLine} = await import('../core/model/sanitize.js')
     const config = await loadConfig(this.env)
     const nc = notifierConfig(config, flags.backend)
     const backends = resolveBackends(nc, this.env)

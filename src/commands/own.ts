@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
-import type {RemoteVerbJson} from '../lib/base-command.js'
-import {teamFlags} from '../lib/flags.js'
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import type {RemoteVerbJson} from '../lib/cli/base-command.js'
+import {teamFlags} from '../lib/cli/flags.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 
 export default class Own extends TriageCommand {
   static override args = {
@@ -26,7 +26,7 @@ WHO is checked against the team list when the config names one (key "team").`
 
   async run(): Promise<TriageResult | RemoteVerbJson> {
     const {args, flags} = await this.parse(Own)
-    const {loadConfig, resolveIdentity} = await import('../lib/config.js')
+    const {loadConfig, resolveIdentity} = await import('../lib/home/config.js')
     const {isOwnedBy} = await import('../core/model/ownership.js')
     const {planOwn} = await import('../core/model/triage.js')
     const config = await loadConfig(this.env)

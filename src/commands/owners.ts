@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 import {families} from '../core/store/families.js'
 
 export interface OwnersJson {
@@ -25,11 +25,11 @@ on which device, and whether it is in your inbox.`
 
   async run(): Promise<OwnersJson> {
     const {args} = await this.parse(Owners)
-    const {resolveSession} = await import('../lib/resolve.js')
+    const {resolveSession} = await import('../lib/cli/resolve.js')
     const {ownersOf} = await families.ownership()
-    const {titleOf} = await import('../lib/views.js')
+    const {titleOf} = await import('../lib/views/views.js')
     const {inView} = await import('../core/model/view.js')
-    const {loadConfig} = await import('../lib/config.js')
+    const {loadConfig} = await import('../lib/home/config.js')
     const {shortId} = await import('../core/model/ids.js')
     const config = await loadConfig(this.env)
     const {clock, store} = await this.syncedStore()
@@ -46,7 +46,7 @@ on which device, and whether it is in your inbox.`
       title: titleOf(row),
     }
     if (!this.jsonEnabled()) {
-      const {humanTime} = await import('../lib/time-format.js')
+      const {humanTime} = await import('../lib/cli/time-format.js')
       const lines = [
         `${result.short_id}  ${result.title ?? '(untitled)'}`,
         `run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`,
@@ -55,7 +55,7 @@ on which device, and whether it is in your inbox.`
       for (const o of result.owners) lines.push(`owner ${o.who}  (added by ${o.added_by}, ${humanTime(o.added_at, clock())})`)
       lines.push(result.in_my_inbox ? `in your inbox (${this.me})` : `not in your inbox (${this.me})`)
       // One line each (a title or a name with a newline stays on its line), cut to the terminal.
-      const {oneLine} = await import('../lib/sanitize.js')
+      const {oneLine} = await import('../core/model/sanitize.js')
       await this.logFitted(lines.map((l) => oneLine(l)).join('\n'))
     }
 

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {nudgeHookNames} from '../lib/agent-commands.js'
-import {BaseCommand} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {durationFlag} from '../lib/time-flags.js'
+import {nudgeHookNames} from '../lib/cli/agent-commands.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {durationFlag} from '../lib/cli/time-flags.js'
 import {families} from '../core/store/families.js'
 
 /** `cast presence --json`: the presence in force, the ones defined, and who heard the notice. */
@@ -48,7 +48,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
 
   async run(): Promise<PresenceJson> {
     const {args, flags} = await this.parse(Presence)
-    const {loadConfig} = await import('../lib/config.js')
+    const {loadConfig} = await import('../lib/home/config.js')
     const config = await loadConfig(this.env)
     const store = await this.openStore()
     const now = this.now()
@@ -68,8 +68,8 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
 
       const {setPresence} = await families.presence()
       setPresence(store, {presence: name, setAt: now, until, who: this.me})
-      const {presenceFor: pf} = await import('../lib/decide.js')
-      const {writePresenceNotice} = await import('../lib/turn-marks.js')
+      const {presenceFor: pf} = await import('../lib/triage/decide.js')
+      const {writePresenceNotice} = await import('../lib/agents/turn-marks.js')
       const cur = pf(store, config, this.me, now)
       writePresenceNotice(this.env, {id: String(now), text: noticeText(cur.who, cur.name, until, cur.instructions)})
       if (flags['notify-agents']) await this.notifyAgents(store, String(now), noticeText(cur.who, cur.name, until, cur.instructions))
@@ -77,7 +77,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       this.fail('--for needs a presence: cast presence away --for 2h', EXIT.USAGE)
     }
 
-    const {presenceFor} = await import('../lib/decide.js')
+    const {presenceFor} = await import('../lib/triage/decide.js')
     const p = presenceFor(store, config, this.me, now)
     const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString())
     if (!this.jsonEnabled()) {
@@ -88,13 +88,13 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
             ? 'questions never block'
             : `questions block at most ${formatMs(p.waitBudgetMs)}`
       this.log(
-        `${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/time-format.js')).humanTime(p.until, now)}`} (${budget})`,
+        `${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/cli/time-format.js')).humanTime(p.until, now)}`} (${budget})`,
       )
       if (p.instructions) this.log(`instructions: ${p.instructions}`)
     }
 
     // Who heard the current notice: the hook marks each session it told (and --notify-agents' sends).
-    const {readPresenceNotice, toldOf} = await import('../lib/turn-marks.js')
+    const {readPresenceNotice, toldOf} = await import('../lib/agents/turn-marks.js')
     const {castId, shortId} = await import('../core/model/ids.js')
     const notice = readPresenceNotice(this.env)
     const told =
@@ -124,8 +124,8 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
 
   /** --notify-agents: send the notice to each live session resting at its prompt, with cast send's safety rules. */
   private async notifyAgents(store: Awaited<ReturnType<BaseCommand['openStore']>>, id: string, text: string): Promise<void> {
-    const {sendMessage} = await import('../lib/deliver.js')
-    const {setPresenceMark} = await import('../lib/turn-marks.js')
+    const {sendMessage} = await import('../lib/agents/deliver.js')
+    const {setPresenceMark} = await import('../lib/agents/turn-marks.js')
     const {shortId} = await import('../core/model/ids.js')
     const clock = this.clock()
     await this.sync(store, clock)

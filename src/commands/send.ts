@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES, type WorkState} from '../core/model/types.js'
-import {resumeExamples} from '../lib/agent-commands.js'
-import {BaseCommand, type RemoteVerbJson} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {teamFlags} from '../lib/flags.js'
-import type {SendResult} from '../lib/deliver.js'
-import type {SessionJson} from '../lib/views.js'
+import {resumeExamples} from '../lib/cli/agent-commands.js'
+import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {teamFlags} from '../lib/cli/flags.js'
+import type {SendResult} from '../lib/agents/deliver.js'
+import type {SessionJson} from '../lib/views/views.js'
 import {verb} from '../core/model/verbs.js'
 
 /** `cast send --json`: how the message went in, and the session after it. */
@@ -68,20 +68,20 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     const ifMatch = flags.if === undefined ? undefined : parseStateMatches(flags.if.join(','), (m) => this.fail(m, EXIT.USAGE))
     let message = args.message
     if (message === '-') {
-      const {readStdin} = await import('../lib/stdin.js')
+      const {readStdin} = await import('../lib/cli/stdin.js')
       message = (await readStdin()).replace(/\n+$/, '')
     }
 
     if (message.trim() === '') this.fail('The message is empty.', EXIT.USAGE)
-    const {checkMessageText} = await import('../lib/message-text.js')
+    const {checkMessageText} = await import('../lib/agents/message-text.js')
     message = checkMessageText(message)
     if (flags.queue) return this.queue(args.session, message, flags.if !== undefined)
     const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
     if (remote) return remote
     const {clock, store} = await this.syncedStore()
-    const {resolveSession} = await import('../lib/resolve.js')
-    const {sendMessage} = await import('../lib/deliver.js')
-    const {sessionJson} = await import('../lib/views.js')
+    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {sendMessage} = await import('../lib/agents/deliver.js')
+    const {sessionJson} = await import('../lib/views/views.js')
     const id = resolveSession(store, args.session)
     const r = await sendMessage(store, this.env, clock, this.me, id, message, {ifMatch, synced: true})
     const json = sessionJson(r.row, this.me, clock())
@@ -92,17 +92,17 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     return {at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}
   }
 
-  /** --queue: held until the turn ends (src/lib/send-queue.ts), or sent now when it has. */
+  /** --queue: held until the turn ends (src/lib/agents/send-queue.ts), or sent now when it has. */
   private async queue(query: string, message: string, withIf: boolean): Promise<SendJson | QueuedJson> {
     if (withIf) this.fail('--queue waits for the turn to end; it does not take --if.', EXIT.USAGE)
     const {clock, store} = await this.syncedStore()
-    const {resolveSession} = await import('../lib/resolve.js')
-    const {holdsMessage, queueMessage} = await import('../lib/send-queue.js')
-    const {sessionJson} = await import('../lib/views.js')
+    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {holdsMessage, queueMessage} = await import('../lib/agents/send-queue.js')
+    const {sessionJson} = await import('../lib/views/views.js')
     const id = resolveSession(store, query)
     const row = store.loadSessions([id])[0]!
     if (!holdsMessage(row)) {
-      const {sendMessage} = await import('../lib/deliver.js')
+      const {sendMessage} = await import('../lib/agents/deliver.js')
       const r = await sendMessage(store, this.env, clock, this.me, id, message, {synced: true})
       const json = sessionJson(r.row, this.me, clock())
       if (!this.jsonEnabled()) this.log(`Its turn had ended: sent to ${json.short_id} via ${r.via}. Now ${r.row.state}:${r.row.reason}.`)
@@ -111,7 +111,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
 
     const q = queueMessage(this.env, id, message, this.me, clock())
     const json = sessionJson(row, this.me, clock())
-    const {INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest.js')
+    const {INGESTER_LEASE, leaseIsLive} = await import('../lib/ingest/ingest.js')
     const delivering = leaseIsLive(store.getLease(INGESTER_LEASE))
     if (!this.jsonEnabled()) {
       this.log(`Queued ${q.id} for ${json.short_id} (${row.state}:${row.reason}): it goes in as its next turn when this one ends.`)

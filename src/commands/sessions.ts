@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {type Column, COLUMNS, parseColumns} from '../lib/holds-view.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {AGENT_SPELLING, filterFlags} from '../lib/flags.js'
-import type {Listing} from '../lib/views.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {type Column, COLUMNS, parseColumns} from '../lib/views/holds-view.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {AGENT_SPELLING, filterFlags} from '../lib/cli/flags.js'
+import type {Listing} from '../lib/views/views.js'
 import {teamFamilies} from '../core/store/families.js'
 
 export default class Sessions extends BaseCommand {
@@ -60,7 +60,7 @@ pipe or with --json.`
     if (flags.watch) {
       // --team with a team store joined: the team's stream from the server.
       if (flags.team && (await this.watchTeam(flags))) return
-      const {watchSessions} = await import('../lib/watch.js')
+      const {watchSessions} = await import('../lib/views/watch.js')
       await watchSessions(flags, this.jsonEnabled())
       return
     }
@@ -68,8 +68,8 @@ pipe or with --json.`
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
     const store = await this.openStore({forReading: true})
     const clock = this.clock()
-    // The listing is shared with bin/run.js's fast path (src/lib/sessions-fast.ts): same bytes.
-    const {listSessions} = await import('../lib/sessions-list.js')
+    // The listing is shared with bin/run.js's fast path (src/lib/cli/sessions-fast.ts): same bytes.
+    const {listSessions} = await import('../lib/views/sessions-list.js')
     let columns: Column[] | undefined
     try {
       columns = flags.columns === undefined ? undefined : parseColumns(flags.columns)
@@ -94,7 +94,7 @@ pipe or with --json.`
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */
   private async watchTeam(flags: {since?: number; state?: string[]; agent?: string[]}): Promise<boolean> {
     const store = await this.openStore()
-    const {loadConfig} = await import('../lib/config.js')
+    const {loadConfig} = await import('../lib/home/config.js')
     const {teamContext} = await import('../team/index.js')
     const ctx = teamContext(store, this.env, await loadConfig(this.env))
     if (!ctx) return false

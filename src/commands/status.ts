@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
 /** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */
@@ -47,7 +47,7 @@ starting Node at all: put the file cast status --path prints in the line, e.g.
     }
     const fs = await import('node:fs')
     const path = await import('node:path')
-    const {castHome} = await import('../lib/env.js')
+    const {castHome} = await import('../lib/home/env.js')
     if (flags.path) {
       const {STATUS_LINE} = await import('../lib/notify/status-cache.js')
       const file = path.join(castHome(this.env), STATUS_LINE)
@@ -62,7 +62,7 @@ starting Node at all: put the file cast status --path prints in the line, e.g.
     }
 
     const store = await this.openStore({forReading: true})
-    const {loadConfig} = await import('../lib/config.js')
+    const {loadConfig} = await import('../lib/home/config.js')
     const {renderStatus, staleMark, statusCounts} = await import('../lib/notify/status.js')
     const config = await loadConfig(this.env)
     const c = statusCounts(store, this.me, this.now(), config.inbox.recencyMs)

@@ -1,4 +1,4 @@
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
 
 /** `cast version --json`: package, version, Node and platform. */
 export interface VersionJson {

@@ -2,10 +2,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES} from '../core/model/types.js'
 import type {SessionRow} from '../core/store/store.js'
-import {BaseCommand} from '../lib/base-command.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {durationFlag} from '../lib/time-flags.js'
-import type {SessionJson} from '../lib/views.js'
+import {BaseCommand} from '../lib/cli/base-command.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {durationFlag} from '../lib/cli/time-flags.js'
+import type {SessionJson} from '../lib/views/views.js'
 
 /** `cast wait --json`: whether the wanted states were met, and the sessions as they are. */
 export interface WaitJson {
@@ -53,7 +53,7 @@ syncs the agents' files itself.`
 
   async run(): Promise<WaitJson> {
     const {argv, flags} = await this.parse(Wait)
-    const {normaliseState, splitList} = await import('../lib/flags.js')
+    const {normaliseState, splitList} = await import('../lib/cli/flags.js')
     const wanted: string[] = []
     for (const s of splitList(flags.until)) {
       const state = normaliseState(s)
@@ -68,8 +68,8 @@ syncs the agents' files itself.`
         `cast wait --until ${wanted.join(',')} --any`,
       ])
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../lib/resolve.js')
-    const {sessionJson} = await import('../lib/views.js')
+    const {resolveSessions} = await import('../lib/cli/resolve.js')
+    const {sessionJson} = await import('../lib/views/views.js')
     const ids = named.length > 0 ? resolveSessions(store, named) : null
     const inbox = ids === null ? await this.inboxRows(wanted) : null
     const deadline = flags.timeout === undefined ? null : Date.now() + flags.timeout
@@ -99,8 +99,8 @@ syncs the agents' files itself.`
 
   /** With --any and no session: the rows of my inbox (as cast sessions lists them, in its order) in a wanted state. */
   private async inboxRows(wanted: readonly string[]): Promise<(now: number) => SessionRow[]> {
-    const {loadConfig} = await import('../lib/config.js')
-    const {inboxListing} = await import('../lib/stream-listing.js')
+    const {loadConfig} = await import('../lib/home/config.js')
+    const {inboxListing} = await import('../lib/views/stream-listing.js')
     const recencyMs = (await loadConfig(this.env)).inbox.recencyMs
     const store = await this.openStore()
     return (now) => (inboxListing(store, this.me, now, {recencyMs}, [])?.rows ?? []).filter((r) => wanted.includes(r.state))

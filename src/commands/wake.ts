@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage.js'
+import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Wake extends TriageCommand {

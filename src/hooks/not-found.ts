@@ -6,11 +6,11 @@
  */
 import type {Hook} from '@oclif/core'
 
-import {errorEnvelope, humanError} from '../lib/errors.js'
-import {EXIT} from '../lib/exit-codes.js'
-import {nearest} from '../lib/nearest.js'
+import {errorEnvelope, humanError} from '../lib/cli/errors.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
+import {nearest} from '../lib/cli/nearest.js'
 
-export {distance, nearest} from '../lib/nearest.js'
+export {distance, nearest} from '../lib/cli/nearest.js'
 
 const hook: Hook.CommandNotFound = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)

@@ -25,7 +25,7 @@ export async function startTeamSync(
   if (!ctx) return null
   const {TeamSync} = await import('./sync.js')
   const {castRunner} = await import('./executor.js')
-  const {castHome} = await import('../lib/env.js')
+  const {castHome} = await import('../lib/home/env.js')
   const sync = new TeamSync(store, {
     clock: o.clock,
     device: o.device,

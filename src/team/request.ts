@@ -9,9 +9,9 @@ import {hasLocalCard} from '../core/store/outbox.js'
 import type {Store} from '../core/store/store.js'
 import type {ActionState} from '../core/store/team/actions.js'
 import {cleanError} from '../core/store/team/client.js'
-import {CastError} from '../lib/cast-error.js'
-import {castHome, deviceName} from '../lib/env.js'
-import {EXIT} from '../lib/exit-codes.js'
+import {CastError} from '../lib/cli/cast-error.js'
+import {castHome, deviceName} from '../lib/home/env.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
 import {teamContext, type ConfigLike, type Env} from './context.js'
 import {KeyFileError, machineKey} from './keys.js'
 import {type ActionVerb, ArgError, commandFor, CLOCK_SKEW_MS, MAX_EXPIRY_MS, payloadOf, signPayload} from './protocol.js'
@@ -158,7 +158,7 @@ export async function remoteVerb(
   flags: {'no-wait'?: boolean; timeout?: number},
 ): Promise<{json: RemoteOutcome; line: string; exit: number} | null> {
   if (env.CAST_TEAM_LOCAL === '1') return null
-  const {loadConfig} = await import('../lib/config.js')
+  const {loadConfig} = await import('../lib/home/config.js')
   const config = await loadConfig(env)
   if (!teamContext(store, env, config)) return null
   const timeoutMs = flags.timeout ?? 30_000

@@ -5,8 +5,8 @@
  */
 import type {MachineKeyRow} from '../core/store/team/machines.js'
 import {cleanError} from '../core/store/team/client.js'
-import {CastError} from '../lib/cast-error.js'
-import {EXIT} from '../lib/exit-codes.js'
+import {CastError} from '../lib/cli/cast-error.js'
+import {EXIT} from '../lib/cli/exit-codes.js'
 import {fingerprint, type KeyLine, keyLines, KeyFileError, readTrust, trustKey, untrustKey} from './keys.js'
 
 /** Every machine's key as the team store has it now. */

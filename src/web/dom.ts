@@ -1,7 +1,7 @@
 /**
  * The page's DOM helper: elements built with createElement and text set with textContent only
  * (never innerHTML), so agent text (titles, asks, state lines, messages) is always text. Control
- * and bidi characters are shown as in the CLI (src/lib/sanitize.ts): `^[` for ESC, `<U+202E>`
+ * and bidi characters are shown as in the CLI (src/core/model/sanitize.ts): `^[` for ESC, `<U+202E>`
  * for a bidi override, so nothing an agent writes can reorder or hide what the person reads.
  */
 

@@ -113,7 +113,7 @@ function dropTarget(section: HTMLElement, bucket: string, on: ListHandlers): voi
   })
 }
 
-/** The ask line as the CLI prints it (src/lib/views.ts renderRow). */
+/** The ask line as the CLI prints it (src/lib/views/views.ts renderRow). */
 export function askLine(s: Session): string | null {
   const first = (t: string): string => oneLine(t.split('\n')[0] ?? '')
   if (!s.ask) return null

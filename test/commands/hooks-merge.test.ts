@@ -20,7 +20,7 @@ import {
   removeHooks,
   shellCommand,
   shellWords,
-} from '../../src/lib/hooks/index.js'
+} from '../../src/lib/agents/hooks/index.js'
 
 const CMD = '/opt/cast/bin/cast-hook claude_code'
 

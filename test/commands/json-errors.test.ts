@@ -6,8 +6,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ERROR_KINDS, errorEnvelope, errorKind, parseErrorMessage} from '../../src/lib/errors.js'
-import {EXIT} from '../../src/lib/exit-codes.js'
+import {ERROR_KINDS, errorEnvelope, errorKind, parseErrorMessage} from '../../src/lib/cli/errors.js'
+import {EXIT} from '../../src/lib/cli/exit-codes.js'
 import {json, killStarted, makeHome, startCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 

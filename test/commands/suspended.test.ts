@@ -2,7 +2,7 @@
  * Keys reach only the agent: the fake agent runs as a job of an interactive bash in a real tmux
  * pane (the test's own server). Suspended (Ctrl-Z, SIGSTOP), bash has the terminal back and
  * the agent's dialog is still on screen: `cast send`, `approve` and `deny --note` must refuse
- * (exit 5) and type nothing, or the text runs as a shell command. src/lib/foreground.ts.
+ * (exit 5) and type nothing, or the text runs as a shell command. src/lib/agents/foreground.ts.
  */
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'

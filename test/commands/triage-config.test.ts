@@ -8,8 +8,8 @@ import path from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {CastError} from '../../src/lib/base-command.js'
-import {configPath, loadConfig, resolveIdentity} from '../../src/lib/config.js'
+import {CastError} from '../../src/lib/cli/base-command.js'
+import {configPath, loadConfig, resolveIdentity} from '../../src/lib/home/config.js'
 import {makeHome, type TempHome} from '../helpers/cli.js'
 import {ANA, cast, HOUR, ME, T0, writeSession} from './triage-helpers.js'
 

@@ -8,7 +8,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
-import {localTime} from '../../src/lib/views.js'
+import {localTime} from '../../src/lib/views/views.js'
 import {json, makeHome, type TempHome} from '../helpers/cli.js'
 import {ANA, appendQuestion, cast, HOUR, MIN, row, rows, sid, T0, where, writeSession} from './triage-helpers.js'
 

@@ -36,7 +36,7 @@ const SITES: Record<string, readonly string[]> = {
     'core/model/attention.ts REASON_RANK',
     'core/model/attention.ts ASK_OF_REASON',
     'core/model/placement.ts FILED_BY_REASON',
-    'lib/classifier.ts REST_REASONS',
+    'lib/ingest/classifier.ts REST_REASONS',
     'lib/notify/status.ts OUTLIVES',
   ],
   bucket_added_by_test: [
@@ -48,9 +48,9 @@ const SITES: Record<string, readonly string[]> = {
   state_added_by_test: [
     'core/model/placement.ts placeSession',
     'core/model/tally.ts tally',
-    'lib/inbox/app.ts makeStyle',
-    'lib/style.ts colours',
-    'lib/views.ts MARKERS',
+    'lib/views/inbox/app.ts makeStyle',
+    'lib/cli/style.ts colours',
+    'lib/views/views.ts MARKERS',
   ],
   screen_added_by_test: ['core/ingest/screen-overlay.ts KINDS', 'core/ingest/screen-overlay.ts applyScreen switch'],
   notify_added_by_test: ['core/model/notify.ts sentence switch', 'core/model/notify.ts groupSentence switch'],

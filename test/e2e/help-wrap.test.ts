@@ -9,7 +9,7 @@
 import {Config} from '@oclif/core'
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import CastHelp, {cells, helpWidth, reflow, shellWords, wrapWords} from '../../src/lib/help.js'
+import CastHelp, {cells, helpWidth, reflow, shellWords, wrapWords} from '../../src/lib/cli/help.js'
 import {makeHome, ROOT, runCast} from '../helpers/cli.js'
 
 const WIDTHS = [60, 100]

@@ -1,13 +1,13 @@
 /**
  * Issue 13 point 7: lists accept commas and repeats alike, everywhere a flag or the arguments take
- * several values (src/lib/lists.ts). The helper as a table, then each list of the CLI given both
+ * several values (src/lib/cli/lists.ts). The helper as a table, then each list of the CLI given both
  * ways on the demo store, on a fixed clock: the same output, the same exit code.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {listOf} from '../../src/lib/lists.js'
+import {listOf} from '../../src/lib/cli/lists.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 

@@ -1,6 +1,6 @@
 /**
  * `cast sessions` before oclif (issue 16): bin/run.js answers the common listing invocations
- * without loading oclif (src/lib/sessions-fast.ts). These tests hold it to printing exactly what
+ * without loading oclif (src/lib/cli/sessions-fast.ts). These tests hold it to printing exactly what
  * the oclif command prints (stdout, stderr and exit code, human and --json), on the demo store and
  * on test stores, and check that what it does not take (an unknown flag, help, -w's flags) still
  * gets oclif's answer.

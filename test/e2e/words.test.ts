@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {processName} from '../../src/core/model/work-state.js'
-import {verifyIdentity} from '../../src/lib/terminate.js'
+import {verifyIdentity} from '../../src/lib/agents/terminate.js'
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 const SID = 'aaaaaaaa-1111-4222-8333-444444444444'

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {projectRootOf} from '../../src/adapters/gemini/paths.js'
-import {readScreen} from '../../src/lib/dialog.js'
+import {readScreen} from '../../src/lib/agents/dialog.js'
 import {claudeLines, claudeTranscriptPath, makeHome, runCast, type TempHome, writeFile} from './cli.js'
 import SnoozeSweep from '../../src/commands/snooze/sweep.js'
 import Sessions from '../../src/commands/sessions.js'

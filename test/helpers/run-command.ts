@@ -5,7 +5,7 @@
  * `npm run build`), with the run's own environment, working folder and stdin, and its
  * stdout, stderr and exit code captured. From source, the file reader runs inline rather than in
  * its worker thread and no backfill process starts (src/core/ingest/read-worker.ts,
- * src/lib/ingest.ts need the built modules); spawned runs (cli.ts) still cover both. It saves the 0.3-0.5 s of Node and oclif start-up that
+ * src/lib/ingest/ingest.ts need the built modules); spawned runs (cli.ts) still cover both. It saves the 0.3-0.5 s of Node and oclif start-up that
  * every spawned command costs (issue 12 point 6).
  *
  * What a child gives for free is set up and taken down around each run:

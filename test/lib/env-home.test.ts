@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {castHome, homeDir} from '../../src/lib/env.js'
+import {castHome, homeDir} from '../../src/lib/home/env.js'
 
 describe('the home folder', () => {
   const passwd = os.userInfo().homedir

@@ -6,7 +6,7 @@
 import {Args, Errors, Flags, Parser} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 
-import {CastError, classifyError, EXIT, ParseUsageError, parseFailure} from '../../src/lib/errors.js'
+import {CastError, classifyError, EXIT, ParseUsageError, parseFailure} from '../../src/lib/cli/errors.js'
 
 async function parseError(argv: string[], input: Parameters<typeof Parser.parse>[1]): Promise<unknown> {
   try {

@@ -1,5 +1,5 @@
 /**
- * src/lib/foreground.ts against real processes on a real terminal: jobs of an interactive bash in
+ * src/lib/agents/foreground.ts against real processes on a real terminal: jobs of an interactive bash in
  * a tmux pane of the test's own server.
  */
 import {execFileSync} from 'node:child_process'
@@ -7,7 +7,7 @@ import {execFileSync} from 'node:child_process'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {startTmux, type TmuxServer, waitFor} from '../fakes/agents.js'
-import {foregroundRefusal} from '../../src/lib/foreground.js'
+import {foregroundRefusal} from '../../src/lib/agents/foreground.js'
 
 describe('foregroundRefusal', () => {
   let server: TmuxServer

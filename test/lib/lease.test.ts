@@ -1,5 +1,5 @@
 /**
- * The ingester lease held from another host whose clock runs ahead (src/lib/lease.ts,
+ * The ingester lease held from another host whose clock runs ahead (src/lib/ingest/lease.ts,
  * src/core/store/leases.ts): a heartbeat stamped in the future is read as "now" the first time
  * this host sees it, then ages like any other and is taken over after LEASE_STALE_MS; a holder
  * that keeps beating (in its own future) keeps the lease.
@@ -11,7 +11,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
-import {INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from '../../src/lib/lease.js'
+import {INGESTER_LEASE, LEASE_STALE_MS, leaseIsLive} from '../../src/lib/ingest/lease.js'
 
 const T = Date.parse('2026-12-01T12:00:00Z')
 const HOUR = 3_600_000

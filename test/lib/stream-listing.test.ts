@@ -14,8 +14,8 @@ import {Ingester} from '../../src/core/ingest/engine.js'
 import {addOwner} from '../../src/core/store/ownership.js'
 import {Store} from '../../src/core/store/store.js'
 import {setLabel} from '../../src/core/store/triage.js'
-import {inboxListing, streamListing} from '../../src/lib/stream-listing.js'
-import {buildListing, type ListFilters} from '../../src/lib/views.js'
+import {inboxListing, streamListing} from '../../src/lib/views/stream-listing.js'
+import {buildListing, type ListFilters} from '../../src/lib/views/views.js'
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
 const NOW = Date.parse('2026-12-01T12:00:00Z')

@@ -1,13 +1,13 @@
 /**
- * Issue 12 point 2: duration and time flags parse in src/lib/time-flags.ts and fail there with
+ * Issue 12 point 2: duration and time flags parse in src/lib/cli/time-flags.ts and fail there with
  * one line (exit 2), whatever command carries them.
  */
 import {Parser} from '@oclif/core'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {CastError, FlagValueError, parseFailure} from '../../src/lib/errors.js'
-import {EXIT} from '../../src/lib/exit-codes.js'
-import {durationFlag, flagInput, parseDurationFlag, parseTimeFlag, timeFlag} from '../../src/lib/time-flags.js'
+import {CastError, FlagValueError, parseFailure} from '../../src/lib/cli/errors.js'
+import {EXIT} from '../../src/lib/cli/exit-codes.js'
+import {durationFlag, flagInput, parseDurationFlag, parseTimeFlag, timeFlag} from '../../src/lib/cli/time-flags.js'
 
 const NOW = Date.parse('2026-12-01T12:00:00Z')
 

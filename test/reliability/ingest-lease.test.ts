@@ -21,7 +21,7 @@ import {killChildren, openDb, sleep, spawnCast} from './helpers.js'
  */
 const FILES = 30_000
 const PER_DIR = 200
-/** helpers LEASE_STALE_MS: a holder silent this long is presumed gone (src/lib/ingest.ts). */
+/** helpers LEASE_STALE_MS: a holder silent this long is presumed gone (src/lib/ingest/ingest.ts). */
 const LEASE_STALE_MS = 10_000
 
 const h = makeHome()

@@ -1,7 +1,7 @@
 import os from 'node:os'
 import {describe, expect, it} from 'vitest'
 
-import {deviceName} from '../../src/lib/env.js'
+import {deviceName} from '../../src/lib/home/env.js'
 
 describe('the default device name', () => {
   it('is the host name plus the account, so two accounts on one host are two devices', () => {

@@ -5,7 +5,7 @@
  *   {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}
  *
  * Tool events take a tool-name matcher ("*": every tool), Notification a notification-type
- * matcher; the other events take none. Pure data: the merge lives in src/lib/hooks/document.ts,
+ * matcher; the other events take none. Pure data: the merge lives in src/lib/agents/hooks/document.ts,
  * the payloads are reduced by ./hooks.ts.
  */
 import {join} from 'node:path'

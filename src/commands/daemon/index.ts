@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {SettleRunner} from '../../core/ingest/classifier.js'
 import type {Ingester, SyncStats} from '../../core/ingest/engine.js'
 import type {LiveIngester} from '../../core/ingest/live.js'
 import type {Store} from '../../core/store/store.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import {oneLine} from '../../lib/sanitize.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import {oneLine} from '../../core/model/sanitize.js'
 
 /** The daemon's log line: what it says may carry agent text (titles, errors), made visible (sanitize.ts). */
 const say = (m: string): boolean => process.stderr.write(`cast daemon: ${oneLine(m)}\n`)
@@ -52,9 +52,9 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {flags} = await this.parse(Daemon)
     const store = await this.openStore()
     const clock = this.clock()
-    const {INGESTER_LEASE, leaseIsLive, makeIngester} = await import('../../lib/ingest.js')
+    const {INGESTER_LEASE, leaseIsLive, makeIngester} = await import('../../lib/ingest/ingest.js')
     const {consumeSpool, spoolDir} = await import('../../core/ingest/spool.js')
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     const {LiveIngester} = await import('../../core/ingest/live.js')
     const home = castHome(this.env)
     const ingester = makeIngester(store, this.env, clock, this.me)
@@ -62,7 +62,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     // The team store: publish after each pass, carry out teammates' actions.
     let team: Awaited<ReturnType<Daemon['startTeam']>> = null
     let status: {markDirty(): void} | null = null
-    const {settleRunnerFor} = await import('../../lib/classifier.js')
+    const {settleRunnerFor} = await import('../../lib/ingest/classifier.js')
     const settle = await settleRunnerFor(store, this.env, clock, say)
     const hooks = {events: 0, transitions: 0}
     const live = new LiveIngester(store, ingester, {
@@ -134,10 +134,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     store: Awaited<ReturnType<BaseCommand['openStore']>>,
     clock: () => number,
   ): Promise<{keeper: {markDirty(): void}; stop(): void}> {
-    const {deliverDue} = await import('../../lib/deliver-hook.js')
+    const {deliverDue} = await import('../../lib/agents/deliver-hook.js')
     const keeper = await this.statusKeeper(store, clock)
     keeper.tick()
-    const {deliverQueued} = await import('../../lib/send-queue.js')
+    const {deliverQueued} = await import('../../lib/agents/send-queue.js')
     const timer = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
       void deliverQueued(store, this.env, clock)
@@ -162,7 +162,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
 
   /** status.json and status.line, kept current for status bars (src/lib/notify/status-keeper.ts). */
   private async statusKeeper(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number) {
-    const {configPath, loadConfig} = await import('../../lib/config.js')
+    const {configPath, loadConfig} = await import('../../lib/home/config.js')
     const {statusKeeper} = await import('../../lib/notify/status-keeper.js')
     const config = await loadConfig(this.env)
     return statusKeeper(store, this.env, clock, this.me, config.inbox.recencyMs, configPath(this.env))
@@ -182,8 +182,8 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     clock: () => number,
     quiet = false,
   ): Promise<{kick(): void; stop(): Promise<void>; readonly passes: number} | null> {
-    const {loadConfig} = await import('../../lib/config.js')
-    const {deviceName} = await import('../../lib/env.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
+    const {deviceName} = await import('../../lib/home/env.js')
     const {startTeamSync} = await import('../../team/index.js')
     const log = say
     const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
@@ -193,7 +193,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
 
   /** --notify: a notifier following the log this daemon writes (see cast notify). */
   private async startPaging(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number): Promise<{stop(): Promise<void>}> {
-    const {loadConfig} = await import('../../lib/config.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
     const {notifierConfig, describeSent} = await import('../../lib/notify/run.js')
     const {resolveBackends} = await import('../../lib/notify/backends.js')
     const {startNotifying} = await import('../../lib/notify/notifier.js')
@@ -228,13 +228,13 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     clock: () => number,
     hooks: {readonly events: number; readonly transitions: number},
   ): Promise<DaemonOnceJson> {
-    const {deliverDue} = await import('../../lib/deliver-hook.js')
+    const {deliverDue} = await import('../../lib/agents/deliver-hook.js')
     const stats = o.live.catchUp()
     if (stats === null)
       this.fail('Another ingester took the lease over; this pass stopped.', EXIT.REFUSED, ['See it with: cast daemon status'])
     const ticked = o.ingester.tick()
     const delivered = await deliverDue(store, this.env, clock, this.me)
-    const {deliverQueued} = await import('../../lib/send-queue.js')
+    const {deliverQueued} = await import('../../lib/agents/send-queue.js')
     await deliverQueued(store, this.env, clock)
     await o.settle?.drainNow()
     const team = await this.startTeam(store, clock, true)

@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 
 /** `cast daemon status --json`: the ingester's lease, and the store it writes. */
 export interface DaemonStatusJson {
@@ -28,7 +28,7 @@ export default class DaemonStatus extends BaseCommand {
   async run(): Promise<DaemonStatusJson> {
     await this.parse(DaemonStatus)
     const store = await this.openStore()
-    const {INGESTER_LEASE, leaseIsLive} = await import('../../lib/ingest.js')
+    const {INGESTER_LEASE, leaseIsLive} = await import('../../lib/ingest/ingest.js')
     const lease = store.getLease(INGESTER_LEASE)
     const now = Date.now()
     const running = leaseIsLive(lease, now)

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, type RemoteVerbJson} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import {teamFlags} from '../../lib/flags.js'
-import type {DecisionJson} from '../../lib/views.js'
+import {BaseCommand, type RemoteVerbJson} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import {teamFlags} from '../../lib/cli/flags.js'
+import type {DecisionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'
 
 /** `cast decide answer --json`: the answered card, and how the answer reached the agent. */
@@ -48,10 +48,10 @@ Answering a card the agent auto-decided while you were away confirms it (same op
     if (remote) return remote
     const store = await this.openStore()
     const clock = this.clock()
-    const {answerMessage, findCard, parseChoice} = await import('../../lib/decide.js')
+    const {answerMessage, findCard, parseChoice} = await import('../../lib/triage/decide.js')
     const {answerDecision, getDecision, waiterLeaseName} = await families.decisions()
-    const {leaseIsLive} = await import('../../lib/ingest.js')
-    const {decisionJson} = await import('../../lib/views.js')
+    const {leaseIsLive} = await import('../../lib/ingest/ingest.js')
+    const {decisionJson} = await import('../../lib/views/views.js')
     const card = findCard(store, args.card)
     if (card.answeredAt !== null) {
       const label = card.options[(card.answer ?? 0) - 1]?.label ?? '?'
@@ -76,7 +76,7 @@ Answering a card the agent auto-decided while you were away confirms it (same op
     let delivered: {via: string} | null = null
     let deliveryError: string | null = null
     if (!confirmedAuto && !waiting) {
-      const {sendMessage} = await import('../../lib/deliver.js')
+      const {sendMessage} = await import('../../lib/agents/deliver.js')
       const message = answerMessage(card, choice, this.me, note, card.auto ? card.answer : null)
       try {
         const r = await sendMessage(store, this.env, clock, this.me, card.sessionId, message, {cause: `decision ${card.id}`})

@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import {sessionFlag} from '../../lib/flags.js'
-import {durationFlag, flagInput} from '../../lib/time-flags.js'
-import type {DecisionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import {sessionFlag} from '../../lib/cli/flags.js'
+import {durationFlag, flagInput} from '../../lib/cli/time-flags.js'
+import type {DecisionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'
 
 export const MAX_QUESTION = 2000
@@ -55,7 +55,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
 
   async run(): Promise<DecisionJson> {
     const {args, flags, raw} = await this.parse(Decide)
-    const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/decide.js')
+    const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/triage/decide.js')
     const question = args.question.trim()
     if (question === '') this.fail('The question is empty.', EXIT.USAGE)
     if (question.length > MAX_QUESTION)
@@ -83,14 +83,14 @@ Without --wait, the answer is delivered to your session as its next turn when it
 
     let why = flags.why ?? null
     if (why === '-') {
-      const {readStdin} = await import('../../lib/stdin.js')
+      const {readStdin} = await import('../../lib/cli/stdin.js')
       why = (await readStdin()).replace(/\s+$/, '')
     }
 
     const {clock, store} = await this.syncedStore()
-    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {findOwnSession} = await import('../../lib/agents/self-session.js')
     const {postDecision} = await families.decisions()
-    const {decisionJson} = await import('../../lib/views.js')
+    const {decisionJson} = await import('../../lib/views/views.js')
     const self = findOwnSession(store, flags.session, this.env)
     const card = postDecision(store, {
       askedAt: clock(),
@@ -104,7 +104,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
     })
     if (!flags.wait) {
       if (!this.jsonEnabled()) {
-        const {renderCard} = await import('../../lib/decide.js')
+        const {renderCard} = await import('../../lib/triage/decide.js')
         this.log(renderCard(card, clock()))
         this.log(`Posted. The answer comes to this session as its next turn; or read it with: cast decide show ${card.id}`)
       }
@@ -140,8 +140,8 @@ Without --wait, the answer is delivered to your session as its next turn when it
   ) {
     const {hostname} = await import('node:os')
     const {autoDecide, getDecision, waiterLeaseName} = await families.decisions()
-    const {presenceFor, waitBudget} = await import('../../lib/decide.js')
-    const {loadConfig} = await import('../../lib/config.js')
+    const {presenceFor, waitBudget} = await import('../../lib/triage/decide.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
     const config = await loadConfig(this.env)
     const lease = waiterLeaseName(id)
     const started = performance.now()

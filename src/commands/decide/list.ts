@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import type {DecisionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {DecisionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'
 
 /** `cast decide list --json`: the open cards (yours, or every one with --all). */
@@ -22,7 +22,7 @@ export default class DecideList extends BaseCommand {
     const {clock, store} = await this.syncedStore()
     const {openDecisions} = await families.decisions()
     const {isAssignedAwayFromOwnerSet} = await import('../../core/model/ownership.js')
-    const {decisionJson} = await import('../../lib/views.js')
+    const {decisionJson} = await import('../../lib/views/views.js')
     const {formatAge} = await import('../../core/model/durations.js')
     const {shortId} = await import('../../core/model/ids.js')
     const now = clock()
@@ -33,8 +33,8 @@ export default class DecideList extends BaseCommand {
       if (mine.length === 0) {
         this.log('No open decision cards.')
       } else {
-        const {boxTable} = await import('../../lib/table.js')
-        const {terminalWidth} = await import('../../lib/style.js')
+        const {boxTable} = await import('../../lib/cli/table.js')
+        const {terminalWidth} = await import('../../lib/cli/style.js')
         const cells: string[][] = []
         for (const c of mine) {
           const options = c.options.map((o, i) => `${i + 1} ${o.label}${c.recommend === i + 1 ? '*' : ''}`).join(' · ')

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import type {DecisionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {DecisionJson} from '../../lib/views/views.js'
 
 export default class DecideShow extends BaseCommand {
   static override args = {card: Args.string({description: 'Card id or a unique prefix (4+ characters).', required: true})}
@@ -20,8 +20,8 @@ export default class DecideShow extends BaseCommand {
   async run(): Promise<DecisionJson> {
     const {args} = await this.parse(DecideShow)
     const store = await this.openStore()
-    const {findCard, renderCard} = await import('../../lib/decide.js')
-    const {decisionJson} = await import('../../lib/views.js')
+    const {findCard, renderCard} = await import('../../lib/triage/decide.js')
+    const {decisionJson} = await import('../../lib/views/views.js')
     const card = findCard(store, args.card)
     if (!this.jsonEnabled()) {
       this.log(renderCard(card, this.now()))

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import type {InstallResult} from '../../lib/hooks/index.js'
-import {exampleHookAgent, hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/hooks/specs.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import type {InstallResult} from '../../lib/agents/hooks/index.js'
+import {exampleHookAgent, hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/agents/hooks/specs.js'
 
 export default class HooksInstall extends BaseCommand {
   static override args = {
@@ -38,7 +38,7 @@ Where: ${hookFilesText()}.`
 
   async run(): Promise<InstallResult> {
     const {args, flags} = await this.parse(HooksInstall)
-    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
+    const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/agents/hooks/index.js')
     const found = lookupHookSpec(args.agent)
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
     let result: InstallResult

@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import type {StatusResult} from '../../lib/hooks/index.js'
-import {exampleHookAgent, hookAgentNames} from '../../lib/hooks/specs.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import type {StatusResult} from '../../lib/agents/hooks/index.js'
+import {exampleHookAgent, hookAgentNames} from '../../lib/agents/hooks/specs.js'
 
 export default class HooksStatus extends BaseCommand {
   static override args = {
@@ -15,7 +15,7 @@ export default class HooksStatus extends BaseCommand {
 
   async run(): Promise<{agents: StatusResult[]}> {
     const {args} = await this.parse(HooksStatus)
-    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/hooks/index.js')
+    const {HOOK_SPECS, hooksStatus, lookupHookSpec, tildePath} = await import('../../lib/agents/hooks/index.js')
     let specs = HOOK_SPECS
     if (args.agent !== undefined) {
       const found = lookupHookSpec(args.agent)

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import type {HookSpec, UninstallResult} from '../../lib/hooks/index.js'
-import {exampleHookAgent, hookAgentNames, hooksOnlyFilesText, tomlProgramsText} from '../../lib/hooks/specs.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import type {HookSpec, UninstallResult} from '../../lib/agents/hooks/index.js'
+import {exampleHookAgent, hookAgentNames, hooksOnlyFilesText, tomlProgramsText} from '../../lib/agents/hooks/specs.js'
 
 export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
 
@@ -27,7 +27,7 @@ export default class HooksUninstall extends BaseCommand {
 
   async run(): Promise<HooksUninstallResult> {
     const {args, flags} = await this.parse(HooksUninstall)
-    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/hooks/index.js')
+    const {HOOK_SPECS, HooksFileError, lookupHookSpec, tildePath, uninstallHooks} = await import('../../lib/agents/hooks/index.js')
     if (flags.all && args.agent) this.fail('Name one agent or --all, not both.', EXIT.USAGE)
     if (!flags.all && !args.agent)
       this.fail('Name the agent whose hooks to remove, or --all.', EXIT.USAGE, ['cast hooks status   lists what is installed.'])

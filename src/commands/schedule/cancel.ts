@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import type {ScheduleJson} from '../../lib/deliver.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {ScheduleJson} from '../../lib/agents/deliver.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 import {families} from '../../core/store/families.js'
 
 export default class ScheduleCancel extends BaseCommand {
@@ -23,7 +23,7 @@ export default class ScheduleCancel extends BaseCommand {
     const store = await this.openStore()
     const now = this.now()
     const {cancelSchedule, findSchedule} = await families.schedules()
-    const {scheduleJson} = await import('../../lib/deliver.js')
+    const {scheduleJson} = await import('../../lib/agents/deliver.js')
     const found = findSchedule(store, args.id)
     if (found.kind === 'many')
       this.fail(`"${args.id}" matches several schedules; type more of the id: ${found.ids.join(', ')}`, EXIT.AMBIGUOUS)

@@ -1,10 +1,10 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import type {ScheduleJson} from '../../lib/deliver.js'
-import {sessionFlag} from '../../lib/flags.js'
-import {durationFlag, flagInput, timeFlag} from '../../lib/time-flags.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import type {ScheduleJson} from '../../lib/agents/deliver.js'
+import {sessionFlag} from '../../lib/cli/flags.js'
+import {durationFlag, flagInput, timeFlag} from '../../lib/cli/time-flags.js'
 import {families} from '../../core/store/families.js'
 
 /** Shorter recurring intervals would make a session a busy loop. */
@@ -53,7 +53,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
       this.fail(`"${message}" is a session, and the message is missing: cast schedule ${message} --in D "MESSAGE"`, EXIT.USAGE)
     }
     if (message === '-') {
-      const {readStdin} = await import('../../lib/stdin.js')
+      const {readStdin} = await import('../../lib/cli/stdin.js')
       message = (await readStdin()).replace(/\n+$/, '')
     }
 
@@ -67,16 +67,16 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const everyMs = flags.every ?? null
     // One of the three is set (checked above); --at and --in are exclusive.
     const dueAt = flags.at ?? now + (flags.in ?? everyMs!)
-    const {resolveSession} = await import('../../lib/resolve.js')
-    const {findOwnSession} = await import('../../lib/self-session.js')
+    const {resolveSession} = await import('../../lib/cli/resolve.js')
+    const {findOwnSession} = await import('../../lib/agents/self-session.js')
     const {createSchedule} = await families.schedules()
-    const {scheduleJson} = await import('../../lib/deliver.js')
+    const {scheduleJson} = await import('../../lib/agents/deliver.js')
     const sessionId = target === undefined ? findOwnSession(store, flags.session, this.env).id : resolveSession(store, target)
     const s = createSchedule(store, {createdAt: now, createdBy: this.me, dueAt, everyMs, message, sessionId})
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
       const {formatIn} = await import('../../core/model/age.js')
-      const {humanTime} = await import('../../lib/time-format.js')
+      const {humanTime} = await import('../../lib/cli/time-format.js')
       const row = store.loadSessions([sessionId])[0]!
       this.log(
         `${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`,

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import type {ScheduleJson} from '../../lib/deliver.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {ScheduleJson} from '../../lib/agents/deliver.js'
 import {families} from '../../core/store/families.js'
 
 /** `cast schedule list --json`: the schedules by due time. */
@@ -20,20 +20,20 @@ export default class ScheduleList extends BaseCommand {
     const {args, flags} = await this.parse(ScheduleList)
     const store = await this.openStore()
     const now = this.now()
-    const {resolveSession} = await import('../../lib/resolve.js')
+    const {resolveSession} = await import('../../lib/cli/resolve.js')
     const {listSchedules} = await families.schedules()
-    const {scheduleJson} = await import('../../lib/deliver.js')
+    const {scheduleJson} = await import('../../lib/agents/deliver.js')
     const sessionId = args.session === undefined ? undefined : resolveSession(store, args.session)
     const list = listSchedules(store, {all: flags.all, sessionId})
     if (!this.jsonEnabled()) {
       if (list.length === 0) {
         this.log(flags.all ? 'No scheduled messages.' : 'No armed scheduled messages. (--all shows past ones.)')
       } else {
-        const {boxTable} = await import('../../lib/table.js')
-        const {terminalWidth} = await import('../../lib/style.js')
+        const {boxTable} = await import('../../lib/cli/table.js')
+        const {terminalWidth} = await import('../../lib/cli/style.js')
         const {shortId} = await import('../../core/model/ids.js')
         const {formatIn} = await import('../../core/model/age.js')
-        const {humanTime} = await import('../../lib/time-format.js')
+        const {humanTime} = await import('../../lib/cli/time-format.js')
         const cells: string[][] = []
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''

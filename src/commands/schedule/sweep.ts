@@ -1,6 +1,6 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import type {DeliveryReport} from '../../lib/deliver.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {DeliveryReport} from '../../lib/agents/deliver.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 
 /** `cast schedule sweep --json`: what this sweep delivered. */
 export interface ScheduleSweepJson {
@@ -15,11 +15,11 @@ export default class ScheduleSweep extends BaseCommand {
   async run(): Promise<ScheduleSweepJson> {
     await this.parse(ScheduleSweep)
     const store = await this.openStore()
-    const {deliverDueSchedules} = await import('../../lib/deliver.js')
+    const {deliverDueSchedules} = await import('../../lib/agents/deliver.js')
     const delivered = await deliverDueSchedules(store, this.env, this.clock(), this.me)
     if (!this.jsonEnabled()) {
       if (delivered.length === 0) this.log('Nothing due.')
-      const {humanTime} = await import('../../lib/time-format.js')
+      const {humanTime} = await import('../../lib/cli/time-format.js')
       const now = this.now()
       for (const d of delivered) {
         this.log(
@@ -30,7 +30,7 @@ export default class ScheduleSweep extends BaseCommand {
 
     if (delivered.some((d) => !d.ok)) {
       if (this.jsonEnabled()) {
-        const {visible} = await import('../../lib/sanitize.js')
+        const {visible} = await import('../../core/model/sanitize.js')
         for (const d of delivered.filter((x) => !x.ok))
           process.stderr.write(visible(`cast: scheduled message ${d.id} failed: ${d.error}`) + '\n')
       }

@@ -1,5 +1,5 @@
-import {durationFlag, timeFlag} from '../../lib/time-flags.js'
-import {TriageCommand, type TriageResult} from '../../lib/triage.js'
+import {durationFlag, timeFlag} from '../../lib/cli/time-flags.js'
+import {TriageCommand, type TriageResult} from '../../lib/triage/triage.js'
 import {verb} from '../../core/model/verbs.js'
 
 export default class Snooze extends TriageCommand {
@@ -36,7 +36,7 @@ use this machine's time zone.`
     // exactlyOne: one of the two is set.
     const now = this.now()
     const until = flags.for === undefined ? flags.until! : now + flags.for
-    const {humanTime} = await import('../../lib/time-format.js')
+    const {humanTime} = await import('../../lib/cli/time-format.js')
     const {planSnooze} = await import('../../core/model/triage.js')
     const when = humanTime(until, now)
     // --for counts from the moment the snooze is filed, so it is never past; an --until that

@@ -1,7 +1,7 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import type {DeliveryReport} from '../../lib/deliver.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import type {SessionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import type {DeliveryReport} from '../../lib/agents/deliver.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import type {SessionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'
 
 export interface SweepJson {
@@ -41,8 +41,8 @@ transitions log. CAST_NOW sets the clock (reproducible sweeps).`
     const store = await this.openStore()
     const clock = this.clock()
     const {sweepSnoozes} = await families.triage()
-    const {deliverDueSchedules} = await import('../../lib/deliver.js')
-    const {sessionJson, titleOf} = await import('../../lib/views.js')
+    const {deliverDueSchedules} = await import('../../lib/agents/deliver.js')
+    const {sessionJson, titleOf} = await import('../../lib/views/views.js')
     const {shortId} = await import('../../core/model/ids.js')
     const now = clock()
     const swept = sweepSnoozes(store, now)
@@ -59,7 +59,7 @@ transitions log. CAST_NOW sets the clock (reproducible sweeps).`
       if (delivered > 0) this.log(`delivered ${delivered} scheduled message${delivered === 1 ? '' : 's'}`)
     }
 
-    const {visible} = await import('../../lib/sanitize.js')
+    const {visible} = await import('../../core/model/sanitize.js')
     for (const f of failed) {
       process.stderr.write(
         visible(`cast: scheduled message ${f.id} to ${shortId(f.session_id)} failed: ${f.error ?? 'unknown error'}`) + '\n',

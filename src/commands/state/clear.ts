@@ -1,6 +1,6 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {sessionFlag} from '../../lib/flags.js'
-import type {SessionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {sessionFlag} from '../../lib/cli/flags.js'
+import type {SessionJson} from '../../lib/views/views.js'
 
 /** `cast state clear --json`: the session after its state line was cleared. */
 export interface StateClearJson {
@@ -16,8 +16,8 @@ export default class StateClear extends BaseCommand {
   async run(): Promise<StateClearJson> {
     const {flags} = await this.parse(StateClear)
     const {clock, store} = await this.syncedStore()
-    const {findOwnSession} = await import('../../lib/self-session.js')
-    const {sessionJson} = await import('../../lib/views.js')
+    const {findOwnSession} = await import('../../lib/agents/self-session.js')
+    const {sessionJson} = await import('../../lib/views/views.js')
     const self = findOwnSession(store, flags.session, this.env)
     const now = clock()
     store.tx(() => {
@@ -25,7 +25,7 @@ export default class StateClear extends BaseCommand {
       store.reconcile(now, [self.id])
     })
     const row = store.loadSessions([self.id])[0]!
-    const {setDeclaredMark} = await import('../../lib/turn-marks.js')
+    const {setDeclaredMark} = await import('../../lib/agents/turn-marks.js')
     setDeclaredMark(this.env, row.agent, row.nativeId, false)
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled()) this.log(`${json.short_id}: state cleared (now ${row.state}:${row.reason})`)

@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {DECLARED_STATUSES} from '../../core/model/types.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
-import {sessionFlag} from '../../lib/flags.js'
-import type {SelfSession} from '../../lib/self-session.js'
-import {MAX_STATE_TEXT} from '../../lib/state-fast.js'
-import type {SessionJson} from '../../lib/views.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
+import {sessionFlag} from '../../lib/cli/flags.js'
+import type {SelfSession} from '../../lib/agents/self-session.js'
+import {MAX_STATE_TEXT} from '../../lib/cli/state-fast.js'
+import type {SessionJson} from '../../lib/views/views.js'
 
 /** `cast state --json`: the session after the declaration, and how it was found. */
 export interface StateJson {
@@ -14,7 +14,7 @@ export interface StateJson {
   via: SelfSession['via']
 }
 
-export {MAX_STATE_TEXT} from '../../lib/state-fast.js'
+export {MAX_STATE_TEXT} from '../../lib/cli/state-fast.js'
 
 export default class State extends BaseCommand {
   static override args = {
@@ -64,9 +64,9 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     }
 
     const {clock, store} = await this.syncedStore()
-    const {ancestryProcess, findOwnSession} = await import('../../lib/self-session.js')
-    const {deviceName} = await import('../../lib/env.js')
-    const {sessionJson} = await import('../../lib/views.js')
+    const {ancestryProcess, findOwnSession} = await import('../../lib/agents/self-session.js')
+    const {deviceName} = await import('../../lib/home/env.js')
+    const {sessionJson} = await import('../../lib/views/views.js')
     const self = findOwnSession(store, flags.session, this.env)
     const now = clock()
     store.tx(() => {
@@ -86,7 +86,7 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     })
     const row = store.loadSessions([self.id])[0]!
     // The hook's marker: a rest declaration spares this turn the nudge (docs/hooks.md).
-    const {setDeclaredMark} = await import('../../lib/turn-marks.js')
+    const {setDeclaredMark} = await import('../../lib/agents/turn-marks.js')
     setDeclaredMark(this.env, row.agent, row.nativeId, status !== 'working')
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled())

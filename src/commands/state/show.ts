@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {WorkState} from '../../core/model/types.js'
-import {sessionFlag} from '../../lib/flags.js'
-import type {SessionJson} from '../../lib/views.js'
+import {sessionFlag} from '../../lib/cli/flags.js'
+import type {SessionJson} from '../../lib/views/views.js'
 
 /** `cast state show --json`: a session's state line with its current state and reason. */
 export interface StateShowJson {
@@ -25,9 +25,9 @@ passed since it was written — with the session's current state and reason.`
   async run(): Promise<StateShowJson> {
     const {args, flags} = await this.parse(StateShow)
     const {clock, store} = await this.syncedStore()
-    const {findOwnSession} = await import('../../lib/self-session.js')
-    const {resolveSession} = await import('../../lib/resolve.js')
-    const {sessionJson} = await import('../../lib/views.js')
+    const {findOwnSession} = await import('../../lib/agents/self-session.js')
+    const {resolveSession} = await import('../../lib/cli/resolve.js')
+    const {sessionJson} = await import('../../lib/views/views.js')
     const id = args.session ? resolveSession(store, args.session) : findOwnSession(store, flags.session, this.env).id
     const now = clock()
     const row = store.loadSessions([id])[0]!
@@ -36,7 +36,7 @@ passed since it was written — with the session's current state and reason.`
       this.log(`${json.short_id}  ${json.title ?? '(untitled)'}  — ${row.state}:${row.reason}`)
       if (json.state_line) {
         this.log(
-          `${json.state_line.status} at ${(await import('../../lib/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`,
+          `${json.state_line.status} at ${(await import('../../lib/cli/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`,
         )
         this.log(json.state_line.text)
       } else {

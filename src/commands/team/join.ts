@@ -1,13 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {Pool} from 'pg'
 
 import type {Store} from '../../core/store/store.js'
 import {families, teamFamilies} from '../../core/store/families.js'
 
-import {writeTeamConfig} from '../../lib/team-config.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {writeTeamConfig} from '../../team/config-file.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 
 /** `cast team join --json`: the machine that joined, and what it published first. */
 export interface TeamJoinJson {
@@ -53,11 +53,11 @@ policy (each machine its own credentials) and the admin's setup.`
 
   async run(): Promise<TeamJoinJson> {
     const {args, flags} = await this.parse(TeamJoin)
-    const {loadConfig, configPath} = await import('../../lib/config.js')
+    const {loadConfig, configPath} = await import('../../lib/home/config.js')
     const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
     const {markJoined, teamJoin} = await families.outbox()
     const {publishAll} = await teamFamilies.publisher()
-    const {deviceName} = await import('../../lib/env.js')
+    const {deviceName} = await import('../../lib/home/env.js')
     const {recordDevice} = await teamFamilies.machines()
     const {randomUUID} = await import('node:crypto')
     const config = await loadConfig(this.env)
@@ -128,7 +128,7 @@ policy (each machine its own credentials) and the admin's setup.`
   /** This machine's signing key (src/team/keys.ts), made on first use; a key file others can read is refused. */
   private async machineKey(): Promise<import('../../team/keys.js').MachineKey> {
     const {KeyFileError, machineKey} = await import('../../team/keys.js')
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     try {
       return machineKey(castHome(this.env))
     } catch (error) {
@@ -144,7 +144,7 @@ policy (each machine its own credentials) and the admin's setup.`
     device: string,
     schema: {from: number; to: number},
   ): Promise<TeamJoinJson> {
-    const {configPath} = await import('../../lib/config.js')
+    const {configPath} = await import('../../lib/home/config.js')
     const {redact} = await teamFamilies.client()
     if (target.from === 'argument') writeTeamConfig(configPath(this.env), {name: name ?? undefined, url: target.url})
     if (!this.jsonEnabled())
@@ -175,7 +175,7 @@ policy (each machine its own credentials) and the admin's setup.`
 
   /** Teammates' keys beside this machine's trust list, for the person joining to check and trust. */
   private async teammateKeys(url: string, device: string): Promise<TeamJoinJson['keys']> {
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     const {linesFor, serverKeys} = await import('../../team/trust.js')
     let lines
     try {

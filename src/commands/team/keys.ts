@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team keys --json`: this machine's key and every teammate's beside the trust list. */
@@ -36,9 +36,9 @@ only when signed with a key trusted here.
 
   async run(): Promise<TeamKeysJson> {
     const {flags} = await this.parse(TeamKeys)
-    const {loadConfig} = await import('../../lib/config.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
     const {teamTarget} = await teamFamilies.client()
-    const {castHome, deviceName} = await import('../../lib/env.js')
+    const {castHome, deviceName} = await import('../../lib/home/env.js')
     const {KeyFileError, machineKey, rotateKey} = await import('../../team/keys.js')
     const {keyLineText, linesFor, publishKey, serverKeys} = await import('../../team/trust.js')
     const target = teamTarget(this.env, await loadConfig(this.env))

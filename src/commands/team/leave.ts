@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 import {families, teamFamilies} from '../../core/store/families.js'
 
 /** `cast team leave --json`: what leaving dropped here and removed from the server. */
@@ -22,11 +22,11 @@ released for another member; team.url / team.name leave the config. Local sessio
 
   async run(): Promise<TeamLeaveJson> {
     await this.parse(TeamLeave)
-    const {loadConfig, configPath} = await import('../../lib/config.js')
+    const {loadConfig, configPath} = await import('../../lib/home/config.js')
     const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
     const {markLeft, teamJoin} = await families.outbox()
-    const {deviceName} = await import('../../lib/env.js')
-    const {writeTeamConfig} = await import('../../lib/team-config.js')
+    const {deviceName} = await import('../../lib/home/env.js')
+    const {writeTeamConfig} = await import('../../team/config-file.js')
     const {leaveMachine} = await teamFamilies.calls()
     const {joinedDevice} = await teamFamilies.machines()
     const config = await loadConfig(this.env)

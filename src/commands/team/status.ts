@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 import type {Store} from '../../core/store/store.js'
 import {families, type MachineRow, type SkippedRow, teamFamilies, text} from '../../core/store/families.js'
 
@@ -55,10 +55,10 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
 
   async run(): Promise<TeamStatusJson> {
     await this.parse(TeamStatus)
-    const {loadConfig} = await import('../../lib/config.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
     const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
     const {countOutbox, pendingOutbox, teamJoin} = await families.outbox()
-    const {deviceName} = await import('../../lib/env.js')
+    const {deviceName} = await import('../../lib/home/env.js')
     const {joinedDevice} = await teamFamilies.machines()
     const config = await loadConfig(this.env)
     const store = await this.openStore()
@@ -111,7 +111,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     } catch (error) {
       const why = cleanError(error, target.url)
       if (!this.jsonEnabled()) {
-        const {humanTime} = await import('../../lib/time-format.js')
+        const {humanTime} = await import('../../lib/cli/time-format.js')
         this.log(
           `team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · UNREACHABLE: ${why}\nthis machine: ${device} · outbox ${pending} pending (kept until the server is back)`,
         )
@@ -134,10 +134,10 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     joinedAs: string | null,
     now: number,
   ): Promise<void> {
-    const {humanTime} = await import('../../lib/time-format.js')
+    const {humanTime} = await import('../../lib/cli/time-format.js')
     const {redact} = await teamFamilies.client()
     // Device names, identities and reasons come from teammates and the server: one line, escaped.
-    const {oneLine: text} = await import('../../lib/sanitize.js')
+    const {oneLine: text} = await import('../../core/model/sanitize.js')
     this.log(`team ${name ?? '(unnamed)'} · ${redact(url)} · schema v${r.schema_version} · reachable`)
     this.log(
       `this machine: ${r.device} (${this.me}) · outbox ${r.pending} pending${r.pending > 0 ? `, oldest ${Math.round(r.lag_ms / 1000)} s` : ''} · last sync ${humanTime(lastSync, now)} · ${r.actions_queued} action(s) queued here`,

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team trust DEVICE --json`: the key now pinned, and the one it replaced. */
@@ -33,9 +33,9 @@ fingerprint with its owner first (cast team keys on their machine shows it), or 
 
   async run(): Promise<TeamTrustJson> {
     const {args, flags} = await this.parse(TeamTrust)
-    const {loadConfig} = await import('../../lib/config.js')
+    const {loadConfig} = await import('../../lib/home/config.js')
     const {teamTarget} = await teamFamilies.client()
-    const {castHome, deviceName} = await import('../../lib/env.js')
+    const {castHome, deviceName} = await import('../../lib/home/env.js')
     const {serverKeys, trustDevice} = await import('../../team/trust.js')
     const target = teamTarget(this.env, await loadConfig(this.env))
     if (!target) this.fail('Not in a team. Join one with: cast team join postgres://USER:PASSWORD@HOST/DB', EXIT.USAGE)

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 
 /** `cast team untrust DEVICE --json`. */
 export interface TeamUntrustJson {
@@ -21,7 +21,7 @@ Exit 3 when DEVICE was not trusted.`
 
   async run(): Promise<TeamUntrustJson> {
     const {args} = await this.parse(TeamUntrust)
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     const {untrustDevice} = await import('../../team/trust.js')
     untrustDevice(castHome(this.env), args.device)
     if (!this.jsonEnabled()) this.log(`${args.device} is no longer trusted: its actions are refused on this machine.`)

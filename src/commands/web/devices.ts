@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {EXIT} from '../../lib/exit-codes.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/cli/exit-codes.js'
 
 export interface DevicesJson {
   devices: {id: string; name: string; created_at: string}[]
@@ -26,9 +26,9 @@ stops working at its next request.`
 
   async run(): Promise<DevicesJson> {
     const {flags} = await this.parse(WebDevices)
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     const {listDevices, revokeDevices} = await import('../../lib/web/devices.js')
-    const {oneLine} = await import('../../lib/sanitize.js')
+    const {oneLine} = await import('../../core/model/sanitize.js')
     const home = castHome(this.env)
     let revoked: string[] = []
     if (flags.revoke !== undefined) {

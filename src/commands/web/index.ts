@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 import {WEB_PORT} from '../../lib/web/start.js'
 
 export default class Web extends BaseCommand {

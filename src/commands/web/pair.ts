@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../lib/cli/base-command.js'
 
 export interface PairJson {
   code: string
@@ -18,7 +18,7 @@ eight characters, easy to type.`
 
   async run(): Promise<PairJson> {
     await this.parse(WebPair)
-    const {castHome} = await import('../../lib/env.js')
+    const {castHome} = await import('../../lib/home/env.js')
     const {newPairCode} = await import('../../lib/web/devices.js')
     const {code, expiresAt} = newPairCode(castHome(this.env), Date.now())
     const until = new Date(expiresAt).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit'})

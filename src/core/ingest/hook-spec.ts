@@ -1,7 +1,7 @@
 /**
  * What an agent wants from `cast hooks install` (docs/contract.md §5), as pure data: which settings file,
  * which events, what one handler looks like. Each agent's spec is `src/adapters/<agent>/hooks-spec.ts`;
- * the one generic merge/remove logic and the file handling over it are src/lib/hooks/.
+ * the one generic merge/remove logic and the file handling over it are src/lib/agents/hooks/.
  *
  * Types only, agent-neutral, beside the Adapter contract (./adapter.ts): adapters import them
  * without reaching up into src/lib.

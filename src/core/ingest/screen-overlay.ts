@@ -119,7 +119,7 @@ export function applyScreen(facts: SessionFacts, contributions: readonly Contrib
 
   if (obs === null) return facts
   if (typeof obs.gone === 'number') return askLeftBehind(facts, obs, obs.gone)
-  // The pane the session shows in (`pane` in src/lib/views.ts), also where no fact comes from it
+  // The pane the session shows in (`pane` in src/lib/views/views.ts), also where no fact comes from it
   // (a thread whose file says everything while its process is a shared daemon, in no pane).
   return overlay({...facts, sources: {...facts.sources, pane: screenSource(obs)}}, obs)
 }

@@ -1,6 +1,6 @@
 /**
  * The config's `screen_patterns`, read synchronously for the screen sweep and the verbs that read a
- * pane (src/lib/dialog.ts): the patterns that replace an agent's built-in ones per kind.
+ * pane (src/lib/agents/dialog.ts): the patterns that replace an agent's built-in ones per kind.
  */
 import fs from 'node:fs'
 

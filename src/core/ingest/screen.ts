@@ -383,7 +383,7 @@ function write(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Wiring: the sweep an ingester runs (set by src/lib/ingest.ts, called by live.ts and syncBeforeRead)
+// Wiring: the sweep an ingester runs (set by src/lib/ingest/ingest.ts, called by live.ts and syncBeforeRead)
 
 const sweeps = new WeakMap<Ingester, () => ScreenSweepStats>()
 

@@ -1,7 +1,7 @@
 /**
  * The decision half of `cast kill` (src/commands/kill.ts): which claimed processes may be
  * signalled, which may not and why. Pure: what cast saw of the processes (alive, start time, the
- * process tree, cast's own ancestry) is read from /proc by src/lib/terminate.ts and passed in;
+ * process tree, cast's own ancestry) is read from /proc by src/lib/agents/terminate.ts and passed in;
  * the signalling itself is terminate.ts's.
  *
  * - Only a process whose identity is verified is signalled: it is alive and its start time equals

@@ -1,6 +1,6 @@
 /**
- * The rows the streamed `cast sessions --json --all` prints (src/lib/stream-listing.ts), loaded
- * for that listing alone: what sessionJson (src/lib/views.ts) reads of a row, with the values
+ * The rows the streamed `cast sessions --json --all` prints (src/lib/views/stream-listing.ts), loaded
+ * for that listing alone: what sessionJson (src/lib/views/views.ts) reads of a row, with the values
  * Store.loadSessions gives those fields. A chunk of ids is one statement (the sessions with their
  * records, owners and my label); the sparse tables (open decision cards, parks, the panes cast
  * spawn opened, the children links) are read once. Each row's facts are parsed once and kept as
@@ -17,7 +17,7 @@ import {num, parseJson, type Row, str} from './rows.js'
 import {decisionFromRow, type SessionRow} from './sessions.js'
 import type {Store} from './store.js'
 
-/** Of a session row, what a listed session's JSON is made of (src/lib/views.ts sessionJson). */
+/** Of a session row, what a listed session's JSON is made of (src/lib/views/views.ts sessionJson). */
 export type ListedRow = Pick<
   SessionRow,
   | 'agent'

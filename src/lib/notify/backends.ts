@@ -11,8 +11,8 @@ import path from 'node:path'
 
 import type {Notification} from '../../core/model/notify.js'
 import {notificationText} from '../../core/model/sanitize.js'
-import type {Env} from '../env.js'
-import {tmuxSockets} from '../tmux.js'
+import type {Env} from '../home/env.js'
+import {tmuxSockets} from '../agents/tmux.js'
 
 export const BACKENDS = ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'] as const
 export type BackendName = (typeof BACKENDS)[number]

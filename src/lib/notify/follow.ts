@@ -11,8 +11,8 @@ import fs from 'node:fs'
 import {consumeSpool, spoolDir} from '../../core/ingest/spool.js'
 import type {LiveIngester} from '../../core/ingest/live.js'
 import type {Store} from '../../core/store/store.js'
-import {castHome, type Env} from '../env.js'
-import {INGESTER_LEASE, leaseIsLive, makeIngester} from '../ingest.js'
+import {castHome, type Env} from '../home/env.js'
+import {INGESTER_LEASE, leaseIsLive, makeIngester} from '../ingest/ingest.js'
 
 export interface Follower {
   /** This process holds the ingester lease. */

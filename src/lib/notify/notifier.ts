@@ -17,9 +17,9 @@ import {
   quietNotice,
 } from '../../core/model/notify.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
-import type {Env} from '../env.js'
+import type {Env} from '../home/env.js'
 import {inView} from '../../core/model/view.js'
-import {askOf, titleOf} from '../views.js'
+import {askOf, titleOf} from '../views/views.js'
 import {type BackendName, type Delivery, deliver, type NotifyBackendConfig} from './backends.js'
 
 export interface NotifierConfig extends NotifyBackendConfig, NotifyOptions {

@@ -1,7 +1,7 @@
 /** What `cast notify` and `cast daemon --notify` share: the config with flags over it, and the printed line. */
-import type {CastConfig} from '../config.js'
-import {oneLine} from '../sanitize.js'
-import {localTime} from '../views.js'
+import type {CastConfig} from '../home/config.js'
+import {oneLine} from '../../core/model/sanitize.js'
+import {localTime} from '../views/views.js'
 import type {BackendName} from './backends.js'
 import {DEFAULT_NOTIFIER_CONFIG, type NotifierConfig, type Sent} from './notifier.js'
 

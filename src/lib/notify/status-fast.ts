@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {unknownStatusFields} from '../../core/model/notify.js'
-import {castHome, clockFrom, homeDir} from '../env.js'
+import {castHome, clockFrom, homeDir} from '../home/env.js'
 import {
   cacheHolds,
   type CachedCounts,
@@ -69,7 +69,7 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const recencyMs = cached && cached.config_stamp === cstamp ? cached.recency_ms : await fastRecency(configFile)
   const {Store} = await import('../../core/store/store.js')
   const {statusSnapshot} = await import('./status.js')
-  const {whoAmI} = await import('../env.js')
+  const {whoAmI} = await import('../home/env.js')
   const store = new Store(home, {readonly: true})
   try {
     // Stamped after the open (which may create the WAL file) and before the read: a write while

@@ -10,7 +10,7 @@
  * line then reads status.line without starting Node, and `cast status` answers from status.json.
  */
 import type {Store} from '../../core/store/store.js'
-import type {Env} from '../env.js'
+import type {Env} from '../home/env.js'
 import {
   configStamp,
   meKey,

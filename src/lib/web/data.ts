@@ -1,6 +1,6 @@
 /**
  * What the page of `cast web` renders: the listing `cast sessions --json` prints (built by the
- * same function, src/lib/sessions-list.ts listSessions), the tally line, the verb catalog
+ * same function, src/lib/views/sessions-list.ts listSessions), the tally line, the verb catalog
  * (src/core/model/verbs.ts), and for one session of this machine what its answer view needs
  * (the open ask and the agent's last message, read from this machine's store). A teammate's
  * session carries only its title and ask line: transcripts never leave their machine.
@@ -8,9 +8,9 @@
 import {formatTally} from '../../core/model/tally.js'
 import {verbTable} from '../../core/model/verbs.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
-import {type Env, homeDir} from '../env.js'
-import {listSessions} from '../sessions-list.js'
-import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views.js'
+import {type Env, homeDir} from '../home/env.js'
+import {listSessions} from '../views/sessions-list.js'
+import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views/views.js'
 
 export type PageListing = Listing & {tally: string; verbs: ReturnType<typeof verbTable>; seq: number; home: string}
 
@@ -52,8 +52,8 @@ export async function sessionDetail(store: Store, env: Env, id: string, me: stri
 
 /** What `cast approve` reads before it answers: the open dialog on the agent's screen (read only). */
 async function dialogOnScreen(store: Store, env: Env, row: SessionRow): Promise<string | null> {
-  const {findPane, screenDialog} = await import('../dialog.js')
-  const {captureScreen} = await import('../tmux.js')
+  const {findPane, screenDialog} = await import('../agents/dialog.js')
+  const {captureScreen} = await import('../agents/tmux.js')
   const found = await findPane(store, row, env).catch(() => null)
   if (!found?.pane) return null
   const d = screenDialog(env, row.agent, found.pane, await captureScreen(found.pane, env))

@@ -5,7 +5,7 @@
  * each batch. It follows the log the way `cast inbox` and `cast notify` do (src/lib/notify/follow.ts:
  * the store's files wake it, and it runs the ingester in-process when nobody holds the lease).
  * A person's action that wrote no transition (pin, label, undo) is seen by the history mark, as
- * `cast sessions -w` sees it (src/lib/watch.ts). A client that goes away mid-stream is dropped;
+ * `cast sessions -w` sees it (src/lib/views/watch.ts). A client that goes away mid-stream is dropped;
  * nothing it does can throw in the server.
  */
 import type {ServerResponse} from 'node:http'
@@ -13,9 +13,9 @@ import type {ServerResponse} from 'node:http'
 import {inView} from '../../core/model/view.js'
 import type {Store} from '../../core/store/store.js'
 import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
-import type {Env} from '../env.js'
+import type {Env} from '../home/env.js'
 import type {Follower} from '../notify/follow.js'
-import {watchLine} from '../views.js'
+import {watchLine} from '../views/views.js'
 import type {PageListing} from './data.js'
 
 /** A comment line this often keeps proxies and the browser from timing the stream out. */
@@ -97,7 +97,7 @@ export class EventHub {
     // Without a cast daemon this server ingests: it also delivers `cast send --queue`'s held messages.
     if (this.follower?.ingesting && !this.delivering) {
       this.delivering = true
-      void import('../send-queue.js')
+      void import('../agents/send-queue.js')
         .then(({deliverQueued}) => deliverQueued(this.store, this.env, this.clock))
         .catch(() => undefined)
         .finally(() => (this.delivering = false))

@@ -1,16 +1,16 @@
 /**
  * Run a cast command in this process, as `cast ARGS --json` would in a child, for `cast web`:
  * the same command class (src/commands/), so every check it makes (cast send's and approve's
- * safety rules in src/lib/deliver.ts and src/lib/dialog.ts, the triage plans, the undo history,
+ * safety rules in src/lib/agents/deliver.ts and src/lib/agents/dialog.ts, the triage plans, the undo history,
  * the team's remote-verb path) applies unchanged. What the command would print as JSON is
  * captured instead, and its error becomes the JSON error envelope (docs/contract.md). Runs are
  * serialised: commands read process.env and set process.exitCode.
  */
 import type {Config} from '@oclif/core'
 
-import {castHome} from '../env.js'
-import {classifyError, type ErrorEnvelope, errorEnvelope} from '../errors.js'
-import {EXIT} from '../exit-codes.js'
+import {castHome} from '../home/env.js'
+import {classifyError, type ErrorEnvelope, errorEnvelope} from '../cli/errors.js'
+import {EXIT} from '../cli/exit-codes.js'
 
 export type VerbOutcome = {readonly ok: true; readonly json: unknown} | ({readonly ok: false} & ErrorEnvelope)
 

@@ -13,9 +13,9 @@ import type {Config} from '@oclif/core'
 
 import {isVerbName, verb} from '../../core/model/verbs.js'
 import type {Store} from '../../core/store/store.js'
-import type {Env} from '../env.js'
-import {errorEnvelope} from '../errors.js'
-import {EXIT} from '../exit-codes.js'
+import type {Env} from '../home/env.js'
+import {errorEnvelope} from '../cli/errors.js'
+import {EXIT} from '../cli/exit-codes.js'
 import {pageListing, sessionDetail} from './data.js'
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
@@ -37,7 +37,7 @@ export interface WebServerOptions {
   readonly hostNames: readonly string[]
 }
 
-/** The largest request body (a reply is at most 65,536 characters, src/lib/base-command.ts). */
+/** The largest request body (a reply is at most 65,536 characters, src/lib/cli/base-command.ts). */
 const MAX_BODY = 300_000
 /** Files anyone who reaches the server may fetch: the login and pairing pages need them. */
 const PUBLIC = new Set(['/pair', '/pair.js', '/style.css', '/manifest.webmanifest', '/icon.svg'])

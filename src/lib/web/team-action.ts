@@ -7,8 +7,8 @@
  * queued can be followed.
  */
 import type {Store} from '../../core/store/store.js'
-import {loadConfig} from '../config.js'
-import type {Env} from '../env.js'
+import {loadConfig} from '../home/config.js'
+import type {Env} from '../home/env.js'
 
 /** The catalog verbs whose command has a team branch (teamFlags), as the command line names them. */
 export const TEAM_COMMANDS = new Set(['approve', 'deny', 'send', 'kill'])

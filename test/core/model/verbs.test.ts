@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {verb, VERBS, verbForKey} from '../../../src/core/model/verbs.js'
-import {HELP, KEY_BAR} from '../../../src/lib/inbox/view.js'
+import {HELP, KEY_BAR} from '../../../src/lib/views/inbox/view.js'
 
 describe('the verb catalog', () => {
   it('gives each verb one key and keeps the seed order (answer, then lightest to heaviest park, then filing)', () => {

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {claudeCodeHookSpec as claude} from '../../../src/adapters/claude-code/hooks-spec.js'
 import {cursorHookSpec as cursor} from '../../../src/adapters/cursor/hooks-spec.js'
 import type {HookSpec} from '../../../src/core/ingest/hook-spec.js'
-import {HooksFileError, inspectHooks, mergeHooks, onlyRequired, removeHooks, type Json} from '../../../src/lib/hooks/document.js'
+import {HooksFileError, inspectHooks, mergeHooks, onlyRequired, removeHooks, type Json} from '../../../src/lib/agents/hooks/document.js'
 
 const CMD = '/opt/cast/bin/cast-hook x'
 const OLD = '/old/checkout/bin/cast-hook x'

@@ -4,8 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {HooksFileError} from '../../../src/lib/hooks/document.js'
-import {backupFile, readJsonFile, replaceFile, serializeJson, tildePath, writeAtomic} from '../../../src/lib/hooks/files.js'
+import {HooksFileError} from '../../../src/lib/agents/hooks/document.js'
+import {backupFile, readJsonFile, replaceFile, serializeJson, tildePath, writeAtomic} from '../../../src/lib/agents/hooks/files.js'
 
 const dirs: string[] = []
 const tmp = (): string => {
