@@ -52,7 +52,7 @@ const SITES: Record<string, readonly string[]> = {
     'lib/cli/style.ts colours',
     'lib/views/views.ts MARKERS',
   ],
-  screen_added_by_test: ['core/ingest/screen-overlay.ts KINDS', 'core/ingest/screen-overlay.ts applyScreen switch'],
+  screen_added_by_test: ['core/ingest/screen-overlay.ts KINDS', 'core/ingest/screen-overlay.ts overlay switch'],
   notify_added_by_test: ['core/model/notify.ts sentence switch', 'core/model/notify.ts groupSentence switch'],
 }
 

@@ -327,7 +327,7 @@ describe('cast sessions before oclif: test stores', () => {
     fs.writeFileSync(
       probe,
       `import {createRequire} from 'node:module'\n` +
-        `const {fastSessions} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'lib', 'sessions-fast.js')).href)})\n` +
+        `const {fastSessions} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'lib', 'cli', 'sessions-fast.js')).href)})\n` +
         `const answered = await fastSessions(process.argv.slice(2))\n` +
         `const oclif = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('@oclif'))\n` +
         `process.stderr.write(JSON.stringify({answered, oclif}))\n`,

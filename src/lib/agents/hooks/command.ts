@@ -38,7 +38,7 @@ export function hasNudge(command: unknown): boolean {
 
 /** `bin/cast-hook` of this installation (three levels up from dist/lib/hooks or src/lib/hooks). */
 export function hookBinary(): string {
-  return fileURLToPath(new URL('../../../bin/cast-hook', import.meta.url))
+  return fileURLToPath(new URL('../../../../bin/cast-hook', import.meta.url))
 }
 
 /** The environment an agent spec resolves its paths in. */
