@@ -36,7 +36,7 @@ export function hasNudge(command: unknown): boolean {
   return typeof command === 'string' && shellWords(command).includes(NUDGE_WORD)
 }
 
-/** `bin/cast-hook` of this installation (three levels up from dist/lib/hooks or src/lib/hooks). */
+/** `bin/cast-hook` of this installation (three levels up from dist/lib/hooks or src/lib/agents/hooks). */
 export function hookBinary(): string {
   return fileURLToPath(new URL('../../../../bin/cast-hook', import.meta.url))
 }
