@@ -4,6 +4,9 @@
  * ≤ 2× `node -e 0` while a live ingester (cast daemon) holds the store, ≤ 4× without one.
  * Measured side by side in the same run against `node -e 0`, over the store bench/list.js builds
  * (cast's adapter and Store), with `--sessions` sessions.
+ * The session is named by CAST_SESSION (the fast path, src/lib/cli/state-fast.ts): the generated
+ * sessions have no live process, and a session found through an agent's own variable with no live
+ * process in the store goes through oclif, which checks the caller's ancestry first.
  *
  *   node bench/state.js [--sessions 10000] [--runs 11]
  */
@@ -35,7 +38,7 @@ export async function run(argv = [], log = console.error) {
     })
     const listed = JSON.parse(runCast(['sessions', '--json', '--all'], env, {capture: true}).stdout)
     const target = listed.sessions[Math.floor(listed.sessions.length / 2)]
-    const agentEnv = {...env, CLAUDE_SESSION_ID: target.native_id}
+    const agentEnv = {...env, CAST_SESSION: target.id}
     const declare = () => runCast(['state', 'Benchmarking the declaration'], agentEnv)
     const said = runCast(['state', 'Benchmarking the declaration'], agentEnv, {capture: true}).stdout.trim()
     log(`state: ${fmtInt(count)} sessions: cast state says "${said}"`)
