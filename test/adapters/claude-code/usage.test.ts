@@ -3,7 +3,8 @@
  * test/fixtures/claude-code/real-2.1.328): the token sums equal the transcript's own usage, each
  * message counted once however many lines it was written on.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -85,10 +86,14 @@ describe('Claude Code holds: bad usage is unknown, counted, never summed', () =>
     })
 
   function holdsOfLines(lines: string[]): SessionHolds {
-    const dir = mkdtempSync('/tmp/cast-holds-')
-    const file = join(dir, 'x.jsonl')
-    writeFileSync(file, lines.join('\n') + '\n')
-    return compose('bad', feedFile(file, {as: join(PROJ, 'bad.jsonl')}).contributions).holds!
+    const dir = mkdtempSync(join(tmpdir(), 'cast-holds-'))
+    try {
+      const file = join(dir, 'x.jsonl')
+      writeFileSync(file, lines.join('\n') + '\n')
+      return compose('bad', feedFile(file, {as: join(PROJ, 'bad.jsonl')}).contributions).holds!
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
   }
 
   it('missing, negative, fractional, string and absurd fields: each line unknown, the good one summed', () => {
