@@ -14,7 +14,7 @@ import {fileMark} from '../store/files.js'
 import type {Store} from '../store/store.js'
 import type {Adapter, Contribution, FileMatch} from './adapter.js'
 import type {Discovered} from './discover.js'
-import {OPEN_FLAGS} from './file-read.js'
+import {openRegular} from './file-read.js'
 import {feedLine} from './jsonl-line.js'
 import type {SessionKey} from './recompose.js'
 
@@ -49,13 +49,10 @@ const asks = (c: Contribution): boolean =>
 export function tailContributions(adapter: Adapter, match: FileMatch & {kind: 'jsonl'}, file: string, size: number): Contribution[] | null {
   const parser = adapter.jsonl
   if (!parser || size <= 0) return null
-  let fd: number
-  try {
-    fd = fs.openSync(file, OPEN_FLAGS)
-  } catch {
-    return null
-  }
-
+  // A regular file only, as every read of the engine (file-read.ts): not a FIFO or a link put in its place.
+  const opened = openRegular(file)
+  if (opened === null) return null
+  const {fd} = opened
   try {
     for (let want = FIRST_TAIL; want <= MAX_TAIL * 8; want *= 8) {
       const len = Math.min(want, size, MAX_TAIL)
