@@ -125,6 +125,57 @@ export async function deliverQueued(store: Store, env: Env, clock: () => number)
   return out
 }
 
+/** A held or failed message as `cast queued` lists it; `error` is set only for a failed one. */
+export interface QueuedEntry extends QueuedMessage {
+  readonly error: string | null
+}
+
+/**
+ * What waits and what failed, oldest first. A file that does not parse as a queued message is
+ * counted in `unreadable`, never shown.
+ */
+export function listQueued(env: Env): {failed: QueuedEntry[]; held: QueuedEntry[]; unreadable: number} {
+  const dir = queueDir(castHome(env))
+  let unreadable = 0
+  const take = (folder: string, names: string[], failed: boolean): QueuedEntry[] =>
+    names.flatMap((f) => {
+      const e = read(path.join(folder, f))
+      if (!e) {
+        unreadable++
+        return []
+      }
+
+      const error = failed ? String((e as Partial<QueuedEntry>).error ?? 'not delivered') : null
+      return [{at: String(e.at ?? ''), by: e.by, error, id: e.id, message: e.message, session_id: e.session_id}]
+    })
+  const held = take(dir, pending(dir), false)
+  const failedDir = path.join(dir, 'failed')
+  const failed = take(failedDir, pending(failedDir), true)
+  return {failed, held, unreadable}
+}
+
+/**
+ * Remove a held (or failed) message by its id; false when no such message waits. A held message
+ * already claimed by a sweeper (renamed before typing) is no longer in the queue: it cannot be
+ * withdrawn, and this says so by returning false.
+ */
+export function dropQueued(env: Env, id: string): boolean {
+  const dir = queueDir(castHome(env))
+  if (!/^q[0-9a-f]{8}$/.test(id)) return false
+  for (const folder of [dir, path.join(dir, 'failed')]) {
+    const f = pending(folder).find((name) => name.endsWith(`-${id}.json`))
+    if (!f) continue
+    try {
+      fs.rmSync(path.join(folder, f))
+      return true
+    } catch {
+      return false // a sweeper claimed it between the listing and the removal
+    }
+  }
+
+  return false
+}
+
 /** A message that cannot be delivered: kept in queued/failed/ with why, out of the queue. */
 function park(dir: string, name: string, why: string, e?: QueuedMessage): void {
   const failed = path.join(dir, 'failed')
