@@ -5,11 +5,14 @@
  * corrects errors and decodes. A wrong mask, format bit, block split or Reed–Solomon codeword
  * makes the decoded text differ or the decode fail.
  */
-import jsQR from 'jsqr'
+import jsqr from 'jsqr'
 import {describe, expect, it} from 'vitest'
 
 import {encodeQr, formatBits, penalty, QR_MAX_VERSION, QrTooLong} from '../../src/lib/web/qr.js'
 import {QUIET_ZONE, qrLines} from '../../src/lib/web/qr-terminal.js'
+
+// jsqr is CommonJS: its module object is the function, and its `default` is the function too (the typed one).
+const jsQR = jsqr.default
 
 type Matrix = readonly (readonly boolean[])[]
 
