@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
-import {inboxPage, launchChromium, signIn, startWeb, type WebServer} from './helpers.js'
+import {inboxPage, launchChromium, saveArtifact, signIn, startWeb, type WebServer} from './helpers.js'
 
 const Q = '5e1f0000-0000-4000-8000-00000000c002'
 const HOSTILE = '<img src=x onerror="window.__xss=1">Large \u001B[31m'
@@ -69,6 +69,7 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
         question: 'Which sizes should it come in?',
       },
     ])
+    await page.screenshot({fullPage: true, path: saveArtifact('ask-many.png')})
     expect(await page.textContent('.questions .in-terminal')).toMatch(/^Answer these questions in the agent's terminal/)
     // Text only: no element was made of a label, nothing ran, no option is a button.
     expect(await page.$$('.questions img')).toHaveLength(0)
