@@ -112,7 +112,9 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
 
   const parts: Node[] = []
   if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
-  if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
+  const questions = s.ask?.kind === 'question' ? detail?.question?.questions : null
+  if (questions) parts.push(allQuestions(questions))
+  else if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
   const choices = s.ask?.kind === 'question' ? detail?.question?.choices : null
   if (choices)
     parts.push(
@@ -172,6 +174,48 @@ function composer(on: AnswerHandlers): Node {
         type: 'button',
       },
       'Send',
+    ),
+  )
+}
+
+/**
+ * Several questions, or a multiple choice (Claude Code's AskUserQuestion): each question with its
+ * options, as text, read only. Claude Code 2.1.328 answers them in one dialog of tabs (a question
+ * per tab, Enter picks or ticks, a Submit line ends a multiple choice, then "Review your answers"
+ * and "Submit answers"; docs/agents/claude-code.md); the page does not type those keys yet.
+ */
+function allQuestions(questions: NonNullable<NonNullable<Detail['question']>['questions']>): Node {
+  return h(
+    'div',
+    {class: 'questions'},
+    h(
+      'p',
+      {class: 'in-terminal'},
+      `Answer ${questions.length > 1 ? 'these questions' : 'this question'} in the agent's terminal: the page shows them but does not pick for you.`,
+    ),
+    ...questions.map((q, i) =>
+      h(
+        'section',
+        {class: 'asked'},
+        h(
+          'h3',
+          {},
+          `${i + 1}/${questions.length}${q.header ? ` · ${oneLine(q.header, 60)}` : ''}${q.multiSelect ? ' · pick any' : ' · pick one'}`,
+        ),
+        h('pre', {class: 'question'}, visible(q.question)),
+        h(
+          'ul',
+          {class: 'options read-only'},
+          ...q.options.map((o, n) =>
+            h(
+              'li',
+              {class: 'option-text'},
+              `${n + 1}. ${q.multiSelect ? '☐ ' : ''}${oneLine(o.label, 200)}`,
+              o.description ? h('span', {class: 'effect'}, ` — ${oneLine(o.description, 400)}`) : null,
+            ),
+          ),
+        ),
+      ),
     ),
   )
 }

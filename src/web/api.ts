@@ -69,7 +69,14 @@ export interface Detail {
   session: Session
   last_assistant_text: string | null
   approval: {text: string; at: string} | null
-  question: {text: string; at: string; choices: {label: string; description: string | null}[] | null} | null
+  question: {
+    text: string
+    at: string
+    choices: {label: string; description: string | null}[] | null
+    /** Several questions or a multiple choice: every question and its options (answered in the terminal). */
+    questions:
+      {question: string; header: string | null; multiSelect: boolean; options: {label: string; description: string | null}[]}[] | null
+  } | null
   error: {text: string; at: string} | null
   screen_dialog: string | null
 }

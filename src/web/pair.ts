@@ -4,6 +4,16 @@
  */
 const form = document.querySelector<HTMLFormElement>('#pair-form')!
 const statusLine = document.querySelector<HTMLElement>('#pair-status')!
+// The QR code of `cast web pair` opens /pair#CODE: the fragment is never sent to the server; the
+// code is filled in and taken out of the address bar (and so out of the history).
+const fromAddress = decodeURIComponent(window.location.hash.slice(1))
+  .replace(/[^0-9A-Za-z-]/g, '')
+  .slice(0, 16)
+if (fromAddress) {
+  document.querySelector<HTMLInputElement>('#code')!.value = fromAddress
+  window.history.replaceState(null, '', window.location.pathname)
+  statusLine.textContent = 'The code is filled in: name this device and press Pair.'
+}
 form.addEventListener('submit', (e) => {
   e.preventDefault()
   const code = document.querySelector<HTMLInputElement>('#code')!.value

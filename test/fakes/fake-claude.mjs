@@ -186,11 +186,19 @@ async function handle(text) {
         type: 'tool_use',
         id,
         name: 'AskUserQuestion',
-        input: {questions: [{question, header: 'Choice', options: menuOptions(), multiSelect: false}]},
+        input: {
+          questions: [
+            {question, header: 'Choice', options: menuOptions(), multiSelect: false},
+            ...(process.env.FAKE_MULTI_ASK === '1'
+              ? [{question: SIZES_Q, header: 'Sizes', options: sizeOptions(), multiSelect: true}]
+              : []),
+          ],
+        },
       },
     ])
     openQuestion = {id, question}
     setStatus('waiting', 'dialog open')
+    if (process.env.FAKE_MULTI_ASK === '1') return drawMultiAsk(question)
     if (process.env.FAKE_QUESTION_MENU === '1') return openMenu(question)
     process.stdout.write(`? ${question}\n`)
     return
@@ -215,6 +223,27 @@ function menuOptions() {
     {label: 'Red', description: 'the warm one'},
     {label: process.env.FAKE_OPTION_B ?? 'Blue', description: 'the cool one'},
   ]
+}
+
+/**
+ * FAKE_MULTI_ASK=1: two questions in one AskUserQuestion, the second a multiple choice whose
+ * second option is FAKE_OPTION_B. The screen is Claude Code 2.1.328's first tab as it draws it
+ * (docs/agents/claude-code.md "Several questions"); no key answers it here.
+ */
+const SIZES_Q = 'Which sizes should it come in?'
+function sizeOptions() {
+  return [
+    {label: 'Small', description: 'for phones'},
+    {label: process.env.FAKE_OPTION_B ?? 'Large', description: 'for desks'},
+  ]
+}
+
+function drawMultiAsk(question) {
+  clear()
+  let out = `←  ☐ Choice  ☐ Sizes  ✔ Submit  →\n\n${question}\n\n`
+  menuOptions().forEach((o, i) => (out += `${i === 0 ? '❯' : ' '} ${i + 1}. ${o.label}\n     ${o.description ?? ''}\n`))
+  out += `  ${menuOptions().length + 1}. Type something.\n  ${menuOptions().length + 2}. Chat about this\n\n`
+  process.stdout.write(out + 'Enter to select · Tab/Arrow keys to navigate · Esc to cancel\n')
 }
 
 let menu = null

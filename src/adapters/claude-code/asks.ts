@@ -3,7 +3,7 @@
  * call, its text, and the options a person can pick (docs/agents/claude-code.md), and the cheap
  * test of a file's tail for one (the first answer's tail reads, src/core/ingest/tail-ask.ts).
  */
-import type {QuestionChoice} from '../../core/model/types.js'
+import type {AskedQuestion, QuestionChoice} from '../../core/model/types.js'
 import {isObject, str} from './text.js'
 import {ASK_MAX} from './transcript-state.js'
 
@@ -47,8 +47,43 @@ export function askChoices(name: string, input: unknown): QuestionChoice[] | und
   if (name !== 'AskUserQuestion' || !isObject(input) || !Array.isArray(input['questions'])) return undefined
   const questions: unknown[] = input['questions']
   const first = questions[0]
-  if (questions.length !== 1 || !isObject(first) || first['multiSelect'] === true || !Array.isArray(first['options'])) return undefined
-  const options: unknown[] = first['options']
+  if (questions.length !== 1 || !isObject(first) || first['multiSelect'] === true) return undefined
+  return optionsOf(first)
+}
+
+/** How many questions of one call cast keeps. */
+const MAX_QUESTIONS = 8
+
+/**
+ * Every question of an AskUserQuestion call (`input.questions[]`: question, header, multiSelect,
+ * options), only when picking one option does not answer it: several questions, or a multiple
+ * choice (askChoices covers the rest). Undefined when any question or option is malformed.
+ */
+export function askQuestions(name: string, input: unknown): AskedQuestion[] | undefined {
+  if (name !== 'AskUserQuestion' || !isObject(input) || !Array.isArray(input['questions'])) return undefined
+  const questions: unknown[] = input['questions']
+  if (questions.length === 0 || questions.length > MAX_QUESTIONS) return undefined
+  if (questions.length === 1 && isObject(questions[0]) && questions[0]['multiSelect'] !== true) return undefined
+  const out: AskedQuestion[] = []
+  for (const q of questions) {
+    const text = isObject(q) ? str(q['question']) : null
+    const options = isObject(q) ? optionsOf(q) : undefined
+    if (!isObject(q) || text === null || text.trim() === '' || options === undefined) return undefined
+    const header = str(q['header'])
+    out.push({
+      header: header === null || header.trim() === '' ? null : header.trim().slice(0, CHOICE_MAX),
+      multiSelect: q['multiSelect'] === true,
+      options,
+      question: text.trim().slice(0, ASK_MAX),
+    })
+  }
+  return out
+}
+
+/** A question's `options[]` as labels and descriptions; undefined when one has no label. */
+function optionsOf(question: Record<string, unknown>): QuestionChoice[] | undefined {
+  if (!Array.isArray(question['options'])) return undefined
+  const options: unknown[] = question['options']
   const out: QuestionChoice[] = []
   for (const o of options.slice(0, MAX_CHOICES)) {
     const label = isObject(o) ? str(o['label']) : null

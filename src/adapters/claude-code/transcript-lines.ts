@@ -32,7 +32,7 @@ import {
   setLast,
   type TranscriptState,
 } from './transcript-state.js'
-import {askChoices, askText} from './asks.js'
+import {askChoices, askQuestions, askText} from './asks.js'
 
 /** The shell a BashOutput / KillShell call targets. */
 function shellOf(name: string, input: unknown): string | undefined {
@@ -207,6 +207,7 @@ function onAssistant(s: TranscriptState, rec: Json, at: number | null, off: numb
       if (toolId === null) continue
       const ask = askText(name, block['input'])
       const choices = askChoices(name, block['input'])
+      const questions = askQuestions(name, block['input'])
       const shell = shellOf(name, block['input'])
       s.open[toolId] = {
         at,
@@ -214,6 +215,7 @@ function onAssistant(s: TranscriptState, rec: Json, at: number | null, off: numb
         off,
         ...(ask === undefined ? {} : {ask}),
         ...(choices === undefined ? {} : {choices}),
+        ...(questions === undefined ? {} : {questions}),
         ...(shell === undefined ? {} : {shell}),
       }
       if (ask !== undefined) s.src['question'] = off

@@ -4,7 +4,7 @@
  * message ids and the title candidates: its size does not grow with the file), and the small
  * steps the line handlers (transcript-lines.ts) take on it.
  */
-import type {QuestionChoice} from '../../core/model/types.js'
+import type {AskedQuestion, QuestionChoice} from '../../core/model/types.js'
 import type {FileMatch} from '../../core/ingest/adapter.js'
 
 /** What the last line of the main conversation was: settled is read from it. */
@@ -32,6 +32,8 @@ export interface OpenTool {
   readonly ask?: string
   /** AskUserQuestion with one single-choice question: its options (input.questions[0].options). */
   readonly choices?: readonly QuestionChoice[]
+  /** AskUserQuestion with several questions or a multiple choice: every question (askQuestions). */
+  readonly questions?: readonly AskedQuestion[]
   /** BashOutput / KillShell (KillBash): the background shell it reads or kills. */
   readonly shell?: string
 }

@@ -21,7 +21,13 @@ function openQuestion(s: TranscriptState, source: (off: number) => FactSource): 
     if (tool.ask !== undefined && (found === null || tool.off >= found.off)) found = tool
   }
   if (found === null || found.ask === undefined) return null
-  return {at: found.at ?? 0, source: source(found.off), text: found.ask, ...(found.choices ? {choices: found.choices} : {})}
+  return {
+    at: found.at ?? 0,
+    source: source(found.off),
+    text: found.ask,
+    ...(found.choices ? {choices: found.choices} : {}),
+    ...(found.questions ? {questions: found.questions} : {}),
+  }
 }
 
 /** The newest open tool call that is not a question (what a permission dialog is about). */

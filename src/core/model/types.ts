@@ -85,6 +85,20 @@ export interface HardBlock {
    * question, single choice): agent text, shown as text only.
    */
   readonly choices?: readonly QuestionChoice[]
+  /**
+   * Every question of the call, when picking one option does not answer it (several questions,
+   * or a multiple choice): agent text, shown as text only; answered in the agent's terminal.
+   */
+  readonly questions?: readonly AskedQuestion[]
+}
+
+export interface AskedQuestion {
+  readonly question: string
+  /** The short chip the agent's dialog shows for it (Claude Code's `header`), if any. */
+  readonly header: string | null
+  /** Several options may be ticked. */
+  readonly multiSelect: boolean
+  readonly options: readonly QuestionChoice[]
 }
 
 export interface QuestionChoice {

@@ -27,7 +27,14 @@ export interface SessionDetail {
   /** The agent's last message, when this machine's files hold it. */
   last_assistant_text: string | null
   approval: {text: string; at: string} | null
-  question: {text: string; at: string; choices: {label: string; description: string | null}[] | null} | null
+  question: {
+    text: string
+    at: string
+    choices: {label: string; description: string | null}[] | null
+    /** Several questions or a multiple choice: every question and its options (answered in the terminal). */
+    questions:
+      {question: string; header: string | null; multiSelect: boolean; options: {label: string; description: string | null}[]}[] | null
+  } | null
   error: {text: string; at: string} | null
   /** The permission dialog as the agent's screen shows it now (the command it asks to run), when it runs in tmux. */
   screen_dialog: string | null
@@ -44,7 +51,13 @@ export async function sessionDetail(store: Store, env: Env, id: string, me: stri
     approval: block(f.approval),
     error: block(f.error),
     last_assistant_text: f.lastAssistantText,
-    question: f.question ? {...block(f.question)!, choices: f.question.choices ? [...f.question.choices] : null} : null,
+    question: f.question
+      ? {
+          ...block(f.question)!,
+          choices: f.question.choices ? [...f.question.choices] : null,
+          questions: f.question.questions ? f.question.questions.map((q) => ({...q, options: [...q.options]})) : null,
+        }
+      : null,
     screen_dialog: f.approval ? await dialogOnScreen(store, env, row) : null,
     session: {...session, decision: row.decision ? decisionJson(row.decision) : null},
   }
