@@ -69,7 +69,13 @@ export async function teamRows(
  * member, runner and summary): the row, null when the team store holds no such row that passes,
  * or undefined without a team. Throws when the server cannot be reached (the caller refuses).
  */
-export async function teamRow(store: Store, env: Env, config: ConfigLike, device: string, id: string): Promise<SessionRow | null | undefined> {
+export async function teamRow(
+  store: Store,
+  env: Env,
+  config: ConfigLike,
+  device: string,
+  id: string,
+): Promise<SessionRow | null | undefined> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return undefined
   const {openPool} = await import('../core/store/team/client.js')

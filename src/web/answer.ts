@@ -9,7 +9,7 @@
  * (`cast web --team`) shows why, and no button, option or composer.
  */
 import type {Detail, Outcome, Session} from './api.js'
-import {fill, h, oneLine, visible} from './dom.js'
+import {type Child, fill, h, oneLine, visible} from './dom.js'
 import {askLine, metaLine, outcomeLine} from './render.js'
 
 export interface AnswerHandlers {
@@ -70,10 +70,13 @@ export function renderAnswer(
     ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
 }
 
+/** An option: a button, or (read-only) its text. */
+function pick(on: AnswerHandlers | null, cls: string, run: () => void, ...label: Child[]): Node {
+  return on === null ? h('span', {class: `${cls} inert`}, ...label) : h('button', {class: cls, onclick: run, type: 'button'}, ...label)
+}
+
 /** The question, anchored; `on` null (read-only): its options as text, no button. */
 function question(s: Session, detail: Detail | null, on: AnswerHandlers | null): Node {
-  const pick = (label: Node[], cls: string, run: () => void): Node =>
-    on === null ? h('span', {class: `${cls} inert`}, ...label) : h('button', {class: cls, onclick: run, type: 'button'}, ...label)
   const d = s.decision
   if (d && d.answer === null) {
     return h(
@@ -89,13 +92,12 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers | null):
             'li',
             {},
             pick(
-              [
-                document.createTextNode(`${o.n}. ${oneLine(o.label, 200)}`),
-                h('span', {class: 'effect'}, ` — ${oneLine(o.effect, 400)}`),
-                ...(d.recommend === o.n ? [h('span', {class: 'rec'}, ' (recommended)')] : []),
-              ],
+              on,
               `option${d.recommend === o.n ? ' primary' : ''}`,
               () => on?.decide(o.n),
+              `${o.n}. ${oneLine(o.label, 200)}`,
+              h('span', {class: 'effect'}, ` — ${oneLine(o.effect, 400)}`),
+              d.recommend === o.n ? h('span', {class: 'rec'}, ' (recommended)') : null,
             ),
           ),
         ),
@@ -110,14 +112,13 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers | null):
       {class: 'ask-box approval'},
       h('h2', {}, s.ask.tool ? `${oneLine(s.ask.tool, 80)} wants to run:` : 'A tool waits on your approval:'),
       h('pre', {class: 'tool-input'}, visible(text)),
-      on === null
-        ? null
-        : h(
-            'div',
-            {class: 'buttons'},
-            h('button', {class: 'primary approve', onclick: () => on.approve(), type: 'button'}, 'Approve (y)'),
-            h('button', {class: 'deny', onclick: () => on.deny(), type: 'button'}, 'Deny (n)'),
-          ),
+      on &&
+        h(
+          'div',
+          {class: 'buttons'},
+          h('button', {class: 'primary approve', onclick: () => on.approve(), type: 'button'}, 'Approve (y)'),
+          h('button', {class: 'deny', onclick: () => on.deny(), type: 'button'}, 'Deny (n)'),
+        ),
     )
   }
 
@@ -135,12 +136,11 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers | null):
             'li',
             {},
             pick(
-              [
-                document.createTextNode(`${i + 1}. ${oneLine(c.label, 200)}`),
-                ...(c.description ? [h('span', {class: 'effect'}, ` — ${oneLine(c.description, 400)}`)] : []),
-              ],
+              on,
               'option choice',
               () => on?.choose(i + 1),
+              `${i + 1}. ${oneLine(c.label, 200)}`,
+              c.description ? h('span', {class: 'effect'}, ` — ${oneLine(c.description, 400)}`) : null,
             ),
           ),
         ),

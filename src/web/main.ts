@@ -10,6 +10,7 @@ import {renderMenu} from './menu.js'
 import {live, presence} from './stream.js'
 import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
+import {refuseReadOnly} from './readonly.js'
 import {$, fill, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
@@ -67,14 +68,6 @@ export function verbByName(name: string): VerbInfo | undefined {
   return state.listing?.verbs.find((v) => v.name === name)
 }
 
-/** A teammate's session I may not act on: say why and do nothing (the server refuses it as well). */
-function refuseReadOnly(s: Session | null | undefined): boolean {
-  const line = readOnlyOf(state.listing, s?.id)
-  if (line === null) return false
-  say(oneLine(line, 300))
-  return true
-}
-
 export function say(message: string): void {
   state.message = message
   const bar = $('#status')
@@ -127,7 +120,7 @@ export function draw(): void {
     onOpen: (id) => void openAnswer(id),
     onSwipe: (id, d) => {
       const row = l.sessions.find((x) => x.id === id)
-      if (row && !refuseReadOnly(row)) void act(d === 'left' ? 'stash' : row.pinned ? 'unpin' : 'pin', row)
+      if (row && !refuseReadOnly(state.listing, row, say)) void act(d === 'left' ? 'stash' : row.pinned ? 'unpin' : 'pin', row)
     },
     onToggle: (bucket) => {
       state.open.set(bucket, !isOpen(view(), bucket))
@@ -189,7 +182,7 @@ export async function act(name: string, s: Session | null, value?: string, advan
   const v = verbByName(name)
   if (!v) return false
   if (!v.global && !s) return false
-  if (!v.global && refuseReadOnly(s)) return false
+  if (!v.global && refuseReadOnly(state.listing, s, say)) return false
   const target = name === 'pin' && s?.pinned ? verbByName('unpin')! : v
   if (target.takes === 'confirm') {
     openPalette({kind: 'confirm', verb: target})
@@ -213,7 +206,7 @@ async function run(
   queue = false,
 ): Promise<boolean> {
   const key = s?.id ?? 'undo'
-  if (!v.global && refuseReadOnly(s)) return false
+  if (!v.global && refuseReadOnly(state.listing, s, say)) return false
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
@@ -255,7 +248,7 @@ async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash
 }
 
 async function decide(s: Session, choice: number): Promise<void> {
-  if (refuseReadOnly(s) || !s.decision) return
+  if (refuseReadOnly(state.listing, s, say) || !s.decision) return
   state.pending.set(s.id, 'Answering')
   draw()
   const out = await post('/api/decide', {card: s.decision.id, choice, session: s.id})
@@ -267,7 +260,7 @@ async function decide(s: Session, choice: number): Promise<void> {
 
 /** An option of the agent's question, picked in its terminal (cast choose). */
 async function choose(s: Session, choice: number): Promise<void> {
-  if (refuseReadOnly(s)) return
+  if (refuseReadOnly(state.listing, s, say)) return
   state.pending.set(s.id, `Choosing ${choice}`)
   draw()
   const out = await post('/api/choose', {choice, session: s.id})
@@ -305,8 +298,8 @@ export function drawPalette(): void {
   const l = state.listing
   const labels = [...new Set(l.sessions.flatMap((s) => s.labels))]
   p.items = paletteItems(p.mode, p.query, {
-    focus: focused(),
-    focusReadOnly: readOnlyOf(l, focused()?.id),
+    // A teammate's session I may not act on: the palette offers it no verb (readonly.ts).
+    focus: readOnlyOf(l, focused()?.id) === null ? focused() : null,
     labels,
     openSession: (id) => {
       closePalette()
@@ -366,7 +359,6 @@ function boot(): void {
     closePalette,
     choose: (n) => {
       const s = focused()
-      if (refuseReadOnly(s)) return true
       const choices = state.detail?.session.id === s?.id ? state.detail?.question?.choices : null
       if (!s || !choices || n > choices.length) return false
       void choose(s, n)

@@ -19,8 +19,6 @@ export interface PaletteContext {
   readonly sessions: readonly Session[]
   readonly verbs: readonly VerbInfo[]
   readonly focus: Session | null
-  /** The focused card is a teammate's session I may not act on: only global verbs are offered. */
-  readonly focusReadOnly: string | null
   readonly labels: readonly string[]
   openSession(id: string): void
   runVerb(verb: VerbInfo, value?: string): void
@@ -46,7 +44,7 @@ export function paletteItems(mode: PaletteMode, query: string, c: PaletteContext
   }
 
   const verbs: PaletteItem[] = c.verbs
-    .filter((v) => (v.global || (c.focus !== null && c.focusReadOnly === null)) && (!v.needs_approval || c.focus?.ask?.kind === 'approval'))
+    .filter((v) => (v.global || c.focus !== null) && (!v.needs_approval || c.focus?.ask?.kind === 'approval'))
     .filter((v) => q === '' || v.label.toLowerCase().includes(q) || v.name.includes(q))
     .map((v) => ({hint: `verb · ${v.key}`, label: v.label, run: () => c.runVerb(v)}))
   const sessions: PaletteItem[] = c.sessions

@@ -75,7 +75,9 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
         const asks = await page.$$eval('section[data-bucket="questions"] .card', (els) =>
           els.map((e) => `${e.getAttribute('data-id')} ${e.querySelector('.ask')?.textContent}`),
         )
-        return [ID1, ID2].every((id) => asks.some((t) => t.startsWith(id) && t.includes('approve Bash?'))) && asks.some((t) => t.startsWith(ID4))
+        return (
+          [ID1, ID2].every((id) => asks.some((t) => t.startsWith(id) && t.includes('approve Bash?'))) && asks.some((t) => t.startsWith(ID4))
+        )
       },
       120_000,
       1000,

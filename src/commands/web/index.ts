@@ -25,7 +25,10 @@ the page offers no verb on it and the server refuses any write to it (403).`
   static override examples = [
     {command: '<%= config.bin %> <%= command.id %>', description: `Serve the inbox on 127.0.0.1:${WEB_PORT}, until stopped.`},
     {command: '<%= config.bin %> <%= command.id %> --port 0', description: 'On a free port, until stopped.'},
-    {command: '<%= config.bin %> <%= command.id %> --team', description: "Every machine's sessions; teammates' read-only unless you own them."},
+    {
+      command: '<%= config.bin %> <%= command.id %> --team',
+      description: "Every machine's sessions; teammates' read-only unless you own them.",
+    },
     {
       command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0 --port 0',
       description: 'Pair a phone, then serve it on the LAN, until stopped.',

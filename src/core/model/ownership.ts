@@ -77,7 +77,10 @@ export function inboxLeavesAt({
  * (src/team/executor.ts refusal). The runner is the one the team store binds to the publishing
  * machine's member (docs/team.md); the owners are what that machine published.
  */
-export function readOnlyLine(s: {readonly owners: readonly string[]; readonly runner: string | null; readonly device: string | null}, me: string): string | null {
+export function readOnlyLine(
+  s: {readonly owners: readonly string[]; readonly runner: string | null; readonly device: string | null},
+  me: string,
+): string | null {
   if (isOwnedBy(s.owners, me)) return null
   if (s.runner !== null && sameIdentity(s.runner, me)) return null
   const who = s.owners.length > 0 ? s.owners.join(', ') : (s.runner ?? 'nobody known')

@@ -209,8 +209,6 @@ export class WebServer {
     const v = verb(name)
     const session = v.global ? '' : field(body, 'session', true)!
     if (!v.global && !/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
-    // Before anything else runs or is queued: a teammate's session I neither own nor run is read-only here.
-    const where = v.global ? null : await this.writable(session)
     const value = field(body, 'value', v.takes === 'text' || v.takes === 'time' || v.takes === 'label')
     // A time or a label goes before the sessions on the command line: it may not read as a flag.
     if ((v.takes === 'time' || v.takes === 'label') && /^\s*-/.test(value!))
@@ -220,6 +218,8 @@ export class WebServer {
     if (v.takes === 'confirm' && body['confirmed'] !== true) throw new HttpError(400, `${v.label} needs "confirmed": true.`, EXIT.USAGE)
     const expect = field(body, 'expect', false)
     if (expect !== null && !/^[a-z_]+(:[a-z_]+)?$/.test(expect)) throw new HttpError(400, '"expect" is STATE or STATE:REASON.', EXIT.USAGE)
+    // Once the body is valid, before anything runs or is queued: a teammate's session I neither own nor run is read-only here.
+    const where = v.global ? null : await this.writable(session)
     // Ctrl+Enter: held until the turn ends (cast send --queue), whatever the state now.
     const queue = v.name === 'reply' && body['queue'] === true
     if (expect !== null && !v.global && !queue) {
@@ -259,10 +259,15 @@ export class WebServer {
     try {
       row = await teamRow(this.o.store, this.o.env, await loadConfig(this.o.env), deviceName(this.o.env), session)
     } catch (error) {
-      throw new HttpError(503, `${session.slice(0, 7)} is not on this machine, and ${(error as Error).message}: nothing was done.`, EXIT.FAILURE)
+      throw new HttpError(
+        503,
+        `${session.slice(0, 7)} is not on this machine, and ${(error as Error).message}: nothing was done.`,
+        EXIT.FAILURE,
+      )
     }
 
-    if (!row) throw new HttpError(404, `No session ${session} on this machine${row === null ? ' or in the team store' : ''}.`, EXIT.NOT_FOUND)
+    if (!row)
+      throw new HttpError(404, `No session ${session} on this machine${row === null ? ' or in the team store' : ''}.`, EXIT.NOT_FOUND)
     const line = readOnlyLine({device: row.device, owners: row.records.owners, runner: row.runner}, this.o.me)
     if (line !== null) throw new HttpError(403, `${oneLine(line).slice(0, 300)}: nothing was done.`, EXIT.REFUSED)
     return {remote: true, row}
