@@ -264,7 +264,8 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
     await bob.query(`SELECT cast_team.register_machine('bo-raw', NULL, NULL)`)
     const published = await bob.query<{r: {sessions: number; refused: {id: string; why: string}[]}}>(
       `SELECT cast_team.publish('bo-raw', 'raw-epoch', $1::jsonb, '[]'::jsonb, 0, NULL) AS r`,
-      [JSON.stringify([row(X1, HOSTILE), row(X2, 'x'.repeat(1 << 20)), row(X3, 'long '.repeat(400))])],
+      // ID4 is Ana's own session on A, not published (A runs no daemon): Bo squats its id.
+      [JSON.stringify([row(X1, HOSTILE), row(X2, 'x'.repeat(1 << 20)), row(X3, 'long '.repeat(400)), row(ID4, 'squatted')])],
     )
     expect(published.rows[0]!.r.refused).toEqual([{id: X2, kind: 'session', why: 'the summary is over 64 KiB'}])
     // The superuser puts the 1 MB title in anyway: the reader skips that row, the rest stand.
@@ -291,6 +292,14 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
     const r = await write('/api/verb', {verb: 'reply', session: X1, value: 'hi'})
     expect([r.status, r.body.error?.message]).toEqual([403, 'read-only: owned by bo@example.com on bo-raw: nothing was done.'])
     expect(await actions(X1)).toEqual([])
+    // The squatted id shows once, as A's own session: this machine's store is the truth for it.
+    expect(await page.$$(card(ID4))).toHaveLength(1)
+    expect(await page.textContent(`${card(ID4)} .title`)).not.toBe('squatted')
+    expect(await page.$(`${card(ID4)}.read-only`)).toBeNull()
+    const cli = json(await a.cast(['sessions', '--team', '--json']))
+    expect(cli.sessions.filter((s: {id: string}) => s.id === ID4)).toEqual([
+      expect.objectContaining({device: 'host-a', title: expect.not.stringMatching(/squatted/)}),
+    ])
   })
 
   it('still acts on a teammate’s session Ana owns: pending until B confirms, then approved', async () => {
