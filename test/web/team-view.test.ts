@@ -336,4 +336,20 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
     expect(result.error).toMatch(/ana@example\.com neither owns nor runs/)
     expect(userTexts(b.h.home, b.project, S2).some((t) => t.startsWith('[answer]'))).toBe(false)
   })
+
+  it('a teammate’s change reaches the page without a reload (LISTEN on the team store)', async () => {
+    await page.waitForSelector(`section[data-bucket="questions"] ${card(ID2)}`)
+    // Bo answers his prompt at B: B publishes the transition, and A's page redraws from it.
+    const denied = await b.cast(['deny', ID2, '--json'], tmux.env)
+    expect(denied.code, denied.stderr).toBe(0)
+    await page.waitForFunction(
+      (sel) => {
+        const el = (globalThis as any).document.querySelector(sel)
+        return el !== null && el.closest('section')?.getAttribute('data-bucket') !== 'questions'
+      },
+      card(ID2),
+      {timeout: 60_000},
+    )
+    expect(await page.textContent(`${card(ID2)} .readonly-line`)).toBe(READ_ONLY_B)
+  })
 })

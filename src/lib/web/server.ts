@@ -74,6 +74,8 @@ export class WebServer {
   /** The team actions this server queued (a page may follow only those). */
   private readonly actions = new Set<number>()
   private readonly hosts = new Set<string>()
+  /** Teammates' changes (LISTEN on the team store), when a team is joined. */
+  private team: import('./team-live.js').TeamFollower | null = null
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
@@ -97,6 +99,8 @@ export class WebServer {
 
   async listen(port: number, host: string): Promise<number> {
     await this.hub.start()
+    const {followTeam} = await import('./team-live.js')
+    this.team = await followTeam(this.o.store, this.o.env, () => this.hub.refresh()).catch(() => null)
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject)
       this.server.listen(port, host, () => resolve())
@@ -108,6 +112,7 @@ export class WebServer {
   }
 
   async close(): Promise<void> {
+    await this.team?.stop()
     await this.hub.stop()
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
