@@ -63,3 +63,29 @@ export async function teamRows(
     await pool.end().catch(() => {})
   }
 }
+
+/**
+ * One teammate's session by its exact id, checked as teamRows checks every row (its machine's
+ * member, runner and summary): the row, null when the team store holds no such row that passes,
+ * or undefined without a team. Throws when the server cannot be reached (the caller refuses).
+ */
+export async function teamRow(
+  store: Store,
+  env: Env,
+  config: ConfigLike,
+  device: string,
+  id: string,
+): Promise<SessionRow | null | undefined> {
+  const ctx = teamContext(store, env, config)
+  if (!ctx) return undefined
+  const {openPool} = await import('../core/store/team/client.js')
+  const {remoteRows} = await import('../core/store/team/reader.js')
+  const pool = await openPool(ctx.target.url, {connectTimeoutMs: 2000, max: 1})
+  try {
+    return (await remoteRows(pool, device, id)).rows[0] ?? null
+  } catch (error) {
+    throw new Error(`the team store is unreachable (${cleanError(error, ctx.target.url)})`)
+  } finally {
+    await pool.end().catch(() => {})
+  }
+}

@@ -4,11 +4,12 @@
  * cost) and the agent's reasoning; an open question or anything else the agent's last message
  * and the composer, which types into the agent's terminal through cast send's checks. Enter
  * sends, Ctrl+Enter queues it behind the current turn (cast send --queue), Shift+Enter is a new
- * line, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes. A teammate's session shows its title and ask line only (its transcript stays on its
- * machine).
+ * line, Alt+Enter sends and advances, Alt+Shift+Enter sends and stashes. A teammate's session
+ * shows its title and ask line only (its transcript stays on its machine); one I may not act on
+ * (`cast web --team`) shows why, and no button, option or composer.
  */
 import type {Detail, Outcome, Session} from './api.js'
-import {fill, h, oneLine, visible} from './dom.js'
+import {type Child, fill, h, oneLine, visible} from './dom.js'
 import {askLine, metaLine, outcomeLine} from './render.js'
 
 export interface AnswerHandlers {
@@ -29,6 +30,8 @@ export function renderAnswer(
   home: string | null,
   pending: string | undefined,
   outcome: Outcome | undefined,
+  /** A teammate's session I may not act on: its title and ask line, why, and nothing to press. */
+  readOnly: string | null,
   on: AnswerHandlers,
 ): void {
   const parts: Node[] = [
@@ -42,11 +45,12 @@ export function renderAnswer(
     h('p', {class: 'meta'}, metaLine(s, me, Date.now(), home)),
   ]
   if (s.state_line) parts.push(h('p', {class: 'stateline'}, `${s.state_line.status}: ${visible(s.state_line.text, 4000)}`))
-  parts.push(question(s, detail, on))
+  if (readOnly !== null) parts.push(h('p', {class: 'readonly-line', role: 'note'}, oneLine(readOnly, 300)))
+  parts.push(question(s, detail, readOnly === null ? on : null))
   if (pending) parts.push(h('p', {class: 'pending-line', role: 'status'}, `${pending}…`))
   const done = outcomeLine(outcome)
   if (done) parts.push(done)
-  if (!(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
+  if (readOnly === null && !(s.ask?.kind === 'approval' || (s.decision && s.decision.answer === null))) parts.push(composer(on))
   // A redraw of the same session (the stream brought a change) keeps what the person is typing.
   const before = root.dataset['session'] === s.id ? root.querySelector('textarea') : null
   const draft = before?.value ?? ''
@@ -66,7 +70,13 @@ export function renderAnswer(
     ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
 }
 
-function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
+/** An option: a button, or (read-only) its text. */
+function pick(on: AnswerHandlers | null, cls: string, run: () => void, ...label: Child[]): Node {
+  return on === null ? h('span', {class: `${cls} inert`}, ...label) : h('button', {class: cls, onclick: run, type: 'button'}, ...label)
+}
+
+/** The question, anchored; `on` null (read-only): its options as text, no button. */
+function question(s: Session, detail: Detail | null, on: AnswerHandlers | null): Node {
   const d = s.decision
   if (d && d.answer === null) {
     return h(
@@ -81,9 +91,10 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
           h(
             'li',
             {},
-            h(
-              'button',
-              {class: `option${d.recommend === o.n ? ' primary' : ''}`, onclick: () => on.decide(o.n), type: 'button'},
+            pick(
+              on,
+              `option${d.recommend === o.n ? ' primary' : ''}`,
+              () => on?.decide(o.n),
               `${o.n}. ${oneLine(o.label, 200)}`,
               h('span', {class: 'effect'}, ` — ${oneLine(o.effect, 400)}`),
               d.recommend === o.n ? h('span', {class: 'rec'}, ' (recommended)') : null,
@@ -101,12 +112,13 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
       {class: 'ask-box approval'},
       h('h2', {}, s.ask.tool ? `${oneLine(s.ask.tool, 80)} wants to run:` : 'A tool waits on your approval:'),
       h('pre', {class: 'tool-input'}, visible(text)),
-      h(
-        'div',
-        {class: 'buttons'},
-        h('button', {class: 'primary approve', onclick: () => on.approve(), type: 'button'}, 'Approve (y)'),
-        h('button', {class: 'deny', onclick: () => on.deny(), type: 'button'}, 'Deny (n)'),
-      ),
+      on &&
+        h(
+          'div',
+          {class: 'buttons'},
+          h('button', {class: 'primary approve', onclick: () => on.approve(), type: 'button'}, 'Approve (y)'),
+          h('button', {class: 'deny', onclick: () => on.deny(), type: 'button'}, 'Deny (n)'),
+        ),
     )
   }
 
@@ -125,9 +137,10 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers): Node {
           h(
             'li',
             {},
-            h(
-              'button',
-              {class: 'option choice', onclick: () => on.choose(i + 1), type: 'button'},
+            pick(
+              on,
+              'option choice',
+              () => on?.choose(i + 1),
               `${i + 1}. ${oneLine(c.label, 200)}`,
               c.description ? h('span', {class: 'effect'}, ` — ${oneLine(c.description, 400)}`) : null,
             ),

@@ -63,6 +63,17 @@ export interface Listing {
   seq: number
   sessions: Session[]
   verbs: VerbInfo[]
+  /** `cast web --team`: every session of the team. */
+  team?: boolean
+  /** Teammates' sessions I may not act on, by id, and why ("read-only: owned by X on host-y"). */
+  read_only?: Record<string, string>
+}
+
+/** Why the page may not act on this session (the server refuses it too), or null. */
+export function readOnlyOf(l: Listing | null, id: string | undefined): string | null {
+  if (!l || id === undefined || !l.read_only || !Object.hasOwn(l.read_only, id)) return null
+  const line = l.read_only[id]
+  return typeof line === 'string' ? line : null
 }
 
 export interface Detail {

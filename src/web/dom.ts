@@ -29,7 +29,7 @@ export function oneLine(s: string | null | undefined, max = 300): string {
   return t.replace(/[\r\n\t]+/g, (m) => (m === '\r' ? '^M' : ' ')).replace(CONTROL, (c) => show(c, ''))
 }
 
-type Child = Node | string | null | undefined | false
+export type Child = Node | string | null | undefined | false
 type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>
 
 /** An element: attributes (on* are listeners; booleans set or leave out), children as nodes or text. */

@@ -4,12 +4,13 @@
  * (palette.ts), the right-click menu and the keys (keys.ts). Every verb is one POST to
  * /api/verb, which runs the cast command of the same name on the server.
  */
-import {type Detail, get, type Listing, type Outcome, post, resultLine, type Session, type VerbInfo} from './api.js'
+import {type Detail, get, type Listing, type Outcome, post, readOnlyOf, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
 import {renderMenu} from './menu.js'
 import {live, presence} from './stream.js'
 import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
+import {refuseReadOnly} from './readonly.js'
 import {$, fill, oneLine} from './dom.js'
 import {bindKeys} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
@@ -80,14 +81,14 @@ export function draw(): void {
   // The page title counts what needs you: the sessions waiting on you (questions are among them).
   const waiting = l.counts['needs_input'] ?? 0
   document.title = `${waiting > 0 ? `(${waiting}) ` : ''}cast inbox`
-  $('#me').textContent = oneLine(l.me, 80)
+  $('#me').textContent = `${oneLine(l.me, 80)}${l.team ? ' · team view' : ''}`
   const list = $('#list')
   const answer = $('#answer')
   const s = state.answering ? l.sessions.find((x) => x.id === state.answering) : undefined
   if (state.answering && s) {
     list.hidden = true
     answer.hidden = false
-    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), {
+    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), readOnlyOf(l, s.id), {
       approve: () => void act('approve', s, undefined, true),
       close: closeAnswer,
       choose: (n) => void choose(s, n),
@@ -119,7 +120,7 @@ export function draw(): void {
     onOpen: (id) => void openAnswer(id),
     onSwipe: (id, d) => {
       const row = l.sessions.find((x) => x.id === id)
-      if (row) void act(d === 'left' ? 'stash' : row.pinned ? 'unpin' : 'pin', row)
+      if (row && !refuseReadOnly(state.listing, row, say)) void act(d === 'left' ? 'stash' : row.pinned ? 'unpin' : 'pin', row)
     },
     onToggle: (bucket) => {
       state.open.set(bucket, !isOpen(view(), bucket))
@@ -181,6 +182,7 @@ export async function act(name: string, s: Session | null, value?: string, advan
   const v = verbByName(name)
   if (!v) return false
   if (!v.global && !s) return false
+  if (!v.global && refuseReadOnly(state.listing, s, say)) return false
   const target = name === 'pin' && s?.pinned ? verbByName('unpin')! : v
   if (target.takes === 'confirm') {
     openPalette({kind: 'confirm', verb: target})
@@ -204,6 +206,7 @@ async function run(
   queue = false,
 ): Promise<boolean> {
   const key = s?.id ?? 'undo'
+  if (!v.global && refuseReadOnly(state.listing, s, say)) return false
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
@@ -245,9 +248,10 @@ async function reply(s: Session, text: string, then: 'stay' | 'advance' | 'stash
 }
 
 async function decide(s: Session, choice: number): Promise<void> {
+  if (refuseReadOnly(state.listing, s, say) || !s.decision) return
   state.pending.set(s.id, 'Answering')
   draw()
-  const out = await post('/api/decide', {card: s.decision!.id, choice})
+  const out = await post('/api/decide', {card: s.decision.id, choice, session: s.id})
   state.pending.delete(s.id)
   say(out.ok ? `Answered: option ${choice}` : `Refused: ${out.error.message}`)
   if (out.ok) advance(s.id)
@@ -256,6 +260,7 @@ async function decide(s: Session, choice: number): Promise<void> {
 
 /** An option of the agent's question, picked in its terminal (cast choose). */
 async function choose(s: Session, choice: number): Promise<void> {
+  if (refuseReadOnly(state.listing, s, say)) return
   state.pending.set(s.id, `Choosing ${choice}`)
   draw()
   const out = await post('/api/choose', {choice, session: s.id})
@@ -267,7 +272,7 @@ async function choose(s: Session, choice: number): Promise<void> {
 }
 
 async function killAll(): Promise<void> {
-  const stashed = state.listing?.sessions.filter((s) => s.bucket === 'stashed') ?? []
+  const stashed = state.listing?.sessions.filter((s) => s.bucket === 'stashed' && readOnlyOf(state.listing, s.id) === null) ?? []
   if (stashed.length === 0 || !window.confirm(`Kill all ${stashed.length} stashed sessions? Each agent is stopped.`)) return
   for (const s of stashed) await run(verbByName('kill')!, s, undefined, true, false)
 }
@@ -293,7 +298,8 @@ export function drawPalette(): void {
   const l = state.listing
   const labels = [...new Set(l.sessions.flatMap((s) => s.labels))]
   p.items = paletteItems(p.mode, p.query, {
-    focus: focused(),
+    // A teammate's session I may not act on: the palette offers it no verb (readonly.ts).
+    focus: readOnlyOf(l, focused()?.id) === null ? focused() : null,
     labels,
     openSession: (id) => {
       closePalette()
@@ -323,7 +329,7 @@ export function openMenu(id: string, x: number, y: number): void {
   if (!s) return
   state.focus = id
   state.menu = {id}
-  renderMenu($('#menu'), s, state.listing!.verbs, x, y, (name) => {
+  renderMenu($('#menu'), s, state.listing!.verbs, readOnlyOf(state.listing, s.id), x, y, (name) => {
     state.menu = null
     void act(name, s)
   })

@@ -5,7 +5,7 @@
  * the ask line; the agent's state line with how many messages passed since; owners, runner,
  * device and last activity. Rows arrive in display order from the server.
  */
-import type {Listing, Outcome, Session} from './api.js'
+import {type Listing, type Outcome, readOnlyOf, type Session} from './api.js'
 import {ago, fill, h, oneLine} from './dom.js'
 import {measure, windowRows} from './window.js'
 
@@ -85,7 +85,7 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
         `${open ? '▾' : '▸'} ${sec.title} `,
         h('span', {class: 'count'}, `(${rows.length})`),
       ),
-      sec.bucket === 'stashed' && rows.length > 0
+      sec.bucket === 'stashed' && rows.some((r) => readOnlyOf(view.listing, r.id) === null)
         ? h('button', {class: 'kill-all', onclick: () => on.onKillAll(), type: 'button'}, 'Kill all')
         : null,
     )
@@ -149,13 +149,15 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
   const ask = askLine(s)
   const sl = s.state_line
   const pending = view.pending.get(s.id)
+  // A teammate's session I neither own nor run: shown, never acted on (no drag, no verb).
+  const readOnly = readOnlyOf(view.listing, s.id)
   const el = h(
     'article',
     {
       'aria-selected': String(view.focus === s.id),
-      class: `card st-${s.state}${view.focus === s.id ? ' focus' : ''}${pending ? ' pending' : ''}`,
+      class: `card st-${s.state}${view.focus === s.id ? ' focus' : ''}${pending ? ' pending' : ''}${readOnly === null ? '' : ' read-only'}`,
       'data-id': s.id,
-      draggable: 'true',
+      draggable: readOnly === null ? 'true' : 'false',
       role: 'option',
       tabindex: view.focus === s.id ? 0 : -1,
     },
@@ -177,6 +179,7 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
         )
       : null,
     h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home)),
+    readOnly === null ? null : h('div', {class: 'readonly-line'}, oneLine(readOnly, 300)),
     pending ? h('div', {class: 'pending-line', role: 'status'}, `${pending}…`) : null,
     outcomeLine(view.outcomes.get(s.id)),
   )
@@ -186,7 +189,7 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
     e.preventDefault()
     on.onMenu(s.id, e.clientX, e.clientY)
   })
-  el.addEventListener('dragstart', (e) => e.dataTransfer?.setData('text/x-cast-session', s.id))
+  if (readOnly === null) el.addEventListener('dragstart', (e) => e.dataTransfer?.setData('text/x-cast-session', s.id))
   swipe(el, (d) => on.onSwipe(s.id, d))
   return el
 }

@@ -16,10 +16,19 @@ rebinding) and, on writes, for the page's own Origin.
 Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: run
 "cast web pair" first, open http://ADDR:PORT/pair on the device and type the code; the
 device gets its own credential, revocable with "cast web devices --revoke ID".
-docs/web.md describes the security model.`
+docs/web.md describes the security model.
+
+With a team joined, the page lists teammates' sessions you own, as cast sessions does;
+--team lists every session of the team, as cast sessions --team does, marked with their
+machine and who runs them. A teammate's session you neither own nor run is read-only:
+the page offers no verb on it and the server refuses any write to it (403).`
   static override examples = [
     {command: '<%= config.bin %> <%= command.id %>', description: `Serve the inbox on 127.0.0.1:${WEB_PORT}, until stopped.`},
     {command: '<%= config.bin %> <%= command.id %> --port 0', description: 'On a free port, until stopped.'},
+    {
+      command: '<%= config.bin %> <%= command.id %> --team',
+      description: "Every machine's sessions; teammates' read-only unless you own them.",
+    },
     {
       command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0 --port 0',
       description: 'Pair a phone, then serve it on the LAN, until stopped.',
@@ -40,6 +49,7 @@ docs/web.md describes the security model.`
       min: 0,
       summary: `The port (default ${WEB_PORT}; 0 picks a free one).`,
     }),
+    team: Flags.boolean({summary: "Every session of the team (cast sessions --team); teammates' read-only unless you own or run them."}),
   }
   static override summary = 'Serve the inbox to a browser (127.0.0.1; other devices after pairing).'
 
@@ -62,8 +72,9 @@ docs/web.md describes the security model.`
       me: this.me,
       port: flags.port,
       store,
+      team: flags.team,
     })
-    this.log(`cast web · ${this.me} · ${web.url}`)
+    this.log(`cast web${flags.team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
     if (!web.loopback)
       this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)

@@ -70,3 +70,19 @@ export function inboxLeavesAt({
   if (runner !== null && !sameIdentity(runner, me)) return null
   return lastActivityAt + recencyMs + 1
 }
+
+/**
+ * Why I may not act on a session another machine runs, or null when I may: I own it or I run it,
+ * the rule the machine that runs it checks again before it carries out anything
+ * (src/team/executor.ts refusal). The runner is the one the team store binds to the publishing
+ * machine's member (docs/team.md); the owners are what that machine published.
+ */
+export function readOnlyLine(
+  s: {readonly owners: readonly string[]; readonly runner: string | null; readonly device: string | null},
+  me: string,
+): string | null {
+  if (isOwnedBy(s.owners, me)) return null
+  if (s.runner !== null && sameIdentity(s.runner, me)) return null
+  const who = s.owners.length > 0 ? s.owners.join(', ') : (s.runner ?? 'nobody known')
+  return `read-only: owned by ${who} on ${s.device ?? 'another machine'}`
+}

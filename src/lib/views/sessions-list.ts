@@ -12,6 +12,8 @@ import type {SyncStats} from '../../core/ingest/engine.js'
 import type {Agent, WorkState} from '../../core/model/types.js'
 import type {Store} from '../../core/store/store.js'
 import {teamRows} from '../../team/index.js'
+import {readOnlyLine} from '../../core/model/ownership.js'
+import {oneLine} from '../../core/model/sanitize.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {loadConfig} from '../home/config.js'
 import {deviceName, type Env, homeDir} from '../home/env.js'
@@ -50,6 +52,8 @@ export interface SessionsListOutput {
   styled(text: string): void
   /** Raw bytes on stdout (the streamed JSON list). */
   write(chunk: string): void
+  /** The listed teammates' sessions I may not act on, by id, and why (`cast web`'s page marks them read-only). */
+  readOnly?(lines: Readonly<Record<string, string>>): void
 }
 
 export async function listSessions(
@@ -79,8 +83,12 @@ export async function listSessions(
     synced = (await import('../ingest/ingest.js')).syncBeforeRead(store, env, clock, me, syncOptions)
   else if (!env.CAST_NOW?.trim()) sweepSnoozes(store, clock())
   const now = clock()
-  // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run).
-  const remote = await teamRows(store, env, config, deviceName(env), (m) => process.stderr.write(`cast: ${m}\n`))
+  // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run). A
+  // teammate's row that names a session of this machine's store is not shown: this machine's
+  // store is the truth for its own sessions (docs/team.md: a squatted id).
+  const fetched = await teamRows(store, env, config, deviceName(env), (m) => process.stderr.write(`cast: ${m}\n`))
+  const local = new Set(fetched.length === 0 ? [] : store.loadSessions(fetched.map((r) => r.id)).map((r) => r.id))
+  const remote = local.size === 0 ? fetched : fetched.filter((r) => !local.has(r.id))
   const filters = {
     agent: flags.agent,
     all: flags.all,
@@ -105,7 +113,9 @@ export async function listSessions(
   const unread = synced !== null && synced.deferred > 0 ? synced.deferred : leaseIsLive(store.getLease(BACKFILL_LEASE)) ? null : 0
   const listing = unread === 0 ? built.listing : withPartial(built.listing, unread)
   if (store.stale) listing.stale = true
-  if (!out.json) await printHuman(store, env, clock, me, flags, out, {listing, now, rows, synced, unread})
+  const readOnly = readOnlyLines(rows, remote, me)
+  out.readOnly?.(readOnly)
+  if (!out.json) await printHuman(store, env, clock, me, flags, out, {listing, now, readOnly, rows, synced, unread})
   return listing
 }
 
@@ -120,10 +130,18 @@ async function printHuman(
   {
     listing,
     now,
+    readOnly,
     rows,
     synced,
     unread,
-  }: {listing: Listing; now: number; rows: SessionRow[]; synced: SyncStats | null; unread: number | null},
+  }: {
+    listing: Listing
+    now: number
+    readOnly: Readonly<Record<string, string>>
+    rows: SessionRow[]
+    synced: SyncStats | null
+    unread: number | null
+  },
 ): Promise<void> {
   const {visible} = await import('../../core/model/sanitize.js')
   const human: string[] = []
@@ -132,7 +150,12 @@ async function printHuman(
   const {fitLines, terminalStyle, terminalWidth} = await import('../cli/style.js')
   const style = await terminalStyle()
   const title = flags.team ? 'cast sessions · team' : 'cast sessions'
-  styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, columnsLine(flags, now, style)), terminalWidth(env)))
+  const columns = columnsLine(flags, now, style)
+  const extra = (row: SessionRow): string[] => [
+    ...(readOnly[row.id] === undefined ? [] : [`   ${style.dim(oneLine(readOnly[row.id]!))}`]),
+    ...(columns?.(row) ?? []),
+  ]
+  styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, extra), terminalWidth(env)))
   if (synced && synced.deferred > 0) {
     line('')
     line(
@@ -157,6 +180,24 @@ async function printHuman(
   const {page, shouldPage} = await import('../cli/pager.js')
   if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
   else out.styled(text)
+}
+
+/**
+ * The listed teammates' sessions I may not act on and why (core/model/ownership.ts readOnlyLine):
+ * a session of this machine's store never is; the view that lists them is `--team` (my inbox
+ * holds only teammates' sessions I own or run).
+ */
+function readOnlyLines(rows: readonly SessionRow[], remote: readonly SessionRow[], me: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (remote.length === 0) return out
+  const theirs = new Set(remote.map((r) => r.id))
+  for (const r of rows) {
+    if (!theirs.has(r.id)) continue
+    const line = readOnlyLine({device: r.device, owners: r.records.owners, runner: r.runner}, me)
+    if (line !== null) out[r.id] = line
+  }
+
+  return out
 }
 
 /** The listing with `partial` and `unread_files` placed before `sessions` (the field order scripts see). */

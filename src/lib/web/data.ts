@@ -12,14 +12,31 @@ import {type Env, homeDir} from '../home/env.js'
 import {listSessions} from '../views/sessions-list.js'
 import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views/views.js'
 
-export type PageListing = Listing & {tally: string; verbs: ReturnType<typeof verbTable>; seq: number; home: string}
+export type PageListing = Listing & {
+  tally: string
+  verbs: ReturnType<typeof verbTable>
+  seq: number
+  home: string
+  /** The view: my inbox, or (`cast web --team`) every session of the team, as `cast sessions --team`. */
+  team: boolean
+  /** Teammates' sessions listed that I may not act on, by id: the line the page shows instead of acting. */
+  read_only: Record<string, string>
+}
 
-/** The listing of `cast sessions --json`, with the tally line and the catalog. */
-export async function pageListing(store: Store, env: Env, clock: () => number, me: string): Promise<PageListing> {
+/** The listing of `cast sessions --json` (`--team --json` for the team's view), with the tally line, the catalog and what is read-only. */
+export async function pageListing(store: Store, env: Env, clock: () => number, me: string, team = false): Promise<PageListing> {
   const seq = store.lastSeq()
   const ignore = (): void => undefined
-  const listing = (await listSessions(store, env, clock, me, {}, {json: true, line: ignore, styled: ignore, write: ignore})) as Listing
-  return {...listing, home: homeDir(env), seq, tally: formatTally(listing.counts), verbs: verbTable()}
+  let readOnly: Record<string, string> = {}
+  const out = {
+    json: true,
+    line: ignore,
+    readOnly: (lines: Readonly<Record<string, string>>) => (readOnly = {...lines}),
+    styled: ignore,
+    write: ignore,
+  }
+  const listing = (await listSessions(store, env, clock, me, team ? {team: true} : {}, out)) as Listing
+  return {...listing, home: homeDir(env), read_only: readOnly, seq, tally: formatTally(listing.counts), team, verbs: verbTable()}
 }
 
 export interface SessionDetail {

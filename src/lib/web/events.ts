@@ -122,6 +122,11 @@ export class EventHub {
     }
   }
 
+  /** Something outside this machine's log changed (a teammate's machine published): a fresh listing. */
+  refresh(): void {
+    if (this.clients.size > 0) void this.sendListing()
+  }
+
   private async sendListing(): Promise<void> {
     if (this.building) {
       this.again = true

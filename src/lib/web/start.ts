@@ -28,6 +28,8 @@ export interface StartOptions {
   readonly port: number
   readonly listen?: string
   readonly hosts?: readonly string[]
+  /** Every session of the team (`cast sessions --team`), teammates' read-only unless I own or run them. */
+  readonly team?: boolean
 }
 
 export interface Started {
@@ -57,6 +59,7 @@ export async function startWeb(o: StartOptions): Promise<Started> {
     me: o.me,
     recencyMs: (await loadConfig(o.env)).inbox.recencyMs,
     store: o.store,
+    team: o.team === true,
   })
   let port: number
   try {

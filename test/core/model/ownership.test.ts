@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {inInbox, isAssignedAwayFromOwnerSet} from '../../../src/core/model/ownership.js'
+import {inInbox, isAssignedAwayFromOwnerSet, readOnlyLine} from '../../../src/core/model/ownership.js'
 import {TIME_LIMITS} from '../../../src/core/model/types.js'
 import {NOW} from './helpers.js'
 
@@ -41,5 +41,18 @@ describe('inInbox', () => {
     ${'unowned, someone else runs it, --all'} | ${[]}    | ${BOB}  | ${NOW}            | ${undefined} | ${true}  | ${false}
   `('$name -> $expected', ({all, expected, lastActivityAt, owners, recencyMs, runner}) => {
     expect(inInbox({all, lastActivityAt, me: ME, now: NOW, owners, recencyMs, runner})).toBe(expected)
+  })
+})
+
+describe('readOnlyLine (a teammate’s session in cast web --team and cast sessions --team)', () => {
+  it.each`
+    name                                    | owners                       | runner               | expected
+    ${'I own it'}                           | ${[BOB, ' ANA@example.com']} | ${BOB}               | ${null}
+    ${'I run it (another machine of mine)'} | ${[]}                        | ${'Ana@Example.com'} | ${null}
+    ${'unowned, Bob runs it'}               | ${[]}                        | ${BOB}               | ${'read-only: owned by bob@example.com on host-b'}
+    ${'owned by others, I run it not'}      | ${[BOB, 'cy@example.com']}   | ${'cy@example.com'}  | ${'read-only: owned by bob@example.com, cy@example.com on host-b'}
+    ${'no runner known'}                    | ${[]}                        | ${null}              | ${'read-only: owned by nobody known on host-b'}
+  `('$name -> $expected', ({expected, owners, runner}) => {
+    expect(readOnlyLine({device: 'host-b', owners, runner}, ME)).toBe(expected)
   })
 })

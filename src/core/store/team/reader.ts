@@ -24,14 +24,14 @@ export interface RemoteRows {
  * Every session the other machines published (this device's own rows come from the local
  * store). A row is shown only when its machine's role is admitted, its runner is that member and
  * its summary parses and names the row's own session, device and runner; any other row is
- * skipped and named, and the rest stand.
+ * skipped and named, and the rest stand. With onlyId: that session's row alone, by the same checks.
  */
-export async function remoteRows(pool: Pool, notDevice: string): Promise<RemoteRows> {
+export async function remoteRows(pool: Pool, notDevice: string, onlyId?: string): Promise<RemoteRows> {
   const r = await pool.query<{id: string; device: string; runner: string | null; summary: unknown; skew_ms: number; member: string | null}>(
     `SELECT s.id, s.device, s.runner, s.summary, COALESCE(m.skew_ms, 0) AS skew_ms, p.who AS member
        FROM cast_team.sessions s LEFT JOIN cast_team.machines m ON m.device = s.device LEFT JOIN cast_team.members p ON p.role = m.role
-      WHERE s.device <> $1`,
-    [notDevice],
+      WHERE s.device <> $1${onlyId === undefined ? '' : ' AND s.id = $2'}`,
+    onlyId === undefined ? [notDevice] : [notDevice, onlyId],
   )
   const rows: SessionRow[] = []
   const skipped: SkippedRow[] = []
