@@ -143,15 +143,14 @@ export class Ingester {
     const holders = this.openHandles()
     const {pass, known, gone, files} = only ? this.pathsPass(only, holders) : this.fullPass(holders)
     stats.files = files
-    const present = new Set<string>()
     // Only a file that changed can be left for later: with none, there is nothing to defer.
-    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, present, stats)
+    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, stats)
     const batch = new Batcher(
       (b) => this.commit(b),
       stats,
       () => this.progress?.(),
     )
-    this.readPass(pass, known, holders, present, batch, stats)
+    this.readPass(pass, known, holders, batch, stats)
     for (const row of gone) {
       if (!this.byAgent.has(row.agent)) continue
       // Hook state and screen readings are sources, not files: they never vanish from disk.
@@ -206,14 +205,13 @@ export class Ingester {
     return found
   }
 
-  /** A recent-first pass: leave the files DeferRule allows out of `pass` (present, so not forgotten). */
-  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, present: Set<string>, stats: SyncStats): void {
+  /** A recent-first pass: leave the files DeferRule allows out of `pass` (walked, so not forgotten). */
+  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, stats: SyncStats): void {
     const waiting = deferredFiles(pass.found, pass.sts, known, rule)
     if (waiting.size === 0) return
     // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
     commitTailAsks(this.store, tailAsks(pass.found, pass.sts, waiting), (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
     for (const i of waiting) {
-      present.add(pass.found[i]!.path)
       stats.deferredBytes += pass.sts[i]?.size ?? 0
     }
 
@@ -228,7 +226,6 @@ export class Ingester {
     pass: PassFiles,
     known: ReadonlyMap<string, FileRow>,
     holders: ReadonlyMap<string, number>,
-    present: Set<string>,
     batch: Batcher,
     stats: SyncStats,
   ): void {
@@ -240,7 +237,6 @@ export class Ingester {
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
       for (const [i, d] of found.entries()) {
-        present.add(d.path)
         if (i % 100 === 99) this.progress?.()
         const prevRow = known.get(d.path)
         if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)
