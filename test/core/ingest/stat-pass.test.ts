@@ -10,6 +10,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../../src/adapters/index.js'
+import {discoverPaths} from '../../../src/core/ingest/discover.js'
 import {Ingester, type SyncStats} from '../../../src/core/ingest/engine.js'
 import {Store} from '../../../src/core/store/store.js'
 import {claudeLines, claudeTranscriptPath, writeFile} from '../../helpers/cli.js'
@@ -90,5 +91,30 @@ describe('a full pass over unchanged and changed files', () => {
     expect([...store.loadFiles().keys()].sort()).toEqual([file(0), file(1)])
     expect(titles()[SIDS[0]!]).toBe(before[SIDS[0]!])
     expect(titles()[SIDS[1]!]).toBe(before[SIDS[1]!])
+  })
+})
+
+describe("a watcher's new paths", () => {
+  it('are matched as the walk matches them: nothing inside a folder the walk skips (a Codex rollout under cache/)', () => {
+    const rollout = path.join(
+      home,
+      '.codex',
+      'sessions',
+      '2026',
+      '12',
+      '02',
+      'rollout-2026-12-02T00-18-59-019e59c4-8d42-7b15-a2c6-0f9e8d7c6b02.jsonl',
+    )
+    const skipped = path.join(home, '.codex', 'sessions', 'cache', path.basename(rollout))
+    writeFile(rollout, '{}\n')
+    writeFile(skipped, '{}\n')
+    const ctx = {env: {HOME: home}, home}
+
+    const walked = new Ingester(store, ADAPTERS, ctx, {clock: () => clock, device: 'box', me: 'me@example.com'})
+      .discover()
+      .map((d) => d.path)
+    expect(walked).toContain(rollout)
+    expect(walked).not.toContain(skipped)
+    expect(discoverPaths(ADAPTERS, ctx, [skipped, rollout], new Set()).map((d) => d.path)).toEqual([rollout])
   })
 })
