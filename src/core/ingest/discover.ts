@@ -22,21 +22,35 @@ export interface Discovered {
  */
 export function discoverFiles(adapters: readonly Adapter[], ctx: AdapterEnv, progress: (() => void) | null): Discovered[] {
   const out: Discovered[] = []
+  walkFiles(adapters, ctx, progress, (adapter, p, match) => {
+    out.push({adapter, match, path: p})
+  })
+  return out
+}
+
+/**
+ * The same walk, handing each matched file to `found` as it is reached and keeping nothing
+ * itself (a full pass compares each file's stat as it goes: stat-pass.ts).
+ */
+export function walkFiles(
+  adapters: readonly Adapter[],
+  ctx: AdapterEnv,
+  progress: (() => void) | null,
+  found: (adapter: Adapter, path: string, match: FileMatch) => void,
+): void {
   for (const adapter of adapters) {
     // A root inside another root of the same adapter is walked once, as part of the outer one;
     // symlinks are never followed, so no file is reached twice through one adapter's roots.
     const roots = adapter.roots(ctx).map((r) => path.resolve(r))
     const outer = roots.filter((r) => !roots.some((o) => o !== r && r.startsWith(o + path.sep)))
-    for (const root of new Set(outer)) walk({adapter, ctx, out, progress}, root, 0)
+    for (const root of new Set(outer)) walk({adapter, ctx, found, progress}, root, 0)
   }
-
-  return out
 }
 
 interface Walk {
   readonly adapter: Adapter
   readonly ctx: AdapterEnv
-  readonly out: Discovered[]
+  readonly found: (adapter: Adapter, path: string, match: FileMatch) => void
   readonly progress: (() => void) | null
 }
 
@@ -58,7 +72,7 @@ function walk(w: Walk, dir: string, depth: number): void {
     if (e.isFile()) {
       const p = prefix + e.name
       const match = w.adapter.match(p, w.ctx)
-      if (match) w.out.push({adapter: w.adapter, match, path: p})
+      if (match) w.found(w.adapter, p, match)
     } else if (e.isDirectory()) {
       const p = prefix + e.name
       if (w.adapter.skipDir?.(p)) continue
@@ -78,13 +92,22 @@ export function discoverPaths(
   for (const p of paths) {
     if (known.has(p) || isSymlink(p)) continue
     for (const adapter of adapters) {
-      if (!adapter.roots(ctx).some((r) => p === r || p.startsWith(r + path.sep))) continue
+      const root = adapter.roots(ctx).find((r) => p === r || p.startsWith(r + path.sep))
+      if (root === undefined || underSkipped(adapter, root, p)) continue
       const match = adapter.match(p, ctx)
       if (match) out.push({adapter, match, path: p})
     }
   }
 
   return out
+}
+
+/** Is `file` inside a folder under `root` that the walk does not enter (Adapter.skipDir)? */
+function underSkipped(adapter: Adapter, root: string, file: string): boolean {
+  if (!adapter.skipDir) return false
+  for (let dir = path.dirname(file); dir.length > root.length && dir.startsWith(root + path.sep); dir = path.dirname(dir))
+    if (adapter.skipDir(dir)) return true
+  return false
 }
 
 function isSymlink(file: string): boolean {

@@ -10,7 +10,6 @@
 import fs from 'node:fs'
 
 import type {Agent} from '../model/types.js'
-import {type FileMarkRow, loadFileMarks, loadFileRow} from '../store/file-marks.js'
 import {fileMark, sameMark} from '../store/files.js'
 import {sweepSnoozes} from '../store/triage.js'
 import type {FileRow, Store} from '../store/store.js'
@@ -22,9 +21,9 @@ import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending} from './batch.js'
 import {shareReads} from './read-share.js'
 import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js'
+import {statPass, watchedRows} from './stat-pass.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
-import {sameStat} from './same-stat.js'
 import {commitTailAsks, tailAsks} from './tail-ask.js'
 
 export type {DeferRule} from './defer.js'
@@ -58,11 +57,19 @@ export interface SyncOptions {
   defer?: DeferRule
 }
 
-/** The files of one pass, each stat taken up front (undefined: gone), and whether it can be skipped unread (stat-sweep.ts unchangedFile). */
+/** The files of one pass, each stat taken up front (undefined: gone), and whether it can be skipped unread (unchangedFile). */
 interface PassFiles {
   found: Discovered[]
   sts: (fs.Stats | undefined)[]
   idle: boolean[]
+}
+
+/** One pass's files, what the store holds for them, and the rows of the files gone. */
+interface Pass {
+  pass: PassFiles
+  known: Map<string, FileRow>
+  gone: FileRow[]
+  files: number
 }
 
 export class Ingester {
@@ -133,37 +140,21 @@ export class Ingester {
       sessionsChanged: 0,
       transitions: 0,
     }
-    const found = this.filesOf(only)
-    stats.files = found.length
-    // Stat once up front: a sync with many JSONL bytes to read shares them with a read worker
-    // (the other core), and its results are committed here in the same order and batches.
-    const pass: PassFiles = {
-      found,
-      idle: [],
-      sts: found.map((d, i) => {
-        if (i % 500 === 499) this.progress?.()
-        return statOrNull(d.path)
-      }),
-    }
     const holders = this.openHandles()
-    const known = this.knownRows(pass, holders)
-    const now = Date.now()
-    pass.idle = found.map((d, i) => unchangedFile(d.match.kind, pass.sts[i], known.get(d.path), holders.has(d.path), now))
-    const present = new Set<string>()
+    const {pass, known, gone, files} = only ? this.pathsPass(only, holders) : this.fullPass(holders)
+    stats.files = files
     // Only a file that changed can be left for later: with none, there is nothing to defer.
-    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, present, stats)
+    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, stats)
     const batch = new Batcher(
       (b) => this.commit(b),
       stats,
       () => this.progress?.(),
     )
-    this.readPass(pass, known, holders, present, batch, stats)
-    for (const [p, row] of known) {
-      // A full pass forgets the files it did not find; a pass over changed paths, those gone from disk.
-      if (only ? !only.has(p) || statOrNull(p) !== undefined : present.has(p)) continue
+    this.readPass(pass, known, holders, batch, stats)
+    for (const row of gone) {
       if (!this.byAgent.has(row.agent)) continue
       // Hook state and screen readings are sources, not files: they never vanish from disk.
-      if (p.includes('://')) continue
+      if (row.path.includes('://')) continue
       batch.add({base: row, contributions: null, deleted: true, row}, 0)
     }
 
@@ -178,9 +169,34 @@ export class Ingester {
     return stats
   }
 
-  /** The files a pass looks at: all of them (a discovery), or the watcher's paths, new ones matched. */
-  private filesOf(only: ReadonlySet<string> | undefined): Discovered[] {
-    if (!only) return this.discover()
+  /**
+   * A full pass: the walk, the stats and the comparison with the store's marks in one
+   * (stat-pass.ts); what it keeps are the files that may have changed, and the files gone.
+   */
+  private fullPass(holders: ReadonlyMap<string, number>): Pass {
+    // The watcher's passes match their paths afresh (filesOf) until the next discovery.
+    this.lastDiscovery = []
+    const p = statPass(this.store, this.adapters, this.ctx, holders, this.progress, Date.now() - RECENT_MS)
+    for (const row of p.recent) this.recent.set(row.path, row)
+    return {files: p.files, gone: p.gone, known: p.known, pass: {found: p.found, idle: p.found.map(() => false), sts: p.sts}}
+  }
+
+  /** A pass over the watcher's paths: each stat'ed and compared with its mark; those gone from disk are forgotten. */
+  private pathsPass(only: ReadonlySet<string>, holders: ReadonlyMap<string, number>): Pass {
+    const found = this.filesOf(only)
+    const pass: PassFiles = {found, idle: [], sts: found.map((d) => statOrNull(d.path))}
+    const known = watchedRows(this.store, this.heldAgents, found, pass.sts, holders)
+    const now = Date.now()
+    pass.idle = found.map((d, i) => unchangedFile(d.match.kind, pass.sts[i], known.get(d.path), holders.has(d.path), now))
+    const gone = [...only].flatMap((p) => {
+      const row = known.get(p)
+      return row && statOrNull(p) === undefined ? [row] : []
+    })
+    return {files: found.length, gone, known, pass}
+  }
+
+  /** The watcher's paths, new ones matched. */
+  private filesOf(only: ReadonlySet<string>): Discovered[] {
     const found = this.lastDiscovery.filter((d) => only.has(d.path))
     // Paths the watcher saw that discovery had not: new files.
     const added = discoverPaths(this.adapters, this.ctx, only, new Set(found.map((d) => d.path)))
@@ -189,32 +205,13 @@ export class Ingester {
     return found
   }
 
-  /**
-   * What the store holds for each file: marks only, and the full row (the parser's state) for
-   * the JSONL files this pass may read (changed, or held open by an agent process now or before).
-   */
-  private knownRows(pass: PassFiles, holders: ReadonlyMap<string, number>): Map<string, FileRow> {
-    const known: Map<string, FileRow> = loadFileMarks(this.store, this.heldAgents)
-    for (const [i, d] of pass.found.entries()) {
-      const mark = known.get(d.path) as FileMarkRow | undefined
-      if (!mark || mark.stateLoaded || mark.kind !== 'jsonl') continue
-      const st = pass.sts[i]
-      if (sameStat(mark, st) && !mark.held && !holders.has(d.path)) continue
-      const full = loadFileRow(this.store, d.path)
-      if (full) known.set(d.path, full)
-    }
-
-    return known
-  }
-
-  /** A recent-first pass: leave the files DeferRule allows out of `pass` (present, so not forgotten). */
-  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, present: Set<string>, stats: SyncStats): void {
+  /** A recent-first pass: leave the files DeferRule allows out of `pass` (walked, so not forgotten). */
+  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, stats: SyncStats): void {
     const waiting = deferredFiles(pass.found, pass.sts, known, rule)
     if (waiting.size === 0) return
     // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
     commitTailAsks(this.store, tailAsks(pass.found, pass.sts, waiting), (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
     for (const i of waiting) {
-      present.add(pass.found[i]!.path)
       stats.deferredBytes += pass.sts[i]?.size ?? 0
     }
 
@@ -229,7 +226,6 @@ export class Ingester {
     pass: PassFiles,
     known: ReadonlyMap<string, FileRow>,
     holders: ReadonlyMap<string, number>,
-    present: Set<string>,
     batch: Batcher,
     stats: SyncStats,
   ): void {
@@ -241,7 +237,6 @@ export class Ingester {
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
       for (const [i, d] of found.entries()) {
-        present.add(d.path)
         if (i % 100 === 99) this.progress?.()
         const prevRow = known.get(d.path)
         if (prevRow && (prevRow.mtimeMs >= recentFrom || prevRow.offset < prevRow.size)) this.recent.set(d.path, prevRow)

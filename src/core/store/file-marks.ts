@@ -93,3 +93,59 @@ export function loadFileRow(store: Store, path: string): FileRow | undefined {
   const {held: _held, stateLoaded: _loaded, ...row} = toRow(r, (r.state as string | null) ?? null, true)
   return row
 }
+
+/** A mark whose file a no-op pass cannot skip on its stat alone: a last line without its newline (offset < size). */
+export const MARK_TAIL = 1
+/** A holder process is recorded for the file. */
+export const MARK_HOLDER = 2
+/** A SQLite source (its mark includes the -wal file). */
+export const MARK_SQLITE = 4
+
+/**
+ * Every file's mark, columnar: the path's index in `index`, and at that index its device, inode,
+ * size, mtime (whole ms, as stored) and MARK_* flags. A full pass compares each stat with these
+ * and keeps nothing of an unchanged file; no row object is built (src/core/ingest/stat-pass.ts).
+ */
+export interface StatMarks {
+  readonly index: Map<string, number>
+  readonly paths: readonly string[]
+  readonly dev: Float64Array
+  readonly ino: Float64Array
+  readonly size: Float64Array
+  readonly mtimeMs: Float64Array
+  readonly flags: Uint8Array
+}
+
+export function loadStatMarks(store: Store): StatMarks {
+  // One statement over the covering index files_marks (all its columns are the index's).
+  const rows = store
+    .q(
+      `SELECT path, dev, ino, size, mtime_ms,
+              (offset < size) | ((holder IS NOT NULL) << 1) | ((kind = 'sqlite') << 2)
+       FROM files INDEXED BY files_marks`,
+    )
+    .raw(true)
+    .all() as [string, number, number, number, number, number][]
+  const n = rows.length
+  const marks = {
+    dev: new Float64Array(n),
+    flags: new Uint8Array(n),
+    index: new Map<string, number>(),
+    ino: new Float64Array(n),
+    mtimeMs: new Float64Array(n),
+    paths: new Array<string>(n),
+    size: new Float64Array(n),
+  }
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!
+    marks.index.set(r[0], i)
+    marks.paths[i] = r[0]
+    marks.dev[i] = r[1]
+    marks.ino[i] = r[2]
+    marks.size[i] = r[3]
+    marks.mtimeMs[i] = r[4]
+    marks.flags[i] = r[5]
+  }
+
+  return marks
+}
