@@ -15,7 +15,7 @@ import {inboxCandidates, listingKeys, sessionIdsInOrder} from '../../core/store/
 import {type ListedRow, ListingRows} from '../../core/store/listing-rows.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {inView} from '../../core/model/view.js'
-import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, sortRows} from './views.js'
+import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, type SortableRow, sortRows} from './views.js'
 
 const CHUNK = 500
 /** `{"s": [row]}` stringified with 2 spaces: the row between these is indented as in the document. */
@@ -41,7 +41,7 @@ export function streamListing(
   onePassRows = ONE_PASS_ROWS,
 ): number {
   const counted: Parameters<typeof tally>[0][number][] = []
-  const keys: SessionRow[] = []
+  const keys: SortableRow[] = []
   const rows = new ListingRows(store, me)
   const texts = store.countSessions() <= onePassRows ? new Map<string, string>() : null
   const source = texts ? rows.all(chunk) : firstPass(store, me, chunk, f.all === true)
@@ -57,7 +57,7 @@ export function streamListing(
       reason: r.reason,
       records: {deferredAt: r.records.deferredAt},
       stateSince: r.stateSince,
-    } as unknown as SessionRow)
+    })
     texts?.set(r.id, rowText(r, me, now))
   }
 
