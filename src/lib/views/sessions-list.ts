@@ -20,12 +20,14 @@ import {inboxListing, streamListing} from './stream-listing.js'
 import {type Column, columnCells} from './holds-view.js'
 import {buildListing, type Listing, renderListing, type RenderStyle} from './views.js'
 import type {SessionRow} from '../../core/store/sessions.js'
+import type {ListedRow} from '../../core/store/listing-rows.js'
 
 /** The extra line `--columns` asks for under each row, or undefined. */
-function columnsLine(flags: SessionsListFlags, now: number, style: RenderStyle): ((row: SessionRow) => string[]) | undefined {
+function columnsLine(flags: SessionsListFlags, now: number, style: RenderStyle): ((row: ListedRow) => string[]) | undefined {
   const columns = flags.columns
   if (columns === undefined || columns.length === 0) return undefined
-  return (row) => [`   ${style.dim(columnCells(row, columns, now).join('  ·  '))}`]
+  // With --columns the rows are loadSessions' full rows (listSessions).
+  return (row) => [`   ${style.dim(columnCells(row as SessionRow, columns, now).join('  ·  '))}`]
 }
 
 export interface SessionsListFlags {
@@ -98,7 +100,10 @@ export async function listSessions(
   }
 
   // The default inbox reads only the rows that can be in it; filters read them all.
-  const built = inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
+  // The inbox reads the listing's rows (store/listing-rows.ts), or full rows for --columns.
+  const full = flags.columns !== undefined && flags.columns.length > 0
+  const built: {listing: Listing; rows: ListedRow[]} =
+    inboxListing(store, me, now, filters, remote, !full) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
   const {rows} = built
   // Older files still being read (left by this answer, or by an earlier one whose background pass
   // runs): say so, in JSON as in the human view.
@@ -117,13 +122,7 @@ async function printHuman(
   me: string,
   flags: SessionsListFlags,
   out: SessionsListOutput,
-  {
-    listing,
-    now,
-    rows,
-    synced,
-    unread,
-  }: {listing: Listing; now: number; rows: SessionRow[]; synced: SyncStats | null; unread: number | null},
+  {listing, now, rows, synced, unread}: {listing: Listing; now: number; rows: ListedRow[]; synced: SyncStats | null; unread: number | null},
 ): Promise<void> {
   const {visible} = await import('../../core/model/sanitize.js')
   const human: string[] = []

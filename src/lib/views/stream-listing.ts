@@ -129,7 +129,25 @@ export function inboxListing(
   now: number,
   f: ListFilters,
   remote: readonly SessionRow[],
-): ReturnType<typeof buildListing> | null {
+  /** true: the listing's rows (listing-rows.ts: what it prints, no more); else loadSessions' full rows. */
+  lean?: false,
+): ReturnType<typeof buildListing<SessionRow>> | null
+export function inboxListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  remote: readonly SessionRow[],
+  lean: boolean,
+): ReturnType<typeof buildListing<ListedRow>> | null
+export function inboxListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  remote: readonly SessionRow[],
+  lean = false,
+): ReturnType<typeof buildListing<ListedRow>> | null {
   if (
     f.all ||
     f.team ||
@@ -142,7 +160,8 @@ export function inboxListing(
     return null
   const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
   const {ids, olderByRunner} = inboxCandidates(store, since)
-  const out = buildListing([...store.loadSessions(ids), ...remote], me, now, f)
+  const rows: readonly ListedRow[] = lean ? new ListingRows(store, me).load(ids) : store.loadSessions(ids)
+  const out = buildListing([...rows, ...remote], me, now, f)
   // The rest are out of the inbox; `--all` lists those nobody owns that no one else runs.
   for (const [runner, n] of olderByRunner) if (runner === null || sameIdentity(runner, me)) out.listing.older_hidden += n
   return out

@@ -249,7 +249,12 @@ export interface Listing {
  * The listing of `cast sessions`: counts over my inbox (children folded), rows in display order.
  * Dismissed and hidden rows are counted but listed only with `all`.
  */
-export function buildListing(all: readonly SessionRow[], me: string, now: number, f: ListFilters): {listing: Listing; rows: SessionRow[]} {
+export function buildListing<R extends ListedRow>(
+  all: readonly R[],
+  me: string,
+  now: number,
+  f: ListFilters,
+): {listing: Listing; rows: R[]} {
   const visible = all.filter((r) => inView(r, me, now, f))
   const counts = tally(
     visible.map((r) => ({bucket: r.bucket, live: isLive(r), pinned: r.records.pinned, quiet: isRowQuiet(r, now), state: r.state})),
@@ -297,7 +302,7 @@ export interface RenderStyle {
 export const PLAIN: RenderStyle = {bold: (s) => s, dim: (s) => s, state: (_st, s) => s}
 
 /** One row as in seed 000: marker, state, short id, title; age, messages, cwd, agent; state line. */
-export function renderRow(row: SessionRow, me: string, now: number, home: string, style: RenderStyle): string[] {
+export function renderRow(row: ListedRow, me: string, now: number, home: string, style: RenderStyle): string[] {
   const j = sessionJson(row, me, now)
   const stateWord = row.state.replace('_', ' ')
   const detail = j.quiet ? 'quiet' : row.reason
@@ -336,15 +341,15 @@ export function renderRow(row: SessionRow, me: string, now: number, home: string
   return lines
 }
 
-export function renderListing(
+export function renderListing<R extends ListedRow>(
   listing: Listing,
-  rows: SessionRow[],
+  rows: R[],
   now: number,
   home: string,
   style: RenderStyle,
   title: string,
   /** More lines under each row (`cast sessions --columns`). */
-  extra?: (row: SessionRow) => string[],
+  extra?: (row: R) => string[],
 ): string {
   const out: string[] = []
   const clock = new Date(now).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit', second: '2-digit'})
