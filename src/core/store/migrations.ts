@@ -403,13 +403,15 @@ export const MIGRATIONS: readonly Migration[] = [
       // upsertFacts writes both; a write of the facts that leaves `shown` as it was (any other
       // writer) has it recomputed by the triggers. Facts that are not a JSON object give NULL
       // (readers fall back to the facts).
+      // A store put back to an older user_version with the column kept (as tests do) adds it once.
+      const has = (db.prepare('PRAGMA table_info(sessions)').all() as {name: string}[]).some((c) => c.name === 'shown')
+      if (!has) db.exec('ALTER TABLE sessions ADD COLUMN shown TEXT')
       db.exec(`
-        ALTER TABLE sessions ADD COLUMN shown TEXT;
         UPDATE sessions SET shown = ${SHOWN_SQL};
-        CREATE TRIGGER sessions_shown_insert AFTER INSERT ON sessions WHEN NEW.shown IS NULL BEGIN
+        CREATE TRIGGER IF NOT EXISTS sessions_shown_insert AFTER INSERT ON sessions WHEN NEW.shown IS NULL BEGIN
           UPDATE sessions SET shown = ${SHOWN_SQL} WHERE id = NEW.id;
         END;
-        CREATE TRIGGER sessions_shown_update AFTER UPDATE OF facts ON sessions
+        CREATE TRIGGER IF NOT EXISTS sessions_shown_update AFTER UPDATE OF facts ON sessions
           WHEN NEW.shown IS OLD.shown AND NEW.facts IS NOT OLD.facts BEGIN
           UPDATE sessions SET shown = ${SHOWN_SQL} WHERE id = NEW.id;
         END;
