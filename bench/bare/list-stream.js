@@ -17,8 +17,17 @@ const Database = createRequire(path.join(root, 'package.json'))('better-sqlite3'
 const db = new Database(process.argv[2], {readonly: true, fileMustExist: true})
 const out = fs.openSync(process.argv[3], 'r')
 const total = fs.fstatSync(out).size
+// Every column of sessions but `shown` (migration 10: the part of the facts cast's listing reads,
+// which this floor would read on top of the whole facts): the floor reads the facts, as before.
+const sessionColumns = db
+  .prepare('PRAGMA table_info(sessions)')
+  .all()
+  .map((c) => c.name)
+  .filter((c) => c !== 'shown')
+  .map((c) => `s."${c}"`)
+  .join(', ')
 const rows = db.prepare(
-  `SELECT s.*, r.declaration AS r_declaration, r.pinned AS r_pinned, r.filing AS r_filing, r.snoozed_until AS r_snoozed_until,
+  `SELECT ${sessionColumns}, r.declaration AS r_declaration, r.pinned AS r_pinned, r.filing AS r_filing, r.snoozed_until AS r_snoozed_until,
      (SELECT json_group_array(who) FROM owners o WHERE o.session_id = s.id) AS owners,
      (SELECT json_group_array(label) FROM labels l WHERE l.session_id = s.id) AS labels
    FROM sessions s LEFT JOIN records r ON r.session_id = s.id`,

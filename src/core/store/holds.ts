@@ -15,7 +15,7 @@ export interface TreeRoot {
   readonly id: string
   readonly parentId: string | null
   readonly state: WorkState
-  readonly facts: SessionFacts
+  readonly facts: Pick<SessionFacts, 'holds'>
   readonly childIds: readonly string[]
 }
 

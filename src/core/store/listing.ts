@@ -74,7 +74,8 @@ export function inboxCandidates(store: Store, since: number): InboxCandidates {
  * SessionRow holding only those fields, in `loadSessions()` order, read without parsing the rows'
  * facts in JavaScript: the last activity and the cwd are columns upsertFacts writes with the facts;
  * SQLite reads the last output only of a working row (quietAt reads it of no other) and
- * `process.alive` only of a row whose facts hold `"alive":true` (facts are JSON.stringify's text).
+ * `process.alive` only of a row whose facts hold `"alive":true`, from the shown facts
+ * (shown-facts.ts; JSON.stringify's text, or SQLite's json_set's: no space after the colon either).
  * One row at a time, so each dies young: the caller must run no other statement meanwhile.
  */
 export function* listingKeys(store: Store, me: string): Generator<SessionRow> {
@@ -82,8 +83,8 @@ export function* listingKeys(store: Store, me: string): Generator<SessionRow> {
     .q(
       `SELECT s.id, s.agent, coalesce(s.bucket, 'new'), coalesce(s.state, 'idle'), coalesce(s.reason, 'empty'), s.state_since,
          s.working_since, s.first_seen_at, s.runner, s.last_activity_at,
-         CASE WHEN s.state = 'working' THEN s.facts ->> '$.lastOutputAt' END, s.cwd,
-         CASE WHEN instr(s.facts, '"alive":true') THEN json_type(s.facts, '$.process.alive') = 'true' ELSE 0 END,
+         CASE WHEN s.state = 'working' THEN coalesce(s.shown, s.facts) ->> '$.lastOutputAt' END, s.cwd,
+         CASE WHEN instr(coalesce(s.shown, s.facts), '"alive":true') THEN json_type(coalesce(s.shown, s.facts), '$.process.alive') = 'true' ELSE 0 END,
          coalesce(r.pinned, 0), r.deferred_at,
          (SELECT json_group_array(who) FROM owners WHERE session_id = s.id),
          (SELECT label FROM labels WHERE session_id = s.id AND who = @me)

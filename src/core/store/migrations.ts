@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
 
+import {SHOWN_SQL} from './shown-facts.js'
+
 export interface Migration {
   readonly version: number
   readonly up: (db: Database.Database) => void
@@ -390,6 +392,29 @@ export const MIGRATIONS: readonly Migration[] = [
           AND (instr(state, '"__holder":') > 0 OR instr(state, '"__tail":') > 0 OR instr(state, '"__fp":') > 0);
         DROP INDEX files_marks;
         CREATE INDEX files_marks ON files (path, agent, kind, dev, ino, size, mtime_ms, offset, parse_errors, read_at, holder);
+      `)
+    },
+  },
+  {
+    version: 10,
+    up(db) {
+      // The part of each session's facts the listings read (src/core/store/shown-facts.ts), beside
+      // the facts: `cast sessions --json --all` parses it instead of the whole facts text.
+      // upsertFacts writes both; a write of the facts that leaves `shown` as it was (any other
+      // writer) has it recomputed by the triggers. Facts that are not a JSON object give NULL
+      // (readers fall back to the facts).
+      // A store put back to an older user_version with the column kept (as tests do) adds it once.
+      const has = (db.prepare('PRAGMA table_info(sessions)').all() as {name: string}[]).some((c) => c.name === 'shown')
+      if (!has) db.exec('ALTER TABLE sessions ADD COLUMN shown TEXT')
+      db.exec(`
+        UPDATE sessions SET shown = ${SHOWN_SQL};
+        CREATE TRIGGER IF NOT EXISTS sessions_shown_insert AFTER INSERT ON sessions WHEN NEW.shown IS NULL BEGIN
+          UPDATE sessions SET shown = ${SHOWN_SQL} WHERE id = NEW.id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS sessions_shown_update AFTER UPDATE OF facts ON sessions
+          WHEN NEW.shown IS OLD.shown AND NEW.facts IS NOT OLD.facts BEGIN
+          UPDATE sessions SET shown = ${SHOWN_SQL} WHERE id = NEW.id;
+        END;
       `)
     },
   },

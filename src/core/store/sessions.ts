@@ -3,6 +3,7 @@
  * decision and children (what the classifier, placement and every listing read).
  */
 import type {TreeHolds} from '../model/holds.js'
+import {shownFactsText} from './shown-facts.js'
 import {castId} from '../model/ids.js'
 import type {Park} from '../model/parks.js'
 import {summarizeChildren} from '../model/reconcile.js'
@@ -68,15 +69,28 @@ export function upsertFacts(
   if (existing && existing.facts === data && str(existing.parent_id) === parentId) return {changed: false, id}
   if (existing) {
     store
-      .q('UPDATE sessions SET facts = ?, cwd = ?, title = ?, last_activity_at = ?, parent_id = ? WHERE id = ?')
-      .run(data, facts.cwd, facts.title, facts.lastActivityAt, parentId, id)
+      .q('UPDATE sessions SET facts = ?, shown = ?, cwd = ?, title = ?, last_activity_at = ?, parent_id = ? WHERE id = ?')
+      .run(data, shownFactsText(facts), facts.cwd, facts.title, facts.lastActivityAt, parentId, id)
   } else {
     store
       .q(
-        `INSERT INTO sessions (id, agent, native_id, parent_id, facts, cwd, title, last_activity_at, runner, device, first_seen_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sessions (id, agent, native_id, parent_id, facts, shown, cwd, title, last_activity_at, runner, device, first_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, agent, nativeId, parentId, data, facts.cwd, facts.title, facts.lastActivityAt, context.runner, context.device, context.now)
+      .run(
+        id,
+        agent,
+        nativeId,
+        parentId,
+        data,
+        shownFactsText(facts),
+        facts.cwd,
+        facts.title,
+        facts.lastActivityAt,
+        context.runner,
+        context.device,
+        context.now,
+      )
     // A session `cast spawn --label` started carries its label from its first transition on.
     store
       .q(

@@ -22,7 +22,7 @@ export function usageJson(u: TokenUsage | null): UsageJson | null {
 }
 
 /** The row's tree, or its own holds as a tree of one (a teammate's row carries no tree). */
-export function treeOf(row: Pick<SessionRow, 'facts' | 'tree'>): TreeHolds {
+export function treeOf(row: Pick<SessionRow, 'tree'> & {readonly facts: Pick<SessionRow['facts'], 'holds'>}): TreeHolds {
   if (row.tree !== undefined) return row.tree
   const h = holdsOf(row.facts)
   return {

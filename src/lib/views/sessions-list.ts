@@ -22,12 +22,14 @@ import {inboxListing, streamListing} from './stream-listing.js'
 import {type Column, columnCells} from './holds-view.js'
 import {buildListing, type Listing, renderListing, type RenderStyle} from './views.js'
 import type {SessionRow} from '../../core/store/sessions.js'
+import type {ListedRow} from '../../core/store/listing-rows.js'
 
 /** The extra line `--columns` asks for under each row, or undefined. */
-function columnsLine(flags: SessionsListFlags, now: number, style: RenderStyle): ((row: SessionRow) => string[]) | undefined {
+function columnsLine(flags: SessionsListFlags, now: number, style: RenderStyle): ((row: ListedRow) => string[]) | undefined {
   const columns = flags.columns
   if (columns === undefined || columns.length === 0) return undefined
-  return (row) => [`   ${style.dim(columnCells(row, columns, now).join('  ·  '))}`]
+  // With --columns the rows are loadSessions' full rows (listSessions).
+  return (row) => [`   ${style.dim(columnCells(row as SessionRow, columns, now).join('  ·  '))}`]
 }
 
 export interface SessionsListFlags {
@@ -106,7 +108,10 @@ export async function listSessions(
   }
 
   // The default inbox reads only the rows that can be in it; filters read them all.
-  const built = inboxListing(store, me, now, filters, remote) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
+  // The inbox reads the listing's rows (store/listing-rows.ts), or full rows for --columns.
+  const full = flags.columns !== undefined && flags.columns.length > 0
+  const built: {listing: Listing; rows: ListedRow[]} =
+    inboxListing(store, me, now, filters, remote, !full) ?? buildListing([...store.loadSessions(), ...remote], me, now, filters)
   const {rows} = built
   // Older files still being read (left by this answer, or by an earlier one whose background pass
   // runs): say so, in JSON as in the human view.
@@ -138,7 +143,7 @@ async function printHuman(
     listing: Listing
     now: number
     readOnly: Readonly<Record<string, string>>
-    rows: SessionRow[]
+    rows: ListedRow[]
     synced: SyncStats | null
     unread: number | null
   },
@@ -151,7 +156,7 @@ async function printHuman(
   const style = await terminalStyle()
   const title = flags.team ? 'cast sessions · team' : 'cast sessions'
   const columns = columnsLine(flags, now, style)
-  const extra = (row: SessionRow): string[] => [
+  const extra = (row: ListedRow): string[] => [
     ...(readOnly[row.id] === undefined ? [] : [`   ${style.dim(oneLine(readOnly[row.id]!))}`]),
     ...(columns?.(row) ?? []),
   ]
@@ -187,7 +192,7 @@ async function printHuman(
  * a session of this machine's store never is; the view that lists them is `--team` (my inbox
  * holds only teammates' sessions I own or run).
  */
-function readOnlyLines(rows: readonly SessionRow[], remote: readonly SessionRow[], me: string): Record<string, string> {
+function readOnlyLines(rows: readonly ListedRow[], remote: readonly SessionRow[], me: string): Record<string, string> {
   const out: Record<string, string> = {}
   if (remote.length === 0) return out
   const theirs = new Set(remote.map((r) => r.id))

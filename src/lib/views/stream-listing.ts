@@ -15,7 +15,7 @@ import {inboxCandidates, listingKeys, sessionIdsInOrder} from '../../core/store/
 import {type ListedRow, ListingRows} from '../../core/store/listing-rows.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {inView} from '../../core/model/view.js'
-import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, sortRows} from './views.js'
+import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, type SortableRow, sortRows} from './views.js'
 
 const CHUNK = 500
 /** `{"s": [row]}` stringified with 2 spaces: the row between these is indented as in the document. */
@@ -41,7 +41,7 @@ export function streamListing(
   onePassRows = ONE_PASS_ROWS,
 ): number {
   const counted: Parameters<typeof tally>[0][number][] = []
-  const keys: SessionRow[] = []
+  const keys: SortableRow[] = []
   const rows = new ListingRows(store, me)
   const texts = store.countSessions() <= onePassRows ? new Map<string, string>() : null
   const source = texts ? rows.all(chunk) : firstPass(store, me, chunk, f.all === true)
@@ -57,7 +57,7 @@ export function streamListing(
       reason: r.reason,
       records: {deferredAt: r.records.deferredAt},
       stateSince: r.stateSince,
-    } as unknown as SessionRow)
+    })
     texts?.set(r.id, rowText(r, me, now))
   }
 
@@ -129,7 +129,25 @@ export function inboxListing(
   now: number,
   f: ListFilters,
   remote: readonly SessionRow[],
-): ReturnType<typeof buildListing> | null {
+  /** true: the listing's rows (listing-rows.ts: what it prints, no more); else loadSessions' full rows. */
+  lean?: false,
+): ReturnType<typeof buildListing<SessionRow>> | null
+export function inboxListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  remote: readonly SessionRow[],
+  lean: boolean,
+): ReturnType<typeof buildListing<ListedRow>> | null
+export function inboxListing(
+  store: Store,
+  me: string,
+  now: number,
+  f: ListFilters,
+  remote: readonly SessionRow[],
+  lean = false,
+): ReturnType<typeof buildListing<ListedRow>> | null {
   if (
     f.all ||
     f.team ||
@@ -142,7 +160,8 @@ export function inboxListing(
     return null
   const since = now - (f.recencyMs ?? TIME_LIMITS.RECENCY_WINDOW_MS)
   const {ids, olderByRunner} = inboxCandidates(store, since)
-  const out = buildListing([...store.loadSessions(ids), ...remote], me, now, f)
+  const rows: readonly ListedRow[] = lean ? new ListingRows(store, me).load(ids) : store.loadSessions(ids)
+  const out = buildListing([...rows, ...remote], me, now, f)
   // The rest are out of the inbox; `--all` lists those nobody owns that no one else runs.
   for (const [runner, n] of olderByRunner) if (runner === null || sameIdentity(runner, me)) out.listing.older_hidden += n
   return out
