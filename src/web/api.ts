@@ -63,6 +63,10 @@ export interface Listing {
   seq: number
   sessions: Session[]
   verbs: VerbInfo[]
+  /** The first answer in the page holds only the head of the open sections (the stream brings the rest)... */
+  head?: true
+  /** ...and how many cards each section has. */
+  sections?: Record<string, number>
 }
 
 export interface Detail {

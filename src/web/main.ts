@@ -384,7 +384,23 @@ function boot(): void {
     verbs: () => state.listing?.verbs ?? [],
   })
   drawOnScroll(() => !state.answering && !state.palette, draw)
-  live(state, draw)
+  // The first paint: the listing's head the server put in the page (a JSON data block, parsed,
+  // never run); the stream resumes after its seq and brings the whole listing.
+  const first = document.getElementById('first-listing')?.textContent
+  let since: number | undefined
+  if (first) {
+    try {
+      const l = JSON.parse(first) as Listing & {home?: string}
+      state.listing = l
+      state.home = l.home ?? null
+      since = l.seq
+      draw()
+    } catch {
+      // The stream's snapshot draws the page.
+    }
+  }
+
+  live(state, draw, since)
   void presence()
 }
 

@@ -11,8 +11,9 @@ export async function presence(): Promise<void> {
   fill(select, ...names.map((n) => h('option', {selected: n === p.presence, value: n}, n)))
 }
 
-export function live(state: {listing: Listing | null; home: string | null; palette: unknown}, draw: () => void): void {
-  const events = new EventSource('/api/events')
+/** `since`: the seq of the listing the page drew already (the stream sends what came after it, then the listing). */
+export function live(state: {listing: Listing | null; home: string | null; palette: unknown}, draw: () => void, since?: number): void {
+  const events = new EventSource(since === undefined ? '/api/events' : `/api/events?since=${since}`)
   const take = (e: MessageEvent<string>): void => {
     const l = JSON.parse(e.data) as Listing & {home?: string}
     state.listing = l

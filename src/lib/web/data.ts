@@ -7,7 +7,9 @@
  */
 import {formatTally} from '../../core/model/tally.js'
 import {verbTable} from '../../core/model/verbs.js'
+import {storeChangeKey} from '../../core/store/screen.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
+import {historyMark} from '../../core/store/watch-marks.js'
 import {type Env, homeDir} from '../home/env.js'
 import {listSessions} from '../views/sessions-list.js'
 import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views/views.js'
@@ -20,6 +22,103 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
   const ignore = (): void => undefined
   const listing = (await listSessions(store, env, clock, me, {}, {json: true, line: ignore, styled: ignore, write: ignore})) as Listing
   return {...listing, home: homeDir(env), seq, tally: formatTally(listing.counts), verbs: verbTable()}
+}
+
+/**
+ * The built listing, kept while the store is unchanged: a page load, the stream's snapshot and
+ * `/api/listing` read it instead of building `cast sessions --json` again (at 10,000 sessions a
+ * build is seconds; serving the kept one, milliseconds). It is valid while the store's change key
+ * (src/core/store/screen.ts storeChangeKey: any commit, ours or another process's), the log's
+ * last seq and the history mark are those it was built at, and for FRESH_MS (what moves with the
+ * clock alone: the quiet flag, the recency window, generated_at). Builds are shared: callers
+ * that arrive while one runs wait for it.
+ */
+export const FRESH_MS = 10_000
+
+export interface BuiltListing {
+  readonly listing: PageListing
+  /** JSON.stringify(listing), made once. */
+  readonly json: string
+  readonly key: string
+  readonly at: number
+}
+
+export class ListingCache {
+  private kept: BuiltListing | null = null
+  private building: Promise<BuiltListing> | null = null
+
+  constructor(
+    private readonly store: Store,
+    private readonly build: () => Promise<PageListing>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private key(): string {
+    const m = historyMark(this.store)
+    return `${storeChangeKey(this.store)}|${this.store.lastSeq()}|${m.lastId}|${m.undone}`
+  }
+
+  /** The listing as of now: the kept one when nothing changed and it is fresh, else a new build. */
+  async fresh(): Promise<BuiltListing> {
+    const k = this.kept
+    if (k && k.key === this.key() && this.now() - k.at <= FRESH_MS) return k
+    return this.rebuild()
+  }
+
+  /**
+   * For the first paint: the kept listing when the store is unchanged, however old (the page's
+   * stream brings a fresh one right after, and a new build starts now); else a new build.
+   */
+  async quick(): Promise<BuiltListing> {
+    const k = this.kept
+    if (k && k.key === this.key()) {
+      if (this.now() - k.at > FRESH_MS) void this.rebuild().catch(() => undefined)
+      return k
+    }
+
+    return this.rebuild()
+  }
+
+  /** Build now (or join the build under way). */
+  rebuild(): Promise<BuiltListing> {
+    this.building ??= (async () => {
+      try {
+        const at = this.now()
+        const listing = await this.build()
+        // Keyed after the build: a build that wrote (a snooze come due) is not stale at once.
+        const built = {at, json: JSON.stringify(listing), key: this.key(), listing}
+        this.kept = built
+        return built
+      } finally {
+        this.building = null
+      }
+    })()
+    return this.building
+  }
+}
+
+/** Sections the page shows collapsed (src/web/render.ts SECTIONS): their cards are not drawn on load. */
+const COLLAPSED = new Set(['snoozed', 'stashed', 'hidden', 'killed', 'dismissed'])
+/** How many cards the first answer carries: more than a tall screen shows with the page's overscan (src/web/window.ts). */
+export const HEAD_ROWS = 60
+
+/**
+ * What the first paint needs, in the page's HTML: the listing with its counts, tally and catalog,
+ * but only the first HEAD_ROWS cards of the open sections (what fills the viewport), and how
+ * many cards each section has (`sections`). `head: true` says the rest comes on the stream
+ * (its snapshot follows at once). A listing of HEAD_ROWS cards or fewer is sent whole.
+ */
+export function listingHead(l: PageListing): PageListing & {head?: true; sections?: Record<string, number>} {
+  if (l.sessions.length <= HEAD_ROWS) return l
+  const sections: Record<string, number> = {}
+  for (const s of l.sessions) sections[s.bucket] = (sections[s.bucket] ?? 0) + 1
+  const sessions: SessionJson[] = []
+  for (const s of l.sessions) {
+    if (sessions.length >= HEAD_ROWS) break
+    if (!COLLAPSED.has(s.bucket)) sessions.push(s)
+  }
+
+  return {...l, head: true, sections, sessions}
 }
 
 export interface SessionDetail {

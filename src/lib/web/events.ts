@@ -16,7 +16,7 @@ import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
 import type {Env} from '../home/env.js'
 import type {Follower} from '../notify/follow.js'
 import {watchLine} from '../views/views.js'
-import type {PageListing} from './data.js'
+import type {BuiltListing} from './data.js'
 
 /** A comment line this often keeps proxies and the browser from timing the stream out. */
 export const HEARTBEAT_MS = 15_000
@@ -36,7 +36,7 @@ export class EventHub {
     private readonly env: Env,
     private readonly clock: () => number,
     private readonly me: string,
-    private readonly listing: () => Promise<PageListing>,
+    private readonly listing: () => Promise<BuiltListing>,
     private readonly recencyMs: number,
   ) {
     this.lastSeq = store.lastSeq()
@@ -84,8 +84,8 @@ export class EventHub {
       }
     }
 
-    const listing = await this.listing()
-    if (!write(res, event('snapshot', listing, listing.seq))) return
+    const built = await this.listing()
+    if (!write(res, rawEvent('snapshot', built.json, built.listing.seq))) return
     this.clients.add(res)
   }
 
@@ -132,7 +132,7 @@ export class EventHub {
     try {
       do {
         this.again = false
-        this.broadcast(event('listing', await this.listing()))
+        this.broadcast(rawEvent('listing', (await this.listing()).json))
       } while (this.again)
     } catch {
       // The next change sends it.
@@ -164,6 +164,11 @@ export class EventHub {
 function event(name: string, data: unknown, id?: number): string {
   // JSON has no raw newlines: one data line.
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/** An event whose data is JSON already serialized (one line: JSON has no raw newlines). */
+function rawEvent(name: string, json: string, id?: number): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`
 }
 
 /** Write to a stream that may be gone; false when it is. */

@@ -16,7 +16,7 @@ import type {Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
 import {EXIT} from '../cli/exit-codes.js'
-import {pageListing, sessionDetail} from './data.js'
+import {ListingCache, listingHead, pageListing, sessionDetail} from './data.js'
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
@@ -69,10 +69,15 @@ export class WebServer {
   /** The team actions this server queued (a page may follow only those). */
   private readonly actions = new Set<number>()
   private readonly hosts = new Set<string>()
+  private readonly cache: ListingCache
+  /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
+  private readonly shell: {html: string; modules: string[]} | null
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
-    this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.listing(), o.recencyMs)
+    this.cache = new ListingCache(o.store, () => pageListing(o.store, o.env, o.clock, o.me))
+    this.shell = readShell(o.assets)
+    this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
     this.server = http.createServer((req, res) => {
       req.on('error', () => undefined)
       res.on('error', () => undefined)
@@ -86,10 +91,6 @@ export class WebServer {
     this.server.headersTimeout = 20_000
   }
 
-  private listing() {
-    return pageListing(this.o.store, this.o.env, this.o.clock, this.o.me)
-  }
-
   async listen(port: number, host: string): Promise<number> {
     await this.hub.start()
     await new Promise<void>((resolve, reject) => {
@@ -99,6 +100,8 @@ export class WebServer {
     const addr = this.server.address()
     const bound = typeof addr === 'object' && addr ? addr.port : port
     for (const name of this.o.hostNames) this.hosts.add(`${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase())
+    // The first page load should not wait for the first build.
+    void this.cache.rebuild().catch(() => undefined)
     return bound
   }
 
@@ -130,8 +133,8 @@ export class WebServer {
 
   private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const p = url.pathname
-    if (p === '/') return this.file(res, '/index.html')
-    if (p === '/api/listing') return sendJson(res, 200, await this.listing())
+    if (p === '/') return this.index(res)
+    if (p === '/api/listing') return sendRaw(res, (await this.cache.fresh()).json)
     if (p === '/api/events') {
       const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('since') ?? NaN)
       return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null)
@@ -270,6 +273,30 @@ export class WebServer {
     )
   }
 
+  /**
+   * The page with what its first paint needs: the head of the listing (data.ts listingHead) as a
+   * JSON data block (`<script type="application/json">`: never run, so the CSP's no-inline-script
+   * stands; `<` escaped so no text in it can close the element), and a modulepreload link per
+   * module. The page draws from it at once and its stream resumes after its seq.
+   */
+  private async index(res: http.ServerResponse): Promise<void> {
+    if (!this.shell) return this.file(res, '/index.html')
+    const built = await this.cache.quick()
+    const data = JSON.stringify(listingHead(built.listing)).replace(/</g, '\\u003c')
+    const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="/${m}" />`).join('')
+    const html = this.shell.html
+      .replace('</head>', `${preload}</head>`)
+      .replace('</body>', `<script type="application/json" id="first-listing">${data}</script></body>`)
+    const body = Buffer.from(html)
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'cache-control': 'no-store',
+      'content-length': body.length,
+      'content-type': TYPES['.html']!,
+    })
+    res.end(body)
+  }
+
   private file(res: http.ServerResponse, name: string, status = 200): void {
     const file = path.join(this.o.assets, path.basename(name))
     let data: Buffer
@@ -286,6 +313,32 @@ export class WebServer {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
     })
     res.end(data)
+  }
+}
+
+/** JSON already serialized (the kept listing). */
+function sendRaw(res: http.ServerResponse, text: string): void {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+    'content-type': 'application/json; charset=utf-8',
+  })
+  res.end(text)
+}
+
+/** index.html and the page's modules (pair.js belongs to the pairing page), or null when missing. */
+function readShell(assets: string): {html: string; modules: string[]} | null {
+  try {
+    const html = fs.readFileSync(path.join(assets, 'index.html'), 'utf8')
+    const modules = fs
+      .readdirSync(assets)
+      .filter((f) => f.endsWith('.js') && f !== 'pair.js' && f !== 'main.js')
+      .sort()
+    return {html, modules}
+  } catch {
+    return null
   }
 }
 
