@@ -5,6 +5,7 @@
  * (src/lib/web/guard.ts) first. Errors are the JSON error envelope of docs/contract.md with the
  * HTTP status its exit code means; nothing a client sends or drops can stop the server.
  */
+import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -71,7 +72,7 @@ export class WebServer {
   private readonly hosts = new Set<string>()
   private readonly cache: ListingCache
   /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
-  private readonly shell: {html: string; modules: string[]} | null
+  private readonly shell: Shell | null
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
@@ -159,6 +160,9 @@ export class WebServer {
       return sendJson(res, 200, detail)
     }
 
+    // The page's files under this build's version: kept by the browser (a new build is a new path).
+    const v = /^\/v\/([\da-f]{12})(\/[\w-]+\.(js|css|svg))$/.exec(p)
+    if (v) return this.file(res, v[2]!, 200, v[1] === this.shell?.version)
     if (/^\/[\w-]+\.(js|css|svg|html|webmanifest)$/.test(p)) return this.file(res, p)
     throw new HttpError(404, `Nothing at ${p}.`, EXIT.NOT_FOUND)
   }
@@ -242,7 +246,7 @@ export class WebServer {
     if (out.ok) sendJson(res, 200, out.json)
     else sendJson(res, STATUS[out.error.exit_code] ?? 500, {error: out.error})
     // The store changed: the stream need not wait for the file watch.
-    this.hub.pump()
+    this.hub.pump(true)
   }
 
   private login(url: URL, res: http.ServerResponse): void {
@@ -283,8 +287,11 @@ export class WebServer {
     if (!this.shell) return this.file(res, '/index.html')
     const built = await this.cache.quick()
     const data = JSON.stringify(listingHead(built.listing)).replace(/</g, '\\u003c')
-    const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="/${m}" />`).join('')
+    const v = `/v/${this.shell.version}/`
+    const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="${v}${m}" />`).join('')
     const html = this.shell.html
+      .replace('src="/main.js"', `src="${v}main.js"`)
+      .replace('href="/style.css"', `href="${v}style.css"`)
       .replace('</head>', `${preload}</head>`)
       .replace('</body>', `<script type="application/json" id="first-listing">${data}</script></body>`)
     const body = Buffer.from(html)
@@ -297,7 +304,7 @@ export class WebServer {
     res.end(body)
   }
 
-  private file(res: http.ServerResponse, name: string, status = 200): void {
+  private file(res: http.ServerResponse, name: string, status = 200, immutable = false): void {
     const file = path.join(this.o.assets, path.basename(name))
     let data: Buffer
     try {
@@ -308,7 +315,7 @@ export class WebServer {
 
     res.writeHead(status, {
       ...SECURITY_HEADERS,
-      'cache-control': 'no-cache',
+      'cache-control': immutable ? 'private, max-age=31536000, immutable' : 'no-cache',
       'content-length': data.length,
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
     })
@@ -328,15 +335,26 @@ function sendRaw(res: http.ServerResponse, text: string): void {
   res.end(text)
 }
 
-/** index.html and the page's modules (pair.js belongs to the pairing page), or null when missing. */
-function readShell(assets: string): {html: string; modules: string[]} | null {
+interface Shell {
+  readonly html: string
+  /** The modules main.js imports (pair.js belongs to the pairing page). */
+  readonly modules: readonly string[]
+  /** A hash of the page's files: their path under /v/ changes with them. */
+  readonly version: string
+}
+
+/** index.html, the page's modules and their version, or null when missing. */
+function readShell(assets: string): Shell | null {
   try {
     const html = fs.readFileSync(path.join(assets, 'index.html'), 'utf8')
-    const modules = fs
+    const files = fs
       .readdirSync(assets)
-      .filter((f) => f.endsWith('.js') && f !== 'pair.js' && f !== 'main.js')
+      .filter((f) => /\.(js|css|svg)$/.test(f))
       .sort()
-    return {html, modules}
+    const hash = createHash('sha256')
+    for (const f of files) hash.update(`${f}\0`).update(fs.readFileSync(path.join(assets, f)))
+    const modules = files.filter((f) => f.endsWith('.js') && f !== 'pair.js' && f !== 'main.js')
+    return {html, modules, version: hash.digest('hex').slice(0, 12)}
   } catch {
     return null
   }
