@@ -39,6 +39,8 @@ const PAINT_BUDGET = (n) => (n <= 1000 ? 300 : 1000)
 const LIVE_BUDGET = 250
 const IDLE_BUDGET = 1
 const JS_BUDGET_KB = 100
+/** Sessions pinned for the appends. */
+const PINNED = 8
 const load = () => os.loadavg()[0]
 
 /**
@@ -59,6 +61,7 @@ function corpus(dir, n) {
   const cwd = '/home/bench/src/app'
   const proj = path.join(home, '.claude', 'projects', cwd.replace(/[^a-zA-Z0-9-]/g, '-'))
   fs.mkdirSync(proj, {recursive: true})
+  const ids = []
   const line = (id, i, o) =>
     JSON.stringify({
       cwd,
@@ -72,6 +75,7 @@ function corpus(dir, n) {
     })
   for (let k = 0; k < n; k++) {
     const id = `5e1f0000-0000-4000-8000-${String(k).padStart(12, '0')}`
+    ids.push(id)
     const text =
       line(id, 0, {message: {content: `Task ${k}: make the build green`, role: 'user'}, parentUuid: null, type: 'user'}) +
       '\n' +
@@ -90,7 +94,7 @@ function corpus(dir, n) {
       '\n'
     fs.writeFileSync(path.join(proj, `${id}.jsonl`), text)
   }
-  return {home, proj, line}
+  return {home, proj, line, ids}
 }
 
 /** `cast web --port 0` (under `node flags`); resolves with the process and its login address. */
@@ -162,53 +166,58 @@ async function appends(page, drawn, c, count, watchEnv, turns) {
     })
     await sleep(3000)
   }
-  for (let i = 0; i < count; i++) {
-    const [castId, id] = drawn[i % drawn.length]
-    const file = path.join(c.proj, `${id}.jsonl`)
-    // A prompt turns a done session working; the next time, the agent's answer turns it done.
-    const n = turns.get(id) ?? 0
-    turns.set(id, n + 1)
-    const prompt = n % 2 === 0
-    const watcher = fs.watch(c.proj)
-    const seen = new Promise((r) => watcher.once('change', () => r(performance.now())))
-    const changed = page.waitForFunction(
-      ([cid, want]) => document.querySelector(`.card[data-id="${cid}"] .state`)?.textContent?.startsWith(want),
-      [castId, prompt ? 'working' : 'done'],
-      {polling: 'raf', timeout: 30_000},
-    )
-    waiters.length = 0
-    const streamed = watch ? new Promise((done) => waiters.push({done, needle: castId})) : null
-    watchOut = ''
-    const t0 = performance.now()
-    const k = 10 + 2 * n
-    fs.appendFileSync(
-      file,
-      (prompt
-        ? c.line(id, k, {message: {content: `next step ${n}`, role: 'user'}, parentUuid: `u${k - 1}`, type: 'user'})
-        : c.line(id, k, {
-            message: {
-              content: [{text: 'Done.', type: 'text'}],
-              id: `m${id}-${k}`,
-              model: 'claude-sonnet-4-5',
-              role: 'assistant',
-              stop_reason: 'end_turn',
-              type: 'message',
-            },
-            parentUuid: `u${k - 1}`,
-            type: 'assistant',
-          })) + '\n',
-    )
-    await changed
-    live.push(performance.now() - t0)
-    const f = await within(seen, 5000)
-    if (f !== null) floorLive.push(f - t0)
-    watcher.close()
-    if (streamed) {
-      const s = await within(streamed, 10_000)
-      if (s !== null) streamLive.push(s - t0)
+  try {
+    for (let i = 0; i < count; i++) {
+      const [castId, id] = drawn[i % drawn.length]
+      const file = path.join(c.proj, `${id}.jsonl`)
+      // A prompt turns the session working; the next time, the agent's answer ends the turn.
+      const n = turns.get(id) ?? 0
+      turns.set(id, n + 1)
+      const prompt = n % 2 === 0
+      const watcher = fs.watch(c.proj)
+      const seen = new Promise((r) => watcher.once('change', () => r(performance.now())))
+      const changed = page.waitForFunction(
+        ([cid, working]) => document.querySelector(`.card[data-id="${cid}"] .state`)?.textContent?.startsWith('working') === working,
+        [castId, prompt],
+        {polling: 'raf', timeout: 30_000},
+      )
+      waiters.length = 0
+      const streamed = watch ? new Promise((done) => waiters.push({done, needle: castId})) : null
+      watchOut = ''
+      const t0 = performance.now()
+      const k = 10 + 2 * n
+      fs.appendFileSync(
+        file,
+        (prompt
+          ? c.line(id, k, {message: {content: `next step ${n}`, role: 'user'}, parentUuid: `u${k - 1}`, type: 'user'})
+          : c.line(id, k, {
+              message: {
+                content: [{text: 'Done.', type: 'text'}],
+                id: `m${id}-${k}`,
+                model: 'claude-sonnet-4-5',
+                role: 'assistant',
+                stop_reason: 'end_turn',
+                type: 'message',
+              },
+              parentUuid: `u${k - 1}`,
+              type: 'assistant',
+            })) + '\n',
+      )
+      await changed.catch((error) => {
+        throw new Error(`append ${i} (${prompt ? 'a prompt' : 'an answer'}) to ${castId}: the page never showed it: ${error.message}`)
+      })
+      live.push(performance.now() - t0)
+      const f = await within(seen, 5000)
+      if (f !== null) floorLive.push(f - t0)
+      watcher.close()
+      if (streamed) {
+        const s = await within(streamed, 10_000)
+        if (s !== null) streamLive.push(s - t0)
+      }
     }
+  } finally {
+    watch?.kill('SIGTERM')
   }
-  watch?.kill('SIGTERM')
   return {live, floorLive, streamLive}
 }
 
@@ -232,6 +241,10 @@ export async function run(argv = [], log = console.error) {
   let floorServer = null
   try {
     await new Promise((r) => spawn(process.execPath, [BIN, 'sessions', '--all'], {env, stdio: 'ignore'}).on('exit', r))
+    // The sessions the appends change are pinned: their cards stay drawn (the Pinned section, at
+    // the top) whatever state they move to.
+    const pinned = c.ids.slice(0, PINNED)
+    await new Promise((r) => spawn(process.execPath, [BIN, 'pin', ...pinned], {env, stdio: 'ignore'}).on('exit', r))
     const l0 = load()
     browser = await chromium.launch({
       args: [
@@ -312,7 +325,10 @@ export async function run(argv = [], log = console.error) {
       const drawn = await page.evaluate(async () => {
         const listing = await (await fetch('/api/listing')).json()
         const native = new Map(listing.sessions.map((s) => [s.id, s.native_id]))
-        return [...document.querySelectorAll('.card')].map((el) => [el.getAttribute('data-id'), native.get(el.getAttribute('data-id'))])
+        return [...document.querySelectorAll('section[data-bucket="pinned"] .card')].map((el) => [
+          el.getAttribute('data-id'),
+          native.get(el.getAttribute('data-id')),
+        ])
       })
       const l2 = load()
       const got = await appends(page, drawn, c, o.appends, env, turns)
@@ -388,7 +404,10 @@ export async function run(argv = [], log = console.error) {
           const drawn = await pg.evaluate(async () => {
             const listing = await (await fetch('/api/listing')).json()
             const native = new Map(listing.sessions.map((x) => [x.id, x.native_id]))
-            return [...document.querySelectorAll('.card')].map((el) => [el.getAttribute('data-id'), native.get(el.getAttribute('data-id'))])
+            return [...document.querySelectorAll('section[data-bucket="pinned"] .card')].map((el) => [
+              el.getAttribute('data-id'),
+              native.get(el.getAttribute('data-id')),
+            ])
           })
           await appends(pg, drawn, c, 5, null, turns)
         }

@@ -31,17 +31,23 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
  * (src/core/store/screen.ts storeChangeKey: any commit, ours or another process's), the log's
  * last seq and the history mark are those it was built at, and for FRESH_MS (what moves with the
  * clock alone: the quiet flag, the recency window, generated_at). Builds are shared: callers
- * that arrive while one runs wait for it.
+ * that arrive while one runs wait for it. The build runs on a worker thread
+ * (listing-worker.ts), so the server keeps streaming transitions while it runs.
  */
 export const FRESH_MS = 10_000
 
 export interface BuiltListing {
-  readonly listing: PageListing
-  /** JSON.stringify(listing), made once. */
+  /** JSON.stringify of the listing. */
   readonly json: string
+  /** JSON.stringify of its head (listingHead), for the page's first paint. */
+  readonly head: string
+  readonly seq: number
   readonly key: string
   readonly at: number
 }
+
+/** Builds the listing: on a worker thread (listing-worker.ts) when one starts, else here. */
+export type ListingBuilder = () => Promise<Omit<BuiltListing, 'key' | 'at'>>
 
 export class ListingCache {
   private kept: BuiltListing | null = null
@@ -49,7 +55,7 @@ export class ListingCache {
 
   constructor(
     private readonly store: Store,
-    private readonly build: () => Promise<PageListing>,
+    private readonly build: ListingBuilder,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -84,11 +90,11 @@ export class ListingCache {
     this.building ??= (async () => {
       try {
         const at = this.now()
-        const listing = await this.build()
+        const built = await this.build()
         // Keyed after the build: a build that wrote (a snooze come due) is not stale at once.
-        const built = {at, json: JSON.stringify(listing), key: this.key(), listing}
-        this.kept = built
-        return built
+        const kept = {...built, at, key: this.key()}
+        this.kept = kept
+        return kept
       } finally {
         this.building = null
       }
@@ -97,10 +103,60 @@ export class ListingCache {
   }
 }
 
+/** The builder of a server: a worker thread running listing-worker.ts, or null when none starts. */
+export async function workerBuilder(env: Env, me: string): Promise<{build: ListingBuilder; stop: () => Promise<void>} | null> {
+  const {Worker} = await import('node:worker_threads')
+  let worker: import('node:worker_threads').Worker
+  try {
+    worker = new Worker(new URL('listing-worker.js', import.meta.url), {env: {...env}, workerData: {env: {...env}, me}})
+  } catch {
+    return null
+  }
+
+  worker.unref()
+  let dead: Error | null = null
+  let next = 0
+  const waiting = new Map<number, {resolve: (b: Omit<BuiltListing, 'key' | 'at'>) => void; reject: (e: Error) => void}>()
+  const fail = (error: Error): void => {
+    dead = error
+    for (const w of waiting.values()) w.reject(error)
+    waiting.clear()
+  }
+
+  worker.on('message', (m: {id: number; error?: string; json: string; head: string; seq: number}) => {
+    const w = waiting.get(m.id)
+    waiting.delete(m.id)
+    if (m.error !== undefined) w?.reject(new Error(m.error))
+    else w?.resolve({head: m.head, json: m.json, seq: m.seq})
+  })
+  worker.on('error', (e) => fail(e))
+  worker.on('exit', () => fail(new Error('The listing thread stopped.')))
+  return {
+    build: () =>
+      new Promise((resolve, reject) => {
+        if (dead) return reject(dead)
+        const id = ++next
+        waiting.set(id, {reject, resolve})
+        worker.postMessage(id)
+      }),
+    stop: async () => {
+      await worker.terminate()
+    },
+  }
+}
+
+/** The builder on this thread (no worker). */
+export function localBuilder(store: Store, env: Env, clock: () => number, me: string): ListingBuilder {
+  return async () => {
+    const l = await pageListing(store, env, clock, me)
+    return {head: JSON.stringify(listingHead(l)), json: JSON.stringify(l), seq: l.seq}
+  }
+}
+
 /** Sections the page shows collapsed (src/web/render.ts SECTIONS): their cards are not drawn on load. */
 const COLLAPSED = new Set(['snoozed', 'stashed', 'hidden', 'killed', 'dismissed'])
-/** How many cards the first answer carries: more than a tall screen shows with the page's overscan (src/web/window.ts). */
-export const HEAD_ROWS = 60
+/** How many cards the first answer carries: a tall screen of them (a card is about 80 px high, src/web/window.ts). */
+export const HEAD_ROWS = 24
 
 /**
  * What the first paint needs, in the page's HTML: the listing with its counts, tally and catalog,

@@ -96,7 +96,7 @@ export class EventHub {
     }
 
     const built = await this.listing()
-    if (!write(res, rawEvent('snapshot', built.json, built.listing.seq))) return
+    if (!write(res, rawEvent('snapshot', built.json, built.seq))) return
     this.clients.add(res)
   }
 

@@ -17,7 +17,7 @@ import type {Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
 import {EXIT} from '../cli/exit-codes.js'
-import {ListingCache, listingHead, pageListing, sessionDetail} from './data.js'
+import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
@@ -71,12 +71,20 @@ export class WebServer {
   private readonly actions = new Set<number>()
   private readonly hosts = new Set<string>()
   private readonly cache: ListingCache
+  /** The thread that builds the listing (data.ts workerBuilder). */
+  private worker: ReturnType<typeof workerBuilder> | null = null
   /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
   private readonly shell: Shell | null
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
-    this.cache = new ListingCache(o.store, () => pageListing(o.store, o.env, o.clock, o.me))
+    const local = localBuilder(o.store, o.env, o.clock, o.me)
+    this.cache = new ListingCache(o.store, async () => {
+      this.worker ??= workerBuilder(o.env, o.me).catch(() => null)
+      const w = await this.worker
+      // A thread that failed to start or stopped: build here.
+      return w ? w.build().catch(() => local()) : local()
+    })
     this.shell = readShell(o.assets)
     this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
     this.server = http.createServer((req, res) => {
@@ -108,6 +116,7 @@ export class WebServer {
 
   async close(): Promise<void> {
     await this.hub.stop()
+    await (await this.worker)?.stop().catch(() => undefined)
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
@@ -285,8 +294,7 @@ export class WebServer {
    */
   private async index(res: http.ServerResponse): Promise<void> {
     if (!this.shell) return this.file(res, '/index.html')
-    const built = await this.cache.quick()
-    const data = JSON.stringify(listingHead(built.listing)).replace(/</g, '\\u003c')
+    const data = (await this.cache.quick()).head.replace(/</g, '\\u003c')
     const v = `/v/${this.shell.version}/`
     const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="${v}${m}" />`).join('')
     const html = this.shell.html
