@@ -7,7 +7,7 @@
 import {type Detail, get, type Listing, type Outcome, post, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
 import {renderMenu} from './menu.js'
-import {live, presence} from './stream.js'
+import {firstListing, live, presence} from './stream.js'
 import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
 import {$, fill, oneLine} from './dom.js'
@@ -384,23 +384,7 @@ function boot(): void {
     verbs: () => state.listing?.verbs ?? [],
   })
   drawOnScroll(() => !state.answering && !state.palette, draw)
-  // The first paint: the listing's head the server put in the page (a JSON data block, parsed,
-  // never run); the stream resumes after its seq and brings the whole listing.
-  const first = document.getElementById('first-listing')?.textContent
-  let since: number | undefined
-  if (first) {
-    try {
-      const l = JSON.parse(first) as Listing & {home?: string}
-      state.listing = l
-      state.home = l.home ?? null
-      since = l.seq
-      draw()
-    } catch {
-      // The stream's snapshot draws the page.
-    }
-  }
-
-  live(state, draw, since)
+  live(state, draw, firstListing(state, draw))
   void presence()
 }
 

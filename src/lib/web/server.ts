@@ -5,7 +5,6 @@
  * (src/lib/web/guard.ts) first. Errors are the JSON error envelope of docs/contract.md with the
  * HTTP status its exit code means; nothing a client sends or drops can stop the server.
  */
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -22,6 +21,7 @@ import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
 import {runInProcess, type VerbOutcome} from './run-verb.js'
+import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction, TEAM_COMMANDS} from './team-action.js'
 
 export interface WebServerOptions {
@@ -328,43 +328,6 @@ export class WebServer {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
     })
     res.end(data)
-  }
-}
-
-/** JSON already serialized (the kept listing). */
-function sendRaw(res: http.ServerResponse, text: string): void {
-  if (res.headersSent || res.destroyed) return
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(text),
-    'content-type': 'application/json; charset=utf-8',
-  })
-  res.end(text)
-}
-
-interface Shell {
-  readonly html: string
-  /** The modules main.js imports (pair.js belongs to the pairing page). */
-  readonly modules: readonly string[]
-  /** A hash of the page's files: their path under /v/ changes with them. */
-  readonly version: string
-}
-
-/** index.html, the page's modules and their version, or null when missing. */
-function readShell(assets: string): Shell | null {
-  try {
-    const html = fs.readFileSync(path.join(assets, 'index.html'), 'utf8')
-    const files = fs
-      .readdirSync(assets)
-      .filter((f) => /\.(js|css|svg)$/.test(f))
-      .sort()
-    const hash = createHash('sha256')
-    for (const f of files) hash.update(`${f}\0`).update(fs.readFileSync(path.join(assets, f)))
-    const modules = files.filter((f) => f.endsWith('.js') && f !== 'pair.js' && f !== 'main.js')
-    return {html, modules, version: hash.digest('hex').slice(0, 12)}
-  } catch {
-    return null
   }
 }
 
