@@ -22,22 +22,36 @@ export const ISSUE_27 = [
   {point: 7, budget: 'cold index ≤ 1.2× a bare read + JSON.parse, faster than ccusage', match: /^cold index/i, bench: 'index'},
 ]
 
-/** Print one line per budgeted row of each issue-27 point (and a profile line under each miss). */
+/** The web inbox's (issue 26 points 4 and 7), measured by bench/web.js. */
+export const ISSUE_26 = [
+  {point: 7, budget: 'first useful paint ≤ 300 ms at 1,000 sessions (1 s at 10,000)', match: /^web first useful paint/i, bench: 'web'},
+  {point: 4, budget: 'a change reaches the page ≤ 250 ms p95', match: /^web live/i, bench: 'web'},
+  {point: 7, budget: 'the server idle < 1% of a core', match: /^web server at rest/i, bench: 'web'},
+  {point: 7, budget: 'JavaScript ≤ 100 KB gzipped', match: /^web page JavaScript/i, bench: 'web'},
+]
+
+/** Print one line per budgeted row of each issue-27 point (and a profile line under each miss), then issue 26's. */
 export function printBudgets(rows, out = process.stdout) {
-  out.write('\nIssue 27 budgets (figure · cast · floor · ratio · budget):\n')
+  const a = printList(rows, out, 27, ISSUE_27)
+  const b = printList(rows, out, 26, ISSUE_26)
+  return {met: a.met + b.met, missed: a.missed + b.missed}
+}
+
+function printList(rows, out, issue, list) {
+  out.write(`\nIssue ${issue} budgets (figure · cast · floor · ratio · budget):\n`)
   let met = 0
   let missed = 0
-  for (const b of ISSUE_27) {
+  for (const b of list) {
     const mine = rows.filter((r) => b.match.test(r.figure) && r.met !== null && r.met !== undefined)
     if (mine.length === 0) {
-      out.write(`  27.${b.point} —       ${b.budget}: not measured in this run (bench/${b.bench.split(', ')[0]}.js)\n`)
+      out.write(`  ${issue}.${b.point} —       ${b.budget}: not measured in this run (bench/${b.bench.split(', ')[0]}.js)\n`)
       continue
     }
 
     for (const r of mine) {
       if (r.met) met++
       else missed++
-      out.write(`  27.${b.point} ${r.met ? 'MET   ' : 'MISSED'}  ${r.figure} · ${r.cast} · ${r.floor} · ${r.ratio} · ${r.budget}\n`)
+      out.write(`  ${issue}.${b.point} ${r.met ? 'MET   ' : 'MISSED'}  ${r.figure} · ${r.cast} · ${r.floor} · ${r.ratio} · ${r.budget}\n`)
       if (r.met) continue
       const line = profileLine(r.detail?.profile)
       out.write(

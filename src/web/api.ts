@@ -67,6 +67,10 @@ export interface Listing {
   team?: boolean
   /** Teammates' sessions I may not act on, by id, and why ("read-only: owned by X on host-y"). */
   read_only?: Record<string, string>
+  /** The first answer in the page holds only the head of the open sections (the stream brings the rest)... */
+  head?: true
+  /** ...and how many cards each section has. */
+  sections?: Record<string, number>
 }
 
 /** Why the page may not act on this session (the server refuses it too), or null. */

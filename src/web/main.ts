@@ -7,7 +7,7 @@
 import {type Detail, get, type Listing, type Outcome, post, readOnlyOf, resultLine, type Session, type VerbInfo} from './api.js'
 import {renderAnswer} from './answer.js'
 import {renderMenu} from './menu.js'
-import {live, presence} from './stream.js'
+import {firstListing, live, presence} from './stream.js'
 import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
 import {refuseReadOnly} from './readonly.js'
@@ -390,7 +390,7 @@ function boot(): void {
     verbs: () => state.listing?.verbs ?? [],
   })
   drawOnScroll(() => !state.answering && !state.palette, draw)
-  live(state, draw)
+  live(state, draw, firstListing(state, draw))
   void presence()
 }
 

@@ -68,13 +68,19 @@ export function renderList(root: HTMLElement, view: ListView, on: ListHandlers):
 function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
   const now = Date.now()
   const byBucket = new Map<string, Session[]>()
-  for (const s of view.listing.sessions) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s])
+  for (const s of view.listing.sessions) {
+    const rows = byBucket.get(s.bucket)
+    if (rows) rows.push(s)
+    else byBucket.set(s.bucket, [s])
+  }
   const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is string => b !== null))
   const parts: Node[] = [h('p', {class: 'tally', id: 'tally'}, view.listing.tally)]
   for (const sec of SECTIONS) {
     const rows = byBucket.get(sec.bucket) ?? []
-    if (rows.length === 0 && !drops.has(sec.bucket)) continue
-    if (rows.length === 0 && sec.collapsed) continue
+    // The page's first listing may hold only the head of each section: its count is the section's.
+    const total = view.listing.sections?.[sec.bucket] ?? rows.length
+    if (total === 0 && !drops.has(sec.bucket)) continue
+    if (total === 0 && sec.collapsed) continue
     const open = isOpen(view, sec.bucket)
     const head = h(
       'h2',
@@ -83,19 +89,19 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
         'button',
         {'aria-expanded': String(open), class: 'toggle', onclick: () => on.onToggle(sec.bucket), type: 'button'},
         `${open ? '▾' : '▸'} ${sec.title} `,
-        h('span', {class: 'count'}, `(${rows.length})`),
+        h('span', {class: 'count'}, `(${total})`),
       ),
-      sec.bucket === 'stashed' && rows.some((r) => readOnlyOf(view.listing, r.id) === null)
+      sec.bucket === 'stashed' && total > 0 && (rows.length === 0 || rows.some((r) => readOnlyOf(view.listing, r.id) === null))
         ? h('button', {class: 'kill-all', onclick: () => on.onKillAll(), type: 'button'}, 'Kill all')
         : null,
     )
     const section = h('section', {class: `section s-${sec.bucket}`, 'data-bucket': sec.bucket}, head)
     if (drops.has(sec.bucket)) dropTarget(section, sec.bucket, on)
-    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on)))
+    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on), total - rows.length))
     parts.push(section)
   }
 
-  if (view.listing.sessions.length === 0) parts.push(h('p', {class: 'empty'}, 'Nothing in your inbox.'))
+  if (view.listing.sessions.length === 0 && !view.listing.head) parts.push(h('p', {class: 'empty'}, 'Nothing in your inbox.'))
   fill(root, ...parts)
 }
 

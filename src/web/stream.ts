@@ -11,8 +11,28 @@ export async function presence(): Promise<void> {
   fill(select, ...names.map((n) => h('option', {selected: n === p.presence, value: n}, n)))
 }
 
-export function live(state: {listing: Listing | null; home: string | null; palette: unknown}, draw: () => void): void {
-  const events = new EventSource('/api/events')
+/**
+ * The first paint: the head of the listing the server put in the page (a JSON data block, parsed,
+ * never run), drawn at once. Returns its seq, after which the stream resumes; undefined when the
+ * page holds none (the stream's snapshot draws the page).
+ */
+export function firstListing(state: {listing: Listing | null; home: string | null}, draw: () => void): number | undefined {
+  const first = document.getElementById('first-listing')?.textContent
+  if (!first) return undefined
+  try {
+    const l = JSON.parse(first) as Listing & {home?: string}
+    state.listing = l
+    state.home = l.home ?? null
+    draw()
+    return l.seq
+  } catch {
+    return undefined
+  }
+}
+
+/** `since`: the seq of the listing the page drew already (the stream sends what came after it, then the listing). */
+export function live(state: {listing: Listing | null; home: string | null; palette: unknown}, draw: () => void, since?: number): void {
+  const events = new EventSource(since === undefined ? '/api/events' : `/api/events?since=${since}`)
   const take = (e: MessageEvent<string>): void => {
     const l = JSON.parse(e.data) as Listing & {home?: string}
     state.listing = l

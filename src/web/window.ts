@@ -31,18 +31,24 @@ const drawn = new Map<string, readonly Session[]>()
 
 const heightOf = (s: Session): number => pitch.get(s.id) ?? GUESS
 
-function spacer(bucket: string, edge: 'top' | 'bottom', px: number): HTMLElement {
+function spacer(bucket: string, edge: 'top' | 'bottom' | 'later', px: number): HTMLElement {
   const el = h('div', {'aria-hidden': 'true', class: `spacer spacer-${edge}`, 'data-bucket': bucket})
   el.style.height = `${Math.round(px)}px`
   return el
 }
 
-/** The cards of a section to draw: all when few; else those near the viewport, between spacers. */
-export function windowRows(bucket: string, rows: readonly Session[], make: (s: Session) => HTMLElement): Node[] {
+/**
+ * The cards of a section to draw: all when few; else those near the viewport, between spacers.
+ * `later`: cards of the section the page has not received yet (the first listing's head), held
+ * by a spacer below.
+ */
+export function windowRows(bucket: string, rows: readonly Session[], make: (s: Session) => HTMLElement, later = 0): Node[] {
   if (rows.length < WINDOW_FROM) {
     drawn.delete(bucket)
     tops.delete(bucket)
-    return rows.map(make)
+    const out: Node[] = rows.map(make)
+    if (later > 0) out.push(spacer(bucket, 'later', later * GUESS))
+    return out
   }
 
   drawn.set(bucket, rows)

@@ -87,6 +87,8 @@ export async function inboxPage(context: BrowserContext, web: WebServer, viewpor
   await page.setViewportSize(viewport)
   await page.goto(web.base + '/')
   await page.waitForSelector('#tally')
+  // The first paint draws the head of the listing; the stream's snapshot brings the rest.
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('#conn')?.textContent === 'live')
   return page
 }
 

@@ -18,6 +18,7 @@ describe('cast web with many sessions', () => {
   let browser: Browser
   let page: Page
   let order: string[]
+  let counts: Record<string, number>
 
   beforeAll(async () => {
     h = makeHome()
@@ -32,6 +33,7 @@ describe('cast web with many sessions', () => {
 
     const listing = json(await runCast(['sessions', '--json'], {env: h.env, timeout: 120_000}))
     order = (listing.sessions as {id: string; bucket: string}[]).filter((s) => s.bucket === 'needs_input').map((s) => s.id)
+    counts = listing.counts as Record<string, number>
     web = await startWeb(h.env)
     browser = await launchChromium()
     page = await inboxPage(await signIn(browser, web), web)
@@ -98,5 +100,27 @@ describe('cast web with many sessions', () => {
     // A scroll to the bottom draws the last cards.
     await page.evaluate(() => (globalThis as any).scrollTo(0, (globalThis as any).document.body.scrollHeight))
     await page.waitForSelector(`.card[data-id="${order[N - 1]}"]`)
+  })
+
+  it('paints first from the listing in the page, before any stream: the counts and first cards of cast sessions --json', async () => {
+    const p = await page.context().newPage()
+    // No stream: what the page draws comes from its HTML alone.
+    await p.route('**/api/events*', (r) => r.abort())
+    await p.goto(web.base + '/')
+    await p.waitForSelector('.card')
+    expect((await pageSections(p))['needs_input']).toBe(N)
+    const drawn = await p.$$eval('section[data-bucket="needs_input"] .card', (els) => els.map((e) => e.getAttribute('data-id')))
+    expect(drawn.length).toBeGreaterThan(5)
+    expect(drawn).toEqual(order.slice(0, drawn.length))
+    // A JSON data block (never run: the CSP forbids inline script), holding the head only.
+    const [type, text] = await p.$eval('#first-listing', (e) => [e.getAttribute('type'), e.textContent ?? ''])
+    expect(type).toBe('application/json')
+    const head = JSON.parse(text)
+    expect(head.head).toBe(true)
+    expect(head.sessions.length).toBeLessThan(N)
+    expect(head.sections.needs_input).toBe(N)
+    expect(head.counts).toEqual(counts)
+    expect(await p.textContent('#tally')).toBe(head.tally)
+    await p.close()
   })
 })

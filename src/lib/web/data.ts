@@ -7,7 +7,9 @@
  */
 import {formatTally} from '../../core/model/tally.js'
 import {verbTable} from '../../core/model/verbs.js'
+import {storeChangeKey} from '../../core/store/screen.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
+import {historyMark} from '../../core/store/watch-marks.js'
 import {type Env, homeDir} from '../home/env.js'
 import {listSessions} from '../views/sessions-list.js'
 import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views/views.js'
@@ -37,6 +39,175 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
   }
   const listing = (await listSessions(store, env, clock, me, team ? {team: true} : {}, out)) as Listing
   return {...listing, home: homeDir(env), read_only: readOnly, seq, tally: formatTally(listing.counts), team, verbs: verbTable()}
+}
+
+/**
+ * The built listing, kept while the store is unchanged: a page load, the stream's snapshot and
+ * `/api/listing` read it instead of building `cast sessions --json` again (at 10,000 sessions a
+ * build is seconds; serving the kept one, milliseconds). It is valid while the store's change key
+ * (src/core/store/screen.ts storeChangeKey: any commit, ours or another process's), the log's
+ * last seq and the history mark are those it was built at, and for FRESH_MS (what moves with the
+ * clock alone: the quiet flag, the recency window, generated_at). Builds are shared: callers
+ * that arrive while one runs wait for it. The build runs on a worker thread
+ * (listing-worker.ts), so the server keeps streaming transitions while it runs.
+ */
+export const FRESH_MS = 10_000
+
+export interface BuiltListing {
+  /** JSON.stringify of the listing. */
+  readonly json: string
+  /** JSON.stringify of its head (listingHead), for the page's first paint. */
+  readonly head: string
+  readonly seq: number
+  readonly key: string
+  readonly at: number
+}
+
+/** Builds the listing: on a worker thread (listing-worker.ts) when one starts, else here. */
+export type ListingBuilder = () => Promise<Omit<BuiltListing, 'key' | 'at'>>
+
+export class ListingCache {
+  private kept: BuiltListing | null = null
+  private building: Promise<BuiltListing> | null = null
+  /** Bumped by invalidate(): a build that started before it is returned but not kept. */
+  private generation = 0
+
+  constructor(
+    private readonly store: Store,
+    private readonly build: ListingBuilder,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private key(): string {
+    const m = historyMark(this.store)
+    return `${storeChangeKey(this.store)}|${this.store.lastSeq()}|${m.lastId}|${m.undone}`
+  }
+
+  /** The listing as of now: the kept one when nothing changed and it is fresh, else a new build. */
+  async fresh(): Promise<BuiltListing> {
+    const k = this.kept
+    if (k && k.key === this.key() && this.now() - k.at <= FRESH_MS) return k
+    return this.rebuild()
+  }
+
+  /**
+   * For the first paint: the kept listing when the store is unchanged, however old (the page's
+   * stream brings a fresh one right after, and a new build starts now); else a new build.
+   */
+  async quick(): Promise<BuiltListing> {
+    const k = this.kept
+    if (k && k.key === this.key()) {
+      if (this.now() - k.at > FRESH_MS) void this.rebuild().catch(() => undefined)
+      return k
+    }
+
+    return this.rebuild()
+  }
+
+  /**
+   * Forget the kept listing: something its key cannot see changed (a teammate's machine
+   * published to the team store), so the next read builds anew.
+   */
+  invalidate(): void {
+    this.generation++
+    this.kept = null
+  }
+
+  /** Build now (or join the build under way). */
+  rebuild(): Promise<BuiltListing> {
+    this.building ??= (async () => {
+      try {
+        const at = this.now()
+        const generation = this.generation
+        const built = await this.build()
+        // Keyed after the build: a build that wrote (a snooze come due) is not stale at once.
+        const kept = {...built, at, key: this.key()}
+        if (generation === this.generation) this.kept = kept
+        return kept
+      } finally {
+        this.building = null
+      }
+    })()
+    return this.building
+  }
+}
+
+/** The builder of a server: a worker thread running listing-worker.ts, or null when none starts. */
+export async function workerBuilder(
+  env: Env,
+  me: string,
+  team = false,
+): Promise<{build: ListingBuilder; stop: () => Promise<void>} | null> {
+  const {Worker} = await import('node:worker_threads')
+  let worker: import('node:worker_threads').Worker
+  try {
+    worker = new Worker(new URL('listing-worker.js', import.meta.url), {env: {...env}, workerData: {env: {...env}, me, team}})
+  } catch {
+    return null
+  }
+
+  worker.unref()
+  let dead: Error | null = null
+  let next = 0
+  const waiting = new Map<number, {resolve: (b: Omit<BuiltListing, 'key' | 'at'>) => void; reject: (e: Error) => void}>()
+  const fail = (error: Error): void => {
+    dead = error
+    for (const w of waiting.values()) w.reject(error)
+    waiting.clear()
+  }
+
+  worker.on('message', (m: {id: number; error?: string; json: string; head: string; seq: number}) => {
+    const w = waiting.get(m.id)
+    waiting.delete(m.id)
+    if (m.error !== undefined) w?.reject(new Error(m.error))
+    else w?.resolve({head: m.head, json: m.json, seq: m.seq})
+  })
+  worker.on('error', (e) => fail(e))
+  worker.on('exit', () => fail(new Error('The listing thread stopped.')))
+  return {
+    build: () =>
+      new Promise((resolve, reject) => {
+        if (dead) return reject(dead)
+        const id = ++next
+        waiting.set(id, {reject, resolve})
+        worker.postMessage(id)
+      }),
+    stop: async () => {
+      await worker.terminate()
+    },
+  }
+}
+
+/** The builder on this thread (no worker). */
+export function localBuilder(store: Store, env: Env, clock: () => number, me: string, team = false): ListingBuilder {
+  return async () => {
+    const l = await pageListing(store, env, clock, me, team)
+    return {head: JSON.stringify(listingHead(l)), json: JSON.stringify(l), seq: l.seq}
+  }
+}
+
+/** Sections the page shows collapsed (src/web/render.ts SECTIONS): their cards are not drawn on load. */
+const COLLAPSED = new Set(['snoozed', 'stashed', 'hidden', 'killed', 'dismissed'])
+/** How many cards the first answer carries: a tall screen of them (a card is about 80 px high, src/web/window.ts). */
+export const HEAD_ROWS = 24
+
+/**
+ * What the first paint needs, in the page's HTML: the listing with its counts, tally and catalog,
+ * but only the first HEAD_ROWS cards of the open sections (what fills the viewport), and how
+ * many cards each section has (`sections`). `head: true` says the rest comes on the stream
+ * (its snapshot follows at once). A listing of HEAD_ROWS cards or fewer is sent whole.
+ */
+export function listingHead(l: PageListing): PageListing & {head?: true; sections?: Record<string, number>} {
+  if (l.sessions.length <= HEAD_ROWS) return l
+  const sections: Record<string, number> = {}
+  for (const s of l.sessions) sections[s.bucket] = (sections[s.bucket] ?? 0) + 1
+  const sessions: SessionJson[] = []
+  for (const s of l.sessions) {
+    if (sessions.length >= HEAD_ROWS) break
+    if (!COLLAPSED.has(s.bucket)) sessions.push(s)
+  }
+
+  return {...l, head: true, sections, sessions}
 }
 
 export interface SessionDetail {

@@ -16,10 +16,18 @@ import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
 import type {Env} from '../home/env.js'
 import type {Follower} from '../notify/follow.js'
 import {watchLine} from '../views/views.js'
-import type {PageListing} from './data.js'
+import type {BuiltListing} from './data.js'
 
 /** A comment line this often keeps proxies and the browser from timing the stream out. */
 export const HEARTBEAT_MS = 15_000
+/**
+ * After the log moved, the listing follows once it has been quiet this long, or LISTING_MAX_MS
+ * after the first change it waits on: a burst of transitions costs one build (which blocks this
+ * process: 0.1 s at 1,000 sessions, seconds at 10,000), and the transitions themselves, sent at
+ * once, never queue behind one. A person's verb from the page is followed at once.
+ */
+export const LISTING_QUIET_MS = 250
+export const LISTING_MAX_MS = 1500
 
 export class EventHub {
   private readonly clients = new Set<ServerResponse>()
@@ -30,13 +38,15 @@ export class EventHub {
   private heartbeat: NodeJS.Timeout | null = null
   private building = false
   private again = false
+  private listingTimer: NodeJS.Timeout | null = null
+  private waitingSince: number | null = null
 
   constructor(
     private readonly store: Store,
     private readonly env: Env,
     private readonly clock: () => number,
     private readonly me: string,
-    private readonly listing: () => Promise<PageListing>,
+    private readonly listing: () => Promise<BuiltListing>,
     private readonly recencyMs: number,
   ) {
     this.lastSeq = store.lastSeq()
@@ -59,6 +69,7 @@ export class EventHub {
 
   async stop(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat)
+    if (this.listingTimer) clearTimeout(this.listingTimer)
     for (const res of this.clients) end(res)
     this.clients.clear()
     await this.follower?.stop()
@@ -84,16 +95,17 @@ export class EventHub {
       }
     }
 
-    const listing = await this.listing()
-    if (!write(res, event('snapshot', listing, listing.seq))) return
+    const built = await this.listing()
+    if (!write(res, rawEvent('snapshot', built.json, built.seq))) return
     this.clients.add(res)
   }
 
   /**
    * The log grew or the store changed: send the new transitions at once, then a fresh listing.
-   * Listings are built one at a time and coalesced, so a slow one never holds a transition back.
+   * Listings are built one at a time and coalesced, so a slow one never holds a transition back;
+   * `now`: a person's verb, whose listing is not held for the log to settle.
    */
-  pump(): void {
+  pump(now = false): void {
     // Without a cast daemon this server ingests: it also delivers `cast send --queue`'s held messages.
     if (this.follower?.ingesting && !this.delivering) {
       this.delivering = true
@@ -116,7 +128,7 @@ export class EventHub {
       const mark = historyMark(this.store)
       if (mark.lastId !== this.mark.lastId || mark.undone !== this.mark.undone) changed = true
       this.mark = mark
-      if (changed && this.clients.size > 0) void this.sendListing()
+      if (changed && this.clients.size > 0) this.listingSoon(now)
     } catch {
       // A failed read is tried again on the next wake (the follower's safety tick is 2 s).
     }
@@ -125,6 +137,18 @@ export class EventHub {
   /** Something outside this machine's log changed (a teammate's machine published): a fresh listing. */
   refresh(): void {
     if (this.clients.size > 0) void this.sendListing()
+  }
+
+  private listingSoon(now: boolean): void {
+    const t = Date.now()
+    this.waitingSince ??= t
+    if (this.listingTimer) clearTimeout(this.listingTimer)
+    const wait = now ? 0 : Math.max(0, Math.min(LISTING_QUIET_MS, this.waitingSince + LISTING_MAX_MS - t))
+    this.listingTimer = setTimeout(() => {
+      this.listingTimer = null
+      this.waitingSince = null
+      void this.sendListing()
+    }, wait)
   }
 
   private async sendListing(): Promise<void> {
@@ -137,7 +161,7 @@ export class EventHub {
     try {
       do {
         this.again = false
-        this.broadcast(event('listing', await this.listing()))
+        this.broadcast(rawEvent('listing', (await this.listing()).json))
       } while (this.again)
     } catch {
       // The next change sends it.
@@ -169,6 +193,11 @@ export class EventHub {
 function event(name: string, data: unknown, id?: number): string {
   // JSON has no raw newlines: one data line.
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/** An event whose data is JSON already serialized (one line: JSON has no raw newlines). */
+function rawEvent(name: string, json: string, id?: number): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`
 }
 
 /** Write to a stream that may be gone; false when it is. */

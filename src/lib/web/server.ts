@@ -19,11 +19,12 @@ import {loadConfig} from '../home/config.js'
 import {deviceName, type Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
 import {EXIT} from '../cli/exit-codes.js'
-import {pageListing, sessionDetail} from './data.js'
+import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
 import {runInProcess, type VerbOutcome} from './run-verb.js'
+import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction, TEAM_COMMANDS} from './team-action.js'
 
 export interface WebServerOptions {
@@ -76,10 +77,23 @@ export class WebServer {
   private readonly hosts = new Set<string>()
   /** Teammates' changes (LISTEN on the team store), when a team is joined. */
   private team: import('./team-live.js').TeamFollower | null = null
+  private readonly cache: ListingCache
+  /** The thread that builds the listing (data.ts workerBuilder). */
+  private worker: ReturnType<typeof workerBuilder> | null = null
+  /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
+  private readonly shell: Shell | null
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
-    this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.listing(), o.recencyMs)
+    const local = localBuilder(o.store, o.env, o.clock, o.me, o.team === true)
+    this.cache = new ListingCache(o.store, async () => {
+      this.worker ??= workerBuilder(o.env, o.me, o.team === true).catch(() => null)
+      const w = await this.worker
+      // A thread that failed to start or stopped: build here.
+      return w ? w.build().catch(() => local()) : local()
+    })
+    this.shell = readShell(o.assets)
+    this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
     this.server = http.createServer((req, res) => {
       req.on('error', () => undefined)
       res.on('error', () => undefined)
@@ -93,14 +107,13 @@ export class WebServer {
     this.server.headersTimeout = 20_000
   }
 
-  private listing() {
-    return pageListing(this.o.store, this.o.env, this.o.clock, this.o.me, this.o.team === true)
-  }
-
   async listen(port: number, host: string): Promise<number> {
     await this.hub.start()
     const {followTeam} = await import('./team-live.js')
-    this.team = await followTeam(this.o.store, this.o.env, () => this.hub.refresh()).catch(() => null)
+    this.team = await followTeam(this.o.store, this.o.env, () => {
+      this.cache.invalidate()
+      this.hub.refresh()
+    }).catch(() => null)
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject)
       this.server.listen(port, host, () => resolve())
@@ -108,12 +121,15 @@ export class WebServer {
     const addr = this.server.address()
     const bound = typeof addr === 'object' && addr ? addr.port : port
     for (const name of this.o.hostNames) this.hosts.add(`${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase())
+    // The first page load should not wait for the first build.
+    void this.cache.rebuild().catch(() => undefined)
     return bound
   }
 
   async close(): Promise<void> {
     await this.team?.stop()
     await this.hub.stop()
+    await (await this.worker)?.stop().catch(() => undefined)
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
@@ -140,8 +156,8 @@ export class WebServer {
 
   private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const p = url.pathname
-    if (p === '/') return this.file(res, '/index.html')
-    if (p === '/api/listing') return sendJson(res, 200, await this.listing())
+    if (p === '/') return this.index(res)
+    if (p === '/api/listing') return sendRaw(res, (await this.cache.fresh()).json)
     if (p === '/api/events') {
       const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('since') ?? NaN)
       return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null)
@@ -166,6 +182,9 @@ export class WebServer {
       return sendJson(res, 200, detail)
     }
 
+    // The page's files under this build's version: kept by the browser (a new build is a new path).
+    const v = /^\/v\/([\da-f]{12})(\/[\w-]+\.(js|css|svg))$/.exec(p)
+    if (v) return this.file(res, v[2]!, 200, v[1] === this.shell?.version)
     if (/^\/[\w-]+\.(js|css|svg|html|webmanifest)$/.test(p)) return this.file(res, p)
     throw new HttpError(404, `Nothing at ${p}.`, EXIT.NOT_FOUND)
   }
@@ -293,7 +312,7 @@ export class WebServer {
     if (out.ok) sendJson(res, 200, out.json)
     else sendJson(res, STATUS[out.error.exit_code] ?? 500, {error: out.error})
     // The store changed: the stream need not wait for the file watch.
-    this.hub.pump()
+    this.hub.pump(true)
   }
 
   private login(url: URL, res: http.ServerResponse): void {
@@ -324,7 +343,33 @@ export class WebServer {
     )
   }
 
-  private file(res: http.ServerResponse, name: string, status = 200): void {
+  /**
+   * The page with what its first paint needs: the head of the listing (data.ts listingHead) as a
+   * JSON data block (`<script type="application/json">`: never run, so the CSP's no-inline-script
+   * stands; `<` escaped so no text in it can close the element), and a modulepreload link per
+   * module. The page draws from it at once and its stream resumes after its seq.
+   */
+  private async index(res: http.ServerResponse): Promise<void> {
+    if (!this.shell) return this.file(res, '/index.html')
+    const data = (await this.cache.quick()).head.replace(/</g, '\\u003c')
+    const v = `/v/${this.shell.version}/`
+    const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="${v}${m}" />`).join('')
+    const html = this.shell.html
+      .replace('src="/main.js"', `src="${v}main.js"`)
+      .replace('href="/style.css"', `href="${v}style.css"`)
+      .replace('</head>', `${preload}</head>`)
+      .replace('</body>', `<script type="application/json" id="first-listing">${data}</script></body>`)
+    const body = Buffer.from(html)
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'cache-control': 'no-store',
+      'content-length': body.length,
+      'content-type': TYPES['.html']!,
+    })
+    res.end(body)
+  }
+
+  private file(res: http.ServerResponse, name: string, status = 200, immutable = false): void {
     const file = path.join(this.o.assets, path.basename(name))
     let data: Buffer
     try {
@@ -335,7 +380,7 @@ export class WebServer {
 
     res.writeHead(status, {
       ...SECURITY_HEADERS,
-      'cache-control': 'no-cache',
+      'cache-control': immutable ? 'private, max-age=31536000, immutable' : 'no-cache',
       'content-length': data.length,
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
     })
