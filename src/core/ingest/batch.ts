@@ -5,13 +5,27 @@
 import type {FileRow} from '../store/store.js'
 import type {Contribution} from './adapter.js'
 
+/** One contribution as the contributions table stores it: the session it is about and its JSON text. */
+export interface ContributionRow {
+  readonly nativeId: string
+  readonly data: string
+}
+
 /** One file's read, waiting for its batch's commit. */
 export interface Pending {
   readonly row: FileRow
-  readonly contributions: readonly Contribution[] | null
+  /** Stringified where the file was read (the read worker's thread on a shared pass), not in the commit. */
+  readonly contributions: readonly ContributionRow[] | null
   readonly deleted?: boolean
   /** The files row this read started from (undefined: a file the store did not know). */
   readonly base?: FileRow
+}
+
+/** A read as its batch commits it: each contribution as the row the contributions table stores. */
+export function pendingOf(read: {readonly row: FileRow; readonly contributions: readonly Contribution[] | null} | null): Pending | null {
+  if (!read) return null
+  const contributions = read.contributions ? read.contributions.map((c) => ({data: JSON.stringify(c), nativeId: c.nativeId})) : null
+  return {contributions, row: read.row}
 }
 
 const BATCH_BYTES = 16 * 1024 * 1024

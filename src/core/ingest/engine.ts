@@ -18,7 +18,7 @@ import {type DeferRule, deferredFiles} from './defer.js'
 import {type Discovered, discoverFiles, discoverPaths} from './discover.js'
 import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
 import {openFilesOf} from './process-table.js'
-import {Batcher, type Pending} from './batch.js'
+import {Batcher, type Pending, pendingOf} from './batch.js'
 import {shareReads} from './read-share.js'
 import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js'
 import {statPass, watchedRows} from './stat-pass.js'
@@ -275,8 +275,8 @@ export class Ingester {
     pre?: fs.Stats,
   ): Pending | null {
     if (d.match.kind === 'jsonl')
-      return readJsonlFile(d.adapter, d.match, d.path, prev, holders.get(d.path) ?? null, this.opts.clock(), counts, pre)
-    return readWholeFile(d, prev, this.opts.clock(), counts, pre)
+      return pendingOf(readJsonlFile(d.adapter, d.match, d.path, prev, holders.get(d.path) ?? null, this.opts.clock(), counts, pre))
+    return pendingOf(readWholeFile(d, prev, this.opts.clock(), counts, pre))
   }
 
   /** Write one batch: files, contributions, recomposed sessions and their transitions. */
@@ -297,11 +297,7 @@ export class Ingester {
         this.store.saveFile(p.row)
         this.recent.set(p.row.path, p.row)
         if (p.contributions) {
-          const changed = this.store.replaceContributions(
-            p.row.path,
-            p.row.agent,
-            p.contributions.map((c) => ({data: JSON.stringify(c), nativeId: c.nativeId})),
-          )
+          const changed = this.store.replaceContributions(p.row.path, p.row.agent, p.contributions)
           for (const nativeId of changed) affected.set(`${p.row.agent}\0${nativeId}`, {agent: p.row.agent, nativeId})
         }
       }

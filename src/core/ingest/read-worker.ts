@@ -14,7 +14,8 @@ import {isMainThread, MessageChannel, type MessagePort, receiveMessageOnPort, Wo
 
 import type {FileRow} from '../store/store.js'
 import type {Adapter, FileMatch} from './adapter.js'
-import {type JsonlRead, type ReadCounts, readJsonlFile} from './jsonl-read.js'
+import {type Pending, pendingOf} from './batch.js'
+import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
 
 export {openRegular, readLines, readRegularFile} from './file-read.js'
 export {type JsonlRead, QUIET_TAIL_MS, quietTail, type ReadCounts, readJsonlFile} from './jsonl-read.js'
@@ -29,8 +30,12 @@ export interface ReadJob {
   readonly now: number
 }
 
-/** What the worker posts per job it claimed (ok false: it could not read it; the engine does). */
-export type ReadReply = {ok: true; result: JsonlRead | null; counts: ReadCounts} | {ok: false}
+/**
+ * What the worker posts per job it claimed (ok false: it could not read it; the engine does). The
+ * contributions come as the JSON text the store keeps: a string is copied across threads whole,
+ * where an object graph is serialised and rebuilt, and the committing thread stringifies nothing.
+ */
+export type ReadReply = {ok: true; result: Pending | null; counts: ReadCounts} | {ok: false}
 
 /** One reply, with the job it answers. */
 export interface ReadMessage {
@@ -150,7 +155,7 @@ async function runWorker(data: WorkerData): Promise<void> {
 
     const counts: ReadCounts = {bytes: 0, lines: 0, parseErrors: 0, read: 0}
     try {
-      post(j, {counts, ok: true, result: readJsonlFile(adapter, job.match, job.path, job.prev, job.holder, job.now, counts)})
+      post(j, {counts, ok: true, result: pendingOf(readJsonlFile(adapter, job.match, job.path, job.prev, job.holder, job.now, counts))})
     } catch {
       post(j, {ok: false})
     }

@@ -7,10 +7,11 @@
  */
 import {describe, expect, it} from 'vitest'
 
+import type {Pending} from '../../../src/core/ingest/batch.js'
 import {type ReadSelf, SharedReads} from '../../../src/core/ingest/read-share.js'
-import type {JsonlRead, Reader, ReadMessage} from '../../../src/core/ingest/read-worker.js'
+import type {Reader, ReadMessage} from '../../../src/core/ingest/read-worker.js'
 
-const read = (by: string, file: number): JsonlRead => ({
+const read = (by: string, file: number): Pending => ({
   contributions: [],
   row: {
     agent: 'a',
