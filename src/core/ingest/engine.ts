@@ -25,7 +25,7 @@ import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 import {sameStat} from './same-stat.js'
-import {commitTailAsks, tailAsks} from './tail-ask.js'
+import {commitTailAsks, readTailsHere, type TailAsk, type TailFile, tailFiles} from './tail-ask.js'
 
 export type {DeferRule} from './defer.js'
 export type {Discovered} from './discover.js'
@@ -151,13 +151,13 @@ export class Ingester {
     pass.idle = found.map((d, i) => unchangedFile(d.match.kind, pass.sts[i], known.get(d.path), holders.has(d.path), now))
     const present = new Set<string>()
     // Only a file that changed can be left for later: with none, there is nothing to defer.
-    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, present, stats)
+    const tails = options.defer && !only && pass.idle.includes(false) ? this.defer(pass, known, options.defer, present, stats) : []
     const batch = new Batcher(
       (b) => this.commit(b),
       stats,
       () => this.progress?.(),
     )
-    this.readPass(pass, known, holders, present, batch, stats)
+    const asks = this.readPass(pass, known, holders, present, batch, stats, tails)
     for (const [p, row] of known) {
       // A full pass forgets the files it did not find; a pass over changed paths, those gone from disk.
       if (only ? !only.has(p) || statOrNull(p) !== undefined : present.has(p)) continue
@@ -168,6 +168,8 @@ export class Ingester {
     }
 
     batch.flush()
+    // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
+    commitTailAsks(this.store, asks, (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
     if (options.recheck ?? !only) {
       const recheck = this.recheckProcesses()
       stats.sessionsChanged += recheck.sessions
@@ -207,12 +209,11 @@ export class Ingester {
     return known
   }
 
-  /** A recent-first pass: leave the files DeferRule allows out of `pass` (present, so not forgotten). */
-  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, present: Set<string>, stats: SyncStats): void {
+  /** A recent-first pass: leave the files DeferRule allows out of `pass` (present, so not forgotten); those whose tails to read. */
+  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, present: Set<string>, stats: SyncStats): TailFile[] {
     const waiting = deferredFiles(pass.found, pass.sts, known, rule)
-    if (waiting.size === 0) return
-    // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
-    commitTailAsks(this.store, tailAsks(pass.found, pass.sts, waiting), (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
+    if (waiting.size === 0) return []
+    const tails = tailFiles(pass.found, pass.sts, waiting)
     for (const i of waiting) {
       present.add(pass.found[i]!.path)
       stats.deferredBytes += pass.sts[i]?.size ?? 0
@@ -222,9 +223,13 @@ export class Ingester {
     pass.found = pass.found.filter((_, i) => !waiting.has(i))
     pass.sts = pass.sts.filter((_, i) => !waiting.has(i))
     pass.idle = pass.idle.filter((_, i) => !waiting.has(i))
+    return tails
   }
 
-  /** Read every file of the pass in order (the worker's share from its replies) into batches. */
+  /**
+   * Read every file of the pass in order (the worker's share from its replies) into batches, and
+   * the `tails` (on the worker meanwhile, if one runs): those that end on an open ask.
+   */
   private readPass(
     pass: PassFiles,
     known: ReadonlyMap<string, FileRow>,
@@ -232,11 +237,15 @@ export class Ingester {
     present: Set<string>,
     batch: Batcher,
     stats: SyncStats,
-  ): void {
+    tails: readonly TailFile[],
+  ): TailAsk[] {
     const {found, idle, sts} = pass
     const recentFrom = Date.now() - RECENT_MS
     // An unchanged file is never read (shareReads leaves it out, its mark equals its stat).
-    const share = this.opts.readThreads === 1 || !idle.includes(false) ? null : shareReads(found, sts, known, holders, this.opts.clock())
+    const share =
+      this.opts.readThreads === 1 || (!idle.includes(false) && tails.length === 0)
+        ? null
+        : shareReads(found, sts, known, holders, this.opts.clock(), tails)
     // The engine's read of a shared file (in its turn, or ahead of it while the worker reads).
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
@@ -261,6 +270,8 @@ export class Ingester {
         if (!pending) continue
         batch.add({...pending, base: prevRow}, pending.row.size - (prevRow?.offset ?? 0))
       }
+
+      return share ? share.tailAsks() : readTailsHere(tails)
     } finally {
       share?.stop()
     }
