@@ -2,8 +2,8 @@
  * Recent first, with the asks: a recent-first pass leaves old files unread (defer.ts), but an open
  * question or permission prompt sits at the end of its transcript, and such a session stays in
  * the inbox however old it is (src/core/store/listing.ts). So each file left unread is looked at
- * from its last bytes: its own adapter's parser reads the complete lines there, and a file whose
- * tail ends on an open ask gives its contributions now. They stand in for the file's until the
+ * from its last bytes (tail-read.ts): its own adapter's parser reads the lines there from the one
+ * its byte test points at, and a file whose tail ends on an open ask gives its contributions now. They stand in for the file's until the
  * later full pass reads it from its start and replaces them: the files row written with them
  * marks the file unread (UNREAD_MTIME: no stat matches it, and it holds no parser state); until then the session shows with what the tail holds (its title and
  * message count may be partial), and the listing says it is partial (`partial`, `unread_files`).
