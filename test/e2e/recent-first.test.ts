@@ -2,8 +2,10 @@
  * Recent first through the CLI (issue 16 point 1), on real Claude Code 2.1.328 transcripts: with
  * a history whose old files hold more than the deferral threshold, the first `cast sessions`
  * answers from the recent file, shows it exactly as the full index does and says the rest is read
- * in the background; the background pass then brings in every old session by itself; `--all`
- * on a fresh store reads everything before it answers.
+ * in the background; the background pass then brings in every old session by itself; old files
+ * that end on an open question show in the first answer (past a thousand old files their tails
+ * are read on the read worker while the recent file is read); `--all` on a fresh store reads
+ * everything before it answers.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -113,6 +115,38 @@ describe('recent first (cast sessions on a large history)', () => {
     expect(r.stdout).toContain(`Reading ${OLD} older files (`)
     expect(r.stdout).toContain('"cast sessions --all" waits for them')
   })
+
+  it('on a history of over a thousand old files, shows those that end on an open question in the first answer (their tails read beside the recent file)', async () => {
+    h = makeHome()
+    history(h.home)
+    const dir = path.join(h.home, '.claude', 'projects', '-src-app')
+    const old = new Date(NOW - 30 * DAY)
+    const lines = fs.readFileSync(path.join(REAL, 'question-full.jsonl'), 'utf8').split('\n')
+    expect(lines[19]).toContain('"name":"AskUserQuestion","type":"tool_use"')
+    // Many small old files (a line of bookkeeping each), and three left on the open question as Claude Code leaves them.
+    for (let i = 0; i < 900; i++) {
+      const file = path.join(dir, `10000000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`)
+      fs.writeFileSync(file, lines[21] + '\n')
+      fs.utimesSync(file, old, old)
+    }
+
+    const asking = ['20000000-0000-4000-8000-000000000001', '20000000-0000-4000-8000-000000000002', '20000000-0000-4000-8000-000000000003']
+    for (const id of asking) {
+      const file = path.join(dir, `${id}.jsonl`)
+      fs.writeFileSync(file, [...lines.slice(0, 24), lines[33], ''].join('\n'))
+      fs.utimesSync(file, old, old)
+    }
+
+    const env = {...h.env, CAST_NOW: new Date(NOW).toISOString()}
+
+    const first = await runCast(['sessions', '--json'], {env, timeout: 60_000})
+
+    expect(first.code).toBe(0)
+    const rows = json<{sessions: Row[]}>(first).sessions
+    expect(json(first)).toMatchObject({partial: true, unread_files: OLD + 900 + asking.length})
+    for (const id of asking) expect(rows.find((r) => r.native_id === id)).toMatchObject({reason: 'question', state: 'needs_input'})
+    expect(rows.map((r) => r.native_id).sort()).toEqual([RECENT, ...asking].sort())
+  }, 90_000)
 
   it('--all reads every file before it answers', async () => {
     h = makeHome()

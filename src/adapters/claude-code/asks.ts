@@ -10,9 +10,20 @@ import {ASK_MAX} from './transcript-state.js'
 /** The tools whose open call is a question to the user (askText). */
 const ASK_TOOLS = ['AskUserQuestion', 'ExitPlanMode']
 
-/** Can these last lines of a transcript end on an open question? Only with a call to an ask tool in them. */
-export function tailMayAsk(tail: Buffer): boolean {
-  return ASK_TOOLS.some((name) => tail.includes(name))
+const ASK_MARKS = ASK_TOOLS.map((name) => Buffer.from(name))
+
+/**
+ * Can these last bytes of a transcript end on an open question? Only with a call to an ask tool
+ * in them: where the first name of one lies (-1: none).
+ */
+export function tailAskAt(tail: Buffer): number {
+  let at = -1
+  for (const mark of ASK_MARKS) {
+    const i = tail.indexOf(mark)
+    if (i !== -1 && (at === -1 || i < at)) at = i
+  }
+
+  return at
 }
 
 /** The question an AskUserQuestion / ExitPlanMode call puts to the user. */

@@ -12,7 +12,7 @@ import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
 import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
-import {tailMayAsk} from './asks.js'
+import {tailAskAt} from './asks.js'
 import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
 
 export const claudeCode: Adapter = {
@@ -27,7 +27,7 @@ export const claudeCode: Adapter = {
   parseWhole,
   roots,
   skipDir,
-  tailMayAsk,
+  tailAskAt,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

@@ -33,7 +33,7 @@ export const codex: Adapter = {
   skipDir: skipCodexDir,
   // A rollout's own facts never hold a question or a prompt: the approval an open escalated call
   // asks for is composed only while a live process holds the rollout (rollout.ts, compose.ts).
-  tailMayAsk: () => false,
+  tailAskAt: false,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

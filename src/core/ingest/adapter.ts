@@ -189,11 +189,13 @@ export interface Adapter {
    */
   readonly openFileProcesses?: readonly string[]
   /**
-   * A cheap test of a JSONL file's last complete lines (raw bytes) before they are parsed to find
-   * an open ask (src/core/ingest/tail-ask.ts): false when they cannot hold one. Without it the
-   * tail is always parsed.
+   * A cheap test of a JSONL file's last bytes (raw) before any of them is parsed to find an open
+   * ask (src/core/ingest/tail-read.ts): where in `tail` the first mark of an ask lies, -1 when
+   * they cannot hold one (the lines from the one holding the mark are parsed). False: this
+   * agent's files never end on an ask the file alone shows, and their tails are not read.
+   * Without it every complete line of the tail is parsed.
    */
-  readonly tailMayAsk?: (tail: Buffer) => boolean
+  readonly tailAskAt?: ((tail: Buffer) => number) | false
   /**
    * Combine every contribution for one session (transcript, registry, hooks, …) into facts.
    * Default: composeFacts from src/core/model/facts.ts.

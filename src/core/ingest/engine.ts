@@ -24,7 +24,7 @@ import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js
 import {statPass, watchedRows} from './stat-pass.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
-import {commitTailAsks, tailAsks} from './tail-ask.js'
+import {commitTailAsks, readTailsHere, type TailAsk, type TailFile, tailFiles} from './tail-ask.js'
 
 export type {DeferRule} from './defer.js'
 export type {Discovered} from './discover.js'
@@ -144,13 +144,13 @@ export class Ingester {
     const {pass, known, gone, files} = only ? this.pathsPass(only, holders) : this.fullPass(holders)
     stats.files = files
     // Only a file that changed can be left for later: with none, there is nothing to defer.
-    if (options.defer && !only && pass.idle.includes(false)) this.defer(pass, known, options.defer, stats)
+    const tails = options.defer && !only && pass.idle.includes(false) ? this.defer(pass, known, options.defer, stats) : []
     const batch = new Batcher(
       (b) => this.commit(b),
       stats,
       () => this.progress?.(),
     )
-    this.readPass(pass, known, holders, batch, stats)
+    const asks = this.readPass(pass, known, holders, batch, stats, tails)
     for (const row of gone) {
       if (!this.byAgent.has(row.agent)) continue
       // Hook state and screen readings are sources, not files: they never vanish from disk.
@@ -159,6 +159,8 @@ export class Ingester {
     }
 
     batch.flush()
+    // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
+    commitTailAsks(this.store, asks, (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
     if (options.recheck ?? !only) {
       const recheck = this.recheckProcesses()
       stats.sessionsChanged += recheck.sessions
@@ -205,12 +207,11 @@ export class Ingester {
     return found
   }
 
-  /** A recent-first pass: leave the files DeferRule allows out of `pass` (walked, so not forgotten). */
-  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, stats: SyncStats): void {
+  /** A recent-first pass: leave the files DeferRule allows out of `pass` (walked, so not forgotten); those whose tails to read. */
+  private defer(pass: PassFiles, known: ReadonlyMap<string, FileRow>, rule: DeferRule, stats: SyncStats): TailFile[] {
     const waiting = deferredFiles(pass.found, pass.sts, known, rule)
-    if (waiting.size === 0) return
-    // An open ask sits at a file's end: the unread files whose tails end on one show now (tail-ask.ts).
-    commitTailAsks(this.store, tailAsks(pass.found, pass.sts, waiting), (s) => this.recompose(s), this.writeGuard, stats, this.opts.clock())
+    if (waiting.size === 0) return []
+    const tails = tailFiles(pass.found, pass.sts, waiting)
     for (const i of waiting) {
       stats.deferredBytes += pass.sts[i]?.size ?? 0
     }
@@ -219,20 +220,28 @@ export class Ingester {
     pass.found = pass.found.filter((_, i) => !waiting.has(i))
     pass.sts = pass.sts.filter((_, i) => !waiting.has(i))
     pass.idle = pass.idle.filter((_, i) => !waiting.has(i))
+    return tails
   }
 
-  /** Read every file of the pass in order (the worker's share from its replies) into batches. */
+  /**
+   * Read every file of the pass in order (the worker's share from its replies) into batches, and
+   * the `tails` (on the worker meanwhile, if one runs): those that end on an open ask.
+   */
   private readPass(
     pass: PassFiles,
     known: ReadonlyMap<string, FileRow>,
     holders: ReadonlyMap<string, number>,
     batch: Batcher,
     stats: SyncStats,
-  ): void {
+    tails: readonly TailFile[],
+  ): TailAsk[] {
     const {found, idle, sts} = pass
     const recentFrom = Date.now() - RECENT_MS
     // An unchanged file is never read (shareReads leaves it out, its mark equals its stat).
-    const share = this.opts.readThreads === 1 || !idle.includes(false) ? null : shareReads(found, sts, known, holders, this.opts.clock())
+    const share =
+      this.opts.readThreads === 1 || (!idle.includes(false) && tails.length === 0)
+        ? null
+        : shareReads(found, sts, known, holders, this.opts.clock(), tails)
     // The engine's read of a shared file (in its turn, or ahead of it while the worker reads).
     const readSelf = (i: number): Pending | null => this.readOne(found[i]!, known.get(found[i]!.path), holders, stats, sts[i])
     try {
@@ -256,6 +265,8 @@ export class Ingester {
         if (!pending) continue
         batch.add({...pending, base: prevRow}, pending.row.size - (prevRow?.offset ?? 0))
       }
+
+      return share ? share.tailAsks() : readTailsHere(tails)
     } finally {
       share?.stop()
     }

@@ -4,7 +4,9 @@
  * files to read one at a time, in discovery order (a shared claim per file), so neither waits for
  * the other while files remain, however busy the machine keeps either core. The engine still
  * commits every read on its own thread and in discovery order: a read it takes before its turn
- * (while the file it must commit next is still on the worker) waits here for its turn.
+ * (while the file it must commit next is still on the worker) waits here for its turn. On a
+ * recent-first pass the worker first reads the tails of the files the pass leaves unread
+ * (tail-ask.ts), while the engine reads the recent ones.
  */
 import type fs from 'node:fs'
 
@@ -15,9 +17,12 @@ import type {Pending} from './batch.js'
 import type {ReadCounts} from './jsonl-read.js'
 import {type Reader, type ReadJob, startReader} from './read-worker.js'
 import {sameStat} from './same-stat.js'
+import {TAIL_BUDGET_MS, type TailAsk, tailAsksOf, type TailFile} from './tail-ask.js'
 
 /** JSONL bytes to read above which a sync shares the reading with a worker thread. */
 const PARALLEL_BYTES = 32 * 1024 * 1024
+/** Tails to read above which a recent-first pass reads them on a worker thread even with few recent bytes. */
+const PARALLEL_TAILS = 1000
 
 /** A shared file's read: by the worker (with its counts), or by the engine (counted already). */
 export type SharedRead = {readonly result: Pending | null; readonly counts?: ReadCounts}
@@ -38,7 +43,17 @@ export class SharedReads {
     private readonly jobOf: ReadonlyMap<number, number>,
     private readonly fileOf: readonly number[],
     private readonly reader: Reader,
+    private readonly tails: readonly TailFile[] = [],
   ) {}
+
+  /** When the worker started: its tails have TAIL_BUDGET_MS from then, or as long as the recent files take. */
+  private readonly started = Date.now()
+
+  /** The tails that end on an open ask, once the worker has read them all or their time is up. */
+  tailAsks(): TailAsk[] {
+    if (this.tails.length === 0) return []
+    return tailAsksOf(this.tails, this.reader.tails(this.started + TAIL_BUDGET_MS).found)
+  }
 
   /** Is file `i` of the pass one of the shared files? */
   has(i: number): boolean {
@@ -98,7 +113,8 @@ export class SharedReads {
 
 /**
  * When the JSONL bytes to read pass PARALLEL_BYTES, start one read worker over the files to read
- * (both threads then claim them as they go); null for a small sync.
+ * (both threads then claim them as they go); with `tails` (a recent-first pass), the worker reads
+ * them first, and starts for them alone past PARALLEL_TAILS. Null for a small sync.
  */
 export function shareReads(
   found: readonly Discovered[],
@@ -106,6 +122,7 @@ export function shareReads(
   known: ReadonlyMap<string, FileRow>,
   holders: ReadonlyMap<string, number>,
   now: number,
+  tails: readonly TailFile[] = [],
 ): SharedReads | null {
   const todo: number[] = []
   let total = 0
@@ -118,7 +135,8 @@ export function shareReads(
     todo.push(i)
   }
 
-  if (total < PARALLEL_BYTES || todo.length < 2) return null
+  if (total < PARALLEL_BYTES || todo.length < 2) todo.length = 0
+  if (todo.length === 0 && tails.length < PARALLEL_TAILS) return null
   const jobs: ReadJob[] = todo.map((i) => {
     const d = found[i]!
     return {
@@ -130,6 +148,9 @@ export function shareReads(
       prev: known.get(d.path),
     }
   })
-  const reader = startReader(jobs)
-  return reader ? new SharedReads(new Map(todo.map((i, j) => [i, j])), todo, reader) : null
+  const reader = startReader(
+    jobs,
+    tails.map((t) => t.job),
+  )
+  return reader ? new SharedReads(new Map(todo.map((i, j) => [i, j])), todo, reader, tails) : null
 }

@@ -6,16 +6,19 @@
  * on a shared array, one slot per job), so the share follows how fast each thread goes. The
  * adapters are pure modules, so the worker finds them by agent name; it gets plain data in (path,
  * match, the previous files row, the open-handle holder) and posts `{job, reply}` per file it
- * claimed, read by jsonl-read.ts exactly as the engine reads it.
+ * claimed, read by jsonl-read.ts exactly as the engine reads it. On a recent-first pass the worker
+ * first reads the tails of the files the pass leaves unread (tail-read.ts), newest first, until
+ * they are done or the engine says stop, and posts each one that ends on an open ask.
  */
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {isMainThread, MessageChannel, type MessagePort, receiveMessageOnPort, Worker, workerData} from 'node:worker_threads'
 
 import type {FileRow} from '../store/store.js'
-import type {Adapter, FileMatch} from './adapter.js'
+import type {Adapter, Contribution, FileMatch} from './adapter.js'
 import {type Pending, pendingOf} from './batch.js'
 import {type ReadCounts, readJsonlFile} from './jsonl-read.js'
+import {readTails, type TailJob} from './tail-read.js'
 
 export {openRegular, readLines, readRegularFile} from './file-read.js'
 export {type JsonlRead, QUIET_TAIL_MS, quietTail, type ReadCounts, readJsonlFile} from './jsonl-read.js'
@@ -43,6 +46,15 @@ export interface ReadMessage {
   readonly reply: ReadReply
 }
 
+/** What the worker posts about the tails: one that ends on an open ask (by index), or that it stopped after `looked`. */
+type TailMessage = {readonly tail: number; readonly contributions: Contribution[]} | {readonly tailsLooked: number}
+
+/** The tails' asks the worker posted, by index into its tail jobs; `done` when it said it stopped. */
+export interface TailReplies {
+  readonly found: ReadonlyMap<number, Contribution[]>
+  readonly done: boolean
+}
+
 /** A job's claim slot: not taken yet, or taken by the engine or by the worker. */
 const FREE = 0
 const ENGINE = 1
@@ -50,6 +62,11 @@ const WORKER = 2
 
 /** A worker with no reply for this long is given up; the engine reads the rest itself. */
 const STALL_MS = 30_000
+/** After the engine says stop, how long it waits for the tail being read (a cold disk may take this long for one). */
+const TAIL_GRACE_MS = 250
+/** The shared signal: the worker's posts so far, and the engine's word that the tails stop. */
+const POSTS = 0
+const STOP_TAILS = 1
 
 /** The engine's end of the read worker: the claims, and the worker's replies as they come. */
 export interface Reader {
@@ -59,20 +76,22 @@ export interface Reader {
   next(): ReadMessage | null
   /** The next reply if one came, without waiting. */
   poll(): ReadMessage | null
+  /** The tails' asks: wait until the worker has read every tail or until `until` (epoch ms), then stop it. */
+  tails(until: number): TailReplies
   stop(): void
 }
 
-/** Start the worker on `jobs` (null: it cannot run here, e.g. tests importing the .ts source). */
-export function startReader(jobs: readonly ReadJob[]): Reader | null {
+/** Start the worker on `tails`, then `jobs` (null: it cannot run here, e.g. tests importing the .ts source). */
+export function startReader(jobs: readonly ReadJob[], tails: readonly TailJob[] = []): Reader | null {
   // Only the built module can run as a worker (tests importing the .ts source read inline).
   const url = new URL('./read-worker.js', import.meta.url)
   if (url.protocol !== 'file:' || !fs.existsSync(fileURLToPath(url))) return null
   const {port1, port2} = new MessageChannel()
-  const signal = new Int32Array(new SharedArrayBuffer(4))
+  const signal = new Int32Array(new SharedArrayBuffer(8))
   const claims = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, jobs.length)))
   let worker: Worker
   try {
-    worker = new Worker(url, {transferList: [port2], workerData: {castReadWorker: true, claims, jobs, port: port2, signal}})
+    worker = new Worker(url, {transferList: [port2], workerData: {castReadWorker: true, claims, jobs, port: port2, signal, tails}})
   } catch {
     port1.close()
     return null
@@ -88,12 +107,28 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
     worker.terminate().catch(() => {})
   }
 
+  const found = new Map<number, Contribution[]>()
+  let tailsDone = tails.length === 0
+  // Every post bumps the counter; the tails' posts are kept here, the reads' returned.
   const poll = (): ReadMessage | null => {
-    if (dead) return null
-    const m = receiveMessageOnPort(port1)
-    if (!m) return null
-    taken++
-    return m.message as ReadMessage
+    while (!dead) {
+      const m = receiveMessageOnPort(port1)
+      if (!m) return null
+      taken++
+      const message = m.message as ReadMessage | TailMessage
+      if ('job' in message) return message
+      if ('tail' in message) found.set(message.tail, message.contributions)
+      else tailsDone = true
+    }
+
+    return null
+  }
+
+  const waitTails = (until: number): void => {
+    while (!dead && !tailsDone && Date.now() < until) {
+      // A read's reply now is one the engine no longer waits for (its pass is read): dropped.
+      if (poll() === null && !tailsDone) Atomics.wait(signal, POSTS, taken, Math.min(100, Math.max(1, until - Date.now())))
+    }
   }
 
   return {
@@ -105,7 +140,7 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
         if (m) return m
 
         // The worker bumps the counter after each post: sleep while it has posted nothing new.
-        Atomics.wait(signal, 0, taken, 100)
+        Atomics.wait(signal, POSTS, taken, 100)
         if (Date.now() - from > STALL_MS) stop()
       }
 
@@ -113,11 +148,21 @@ export function startReader(jobs: readonly ReadJob[]): Reader | null {
     },
     poll,
     stop,
+    tails(until) {
+      waitTails(until)
+      if (!tailsDone) {
+        Atomics.store(signal, STOP_TAILS, 1)
+        waitTails(Date.now() + TAIL_GRACE_MS)
+      }
+
+      return {done: tailsDone, found}
+    },
   }
 }
 
 interface WorkerData {
   jobs: ReadJob[]
+  tails: TailJob[]
   claims: Int32Array
   port: MessagePort
   signal: Int32Array
@@ -130,19 +175,30 @@ interface WorkerData {
  * engine terminates us.
  */
 async function runWorker(data: WorkerData): Promise<void> {
-  const {claims, jobs, port, signal} = data
-  const post = (job: number, reply: ReadReply): void => {
-    const message: ReadMessage = {job, reply}
+  const {claims, jobs, port, signal, tails} = data
+  const send = (message: ReadMessage | TailMessage): void => {
     port.postMessage(message)
-    Atomics.add(signal, 0, 1)
-    Atomics.notify(signal, 0)
+    Atomics.add(signal, POSTS, 1)
+    Atomics.notify(signal, POSTS)
   }
+
+  const post = (job: number, reply: ReadReply): void => send({job, reply})
 
   let adapterFor: ((agent: string) => Adapter | undefined) | null = null
   try {
     ;({adapterFor} = await import('../../adapters/index.js'))
   } catch {
     // Without the adapters every reply says so, and the engine reads those files itself.
+  }
+
+  if (tails.length > 0) {
+    const looked = readTails(
+      tails,
+      (agent) => adapterFor?.(agent),
+      () => Atomics.load(signal, STOP_TAILS) === 0,
+      (tail, contributions) => send({contributions, tail}),
+    )
+    send({tailsLooked: looked})
   }
 
   for (const [j, job] of jobs.entries()) {

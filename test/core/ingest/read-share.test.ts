@@ -68,6 +68,7 @@ function fakeWorker(files: readonly number[], opts: {giveBack?: number[]; dieAft
     stop() {
       dead = true
     },
+    tails: () => ({done: true, found: new Map()}),
   }
   return {claims, reader, run}
 }

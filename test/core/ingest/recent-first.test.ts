@@ -12,7 +12,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../../src/adapters/index.js'
 import {type DeferRule, Ingester} from '../../../src/core/ingest/engine.js'
-import {tailAsks} from '../../../src/core/ingest/tail-ask.js'
+import {tailAsks, tailFiles} from '../../../src/core/ingest/tail-ask.js'
 import {sessionsWithRecords} from '../../../src/core/store/recent-first.js'
 import {Store} from '../../../src/core/store/store.js'
 
@@ -186,6 +186,43 @@ describe('recent first', () => {
     expect(rest.read).toBe(2)
     expect(quick.store.loadFiles().get(file)?.offset).toBe(fs.statSync(file).size)
     expect(view(quick.store, QUESTION)).toEqual(view(full.store, QUESTION))
+  })
+
+  it('finds an open question whose line starts long before the last 16 KB: the first look grows to the line holding the tool name', () => {
+    const home = history()
+    const file = leftOnQuestion(home)
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    const at = 19
+    expect(lines[at]).toContain('"name":"AskUserQuestion","type":"tool_use"')
+    const ask = JSON.parse(lines[at]!) as {message: {content: {input: {questions: {options: {description: string}[]}[]}}[]}}
+    // A long option description: the input comes before the tool's name in the line, 20 KB of it.
+    ask.message.content[0]!.input.questions[0]!.options[0]!.description = 'a long description '.repeat(1100)
+    lines[at] = JSON.stringify(ask)
+    fs.writeFileSync(file, lines.join('\n'))
+    fs.utimesSync(file, new Date(NOW - 30 * DAY), new Date(NOW - 30 * DAY))
+    expect(fs.statSync(file).size - fs.readFileSync(file, 'utf8').indexOf(lines[at]!)).toBeGreaterThan(16 * 1024)
+    const quick = ingester('quick', home)
+    const full = ingester('full', home)
+
+    quick.ingester.sync(undefined, {defer: rule()})
+    full.ingester.sync()
+
+    expect(view(full.store, QUESTION)).toMatchObject({reason: 'question', state: 'needs_input'})
+    expect(view(quick.store, QUESTION)).toMatchObject({reason: 'question', state: 'needs_input'})
+    expect(view(quick.store, QUESTION)?.facts.question).toEqual(view(full.store, QUESTION)?.facts.question)
+  })
+
+  it('reads no tail of an agent whose files never end on an ask they show (Codex), and the others newest first', () => {
+    const home = history()
+    const file = leftOnQuestion(home)
+    const found = ingester('quick', home).ingester.discover()
+    const codex = ADAPTERS.find((a) => a.agent === 'codex')!
+    const rollout = {adapter: codex, match: {kind: 'jsonl' as const, nativeId: 'rollout'}, path: file}
+    const all = [...found, rollout]
+    const sts = all.map((d) => fs.statSync(d.path))
+    const waiting = new Set(all.flatMap((d, i) => (d.path === file || d === rollout ? [i] : [])))
+
+    expect(tailFiles(all, sts, waiting).map((t) => `${t.job.agent} ${t.job.path}`)).toEqual([`claude_code ${file}`])
   })
 
   it('looks at no tail past its time budget: the file waits for the full pass, as every unread file did', () => {
