@@ -12,12 +12,10 @@ import path from 'node:path'
 import type {Config} from '@oclif/core'
 
 import {isVerbName, verb} from '../../core/model/verbs.js'
-import type {SessionRow, Store} from '../../core/store/store.js'
-import {readOnlyLine} from '../../core/model/ownership.js'
-import {oneLine} from '../../core/model/sanitize.js'
-import {loadConfig} from '../home/config.js'
-import {deviceName, type Env} from '../home/env.js'
+import type {Store} from '../../core/store/store.js'
+import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
+import {cardWritable, HttpError, writable} from './writable.js'
 import {EXIT} from '../cli/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
@@ -56,16 +54,6 @@ const TYPES: Record<string, string> = {
 }
 /** HTTP status for each exit code of docs/contract.md. */
 const STATUS: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 5: 409, 124: 504}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly exit: number,
-  ) {
-    super(message)
-  }
-}
 
 export class WebServer {
   readonly guard: Guard
@@ -205,7 +193,7 @@ export class WebServer {
         const card = field(body, 'card', true)!
         const choice = body['choice']
         if (!Number.isInteger(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
-        await this.cardWritable(card, field(body, 'session', false))
+        await cardWritable(this.o, card, field(body, 'session', false))
         return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
       }
 
@@ -215,7 +203,7 @@ export class WebServer {
         if (!/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
         if (!Number.isInteger(choice) || (choice as number) < 1 || (choice as number) > 99)
           throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
-        await this.writable(session)
+        await writable(this.o, session)
         return this.answer(res, await runInProcess(this.o.config, ['choose', session, String(choice)]))
       }
 
@@ -243,7 +231,7 @@ export class WebServer {
     const expect = field(body, 'expect', false)
     if (expect !== null && !/^[a-z_]+(:[a-z_]+)?$/.test(expect)) throw new HttpError(400, '"expect" is STATE or STATE:REASON.', EXIT.USAGE)
     // Once the body is valid, before anything runs or is queued: a teammate's session I neither own nor run is read-only here.
-    const where = v.global ? null : await this.writable(session)
+    const where = v.global ? null : await writable(this.o, session)
     // Ctrl+Enter: held until the turn ends (cast send --queue), whatever the state now.
     const queue = v.name === 'reply' && body['queue'] === true
     if (expect !== null && !v.global && !queue) {
@@ -266,46 +254,6 @@ export class WebServer {
     const queued = out.ok ? (out.json as {action_id?: unknown}) : null
     if (remote && queued && typeof queued.action_id === 'number') this.actions.add(queued.action_id)
     return out
-  }
-
-  /**
-   * A write names a session of this machine's store (acted on as the CLI acts), or a teammate's
-   * session the team store says I own or run, read with the checks every teammate's row passes
-   * (src/core/store/team/reader.ts) and the rule the page's read-only marks come from
-   * (core/model/ownership.ts readOnlyLine). Anything else is refused here, before a command runs
-   * or an action is queued, whatever the page drew or the request claims. Ids are exact.
-   */
-  private async writable(session: string): Promise<{remote: boolean; row: SessionRow}> {
-    const local = this.o.store.loadSessions([session])[0]
-    if (local) return {remote: false, row: local}
-    const {teamRow} = await import('../../team/index.js')
-    let row: SessionRow | null | undefined
-    try {
-      row = await teamRow(this.o.store, this.o.env, await loadConfig(this.o.env), deviceName(this.o.env), session)
-    } catch (error) {
-      throw new HttpError(
-        503,
-        `${session.slice(0, 7)} is not on this machine, and ${(error as Error).message}: nothing was done.`,
-        EXIT.FAILURE,
-      )
-    }
-
-    if (!row)
-      throw new HttpError(404, `No session ${session} on this machine${row === null ? ' or in the team store' : ''}.`, EXIT.NOT_FOUND)
-    const line = readOnlyLine({device: row.device, owners: row.records.owners, runner: row.runner}, this.o.me)
-    if (line !== null) throw new HttpError(403, `${oneLine(line).slice(0, 300)}: nothing was done.`, EXIT.REFUSED)
-    return {remote: true, row}
-  }
-
-  /** A decision card of this machine, or of a teammate's session I may act on (the page names the session). */
-  private async cardWritable(card: string, session: string | null): Promise<void> {
-    if (!/^[\w.:-]{1,200}$/.test(card)) throw new HttpError(400, '"card" is a card id.', EXIT.USAGE)
-    const {hasLocalCard} = await import('../../core/store/outbox.js')
-    if (hasLocalCard(this.o.store, card)) return
-    if (session === null || !/^\w[\w.:-]{0,199}$/.test(session))
-      throw new HttpError(404, `No decision card ${card} on this machine (a teammate's card needs its "session").`, EXIT.NOT_FOUND)
-    const {row} = await this.writable(session)
-    if (row.decision?.id !== card) throw new HttpError(404, `Session ${session.slice(0, 7)} holds no card ${card}.`, EXIT.NOT_FOUND)
   }
 
   private answer(res: http.ServerResponse, out: VerbOutcome): void {
