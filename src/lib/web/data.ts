@@ -71,6 +71,12 @@ export class ListingCache {
   private building: Promise<BuiltListing> | null = null
   /** Bumped by invalidate(): a build that started before it is returned but not kept. */
   private generation = 0
+  /**
+   * Set while a team is joined: the listing holds teammates' rows, which the key cannot see and
+   * which change without a notice (a summary rewritten alone), so every read builds anew, after
+   * any build already under way (which may have read the team store before the change).
+   */
+  volatile = false
 
   constructor(
     private readonly store: Store,
@@ -86,6 +92,11 @@ export class ListingCache {
   /** The listing as of now: the kept one when nothing changed and it is fresh, else a new build. */
   async fresh(): Promise<BuiltListing> {
     const k = this.kept
+    if (this.volatile) {
+      await this.building?.catch(() => undefined)
+      return this.rebuild()
+    }
+
     if (k && k.key === this.key() && this.now() - k.at <= FRESH_MS) return k
     return this.rebuild()
   }
@@ -95,6 +106,7 @@ export class ListingCache {
    * stream brings a fresh one right after, and a new build starts now); else a new build.
    */
   async quick(): Promise<BuiltListing> {
+    if (this.volatile) return this.fresh()
     const k = this.kept
     if (k && k.key === this.key()) {
       if (this.now() - k.at > FRESH_MS) void this.rebuild().catch(() => undefined)

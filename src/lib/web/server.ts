@@ -102,6 +102,7 @@ export class WebServer {
       this.cache.invalidate()
       this.hub.refresh()
     }).catch(() => null)
+    this.cache.volatile = this.team !== null
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject)
       this.server.listen(port, host, () => resolve())
