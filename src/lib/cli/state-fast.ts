@@ -204,7 +204,11 @@ function fromProcessTree(store: Store, startPid: number): Found | null {
     const key = `${c.pid}:${String(startedAt ?? '')}`
     let ok = alive.get(key)
     if (ok === undefined) alive.set(key, (ok = isSameProcessAlive(c.pid, startedAt as number | null)))
-    if (ok) byPid.set(c.pid, (byPid.get(c.pid) ?? new Map()).set(c.id, {agent: c.agent, id: c.id, nativeId: c.nativeId, via: `process tree (pid ${c.pid})`}))
+    if (ok)
+      byPid.set(
+        c.pid,
+        (byPid.get(c.pid) ?? new Map()).set(c.id, {agent: c.agent, id: c.id, nativeId: c.nativeId, via: `process tree (pid ${c.pid})`}),
+      )
   }
 
   for (const pid of pids) {
