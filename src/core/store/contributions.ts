@@ -172,8 +172,8 @@ export interface ClaimOnPid {
   readonly agent: string
   readonly nativeId: string
   readonly pid: number
-  /** As the claim holds it (a number, or null when it records none). */
-  readonly startedAt: unknown
+  /** As the claim holds it (a number; null when it records none). */
+  readonly startedAt: number | string | null
 }
 
 /**
@@ -192,7 +192,13 @@ export function claimsOnPids(store: Conn, pids: readonly number[]): ClaimOnPid[]
             AND json_extract(c.data, '$.processClaim.pid') IN (SELECT value FROM json_each(?))`,
       )
       .all(JSON.stringify(pids)) as Row[]
-  ).map((r) => ({agent: String(r.agent), id: String(r.id), nativeId: String(r.native_id), pid: Number(r.pid), startedAt: r.started}))
+  ).map((r) => ({
+    agent: String(r.agent),
+    id: String(r.id),
+    nativeId: String(r.native_id),
+    pid: Number(r.pid),
+    startedAt: r.started as number | string | null,
+  }))
 }
 
 /** The files that describe one session, with their read position and parse errors. */

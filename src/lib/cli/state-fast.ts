@@ -22,7 +22,6 @@ import {isSameProcessAlive} from '../../core/ingest/process-table.js'
 import {sameStat} from '../../core/ingest/same-stat.js'
 import {resolveTyped, shortId} from '../../core/model/ids.js'
 import {DECLARED_STATUSES, type DeclaredStatus, type SessionFacts} from '../../core/model/types.js'
-import {isProcessLive} from '../../core/model/work-state.js'
 import {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {ancestors, ancestryProcess} from '../agents/ancestry.js'
@@ -200,15 +199,13 @@ function fromProcessTree(store: Store, startPid: number): Found | null {
   const byPid = new Map<number, Map<string, Found>>()
   const alive = new Map<string, boolean>()
   for (const c of store.claimsOnPids(pids)) {
-    const startedAt = c.startedAt ?? null
-    const key = `${c.pid}:${String(startedAt ?? '')}`
+    const key = `${c.pid}:${c.startedAt ?? ''}`
     let ok = alive.get(key)
-    if (ok === undefined) alive.set(key, (ok = isSameProcessAlive(c.pid, startedAt as number | null)))
-    if (ok)
-      byPid.set(
-        c.pid,
-        (byPid.get(c.pid) ?? new Map()).set(c.id, {agent: c.agent, id: c.id, nativeId: c.nativeId, via: `process tree (pid ${c.pid})`}),
-      )
+    // A start time that is not a number is no proof (isSameProcessAlive refuses it, as for the command's JSON.parse).
+    if (ok === undefined) alive.set(key, (ok = isSameProcessAlive(c.pid, c.startedAt as number | null)))
+    if (!ok) continue
+    const ids = byPid.get(c.pid) ?? new Map<string, Found>()
+    byPid.set(c.pid, ids.set(c.id, {agent: c.agent, id: c.id, nativeId: c.nativeId, via: `process tree (pid ${c.pid})`}))
   }
 
   for (const pid of pids) {
