@@ -4,7 +4,9 @@
  * through oclif alone (test/helpers/oclif-only.mjs), from inside a running agent (a fake Claude
  * Code whose script is named claude-*, so the caller's ancestry names the agent) or from outside.
  * Same stdout, stderr and exit code for each call, and the same sessions after them all. No daemon:
- * the fast path syncs what the command would have read.
+ * the fast path syncs what the command would have read, and leaves the process tree to it (the
+ * stored claims are current only while a live ingester keeps them; test/e2e/state-fast.test.ts
+ * covers the tree with one).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -147,13 +149,23 @@ function same(text: string, s: Side): string {
 }
 
 const ROUTES: {name: string; args: string[]; vars?: Record<string, string>; inAgent: boolean; path: 'fast' | 'oclif'; code: number}[] = [
-  {args: ['Porting the parser'], code: 0, inAgent: true, name: 'the process tree', path: 'fast'},
+  // No live ingester keeps the claims current: the command syncs, then walks the tree.
+  {args: ['Porting the parser'], code: 0, inAgent: true, name: 'the process tree', path: 'oclif'},
   {
     args: ['--status', 'done', 'Parser ported\nAll 41 tests pass', '--json'],
     code: 0,
     inAgent: true,
     name: 'the process tree, --json',
-    path: 'fast',
+    path: 'oclif',
+  },
+  // A variable naming a session the store does not hold: the command syncs first, never takes the tree's claim.
+  {
+    args: ['New one'],
+    code: 0,
+    inAgent: true,
+    name: "the agent's variable, a session not in the store",
+    path: 'oclif',
+    vars: {CLAUDE_SESSION_ID: '5e1f0000-0000-4000-8000-00000000b0ff'},
   },
   {
     args: ['Quiet one'],

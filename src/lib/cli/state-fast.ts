@@ -4,8 +4,8 @@
  * (src/commands/state/index.ts) whenever the session is found as the command finds it
  * (src/lib/agents/self-session.ts): --session, CAST_SESSION, the agent's own variable (a keyed
  * lookup on the UNIQUE (agent, native_id) index; a session whose process the store does not hold
- * live is proved live by the caller's ancestry, src/lib/agents/ancestry.ts), else the process tree
- * (the claims on the caller's ancestors only). A live ingester keeps the store current; without
+ * live is proved live by the caller's ancestry, src/lib/agents/ancestry.ts), else, while a live
+ * ingester keeps the claims current, the process tree (the claims on the caller's ancestors only). A live ingester keeps the store current; without
  * one, that session's own files are synced when their marks changed (src/lib/ingest/ingest.ts
  * syncOneSession), not the whole history. Anything else (a session not found, ambiguous, stdin,
  * a bad flag, help, an error to report) returns false and oclif runs the command.
@@ -87,10 +87,11 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   }
 
   try {
-    const found = ownSession(store, args.session, env)
+    const live = leaseIsLive(store.getLease(INGESTER_LEASE))
+    const found = ownSession(store, args.session, env, live)
     if (found === null) return false
     const clock = clockFrom(env)
-    if (leaseIsLive(store.getLease(INGESTER_LEASE))) {
+    if (live) {
       // As a synced store does (src/lib/ingest/ingest.ts syncBeforeRead): snoozes that came due wake first.
       sweepSnoozes(store, clock())
     } else if (!ownFilesUnchanged(store, found, home)) {
@@ -167,7 +168,7 @@ interface Found {
  * src/lib/agents/self-session.ts findOwnSession finds it, by keyed lookups; null when that is not
  * exactly one session (the command then says why, or waits for a claim).
  */
-function ownSession(store: Store, flag: string | undefined, env: NodeJS.ProcessEnv): Found | null {
+function ownSession(store: Store, flag: string | undefined, env: NodeJS.ProcessEnv, live: boolean): Found | null {
   const one = (typed: string, via: string): Found | null => {
     const candidates = store.sessionIdCandidates(typed.trim())
     const r = resolveTyped(typed, candidates)
@@ -178,14 +179,19 @@ function ownSession(store: Store, flag: string | undefined, env: NodeJS.ProcessE
 
   if (flag) return one(flag, env.CAST_SESSION === flag ? 'CAST_SESSION' : '--session')
   if (env.CAST_SESSION) return one(env.CAST_SESSION, 'CAST_SESSION')
+  let named = false
   for (const v of SESSION_VARIABLES) {
     const value = env[v.name]
     if (!value) continue
+    named = true
     const id = store.sessionIdByNative(v.agent, value)
     if (id !== null) return {agent: v.agent, id, nativeId: value, via: v.name}
   }
 
-  return fromProcessTree(store, process.ppid)
+  // The command syncs before it looks: a session an agent names but the store does not hold yet
+  // (a new one, after /clear in the same process) is found by its variable then, never by the
+  // process tree's older claim. The stored claims are current only while a live ingester keeps them.
+  return named || !live ? null : fromProcessTree(store, process.ppid)
 }
 
 /**
