@@ -8,7 +8,8 @@
  * - the agent's own variable (CLAUDE_SESSION_ID, its native id): the generated sessions have no
  *   live process, so the fast path also walks the caller's ancestry for the agent (none here);
  * - the process tree: no variable, the session's process claim names this bench process, the
- *   parent of every `cast state` it runs (a claim as a registry or lock file gives one).
+ *   parent of every `cast state` it runs (a claim as a registry or lock file gives one). Without a
+ *   daemon the stored claims may be stale, so this route goes through the command (a full sync).
  * The generated sessions have no files: without a daemon the fast path stats none and syncs
  * nothing (a session whose transcript changed since the last sync loads the ingester).
  * A missed budget records the profile of one run (bench/lib/profile.js).
