@@ -148,7 +148,11 @@ describe('the registry', () => {
   it("states the same process names and holding agents as src/adapters/session-variables.ts, which cast state's ancestry reads", async () => {
     const {AGENT_PROCESSES, HOLDING_AGENTS} = await import('../../src/adapters/session-variables.js')
     expect(AGENT_PROCESSES).toEqual(registry().screenPatterns.map((p) => ({agent: p.agent, processes: p.processes})))
-    expect(HOLDING_AGENTS).toEqual(registry().adapters.filter((a) => (a.openFileProcesses?.length ?? 0) > 0).map((a) => a.agent))
+    expect(HOLDING_AGENTS).toEqual(
+      registry()
+        .adapters.filter((a) => (a.openFileProcesses?.length ?? 0) > 0)
+        .map((a) => a.agent),
+    )
   })
 
   it('is the built-in list, in doctor order, each agent whole', () => {
