@@ -12,7 +12,8 @@ if (process.argv[2] === 'status') {
   }
 } else if (process.argv[2] === 'state') {
   try {
-    const {fastState} = await import('../dist/lib/cli/state-fast.js')
+    // One file (scripts/bundle-fast.mjs) when the build made it, else the module graph.
+    const {fastState} = await import('../dist/lib/cli/state-fast.bundle.js').catch(() => import('../dist/lib/cli/state-fast.js'))
     answered = await fastState(process.argv.slice(3))
   } catch {
     // oclif reports it properly

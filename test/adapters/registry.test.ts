@@ -145,6 +145,16 @@ describe('the registry', () => {
     expect(SESSION_VARIABLES.length).toBeGreaterThan(0)
   })
 
+  it("states the same process names and holding agents as src/adapters/session-variables.ts, which cast state's ancestry reads", async () => {
+    const {AGENT_PROCESSES, HOLDING_AGENTS} = await import('../../src/adapters/session-variables.js')
+    expect(AGENT_PROCESSES).toEqual(registry().screenPatterns.map((p) => ({agent: p.agent, processes: p.processes})))
+    expect(HOLDING_AGENTS).toEqual(
+      registry()
+        .adapters.filter((a) => (a.openFileProcesses?.length ?? 0) > 0)
+        .map((a) => a.agent),
+    )
+  })
+
   it('is the built-in list, in doctor order, each agent whole', () => {
     const r = registry()
     expect(r.ids).toEqual(MODULES.map((m) => m.id))

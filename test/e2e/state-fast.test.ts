@@ -7,6 +7,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {processStartTime} from '../../src/core/ingest/process-table.js'
+import {Store} from '../../src/core/store/store.js'
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 
@@ -52,6 +54,39 @@ describe('cast state while cast daemon runs', () => {
     expect(json(fastJson).session.state_line).toMatchObject({status: 'done', text: 'Shipped\nall green'})
     expect(byVariable.stdout).toContain('found via CLAUDE_SESSION_ID')
     expect(json(await runCast(['explain', OTHER, '--json'], {env: h.env})).session.state_line).toMatchObject({text: 'From the agent'})
+  })
+
+  it("finds the session through the process tree: the claim on its caller's parent, alive and started when it says", async () => {
+    // A claim on this test process (the parent of every cast it spawns), as a registry file gives one.
+    const store = new Store(h.castHome)
+    const claim = {
+      processClaim: {
+        heartbeatAt: null,
+        pid: process.pid,
+        source: {kind: 'registry', ref: 'test'},
+        startedAt: processStartTime(process.pid),
+        status: null,
+      },
+    }
+    store.tx(() => store.upsertContribution('test://claim', 'claude_code', 'registry', OTHER, JSON.stringify(claim), Date.now()))
+    store.close()
+
+    const probe = path.join(h.dir, 'probe')
+    const found = await runCast(['state', '--status', 'blocked', 'Need the staging password'], {
+      env: {
+        ...h.env,
+        CAST_TEST_PROBE: probe,
+        NODE_OPTIONS: `--import=${path.join(import.meta.dirname, '..', 'helpers', 'oclif-probe.mjs')}`,
+      },
+    })
+    const other = json(await runCast(['explain', OTHER, '--json'], {env: h.env})).session
+
+    expect(found).toMatchObject({code: 0, stderr: ''})
+    expect(found.stdout).toMatch(
+      new RegExp(`^\\w{7}: blocked — Need the staging password  \\(now \\w+:\\w+; found via process tree \\(pid ${process.pid}\\)\\)\\n$`),
+    )
+    expect(other.state_line).toMatchObject({status: 'blocked', text: 'Need the staging password'})
+    expect(fs.readFileSync(probe, 'utf8')).toBe('fast\n')
   })
 
   it('leaves what it does not answer to the command: an unknown or ambiguous session, a bad status, stdin', async () => {

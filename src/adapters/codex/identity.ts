@@ -4,3 +4,5 @@
  */
 export const AGENT_ID = 'codex'
 export const SESSION_VARIABLE: string | null = 'CODEX_THREAD_ID'
+/** A running `codex` holds its rollout open: the engine claims every rollout a process of these names holds. */
+export const OPEN_FILE_PROCESSES: readonly string[] = ['codex']

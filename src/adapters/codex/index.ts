@@ -14,7 +14,7 @@ import {codexHolds} from './usage.js'
 import {rolloutParser} from './rollout.js'
 import {codexScreenPatterns} from './screen-patterns.js'
 import {parseSessionIndex} from './session-index.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {AGENT_ID, OPEN_FILE_PROCESSES, SESSION_VARIABLE} from './identity.js'
 
 export const codex: Adapter = {
   agent: AGENT_ID,
@@ -25,7 +25,7 @@ export const codex: Adapter = {
   jsonl: withHolds(rolloutParser, codexHolds),
   label: 'Codex CLI',
   match: matchCodexFile,
-  openFileProcesses: ['codex'],
+  openFileProcesses: OPEN_FILE_PROCESSES,
   parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
   roots: codexRoots,
   // The TUI asks its app-server for a thread as it starts (docs/agents/codex.md "Which thread a TUI shows").

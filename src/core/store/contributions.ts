@@ -167,6 +167,40 @@ export function sessionsWithProcessClaims(store: Conn): {agent: string; nativeId
   ).map((r) => ({agent: String(r.agent), data: String(r.data), nativeId: String(r.native_id), path: String(r.path)}))
 }
 
+export interface ClaimOnPid {
+  readonly id: string
+  readonly agent: string
+  readonly nativeId: string
+  readonly pid: number
+  /** As the claim holds it (a number; null when it records none). */
+  readonly startedAt: number | string | null
+}
+
+/**
+ * The process claims on any of `pids` (sessionsWithProcessClaims narrowed in SQL), each with the
+ * cast id of its session (claims of sessions the store does not hold are left out): the process
+ * tree walk of `cast state` without reading every claim and every session id.
+ */
+export function claimsOnPids(store: Conn, pids: readonly number[]): ClaimOnPid[] {
+  return (
+    store
+      .q(
+        `SELECT s.id AS id, s.agent AS agent, s.native_id AS native_id, json_extract(c.data, '$.processClaim.pid') AS pid, json_extract(c.data, '$.processClaim.startedAt') AS started
+           FROM contributions c INDEXED BY contributions_claims
+           JOIN sessions s ON s.agent = c.agent AND s.native_id = c.native_id
+          WHERE instr(c.data, '"processClaim"') > 0
+            AND json_extract(c.data, '$.processClaim.pid') IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(pids)) as Row[]
+  ).map((r) => ({
+    agent: String(r.agent),
+    id: String(r.id),
+    nativeId: String(r.native_id),
+    pid: Number(r.pid),
+    startedAt: r.started as number | string | null,
+  }))
+}
+
 /** The files that describe one session, with their read position and parse errors. */
 export function filesFor(store: Conn, agent: string, nativeId: string): FileRow[] {
   return (

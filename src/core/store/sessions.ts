@@ -113,6 +113,12 @@ export function loadFactsByNative(store: Conn, agent: string, nativeId: string):
   return r ? {...EMPTY_FACTS, ...parseJson<Partial<SessionFacts>>(r.facts, {})} : null
 }
 
+/** The cast id of the session an agent names `nativeId`, by the UNIQUE (agent, native_id) index. */
+export function sessionIdByNative(store: Conn, agent: string, nativeId: string): string | null {
+  const r = store.q('SELECT id FROM sessions WHERE agent = ? AND native_id = ?').get(agent, nativeId) as Row | undefined
+  return r ? String(r.id) : null
+}
+
 /** Every session id with its native id, for prefix resolution. */
 export function sessionIds(store: Conn): {id: string; nativeId: string; agent: string}[] {
   return (store.q('SELECT id, native_id, agent FROM sessions').all() as Row[]).map((r) => ({

@@ -17,6 +17,8 @@ import type Database from 'better-sqlite3'
 import type {Agent, SessionFacts} from '../model/types.js'
 import {
   addParseErrors,
+  type ClaimOnPid,
+  claimsOnPids,
   contributionsFor,
   countFiles,
   deleteFile,
@@ -35,7 +37,16 @@ import {folderWritable, openDatabase} from './db.js'
 import {acquireLease, getLease, heartbeatLease, holdsLease, type Lease, releaseLease} from './leases.js'
 import {getRecordsRow, patchRecords, type RecordsPatch} from './records.js'
 import {dueForCheck, lastSeq, nextCheckAt, reconcile, type ReconcileResult, type Transition, transitionsSince} from './reconcile.js'
-import {countSessions, loadFactsByNative, loadSessions, sessionIdCandidates, sessionIds, type SessionRow, upsertFacts} from './sessions.js'
+import {
+  countSessions,
+  loadFactsByNative,
+  loadSessions,
+  sessionIdByNative,
+  sessionIdCandidates,
+  sessionIds,
+  type SessionRow,
+  upsertFacts,
+} from './sessions.js'
 import {type Row, str} from './rows.js'
 
 export type {FileRow, StoredContribution} from './contributions.js'
@@ -132,6 +143,11 @@ export class Store {
     return sessionsWithProcessClaims(this)
   }
 
+  /** The process claims on any of `pids`, with their sessions' cast ids (a keyed process tree walk). */
+  claimsOnPids(pids: readonly number[]): ClaimOnPid[] {
+    return claimsOnPids(this, pids)
+  }
+
   /** The files that describe one session, with their read position and parse errors. */
   filesFor(agent: string, nativeId: string): FileRow[] {
     return filesFor(this, agent, nativeId)
@@ -173,6 +189,11 @@ export class Store {
   /** SQLite's data_version: it changes when another connection commits, not on this one's own writes. */
   dataVersion(): number {
     return this.db.pragma('data_version', {simple: true}) as number
+  }
+
+  /** The cast id of the session `agent` names `nativeId` (a keyed lookup). */
+  sessionIdByNative(agent: string, nativeId: string): string | null {
+    return sessionIdByNative(this, agent, nativeId)
   }
 
   /** The sessions `typed` can resolve to (an exact or a prefix match), without loading every id. */

@@ -6,9 +6,7 @@
  */
 import {registry} from '../../adapters/index.js'
 import {processNames} from '../../core/ingest/screen.js'
-import {isSameProcessAlive, parentPid, sandboxedView} from '../../core/ingest/process-table.js'
-import {isProcessLive} from '../../core/model/work-state.js'
-import type {ProcessFacts} from '../../core/model/types.js'
+import {isSameProcessAlive, parentPid} from '../../core/ingest/process-table.js'
 import type {Store} from '../../core/store/store.js'
 import {CastError} from '../cli/base-command.js'
 import type {Env} from '../home/env.js'
@@ -110,42 +108,4 @@ function fromProcessTree(store: Store, startPid: number): SelfSession | null {
   return null
 }
 
-/**
- * The caller's ancestry proves its session's agent alive: the session was found through the
- * variable its agent sets in the commands it runs (its module's sessionVariable), and an ancestor of this
- * process is that agent's (by its process names), or the first process of the sandbox the agent
- * runs commands in (src/core/ingest/process-table.ts sandboxedView: from inside, the agent itself
- * is out of sight, so a sync from here finds no process holding its files). Returns the process
- * facts to record (the stored pid kept), or null when the stored facts already say live or the
- * ancestry proves nothing.
- */
-export function ancestryProcess(
-  agent: string,
-  self: SelfSession,
-  stored: ProcessFacts | null,
-  now: number,
-  startPid = process.ppid,
-): ProcessFacts | null {
-  if (isProcessLive(stored)) return null
-  if (!agentVariables().some((v) => v.agent === agent && v.name === self.via)) return null
-  const names = registry().screenPatterns.find((p) => p.agent === agent)?.processes ?? []
-  const sandbox = sandboxedView()
-  let pid: number | null = startPid
-  let found: string | null = null
-  for (let depth = 0; pid !== null && pid > 0 && depth < 64 && found === null; depth++) {
-    const own = processNames(pid).find((n) => names.some((a) => n === a || n.startsWith(`${a}-`)))
-    if (own !== undefined) found = `${own} (pid ${pid})`
-    else if (pid === 1 && sandbox !== null) found = `${sandbox} (pid 1 of the agent's sandbox)`
-    pid = pid === 1 ? null : parentPid(pid)
-  }
-
-  if (found === null) return null
-  return {
-    alive: true,
-    exited: null,
-    heartbeatAt: now,
-    pid: stored?.pid ?? 0,
-    source: {kind: 'ancestry', ref: `${found} above \`cast\`, found via ${self.via}`},
-    status: null,
-  }
-}
+export {ancestryProcess} from './ancestry.js'

@@ -1,14 +1,33 @@
 /**
  * `cast state TEXT [--status S] [--session ID] [--json]` without oclif, for bin/run.js: agents run
- * it every turn. It answers the common case, with the same bytes and exit codes as the command
- * (src/commands/state/index.ts): the session is named by --session, CAST_SESSION or the agent's
- * own variable (with its process live in the store) and resolves to exactly one known session by
- * a keyed lookup; a live ingester keeps the store current, else that session's own files are
- * synced (src/lib/ingest/ingest.ts syncOneSession), not the whole history. Anything else (a session not yet in the store, a process-tree search,
- * stdin, a bad flag, help, an error to report) returns false and oclif runs the command.
+ * it every turn. It answers with the same bytes and exit codes as the command
+ * (src/commands/state/index.ts) whenever the session is found as the command finds it
+ * (src/lib/agents/self-session.ts): --session, CAST_SESSION, the agent's own variable (a keyed
+ * lookup on the UNIQUE (agent, native_id) index; a session whose process the store does not hold
+ * live is proved live by the caller's ancestry, src/lib/agents/ancestry.ts), else, while a live
+ * ingester keeps the claims current, the process tree (the claims on the caller's ancestors only). A live ingester keeps the store current; without
+ * one, that session's own files are synced when their marks changed (src/lib/ingest/ingest.ts
+ * syncOneSession), not the whole history. Anything else (a session not found, ambiguous, stdin,
+ * a bad flag, help, an error to report) returns false and oclif runs the command.
+ *
+ * bin/run.js loads the one-file build of this module (dist/lib/cli/state-fast.bundle.js, made by
+ * scripts/bundle-fast.mjs): the modules below are read as one file, the rarer paths (a sync, --json's
+ * views) from dist as they are.
  */
-import {DECLARED_STATUSES, type DeclaredStatus} from '../../core/model/types.js'
-import {castHome, clockFrom} from '../home/env.js'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {HOLDING_AGENTS, SESSION_VARIABLES} from '../../adapters/session-variables.js'
+import {isSameProcessAlive} from '../../core/ingest/process-table.js'
+import {sameStat} from '../../core/ingest/same-stat.js'
+import {resolveTyped, shortId} from '../../core/model/ids.js'
+import {DECLARED_STATUSES, type DeclaredStatus, type SessionFacts} from '../../core/model/types.js'
+import {Store} from '../../core/store/store.js'
+import {sweepSnoozes} from '../../core/store/triage.js'
+import {ancestors, ancestryProcess} from '../agents/ancestry.js'
+import {setDeclaredMark} from '../agents/turn-marks.js'
+import {castHome, clockFrom, deviceName, whoAmI} from '../home/env.js'
+import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
 import {MAX_TEXT_ARG} from './limits.js'
 
 /** A state line is a short block: a sane limit keeps the inbox readable. */
@@ -59,12 +78,8 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   // A test clock is refused by the command while a live ingester runs: leave that to it.
   if (args === null || env.CAST_NOW?.trim()) return false
   const home = castHome(env)
-  const fs = await import('node:fs')
-  const path = await import('node:path')
   if (!fs.existsSync(path.join(home, 'cast.db'))) return false
-  const {Store} = await import('../../core/store/store.js')
-  const {INGESTER_LEASE, leaseIsLive} = await import('../ingest/lease.js')
-  let store
+  let store: Store
   try {
     store = new Store(home)
   } catch {
@@ -72,31 +87,32 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   }
 
   try {
-    const found = await ownSession(store, args.session, env)
+    const live = leaseIsLive(store.getLease(INGESTER_LEASE))
+    const found = ownSession(store, args.session, env, live)
     if (found === null) return false
-    // Found through the agent's own variable while the store says its process is not live: the
-    // command checks the caller's ancestry first (src/lib/agents/self-session.ts ancestryProcess).
-    if (found.via !== '--session' && found.via !== 'CAST_SESSION') {
-      const {isProcessLive} = await import('../../core/model/work-state.js')
-      if (!isProcessLive(store.loadSessions([found.id])[0]!.facts.process)) return false
-    }
-
     const clock = clockFrom(env)
-    if (leaseIsLive(store.getLease(INGESTER_LEASE))) {
-      const {sweepSnoozes} = await import('../../core/store/triage.js')
+    if (live) {
       // As a synced store does (src/lib/ingest/ingest.ts syncBeforeRead): snoozes that came due wake first.
       sweepSnoozes(store, clock())
-    } else {
+    } else if (!ownFilesUnchanged(store, found, home)) {
       // No live ingester: this session's own files, the hook spool and due snoozes, not the whole history.
       const {syncOneSession} = await import('../ingest/ingest.js')
-      const {whoAmI} = await import('../home/env.js')
-      const row = store.loadSessions([found.id])[0]!
-      syncOneSession(store, env, clock, whoAmI(env), row)
-    }
+      syncOneSession(store, env, clock, whoAmI(env), found)
+    } else sweepSnoozes(store, clock())
 
     const now = clock()
     store.tx(() => {
-      const row = store.loadSessions([found.id])[0]!
+      let row = store.loadSessions([found.id])[0]!
+      // The caller runs inside the agent: its ancestry proves the agent alive where this process
+      // cannot see it (as the command does, src/commands/state/index.ts).
+      const proc = ancestryProcess(row.agent, found, row.facts.process, now)
+      if (proc !== null) {
+        const facts: SessionFacts = {...row.facts, process: proc, sources: {...row.facts.sources, process: proc.source}}
+        // The session exists: upsertFacts updates its facts and never reads the runner (set on a first sight only).
+        store.upsertFacts(row.agent, row.nativeId, facts, facts.parentNativeId, {device: deviceName(), now, runner: ''})
+        row = store.loadSessions([found.id])[0]!
+      }
+
       store.patchRecords(found.id, {
         declaration: {at: now, messages: row.facts.messages, status: args.status, text: args.text, turnIndex: row.facts.turnIndex},
       })
@@ -113,57 +129,124 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   }
 }
 
-async function report(
-  store: OpenStore,
-  found: {id: string; via: string},
-  args: StateArgs,
-  env: NodeJS.ProcessEnv,
-  now: number,
-): Promise<void> {
+async function report(store: Store, found: Found, args: StateArgs, env: NodeJS.ProcessEnv, now: number): Promise<void> {
   const row = store.loadSessions([found.id])[0]!
-  const {setDeclaredMark} = await import('../agents/turn-marks.js')
   setDeclaredMark(env, row.agent, row.nativeId, args.status !== 'working')
   if (args.json) {
     const {sessionJson} = await import('../views/views.js')
-    const {whoAmI} = await import('../home/env.js')
-    process.stdout.write(JSON.stringify({session: sessionJson(row, whoAmI(env), now), via: found.via}, null, 2) + '\n')
+    out(JSON.stringify({session: sessionJson(row, whoAmI(env), now), via: found.via}, null, 2) + '\n')
   } else {
-    const {shortId} = await import('../../core/model/ids.js')
     const head = args.text ? ` — ${args.text.split('\n')[0]}` : ''
-    process.stdout.write(`${shortId(row.id)}: ${args.status}${head}  (now ${row.state}:${row.reason}; found via ${found.via})\n`)
+    out(`${shortId(row.id)}: ${args.status}${head}  (now ${row.state}:${row.reason}; found via ${found.via})\n`)
   }
 }
 
-type OpenStore = InstanceType<typeof import('../../core/store/store.js').Store>
+/**
+ * Write to fd 1 directly: process.stdout would load the stream and tty modules for one line. A
+ * descriptor that would block (a non-blocking pipe someone handed us, full) goes through the stream.
+ */
+function out(text: string): void {
+  const bytes = Buffer.from(text, 'utf8')
+  let done = 0
+  try {
+    while (done < bytes.length) done += fs.writeSync(1, bytes, done)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+    process.stdout.write(bytes.subarray(done))
+  }
+}
+
+interface Found {
+  id: string
+  via: string
+  agent: string
+  nativeId: string
+}
 
 /**
- * The session named by --session, CAST_SESSION or an agent's variable, found by a keyed lookup
- * as src/lib/agents/self-session.ts finds it; null when it is not exactly one (the command then says why).
+ * The session named by --session, CAST_SESSION, an agent's variable or the process tree, found as
+ * src/lib/agents/self-session.ts findOwnSession finds it, by keyed lookups; null when that is not
+ * exactly one session (the command then says why, or waits for a claim).
  */
-async function ownSession(store: OpenStore, flag: string | undefined, env: NodeJS.ProcessEnv): Promise<{id: string; via: string} | null> {
-  const {resolveTyped} = await import('../../core/model/ids.js')
-  const one = (typed: string): string | null => {
-    const r = resolveTyped(typed, store.sessionIdCandidates(typed.trim()))
-    return r.kind === 'one' ? r.id : null
+function ownSession(store: Store, flag: string | undefined, env: NodeJS.ProcessEnv, live: boolean): Found | null {
+  const one = (typed: string, via: string): Found | null => {
+    const candidates = store.sessionIdCandidates(typed.trim())
+    const r = resolveTyped(typed, candidates)
+    if (r.kind !== 'one') return null
+    const c = candidates.find((k) => k.id === r.id)!
+    return {agent: c.agent, id: r.id, nativeId: c.nativeId, via}
   }
 
-  if (flag) {
-    const id = one(flag)
-    return id === null ? null : {id, via: env.CAST_SESSION === flag ? 'CAST_SESSION' : '--session'}
-  }
-
-  if (env.CAST_SESSION) {
-    const id = one(env.CAST_SESSION)
-    return id === null ? null : {id, via: 'CAST_SESSION'}
-  }
-
-  const {SESSION_VARIABLES} = await import('../../adapters/session-variables.js')
+  if (flag) return one(flag, env.CAST_SESSION === flag ? 'CAST_SESSION' : '--session')
+  if (env.CAST_SESSION) return one(env.CAST_SESSION, 'CAST_SESSION')
+  let named = false
   for (const v of SESSION_VARIABLES) {
     const value = env[v.name]
     if (!value) continue
-    const hit = store.sessionIdCandidates(value).find((k) => k.agent === v.agent && k.nativeId === value)
-    if (hit) return {id: hit.id, via: v.name}
+    named = true
+    const id = store.sessionIdByNative(v.agent, value)
+    if (id !== null) return {agent: v.agent, id, nativeId: value, via: v.name}
+  }
+
+  // The command syncs before it looks: a session an agent names but the store does not hold yet
+  // (a new one, after /clear in the same process) is found by its variable then, never by the
+  // process tree's older claim. The stored claims are current only while a live ingester keeps them.
+  return named || !live ? null : fromProcessTree(store, process.ppid)
+}
+
+/**
+ * The nearest ancestor claimed by exactly one session (its claim's process alive and started when
+ * the claim says), as self-session.ts fromProcessTree, over the claims on the ancestors' pids only.
+ * Null when none is, or when the nearest claimed one is claimed by several (the command says so).
+ */
+function fromProcessTree(store: Store, startPid: number): Found | null {
+  const pids = ancestors(startPid)
+  if (pids.length === 0) return null
+  const byPid = new Map<number, Map<string, Found>>()
+  const alive = new Map<string, boolean>()
+  for (const c of store.claimsOnPids(pids)) {
+    const key = `${c.pid}:${c.startedAt ?? ''}`
+    let ok = alive.get(key)
+    // A start time that is not a number is no proof (isSameProcessAlive refuses it, as for the command's JSON.parse).
+    if (ok === undefined) alive.set(key, (ok = isSameProcessAlive(c.pid, c.startedAt as number | null)))
+    if (!ok) continue
+    const ids = byPid.get(c.pid) ?? new Map<string, Found>()
+    byPid.set(c.pid, ids.set(c.id, {agent: c.agent, id: c.id, nativeId: c.nativeId, via: `process tree (pid ${c.pid})`}))
+  }
+
+  for (const pid of pids) {
+    const ids = byPid.get(pid)
+    if (ids === undefined) continue
+    return ids.size === 1 ? [...ids.values()][0]! : null
   }
 
   return null
+}
+
+/**
+ * With no live ingester: can the sync before the declaration be skipped? Only when a pass over the
+ * session's own files would read nothing (src/core/ingest/stat-sweep.ts unchangedFile: every file's
+ * mark as stored, no last line waiting to be tried, no holder recorded, an agent whose files the
+ * engine does not check for holders) and the hook spool holds no event.
+ */
+function ownFilesUnchanged(store: Store, found: Found, home: string): boolean {
+  if (HOLDING_AGENTS.includes(found.agent)) return false
+  for (const f of store.filesFor(found.agent, found.nativeId)) {
+    if (f.path.includes('://')) continue
+    if (f.kind === 'sqlite' || f.holder !== null || f.offset < f.size) return false
+    let st: fs.Stats | undefined
+    try {
+      st = fs.statSync(f.path, {throwIfNoEntry: false})
+    } catch {
+      return false
+    }
+
+    if (!st?.isFile() || !sameStat(f, st)) return false
+  }
+
+  try {
+    return fs.readdirSync(path.join(home, 'spool')).every((n) => n.startsWith('.'))
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+  }
 }

@@ -1,4 +1,4 @@
-import {execFileSync} from 'node:child_process'
+import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -62,6 +62,8 @@ export function whoAmI(env: Env = process.env): string {
   if (cachedMe?.key === key) return cachedMe.me
   let me: string | undefined
   try {
+    // node:child_process is loaded here only: `cast state`'s fast path reads this module and spawns nothing.
+    const {execFileSync} = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
     me =
       execFileSync('git', ['config', 'user.email'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000}).trim() ||
       undefined

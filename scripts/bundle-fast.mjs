@@ -1,0 +1,43 @@
+/**
+ * One file for each fast path bin/run.js takes before oclif loads (after `tsc`, from dist/): Node
+ * reads an ES module graph file by file (resolve, read, compile, link: about a millisecond each
+ * with a cold cache), and `cast state` runs in every agent turn. The bundle sits beside its entry,
+ * so the imports left out of it (better-sqlite3, the rarer paths it loads with import()) resolve
+ * from there as they do for the entry. Without esbuild the entry itself is used (bin/run.js).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** The package whose dist/ is bundled: this checkout, or the DIR scripts/build-to builds into. */
+const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'))
+const ENTRIES = [
+  {
+    entry: 'dist/lib/cli/state-fast.js',
+    out: 'dist/lib/cli/state-fast.bundle.js',
+    // Loaded only when needed: a sync with no live ingester (every adapter), --json's views.
+    lazy: ['../ingest/ingest.js', '../views/views.js'],
+  },
+]
+
+let esbuild
+try {
+  esbuild = await import('esbuild')
+} catch {
+  console.error('bundle-fast: esbuild is not installed; bin/run.js uses the unbundled fast paths')
+  process.exit(0)
+}
+
+for (const {entry, out, lazy} of ENTRIES) {
+  fs.rmSync(path.join(root, out), {force: true})
+  await esbuild.build({
+    bundle: true,
+    entryPoints: [path.join(root, entry)],
+    external: ['better-sqlite3', ...lazy],
+    format: 'esm',
+    logLevel: 'warning',
+    outfile: path.join(root, out),
+    platform: 'node',
+    target: 'node20',
+  })
+}
