@@ -3,7 +3,7 @@
  * rollouts (generated, deterministic), timed as `cast sessions --json --all` (every file read
  * before it answers; without --all the inbox reads the recent files and leaves the rest to a
  * background pass) with a fresh CAST_HOME and HOME at the corpus, against
- *   - a bare Node script that reads every file and JSON-parses every line (budget ≤ 1×, issue 16), and
+ *   - a bare Node script that reads every file and JSON-parses every line (budget ≤ 1.2×, issue 27), and
  *   - ccusage (`ccusage session --json --offline`, CLAUDE_CONFIG_DIR/CODEX_HOME at the same
  *     corpus; cast must be faster);
  * then checks that the store it wrote (read on two threads) equals a single-threaded index of the
@@ -38,6 +38,7 @@ import {
 } from './lib/common.js'
 import {GEN_VERSION, generateCorpus} from './lib/gen.js'
 import {sameStore} from './lib/same-store.js'
+import {profileTop} from './lib/profile.js'
 
 const DEFAULTS = {mb: 1000, files: 5000, codex: 0.2, runs: 3, seed: 7, ccusage: true, resyncRuns: 7}
 
@@ -137,15 +138,23 @@ export async function run(argv = [], log = console.error) {
     const bareMs = median(times.bare)
     const mb = (onDisk.bytes / 2 ** 20).toFixed(0)
     const ratio = castMs / bareMs
+    const ccMiss = times.ccusage ? castMs >= median(times.ccusage) : false
+    // A miss records where the time went: one cold `--cpu-prof` run of the same command (bench/lib/profile.js).
+    let profile = null
+    if (ratio > 1.2 || ccMiss) {
+      fs.rmSync(castHome, {force: true, recursive: true})
+      profile = profileTop(['sessions', '--json', '--all'], env)
+    }
     rows.push(
       row(`cold index, ${mb} MB / ${fmtInt(bare.files)} files (Claude Code + Codex)`, {
         cast: fmtMs(castMs),
         floor: `bare read + JSON.parse ${fmtMs(bareMs)}`,
         ratio,
         cpuRatio: cpuRatioOf(times, 'cast', 'bare'),
-        budget: '≤ 1.00×',
-        met: ratio <= 1,
+        budget: '≤ 1.20×',
+        met: ratio <= 1.2,
         detail: {
+          profile,
           sameAsOneThread: same.same,
           times,
           cpu: times.cpu,
@@ -165,7 +174,7 @@ export async function run(argv = [], log = console.error) {
           cpuRatio: cpuRatioOf(times, 'cast', 'ccusage'),
           budget: 'cast faster (< 1×)',
           met: castMs < ccMs,
-          detail: {times: {cast: times.cast, ccusage: times.ccusage}, cpu: {cast: times.cpu.cast, ccusage: times.cpu.ccusage}},
+          detail: {profile, times: {cast: times.cast, ccusage: times.ccusage}, cpu: {cast: times.cpu.cast, ccusage: times.cpu.ccusage}},
         }),
       )
     } else {

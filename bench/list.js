@@ -39,6 +39,7 @@ import {
   timeRun,
 } from './lib/common.js'
 import {claudeSession, encodeCwd, rng, sizes, textPool} from './lib/gen.js'
+import {profileTop} from './lib/profile.js'
 
 const DEFAULTS = {sessions: 10_000, big: 100_000, small: 500, runs: 7, bigRuns: 3, seed: 11, baseline: ''}
 
@@ -173,11 +174,14 @@ function measure(label, n, runs, seed, log, baseline = '') {
           `list: ${label}: baseline (${baseline}) ${times.baseline.map((t) => t.toFixed(0)).join(' ')} ms (${fmtRss(times.rss.baseline)}): ${(median(times.baseline) / streamMs).toFixed(2)}× the streamed read (cpu ${(cpu.baseline / cpu.stream).toFixed(2)}×)`,
         )
       }
+      // A miss records where the time went: one `--cpu-prof` run of the same command (bench/lib/profile.js).
+      const profile = castMs / streamMs > 1.5 ? profileTop(['sessions', '--json', '--all'], env) : null
       return {
         castMs,
         bareMs,
         streamMs,
         cpu,
+        profile,
         baselineMs: baseline ? median(times.baseline) : null,
         listed: c.sessions.length,
         rows: b.sessions.length,
