@@ -32,7 +32,10 @@ export default class Queued extends BaseCommand {
 --drop ID withdraws a held message before it is typed (or clears a failed one). A message the daemon has already claimed for typing can no longer be withdrawn.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --drop q1a2b3c4d',
+    {
+      command: '<%= config.bin %> <%= command.id %> --drop q1a2b3c4d',
+      description: 'Withdraw one message by the id the listing shows; the demo holds none (exit 3).',
+    },
     '<%= config.bin %> <%= command.id %> --json',
   ]
   static override flags = {

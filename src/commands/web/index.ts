@@ -27,7 +27,7 @@ the page offers no verb on it and the server refuses any write to it (403).`
     {command: '<%= config.bin %> <%= command.id %> --port 0', description: 'On a free port, until stopped.'},
     {
       command: '<%= config.bin %> <%= command.id %> --team',
-      description: "Every machine's sessions; teammates' read-only unless you own them.",
+      description: "Every machine's sessions; teammates' read-only unless you own them; until stopped.",
     },
     {
       command: '<%= config.bin %> web pair && <%= config.bin %> <%= command.id %> --listen 0.0.0.0 --port 0',
