@@ -192,10 +192,10 @@ function composer(on: AnswerHandlers): Node {
 }
 
 /**
- * Several questions, or a multiple choice (Claude Code's AskUserQuestion): each question with its
- * options, as text, read only. Claude Code 2.1.328 answers them in one dialog of tabs (a question
- * per tab, Enter picks or ticks, a Submit line ends a multiple choice, then "Review your answers"
- * and "Submit answers"; docs/agents/claude-code.md); the page does not type those keys yet.
+ * Several questions, or a multiple choice: each question with its options, as text, read only.
+ * The agent answers them in one dialog of tabs (a question per tab, Enter picks or ticks, a
+ * Submit line ends a multiple choice, then a review screen; docs/agents/claude-code.md,
+ * "Screens"); the page does not type those keys yet.
  */
 function allQuestions(questions: NonNullable<NonNullable<Detail['question']>['questions']>): Node {
   return h(

@@ -94,7 +94,7 @@ export interface HardBlock {
 
 export interface AskedQuestion {
   readonly question: string
-  /** The short chip the agent's dialog shows for it (Claude Code's `header`), if any. */
+  /** The short chip the agent's dialog shows for it (the ask tool's `header`), if any. */
   readonly header: string | null
   /** Several options may be ticked. */
   readonly multiSelect: boolean
