@@ -194,7 +194,7 @@ function composer(on: AnswerHandlers): Node {
 /**
  * Several questions, or a multiple choice: each question with its options, as text, read only.
  * The agent answers them in one dialog of tabs (a question per tab, Enter picks or ticks, a
- * Submit line ends a multiple choice, then a review screen; docs/agents/claude-code.md,
+ * Submit line ends a multiple choice, then a review screen: the agent notes under docs/agents/,
  * "Screens"); the page does not type those keys yet.
  */
 function allQuestions(questions: NonNullable<NonNullable<Detail['question']>['questions']>): Node {
