@@ -214,7 +214,10 @@ export class LiveIngester {
       })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
-    // The heart beats during the watcher's scan, which on a big home outlasts the lease's staleness.
+    // The heart beats during the watcher's scan, which on a big home outlasts the lease's staleness;
+    // once now, so the catch-up's last beat (up to HEARTBEAT_MS old) is not followed by a whole
+    // interval more before the first.
+    this.guard('heartbeat', () => this.beat())
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
