@@ -1,7 +1,7 @@
 /**
- * The live ingester: holds the lease, watches the adapters' roots with chokidar (events
- * coalesced per file), consumes the hook spool, re-checks known pids every second, and wakes
- * once at the earliest next_check_at for time-based changes. No per-session polling.
+ * The live ingester: holds the lease, watches the adapters' roots with chokidar (events coalesced
+ * per file), consumes the hook spool, re-checks known pids every second, and wakes once at the
+ * earliest next_check_at for time-based changes. No per-session polling.
  */
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -81,12 +81,12 @@ export class LiveIngester {
     private readonly ingester: Ingester,
     private readonly opts: LiveOptions,
   ) {
-    // A long catch-up (a first index of a big home) beats the lease's heart as it goes, so no
-    // second ingester takes over meanwhile; and every write transaction first checks the lease is
-    // still ours, so after a takeover this one writes nothing more.
+    // A long catch-up (a first index of a big home) beats the lease's heart as it goes, every quarter
+    // interval (a step between two calls can take seconds on a loaded machine), so no second ingester
+    // takes over; every write transaction first checks the lease is ours, so a taken one writes no more.
     ingester.progress = () => {
       if (this.stopped) throw new LeaseLostError('stopped')
-      if (Date.now() - this.lastBeat >= HEARTBEAT_MS) this.beat()
+      if (Date.now() - this.lastBeat >= HEARTBEAT_MS / 4) this.beat()
     }
 
     ingester.writeGuard = () => {
@@ -214,16 +214,10 @@ export class LiveIngester {
       })
     w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
     this.watcher = w
-    // The heart beats during the watcher's scan, which on a big home outlasts the lease's staleness;
-    // once now, so the catch-up's last beat (up to HEARTBEAT_MS old) is not followed by a whole
-    // interval more before the first.
-    this.guard('heartbeat', () => this.beat())
-    this.intervals.push(
-      setInterval(() => {
-        if (this.stopped) return
-        this.guard('heartbeat', () => this.beat())
-      }, HEARTBEAT_MS),
-    )
+    // The heart beats during the watcher's scan (on a big home it outlasts the lease's staleness), and now.
+    const beat = (): void => void (this.stopped || this.guard('heartbeat', () => this.beat()))
+    beat()
+    this.intervals.push(setInterval(beat, HEARTBEAT_MS))
     // Events before the watcher is ready can be missed: wait for it, then catch up once more.
     await new Promise<void>((resolve) => {
       w.once('ready', () => resolve())
