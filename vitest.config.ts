@@ -12,12 +12,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // A worker runs file after file in one process (no fresh process and module graph per file):
-    // about 0.2 s of CPU per file saved, 110 files. Test files leave no global state behind
-    // (process.env, cwd and stdio are restored by run-command.ts; src's module caches are keyed
-    // by what they read; the adapter registry is reset by the test that replaces it), and the
-    // setup file's hooks still run for each file.
-    isolate: false,
+    // Each file runs in a fresh worker process (vitest's default). With one process running file
+    // after file, a clean-clone CI run lost a worker mid-file ("Worker exited unexpectedly", the
+    // file's results gone) after about ninety files had run in it; a fresh process per file costs
+    // about 0.2 s of CPU a file and leaves nothing of one file to the next.
+    isolate: true,
     // vitest's default in run mode is (cores - 1): one worker on the 2-core CI machine, so the
     // files ran one after another. Most of a file's time is spent waiting on the processes it
     // starts (the CLI, fake agents, tmux, daemons). Three workers kept two cores busy while the

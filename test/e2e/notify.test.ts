@@ -98,7 +98,11 @@ async function notifier(extra: string[] = []): Promise<ReturnType<typeof startCa
   return n
 }
 
-describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
+// Each page goes through notify-send or gdbus under a 5–10 s timeout on a bus a Python server
+// answers: on a loaded 2-core CI machine one delivery in several hundred runs was lost that way
+// (a notification missing after 20 s, the same case passing alone). A second attempt covers that
+// and still fails on any behaviour that is wrong every time.
+describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', {retry: 1}, () => {
   it('an approval: one notification on the bus (delay recorded), with the sentence, the title and the ask', async () => {
     startSession(sid(1), 'Deploy the site')
     await runCast(['sessions'], {env: h.env})
@@ -195,7 +199,10 @@ describe.skipIf(!HAVE_BUS)('cast notify on a real D-Bus session bus', () => {
     ask(sid(32), 'Two?')
     await runCast(['sessions'], {env: h.env})
     n = await notifier()
-    const got = await waitNotes(2)
+    const printed = n.lines
+    const got = await waitNotes(2).catch((error: Error) => {
+      throw new Error(`${error.message}; cast notify printed: ${printed.join(' | ')}`)
+    })
     await new Promise((r) => setTimeout(r, 1000))
 
     expect(notes()).toHaveLength(2)
