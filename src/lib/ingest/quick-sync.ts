@@ -17,10 +17,10 @@ import {claimsChanged} from '../../core/ingest/recompose.js'
 import {readScreenOverrides, sweepScreens} from '../../core/ingest/screen.js'
 import {spoolWaiting} from '../../core/ingest/spool.js'
 import {statPass} from '../../core/ingest/stat-pass.js'
-import {RECENT_MS} from '../../core/ingest/stat-sweep.js'
+import {RECENT_MS, sweepOne} from '../../core/ingest/stat-sweep.js'
 import type {SweepHost} from '../../core/ingest/unwritten-runs.js'
 import type {Agent} from '../../core/model/types.js'
-import type {Store} from '../../core/store/store.js'
+import type {FileRow, Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {configPath} from '../home/config.js'
 import {castHome, type Env, homeDir} from '../home/env.js'
@@ -77,7 +77,10 @@ function nothingToDo(store: Store, env: Env, clock: () => number): number | null
   const names = rules.flatMap((a) => a.openFileProcesses ?? [])
   const holders = names.length > 0 ? openFilesOf(names) : new Map<string, number>()
   const pass = statPass(store, rules, ctx, holders, null, Date.now() - RECENT_MS)
-  if (pass.found.length > 0) return null
+  // What the pass keeps may still read as nothing: a SQLite source is never skipped on its stat
+  // alone, and whole-read.ts reads it only when its mark, the -wal file's included, moved.
+  const now = Date.now()
+  if (pass.found.some((d) => !sameSqlite(d.path, d.match.kind, pass.known.get(d.path), now))) return null
   const agents = new Set<string>(rules.map((a) => a.agent))
   if (pass.gone.some((row) => agents.has(row.agent) && !row.path.includes('://'))) return null
   // Its re-check of the stored process claims (syncBeforeRead: not from inside a sandbox).
@@ -103,4 +106,11 @@ function nothingToDo(store: Store, env: Env, clock: () => number): number | null
   )
   sweepScreens(store, host, matcher, {bornAgents, clock, env, scanAgents})
   return wants ? null : pass.files
+}
+
+/** A SQLite source whose mark (device, inode, size and mtime with its -wal file) equals the stored row's. */
+function sameSqlite(path: string, kind: string, row: FileRow | undefined, now: number): boolean {
+  if (kind !== 'sqlite' || row?.kind !== 'sqlite') return false
+  const verdict = sweepOne(path, row, now)
+  return verdict === 'keep' || verdict === 'forget'
 }
