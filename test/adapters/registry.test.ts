@@ -163,7 +163,8 @@ describe('the registry', () => {
       Object.fromEntries(keys.map((k) => [k, (a as Record<string, unknown>)[k]]).filter(([, v]) => v !== undefined))
     // The same values, the functions the same functions: each adapter is built over its rules.ts.
     expect(LIGHT_MODULES.map((m) => pick(m.rules))).toEqual(registry().adapters.map((a) => pick(a)))
-    for (const [i, m] of LIGHT_MODULES.entries()) for (const k of keys) expect(m.rules[k], `${m.rules.agent}.${k}`).toBe(registry().adapters[i]![k])
+    for (const [i, m] of LIGHT_MODULES.entries())
+      for (const k of keys) expect(m.rules[k], `${m.rules.agent}.${k}`).toBe(registry().adapters[i]![k])
     expect(LIGHT_MODULES.map((m) => m.screen)).toEqual(registry().screenPatterns)
   })
 

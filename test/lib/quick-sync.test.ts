@@ -31,13 +31,28 @@ afterEach(() => {
 })
 
 function line(rec: Record<string, unknown>): string {
-  return JSON.stringify({cwd: '/home/me/src/shop', isSidechain: false, sessionId: ID, userType: 'external', version: '2.1.170', ...rec}) + '\n'
+  return (
+    JSON.stringify({cwd: '/home/me/src/shop', isSidechain: false, sessionId: ID, userType: 'external', version: '2.1.170', ...rec}) + '\n'
+  )
 }
 
-const PROMPT = line({message: {content: 'Plan the orders table migration', role: 'user'}, parentUuid: null, timestamp: '2026-12-02T05:38:20.946Z', type: 'user', uuid: 'q1'})
+const PROMPT = line({
+  message: {content: 'Plan the orders table migration', role: 'user'},
+  parentUuid: null,
+  timestamp: '2026-12-02T05:38:20.946Z',
+  type: 'user',
+  uuid: 'q1',
+})
 const REPLY = (uuid: string, parent: string, text: string, at: string): string =>
   line({
-    message: {content: [{text, type: 'text'}], id: `msg_${uuid}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn', type: 'message'},
+    message: {
+      content: [{text, type: 'text'}],
+      id: `msg_${uuid}`,
+      model: 'claude-sonnet-4-5',
+      role: 'assistant',
+      stop_reason: 'end_turn',
+      type: 'message',
+    },
     parentUuid: parent,
     requestId: `req_${uuid}`,
     timestamp: at,
@@ -92,8 +107,13 @@ describe('the sync before cast sessions', () => {
 
     fs.appendFileSync(
       transcript(),
-      line({message: {content: 'Batches of 10k', role: 'user'}, parentUuid: 'q2', timestamp: '2026-12-02T05:41:00.000Z', type: 'user', uuid: 'q3'}) +
-        REPLY('q4', 'q3', 'Done: batches of 10k.', '2026-12-02T05:42:00.000Z'),
+      line({
+        message: {content: 'Batches of 10k', role: 'user'},
+        parentUuid: 'q2',
+        timestamp: '2026-12-02T05:41:00.000Z',
+        type: 'user',
+        uuid: 'q3',
+      }) + REPLY('q4', 'q3', 'Done: batches of 10k.', '2026-12-02T05:42:00.000Z'),
     )
     const changed = await sessions()
     expect(changed.adapters.some((u) => u.endsWith('/adapters/claude-code/transcript.js'))).toBe(true)
