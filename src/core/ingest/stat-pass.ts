@@ -32,6 +32,30 @@ export interface StatPass<A extends AdapterRules = Adapter> {
 
 const NOT_BY_STAT = MARK_TAIL | MARK_HOLDER | MARK_SQLITE
 
+/**
+ * A pass walked over the adapters' path rules alone (src/lib/ingest/quick-sync.ts), with the
+ * holders it was walked with: a sync that then needs the adapters reads from it instead of
+ * walking again (engine.ts sync, SyncOptions.walked).
+ */
+export interface WalkedPass {
+  readonly pass: StatPass<AdapterRules>
+  readonly holders: ReadonlyMap<string, number>
+}
+
+/** A walked pass with each file's adapter in place of its path rules (files of an agent not in `byAgent` left out). */
+export function adoptPass(p: StatPass<AdapterRules>, byAgent: ReadonlyMap<string, Adapter>): StatPass {
+  const found: Discovered[] = []
+  const sts: (fs.Stats | undefined)[] = []
+  for (const [i, d] of p.found.entries()) {
+    const adapter = byAgent.get(d.adapter.agent)
+    if (!adapter) continue
+    found.push({adapter, match: d.match, path: d.path})
+    sts.push(p.sts[i])
+  }
+
+  return {files: p.files, found, gone: p.gone, known: p.known, recent: p.recent, sts}
+}
+
 export function statPass<A extends AdapterRules>(
   store: Store,
   adapters: readonly A[],

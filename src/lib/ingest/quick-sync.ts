@@ -5,8 +5,9 @@
  * hook spool looked at, and the screen sweep with the process scans, run against a recompose that
  * refuses (it rolls the sweep's transaction back). Only when a file changed or is gone, a claim
  * changed, an event waits or the sweep would recompose a session does it load the ingest wiring
- * (ingest.ts, every adapter) and run that sync from its start: the answer is the one
- * syncBeforeRead gives, and a sync that finds nothing to do never loads a parser.
+ * (ingest.ts, every adapter) and run that sync from its start, reading from the pass walked here:
+ * the answer is the one syncBeforeRead gives, and a sync that finds nothing to do never loads a
+ * parser.
  */
 import {LIGHT_MODULES, registryReplaced} from '../../adapters/light.js'
 import {screenMatcher} from '../../adapters/screen-match.js'
@@ -16,7 +17,7 @@ import {openFilesOf, sandboxedView} from '../../core/ingest/process-table.js'
 import {claimsChanged} from '../../core/ingest/recompose.js'
 import {readScreenOverrides, sweepScreens} from '../../core/ingest/screen.js'
 import {spoolWaiting} from '../../core/ingest/spool.js'
-import {statPass} from '../../core/ingest/stat-pass.js'
+import {statPass, type WalkedPass} from '../../core/ingest/stat-pass.js'
 import {RECENT_MS, sweepOne} from '../../core/ingest/stat-sweep.js'
 import type {SweepHost} from '../../core/ingest/unwritten-runs.js'
 import type {Agent} from '../../core/model/types.js'
@@ -48,8 +49,10 @@ export async function syncBeforeReadQuick(
   }
 
   const t0 = performance.now()
-  const files = registryReplaced() ? null : nothingToDo(store, env, clock)
-  if (files === null) return (await import('./ingest.js')).syncBeforeRead(store, env, clock, me, options)
+  const found = registryReplaced() ? {walked: undefined} : look(store, env, clock)
+  // The adapters are needed: the sync reads from the pass walked here (not walked again).
+  if ('walked' in found) return (await import('./ingest.js')).syncBeforeRead(store, env, clock, me, {...options, walked: found.walked})
+  const {files} = found
   sweepSnoozes(store, clock())
   // What Ingester.sync reports for a pass that read nothing.
   return {
@@ -68,25 +71,26 @@ export async function syncBeforeReadQuick(
 
 /**
  * Every step of syncBeforeRead's sync, in its order, stopping at the first that would change the
- * store: the number of files the walk matched when none would, else null.
+ * store: the number of files the walk matched when none would, else the walked pass.
  */
-function nothingToDo(store: Store, env: Env, clock: () => number): number | null {
+function look(store: Store, env: Env, clock: () => number): {readonly files: number} | {readonly walked: WalkedPass | undefined} {
   const rules = LIGHT_MODULES.map((m) => m.rules)
   const ctx: AdapterEnv = {env, home: homeDir(env)}
   // Ingester.sync: the holders, then the walk compared with the marks (engine.ts fullPass).
   const names = rules.flatMap((a) => a.openFileProcesses ?? [])
   const holders = names.length > 0 ? openFilesOf(names) : new Map<string, number>()
   const pass = statPass(store, rules, ctx, holders, null, Date.now() - RECENT_MS)
+  const changed = {walked: {holders, pass}}
   // What the pass keeps may still read as nothing: a SQLite source is never skipped on its stat
   // alone, and whole-read.ts reads it only when its mark, the -wal file's included, moved.
   const now = Date.now()
-  if (pass.found.some((d) => !sameSqlite(d.path, d.match.kind, pass.known.get(d.path), now))) return null
+  if (pass.found.some((d) => !sameSqlite(d.path, d.match.kind, pass.known.get(d.path), now))) return changed
   const agents = new Set<string>(rules.map((a) => a.agent))
-  if (pass.gone.some((row) => agents.has(row.agent) && !row.path.includes('://'))) return null
+  if (pass.gone.some((row) => agents.has(row.agent) && !row.path.includes('://'))) return changed
   // Its re-check of the stored process claims (syncBeforeRead: not from inside a sandbox).
-  if (sandboxedView() === null && claimsChanged(store, store.sessionsWithProcessClaims()).length > 0) return null
+  if (sandboxedView() === null && claimsChanged(store, store.sessionsWithProcessClaims()).length > 0) return changed
   // consumeSpool.
-  if (spoolWaiting(castHome(env))) return null
+  if (spoolWaiting(castHome(env))) return changed
   // The screen sweep as makeIngester wires it (ingest.ts), with a recompose that refuses.
   let wants = false
   const host: SweepHost = {
@@ -105,7 +109,7 @@ function nothingToDo(store: Store, env: Env, clock: () => number): number | null
     LIGHT_MODULES.map((m) => m.screen),
   )
   sweepScreens(store, host, matcher, {bornAgents, clock, env, scanAgents})
-  return wants ? null : pass.files
+  return wants ? changed : {files: pass.files}
 }
 
 /** A SQLite source whose mark (device, inode, size and mtime with its -wal file) equals the stored row's. */
