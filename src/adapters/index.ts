@@ -12,6 +12,7 @@ import {codexAgent} from './codex/index.js'
 import {copilotAgent} from './copilot/index.js'
 import {cursorAgent} from './cursor/index.js'
 import {geminiAgent} from './gemini/index.js'
+import {noteRegistryReplaced} from './light.js'
 import {type AgentModule, binOf, type HookInstallSpec} from './module.js'
 import {opencodeAgent} from './opencode/index.js'
 import {piAgent} from './pi/index.js'
@@ -120,6 +121,7 @@ export function registry(): Registry {
  */
 export function useRegistry(r: Registry | null): void {
   current = r ?? BUILT_IN
+  noteRegistryReplaced(current !== BUILT_IN)
 }
 
 /** The built-in adapters, in registry order (tests build engines over them). */

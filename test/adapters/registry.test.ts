@@ -103,8 +103,9 @@ describe('an agent is one module', () => {
     const bad: string[] = []
     for (const file of files(SRC)) {
       const rel = path.relative(SRC, file)
-      // The registry, and the one list beside it that imports each agent's identity.ts alone.
-      if (rel === path.join('adapters', 'index.ts') || rel === path.join('adapters', 'session-variables.ts') || pending(rel)) continue
+      // The registry, and the lists beside it that import each agent's identity.ts or rules.ts alone.
+      const lists = ['index.ts', 'session-variables.ts', 'light.ts'].map((f) => path.join('adapters', f))
+      if (lists.includes(rel) || pending(rel)) continue
       for (const [folder, m] of byFolder) {
         if (rel.startsWith(path.join('adapters', folder) + path.sep)) continue
         bad.push(...hits(file, m))
@@ -153,6 +154,18 @@ describe('the registry', () => {
         .adapters.filter((a) => (a.openFileProcesses?.length ?? 0) > 0)
         .map((a) => a.agent),
     )
+  })
+
+  it('states the same path rules and screen patterns as src/adapters/light.ts, which a sync that finds nothing changed reads', async () => {
+    const {LIGHT_MODULES} = await import('../../src/adapters/light.js')
+    const keys = ['agent', 'match', 'openFileProcesses', 'processScan', 'roots', 'sessionAtStart', 'skipDir', 'unwrittenRun'] as const
+    const pick = (a: object): Record<string, unknown> =>
+      Object.fromEntries(keys.map((k) => [k, (a as Record<string, unknown>)[k]]).filter(([, v]) => v !== undefined))
+    // The same values, the functions the same functions: each adapter is built over its rules.ts.
+    expect(LIGHT_MODULES.map((m) => pick(m.rules))).toEqual(registry().adapters.map((a) => pick(a)))
+    for (const [i, m] of LIGHT_MODULES.entries())
+      for (const k of keys) expect(m.rules[k], `${m.rules.agent}.${k}`).toBe(registry().adapters[i]![k])
+    expect(LIGHT_MODULES.map((m) => m.screen)).toEqual(registry().screenPatterns)
   })
 
   it('is the built-in list, in doctor order, each agent whole', () => {

@@ -7,26 +7,23 @@ import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeClaude} from './compose.js'
 import {claudeCodeHookSpec} from './hooks-spec.js'
 import {claudeHooks} from './hooks.js'
-import {match, roots, skipDir} from './paths.js'
 import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
 import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
 import {tailAskAt} from './asks.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {claudeCodeRules} from './rules.js'
 
 export const claudeCode: Adapter = {
-  agent: AGENT_ID,
+  ...claudeCodeRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'claude', package: '@anthropic-ai/claude-code', testedVersion: '2.1.328'},
   compose: composeWithHolds(composeClaude),
   hooks: claudeHooks,
   jsonl: withHolds(transcriptParser, claudeHolds),
   label: 'Claude Code',
-  match,
   parseWhole,
-  roots,
-  skipDir,
   tailAskAt,
 }
 

@@ -9,28 +9,22 @@ import {type AgentModule, UUID_SYNTAX} from '../module.js'
 import {composeCodex} from './compose.js'
 import {codexHookSpec} from './hooks-spec.js'
 import {codexHooks} from './hooks.js'
-import {codexRoots, matchCodexFile, skipCodexDir} from './paths.js'
 import {codexHolds} from './usage.js'
 import {rolloutParser} from './rollout.js'
 import {codexScreenPatterns} from './screen-patterns.js'
 import {parseSessionIndex} from './session-index.js'
-import {AGENT_ID, OPEN_FILE_PROCESSES, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {codexRules} from './rules.js'
 
 export const codex: Adapter = {
-  agent: AGENT_ID,
+  ...codexRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'codex', package: '@openai/codex', testedVersion: '0.169.0'},
   compose: composeWithHolds(composeCodex),
   hooks: codexHooks,
   jsonl: withHolds(rolloutParser, codexHolds),
   label: 'Codex CLI',
-  match: matchCodexFile,
-  openFileProcesses: OPEN_FILE_PROCESSES,
   parseWhole: (path, text, match) => (match.role === 'session_index' ? parseSessionIndex(path, text) : []),
-  roots: codexRoots,
-  // The TUI asks its app-server for a thread as it starts (docs/agents/codex.md "Which thread a TUI shows").
-  sessionAtStart: true,
-  skipDir: skipCodexDir,
   // A rollout's own facts never hold a question or a prompt: the approval an open escalated call
   // asks for is composed only while a live process holds the rollout (rollout.ts, compose.ts).
   tailAskAt: false,

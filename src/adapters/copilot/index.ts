@@ -12,10 +12,10 @@ import {eventsParser} from './events.js'
 import {copilotHookSpec} from './hooks-spec.js'
 import {copilotHooks} from './hooks.js'
 import {parseLegacy} from './legacy.js'
-import {copilotRoots, matchCopilotFile, skipCopilotDir} from './paths.js'
 import {copilotScreenPatterns} from './screen-patterns.js'
 import {parseLock, parseWorkspace} from './workspace.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {copilotRules} from './rules.js'
 
 export function parseCopilotWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   if (match.role === 'lock') return parseLock(path, text)
@@ -25,19 +25,14 @@ export function parseCopilotWhole(path: string, text: string, match: FileMatch &
 }
 
 export const copilot: Adapter = {
-  agent: AGENT_ID,
+  ...copilotRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'copilot', package: '@github/copilot', testedVersion: '1.0.102'},
   compose: composeWithHolds(composeCopilot),
   hooks: copilotHooks,
   jsonl: withHolds(eventsParser, copilotHolds),
   label: 'Copilot CLI',
-  match: matchCopilotFile,
   parseWhole: parseCopilotWhole,
-  // Its lock holds no start time (compose.ts): the engine's process scan finds the process.
-  processScan: true,
-  roots: copilotRoots,
-  skipDir: skipCopilotDir,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

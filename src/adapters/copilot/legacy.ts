@@ -5,11 +5,11 @@
  * writes it). Read as history: its prompts and replies, a title, nothing live (no lock, no
  * process, the turn settled).
  */
-import {basename} from 'node:path'
 
 import type {Contribution} from '../../core/ingest/adapter.js'
 import type {FactSource} from '../../core/model/types.js'
 import type {LegacyFacts} from './facts.js'
+import {legacyId} from './paths.js'
 import {clip, firstLine, isObject, str, toMs} from './text.js'
 
 const LEGACY: LegacyFacts = {role: 'legacy'}
@@ -18,12 +18,6 @@ function text(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content.map((p) => (typeof p === 'string' ? p : isObject(p) && typeof p['text'] === 'string' ? p['text'] : '')).join('\n')
-}
-
-/** The id a legacy file names: `<id>.json`, or `session_<id>_<n>.json` as some builds wrote. */
-export function legacyId(file: string): string {
-  const name = basename(file).replace(/\.json$/, '')
-  return /^session_(.+)_\d+$/.exec(name)?.[1] ?? name
 }
 
 /** Throws on JSON that does not parse (a file caught mid-write): the engine counts it. */

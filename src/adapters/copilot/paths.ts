@@ -13,7 +13,12 @@
 import {basename, join, normalize, sep} from 'node:path'
 
 import type {AdapterEnv, FileMatch} from '../../core/ingest/adapter.js'
-import {legacyId} from './legacy.js'
+
+/** The id a legacy file names: `<id>.json`, or `session_<id>_<n>.json` as some builds wrote. */
+export function legacyId(file: string): string {
+  const name = basename(file).replace(/\.json$/, '')
+  return /^session_(.+)_\d+$/.exec(name)?.[1] ?? name
+}
 
 export function copilotHome(ctx: AdapterEnv): string {
   const fromEnv = ctx.env['COPILOT_HOME']?.trim() || ctx.env['COPILOT_CONFIG_DIR']?.trim()

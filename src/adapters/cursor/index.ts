@@ -10,25 +10,22 @@ import {composeCursor} from './compose.js'
 import {cursorHookSpec} from './hooks-spec.js'
 import {cursorHooks} from './hooks.js'
 import {parseCursorMeta} from './meta.js'
-import {cursorRoots, matchCursorFile, skipCursorDir} from './paths.js'
 import {cursorScreenPatterns} from './screen-patterns.js'
 import {readCursorStore} from './store.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {cursorRules} from './rules.js'
 
 export function parseCursorWhole(path: string, text: string, match: FileMatch & {kind: 'whole'}): Contribution[] {
   return match.role === 'meta' ? parseCursorMeta(path, text, match.nativeId ?? '') : []
 }
 
 export const cursor: Adapter = {
-  agent: AGENT_ID,
+  ...cursorRules,
   compose: composeCursor,
   hooks: cursorHooks,
   label: 'Cursor agent',
-  match: matchCursorFile,
   parseWhole: parseCursorWhole,
   readSqlite: readCursorStore,
-  roots: cursorRoots,
-  skipDir: skipCursorDir,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

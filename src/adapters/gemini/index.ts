@@ -13,9 +13,9 @@ import {chatContribution, feedChatLine, initChat, readLegacy, type ChatState} fr
 import {composeGemini} from './compose.js'
 import {geminiHookSpec} from './hooks-spec.js'
 import {geminiHooks} from './hooks.js'
-import {geminiRoots, matchGeminiFile, skipGeminiDir} from './paths.js'
 import {geminiScreenPatterns} from './screen-patterns.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {geminiRules} from './rules.js'
 
 export const chatLogParser: JsonlParser<ChatState> = {
   contributions: (state, path, match) => chatContribution(state, path, match),
@@ -30,19 +30,14 @@ export function parseGeminiWhole(path: string, text: string, match: FileMatch & 
 }
 
 export const gemini: Adapter = {
-  agent: AGENT_ID,
+  ...geminiRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'gemini', package: '@google/gemini-cli', testedVersion: '0.61.0'},
-  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
-  processScan: true,
   compose: composeWithHolds(composeGemini),
   hooks: geminiHooks,
   jsonl: withHolds(chatLogParser, geminiHolds),
   label: 'Gemini CLI',
-  match: matchGeminiFile,
   parseWhole: parseGeminiWhole,
-  roots: geminiRoots,
-  skipDir: skipGeminiDir,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

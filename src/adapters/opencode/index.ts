@@ -13,25 +13,20 @@ import {composeOpencode} from './compose.js'
 import {readOpencodeDb} from './db.js'
 import {opencodeNoHooks} from './hooks-spec.js'
 import {opencodeLogParser} from './log.js'
-import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
 import {opencodeScreenPatterns} from './screen-patterns.js'
 import {parseStorageFile} from './storage.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {opencodeRules} from './rules.js'
 
 export const opencode: Adapter = {
-  agent: AGENT_ID,
+  ...opencodeRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'opencode', package: 'opencode-ai', testedVersion: '1.18.33'},
-  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
-  processScan: true,
   compose: composeOpencode,
   jsonl: opencodeLogParser,
   label: 'OpenCode',
-  match: matchOpencodeFile,
   parseWhole: parseStorageFile,
   readSqlite: (db, path) => readOpencodeDb(db, path),
-  roots: opencodeRoots,
-  skipDir: skipOpencodeDir,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

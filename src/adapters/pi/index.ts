@@ -9,25 +9,17 @@ import {withHolds} from '../kit/holds.js'
 import {piHolds} from './usage.js'
 import type {AgentModule} from '../module.js'
 import {piNoHooks} from './hooks-spec.js'
-import {matchPiFile, piRoots, skipPiDir} from './paths.js'
 import {piScreenPatterns} from './screen-patterns.js'
 import {piParser} from './session.js'
-import {piUnwrittenRun} from './unwritten.js'
-import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {SESSION_VARIABLE} from './identity.js'
+import {piRules} from './rules.js'
 
 export const pi: Adapter = {
-  agent: AGENT_ID,
+  ...piRules,
   // The CLI the conformance suite drives (test/conformance), and the version it last passed with.
   cli: {bin: 'pi', package: '@mariozechner/pi-coding-agent', testedVersion: '0.73.1'},
-  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
-  processScan: true,
   jsonl: withHolds(piParser, piHolds),
   label: 'pi',
-  match: matchPiFile,
-  roots: piRoots,
-  skipDir: skipPiDir,
-  // No file before the first reply: a headless run is listed from its process until then.
-  unwrittenRun: piUnwrittenRun,
 }
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */

@@ -203,4 +203,15 @@ export interface Adapter {
   compose?(nativeId: string, contributions: readonly CheckedContribution[]): SessionFacts
 }
 
+/**
+ * What a sync that finds nothing changed needs of an adapter: where its files are and which of them
+ * it reads, the processes that hold them, and its process-scan flags. No parser, no compose: each
+ * agent's folder keeps these in a module of their own (src/adapters/<agent>/rules.ts), which a
+ * no-op `cast sessions` loads instead of the whole adapter (src/lib/ingest/quick-sync.ts).
+ */
+export type AdapterRules = Pick<
+  Adapter,
+  'agent' | 'match' | 'openFileProcesses' | 'processScan' | 'roots' | 'sessionAtStart' | 'skipDir' | 'unwrittenRun'
+>
+
 export type {HardBlock}

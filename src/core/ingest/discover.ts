@@ -6,11 +6,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import type {Adapter, AdapterEnv, FileMatch} from './adapter.js'
+import type {Adapter, AdapterEnv, AdapterRules, FileMatch} from './adapter.js'
 
-export interface Discovered {
+/** A file a walk matched, and the adapter (or only its path rules: AdapterRules) that matched it. */
+export interface Discovered<A extends AdapterRules = Adapter> {
   readonly path: string
-  readonly adapter: Adapter
+  readonly adapter: A
   readonly match: FileMatch
 }
 
@@ -32,11 +33,11 @@ export function discoverFiles(adapters: readonly Adapter[], ctx: AdapterEnv, pro
  * The same walk, handing each matched file to `found` as it is reached and keeping nothing
  * itself (a full pass compares each file's stat as it goes: stat-pass.ts).
  */
-export function walkFiles(
-  adapters: readonly Adapter[],
+export function walkFiles<A extends AdapterRules>(
+  adapters: readonly A[],
   ctx: AdapterEnv,
   progress: (() => void) | null,
-  found: (adapter: Adapter, path: string, match: FileMatch) => void,
+  found: (adapter: A, path: string, match: FileMatch) => void,
 ): void {
   for (const adapter of adapters) {
     // A root inside another root of the same adapter is walked once, as part of the outer one;
@@ -47,14 +48,14 @@ export function walkFiles(
   }
 }
 
-interface Walk {
-  readonly adapter: Adapter
+interface Walk<A extends AdapterRules> {
+  readonly adapter: A
   readonly ctx: AdapterEnv
-  readonly found: (adapter: Adapter, path: string, match: FileMatch) => void
+  readonly found: (adapter: A, path: string, match: FileMatch) => void
   readonly progress: (() => void) | null
 }
 
-function walk(w: Walk, dir: string, depth: number): void {
+function walk<A extends AdapterRules>(w: Walk<A>, dir: string, depth: number): void {
   if (depth > 12) return
   let entries: fs.Dirent[]
   try {

@@ -21,7 +21,7 @@ import {openFilesOf} from './process-table.js'
 import {Batcher, type Pending, pendingOf} from './batch.js'
 import {shareReads} from './read-share.js'
 import {RECENT_MS, statOrNull, sweepRecent, unchangedFile} from './stat-sweep.js'
-import {statPass, watchedRows} from './stat-pass.js'
+import {adoptPass, statPass, type WalkedPass, watchedRows} from './stat-pass.js'
 import {claimsChanged, recomposeSessions, type SessionKey} from './recompose.js'
 import {readWholeFile} from './whole-read.js'
 import {commitTailAsks, readTailsHere, type TailAsk, type TailFile, tailFiles} from './tail-ask.js'
@@ -55,6 +55,8 @@ export interface SyncStats {
 export interface SyncOptions {
   recheck?: boolean
   defer?: DeferRule
+  /** A full pass walked already, over the path rules (stat-pass.ts WalkedPass): not walked again. */
+  walked?: WalkedPass
 }
 
 /** The files of one pass, each stat taken up front (undefined: gone), and whether it can be skipped unread (unchangedFile). */
@@ -140,8 +142,8 @@ export class Ingester {
       sessionsChanged: 0,
       transitions: 0,
     }
-    const holders = this.openHandles()
-    const {pass, known, gone, files} = only ? this.pathsPass(only, holders) : this.fullPass(holders)
+    const holders = options.walked?.holders ?? this.openHandles()
+    const {pass, known, gone, files} = only ? this.pathsPass(only, holders) : this.fullPass(holders, options.walked)
     stats.files = files
     // Only a file that changed can be left for later: with none, there is nothing to defer.
     const tails = options.defer && !only && pass.idle.includes(false) ? this.defer(pass, known, options.defer, stats) : []
@@ -175,10 +177,12 @@ export class Ingester {
    * A full pass: the walk, the stats and the comparison with the store's marks in one
    * (stat-pass.ts); what it keeps are the files that may have changed, and the files gone.
    */
-  private fullPass(holders: ReadonlyMap<string, number>): Pass {
+  private fullPass(holders: ReadonlyMap<string, number>, walked?: WalkedPass): Pass {
     // The watcher's passes match their paths afresh (filesOf) until the next discovery.
     this.lastDiscovery = []
-    const p = statPass(this.store, this.adapters, this.ctx, holders, this.progress, Date.now() - RECENT_MS)
+    const p = walked
+      ? adoptPass(walked.pass, this.byAgent)
+      : statPass(this.store, this.adapters, this.ctx, holders, this.progress, Date.now() - RECENT_MS)
     for (const row of p.recent) this.recent.set(row.path, row)
     return {files: p.files, gone: p.gone, known: p.known, pass: {found: p.found, idle: p.found.map(() => false), sts: p.sts}}
   }

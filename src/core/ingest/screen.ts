@@ -35,9 +35,9 @@ import type {Contribution} from './adapter.js'
 import type {Ingester} from './engine.js'
 import {type AgentPane, agentOfPane, forgetProcessTree, mapPanes} from './pane-tie.js'
 import {type AgentProcess, listAgentProcesses} from './agent-processes.js'
-import {scanSessions, type TiedProcess} from './process-scan.js'
+import {type Recomposer, scanSessions, type TiedProcess} from './process-scan.js'
 import {type AgentSockets, agentSockets, keepList, planServer} from './tmux-gate.js'
-import {scanUnwrittenRuns} from './unwritten-runs.js'
+import {scanUnwrittenRuns, type SweepHost} from './unwritten-runs.js'
 import {isSameProcessAlive} from './process-table.js'
 import {
   IDLE_CONFIRM_MS,
@@ -225,7 +225,7 @@ function readPanes(
  * them, and store what changed (one transaction, recomposing the sessions touched). Never throws:
  * a failure is reported in the stats and the stored readings are left as they were.
  */
-export function sweepScreens(store: Store, ingester: Ingester, matcher: ScreenMatcher, options: SweepOptions): ScreenSweepStats {
+export function sweepScreens(store: Store, ingester: SweepHost, matcher: ScreenMatcher, options: SweepOptions): ScreenSweepStats {
   const stats: ScreenSweepStats = {
     agentPanes: 0,
     calls: 0,
@@ -329,7 +329,7 @@ function goneReading(e: {agent: string; data: string}, born: ReadonlySet<Agent>,
  */
 function write(
   store: Store,
-  ingester: Ingester,
+  ingester: Recomposer,
   existing: readonly {path: string; agent: string; nativeId: string; data: string}[],
   desired: readonly Desired[],
   now: number,

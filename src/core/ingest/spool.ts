@@ -101,6 +101,20 @@ function applyEvent(store: Store, ingester: Ingester, event: HookEvent, clock: (
   return {agent: adapter.agent, nativeId}
 }
 
+/**
+ * Would consumeSpool have anything to read: a spool this user owns with an entry in it (a sync
+ * that finds nothing else to do leaves the adapters' hook reducers unloaded otherwise).
+ */
+export function spoolWaiting(home: string): boolean {
+  const dir = spoolDir(home)
+  if (untrustedSpool(dir) !== null) return false
+  try {
+    return fs.readdirSync(dir).some((n) => !n.startsWith('.'))
+  } catch {
+    return false
+  }
+}
+
 export function consumeSpool(store: Store, ingester: Ingester, home: string, clock: () => number): SpoolStats {
   const dir = spoolDir(home)
   const stats: SpoolStats = {bad: 0, consumed: 0, transitions: 0}

@@ -10,14 +10,14 @@ import type fs from 'node:fs'
 
 import {type FileMarkRow, loadFileMarks, loadFileRow, loadStatMarks, MARK_HOLDER, MARK_SQLITE, MARK_TAIL} from '../store/file-marks.js'
 import type {FileRow, Store} from '../store/store.js'
-import type {Adapter, AdapterEnv} from './adapter.js'
+import type {Adapter, AdapterEnv, AdapterRules} from './adapter.js'
 import {type Discovered, walkFiles} from './discover.js'
 import {sameStat} from './same-stat.js'
 import {statOrNull, unchangedFile} from './stat-sweep.js'
 
-export interface StatPass {
+export interface StatPass<A extends AdapterRules = Adapter> {
   /** The files a pass reads or looks at further: changed, new, gone since the walk, or not skippable on a stat. */
-  readonly found: Discovered[]
+  readonly found: Discovered<A>[]
   /** Their stats (undefined: gone since the walk). */
   readonly sts: (fs.Stats | undefined)[]
   /** What the store holds for each of `found` and `gone` (the full row, parser state included). */
@@ -32,19 +32,43 @@ export interface StatPass {
 
 const NOT_BY_STAT = MARK_TAIL | MARK_HOLDER | MARK_SQLITE
 
-export function statPass(
+/**
+ * A pass walked over the adapters' path rules alone (src/lib/ingest/quick-sync.ts), with the
+ * holders it was walked with: a sync that then needs the adapters reads from it instead of
+ * walking again (engine.ts sync, SyncOptions.walked).
+ */
+export interface WalkedPass {
+  readonly pass: StatPass<AdapterRules>
+  readonly holders: ReadonlyMap<string, number>
+}
+
+/** A walked pass with each file's adapter in place of its path rules (files of an agent not in `byAgent` left out). */
+export function adoptPass(p: StatPass<AdapterRules>, byAgent: ReadonlyMap<string, Adapter>): StatPass {
+  const found: Discovered[] = []
+  const sts: (fs.Stats | undefined)[] = []
+  for (const [i, d] of p.found.entries()) {
+    const adapter = byAgent.get(d.adapter.agent)
+    if (!adapter) continue
+    found.push({adapter, match: d.match, path: d.path})
+    sts.push(p.sts[i])
+  }
+
+  return {files: p.files, found, gone: p.gone, known: p.known, recent: p.recent, sts}
+}
+
+export function statPass<A extends AdapterRules>(
   store: Store,
-  adapters: readonly Adapter[],
+  adapters: readonly A[],
   ctx: AdapterEnv,
   holders: ReadonlyMap<string, number>,
   progress: (() => void) | null,
   recentFrom: number,
-): StatPass {
+): StatPass<A> {
   const marks = loadStatMarks(store)
   const seen = new Uint8Array(marks.paths.length)
-  const pass: StatPass = {files: 0, found: [], gone: [], known: new Map(), recent: [], sts: []}
+  const pass: StatPass<A> = {files: 0, found: [], gone: [], known: new Map(), recent: [], sts: []}
   const now = Date.now()
-  const look = (d: Discovered, st: fs.Stats | undefined, row: FileRow | undefined): void => {
+  const look = (d: Discovered<A>, st: fs.Stats | undefined, row: FileRow | undefined): void => {
     pass.found.push(d)
     pass.sts.push(st)
     if (row) pass.known.set(d.path, row)

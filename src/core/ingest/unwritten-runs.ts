@@ -12,10 +12,19 @@ import type {Agent} from '../model/types.js'
 import {scanContributions} from '../store/screen.js'
 import type {Store} from '../store/store.js'
 import {forgetRun, RUN_ID_PREFIX, RUN_PATH_PREFIX, runContributions, sessionsBegunSince} from '../store/unwritten-runs.js'
-import type {Adapter, Contribution, ProcessClaim} from './adapter.js'
-import type {Ingester} from './engine.js'
+import type {AdapterEnv, AdapterRules, Contribution, ProcessClaim} from './adapter.js'
 import {type AgentProcess, listAgentProcesses} from './agent-processes.js'
 import {isSameProcessAlive, processEnv, writesToTerminal} from './process-table.js'
+import type {Recomposer} from './process-scan.js'
+
+/**
+ * What the screen sweep and this scan need of the ingester (engine.ts Ingester): its adapters'
+ * path rules, where they look, and the recompose of the sessions a write touched.
+ */
+export interface SweepHost extends Recomposer {
+  readonly adapters: readonly AdapterRules[]
+  readonly ctx: AdapterEnv
+}
 
 /** Clock slack between a process's start and the session it then writes. */
 const START_SLACK_MS = 5000
@@ -35,7 +44,7 @@ function claimOf(data: string): ProcessClaim | null {
 }
 
 /** Will the process write where this cast reads (the adapter's roots under the process's environment)? */
-function writesHere(a: Adapter, ingester: Ingester, pid: number): boolean {
+function writesHere(a: AdapterRules, ingester: SweepHost, pid: number): boolean {
   const env = processEnv(pid)
   if (env === null) return false
   return a.roots({env, home: env['HOME'] ?? ''}).join('\0') === a.roots(ingester.ctx).join('\0')
@@ -43,11 +52,11 @@ function writesHere(a: Adapter, ingester: Ingester, pid: number): boolean {
 
 export function scanUnwrittenRuns(
   store: Store,
-  ingester: Ingester,
+  ingester: SweepHost,
   opts: {names: ReadonlyMap<string, Agent>; now: number; procs?: readonly AgentProcess[]},
 ): RunStats {
   const stats: RunStats = {removed: 0, transitions: 0, written: 0}
-  const byAgent = new Map<Agent, Adapter>()
+  const byAgent = new Map<Agent, AdapterRules>()
   for (const a of ingester.adapters) if (a.unwrittenRun) byAgent.set(a.agent, a)
   if (byAgent.size === 0) return stats
   // The scan's list when it covered these agents (it lists every scanned agent's processes).

@@ -109,7 +109,8 @@ export abstract class BaseCommand extends Command {
 
   /**
    * The store at CAST_HOME brought up to date for a read: one incremental sync when no live
-   * ingester holds the lease (lib/ingest/ingest.ts syncBeforeRead), with the command's clock.
+   * ingester holds the lease (lib/ingest/ingest.ts syncBeforeRead, through quick-sync.ts: the
+   * adapters' parsers load only when something changed), with the command's clock.
    */
   protected async syncedStore(options: SyncBeforeReadOptions = {}, forReading = false): Promise<SyncedStore> {
     const store = await this.openStore({forReading})
@@ -121,8 +122,8 @@ export abstract class BaseCommand extends Command {
   protected async sync(store: Store, clock: () => number, options: SyncBeforeReadOptions = {}): Promise<SyncStats | null> {
     // A read-only CAST_HOME (openStore forReading): nothing can be synced; the stored inbox stands.
     if (store.stale) return null
-    const {syncBeforeRead} = await import('../ingest/ingest.js')
-    return syncBeforeRead(store, this.env, clock, this.me, options)
+    const {syncBeforeReadQuick} = await import('../ingest/quick-sync.js')
+    return syncBeforeReadQuick(store, this.env, clock, this.me, options)
   }
 
   /**

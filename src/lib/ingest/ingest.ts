@@ -14,6 +14,7 @@ import {Ingester, type SyncStats} from '../../core/ingest/engine.js'
 import {consumeSpool} from '../../core/ingest/spool.js'
 import {attachScreenSweep, readScreenOverrides, screenSweepOf, sweepScreens} from '../../core/ingest/screen.js'
 import {sandboxedView} from '../../core/ingest/process-table.js'
+import type {WalkedPass} from '../../core/ingest/stat-pass.js'
 import {sessionsWithRecords} from '../../core/store/recent-first.js'
 import type {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
@@ -61,6 +62,8 @@ export interface SyncBeforeReadOptions {
   readonly recentFirst?: {readonly recencyMs: number}
   /** Where a progress line goes when the pass takes more than a second (`--all` waits). */
   readonly progress?: (line: string, final: boolean) => void
+  /** The full pass quick-sync.ts walked just now over the path rules: the sync reads from it. */
+  readonly walked?: WalkedPass
 }
 
 /**
@@ -99,7 +102,7 @@ export function syncBeforeRead(
       : undefined
     // Inside an agent's sandbox no host process is in sight: every claim would read dead, so the
     // stored claims are not re-checked from here (a reader on the host does that).
-    stats = ingester.sync(undefined, {defer, recheck: sandboxedView() === null})
+    stats = ingester.sync(undefined, {defer, recheck: sandboxedView() === null, walked: options.walked})
     if (shown)
       options.progress?.(
         `cast: read ${stats.read.toLocaleString('en-US')} files, ${Math.round(stats.bytes / 2 ** 20)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`,

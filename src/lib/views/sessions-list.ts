@@ -77,12 +77,13 @@ export async function listSessions(
       }
     : {recentFirst: {recencyMs: config.inbox.recencyMs}}
   // A live ingester holding the lease keeps the store current: no sync, and the ingest wiring (every
-  // adapter) is not even loaded. Only the time rules come due here, as syncBeforeRead does.
+  // adapter) is not even loaded. Only the time rules come due here, as syncBeforeRead does. Without
+  // one, the sync loads the adapters' parsers only when something changed (quick-sync.ts).
   let synced: SyncStats | null = null
   // A read-only CAST_HOME: the stored inbox as it is, said once (stale).
   if (store.stale) process.stderr.write(staleLine(store.home) + '\n')
   else if (!leaseIsLive(store.getLease(INGESTER_LEASE)))
-    synced = (await import('../ingest/ingest.js')).syncBeforeRead(store, env, clock, me, syncOptions)
+    synced = await (await import('../ingest/quick-sync.js')).syncBeforeReadQuick(store, env, clock, me, syncOptions)
   else if (!env.CAST_NOW?.trim()) sweepSnoozes(store, clock())
   const now = clock()
   // Joined to a team store: teammates' sessions too (the inbox keeps those I own or run). A

@@ -10,8 +10,10 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ADAPTERS} from '../../../src/adapters/index.js'
+import {LIGHT_MODULES} from '../../../src/adapters/light.js'
 import {discoverPaths} from '../../../src/core/ingest/discover.js'
 import {Ingester, type SyncStats} from '../../../src/core/ingest/engine.js'
+import {statPass} from '../../../src/core/ingest/stat-pass.js'
 import {Store} from '../../../src/core/store/store.js'
 import {claudeLines, claudeTranscriptPath, writeFile} from '../../helpers/cli.js'
 
@@ -91,6 +93,53 @@ describe('a full pass over unchanged and changed files', () => {
     expect([...store.loadFiles().keys()].sort()).toEqual([file(0), file(1)])
     expect(titles()[SIDS[0]!]).toBe(before[SIDS[0]!])
     expect(titles()[SIDS[1]!]).toBe(before[SIDS[1]!])
+  })
+})
+
+describe('a pass walked over the path rules alone (src/adapters/light.ts), handed to the engine', () => {
+  /** The quick sync's walk (src/lib/ingest/quick-sync.ts), then the engine's sync from it. */
+  const syncWalked = (): SyncStats => {
+    const ctx = {env: {HOME: home}, home}
+    const pass = statPass(
+      store,
+      LIGHT_MODULES.map((m) => m.rules),
+      ctx,
+      new Map(),
+      null,
+      0,
+    )
+    const ingester = new Ingester(store, ADAPTERS, ctx, {clock: () => clock, device: 'box', me: 'me@example.com'})
+    return ingester.sync(undefined, {walked: {holders: new Map(), pass}})
+  }
+
+  it('reads what changed and forgets what is gone, as a sync that walks itself does', () => {
+    sync()
+    fs.appendFileSync(file(0), lines(0, 'A second prompt').split('\n')[0] + '\n')
+    fs.rmSync(file(2))
+
+    expect(syncWalked()).toMatchObject({files: 2, read: 1})
+    expect(store.loadSessions().find((s) => s.nativeId === SIDS[0])!.facts.messages).toBe(3)
+    expect([...store.loadFiles().keys()].sort()).toEqual([file(0), file(1)])
+    expect(syncWalked()).toMatchObject({files: 2, read: 0})
+  })
+
+  it('is not walked again: the sync reads the files that pass found, and a later sync the rest', () => {
+    sync()
+    const walked = {
+      holders: new Map<string, number>(),
+      pass: statPass(
+        store,
+        LIGHT_MODULES.map((m) => m.rules),
+        {env: {HOME: home}, home},
+        new Map(),
+        null,
+        0,
+      ),
+    }
+    fs.appendFileSync(file(1), lines(1, 'After the walk').split('\n')[0] + '\n')
+    const ingester = new Ingester(store, ADAPTERS, {env: {HOME: home}, home}, {clock: () => clock, device: 'box', me: 'me@example.com'})
+    expect(ingester.sync(undefined, {walked})).toMatchObject({files: 3, read: 0})
+    expect(sync()).toMatchObject({files: 3, read: 1})
   })
 })
 

@@ -1,0 +1,16 @@
+/**
+ * What a sync that finds nothing changed needs of this agent (src/core/ingest/adapter.ts
+ * AdapterRules): its path rules and process flags, without its parsers. The adapter in index.ts
+ * is built over these; src/adapters/light.ts lists them for src/lib/ingest/quick-sync.ts.
+ */
+import type {AdapterRules} from '../../core/ingest/adapter.js'
+import {AGENT_ID} from './identity.js'
+import {matchOpencodeFile, opencodeRoots, skipOpencodeDir} from './paths.js'
+export const opencodeRules: AdapterRules = {
+  agent: AGENT_ID,
+  match: matchOpencodeFile,
+  // No registry outlives a crash: the engine's process scan finds the process (process-scan.ts).
+  processScan: true,
+  roots: opencodeRoots,
+  skipDir: skipOpencodeDir,
+}
