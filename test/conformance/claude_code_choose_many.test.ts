@@ -44,7 +44,7 @@ afterAll(async () => {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Claude Code in tmux, asked the two questions; the session as cast lists it. */
-async function asked(name: string, ask: unknown = ASK, footer = /Enter to select · Tab\/Arrow keys to navigate/) {
+async function asked(name: string, ask: Record<string, unknown> = ASK, footer = /Enter to select · Tab\/Arrow keys to navigate/) {
   const h = makeClaudeHome(name)
   const mock = await startMock(sequence([tool('AskUserQuestion', ask), text('Noted.')]))
   const pane = h.tmux.open([CLAUDE, '--permission-mode', 'default'], {cwd: h.project, env: h.agentEnv(mock.url)})

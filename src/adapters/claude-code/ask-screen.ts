@@ -13,7 +13,7 @@
  *    Enter to select · Tab/Arrow keys to navigate · Esc to cancel
  *
  * and, after the last tab, `Review your answers`, `● <question>` / `→ Blue` (several answers
- * joined by `, `), `❯ 1. Submit answers`, `2. Cancel`. Lines are read with a frame's side borders
+ * joined by `, `, a label holding a quote JSON-quoted), `❯ 1. Submit answers`, `2. Cancel`. Lines are read with a frame's side borders
  * (`│`) taken off.
  */
 import type {AskTabsScreen} from '../screen-types.js'
@@ -23,7 +23,17 @@ const lines = (screen: string): string[] => screen.split('\n').map((l) => l.repl
 const FOOTER = /Enter to select · /
 
 export const claudeAskTabs: AskTabsScreen = {
-  joiner: ', ',
+  // Several answers are joined by `, `; a label holding a quote is drawn JSON-quoted
+  // (`→ Small, "<img src=x onerror=\"…\">Huge"`, seen on 2.1.328).
+  sameAnswer(drawn, labels) {
+    const rest = (at: number, i: number): boolean => {
+      if (i === labels.length) return at === drawn.length
+      const sep = i === 0 ? '' : ', '
+      return [labels[i]!, JSON.stringify(labels[i])].some((form) => drawn.startsWith(sep + form, at) && rest(at + sep.length + form.length, i + 1))
+    }
+    return rest(0, 0)
+  },
+
 
   menu(screen, question) {
     const all = lines(screen)

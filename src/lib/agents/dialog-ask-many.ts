@@ -126,12 +126,12 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
   }
 
   const review = reader.review(await d.screen())
-  const expected = questions.map((x, i) => ({
-    answer: answers[i]!.map((c) => x.options[c - 1]!.label).join(reader.joiner),
-    question: x.question,
-  }))
-  if (review === null || JSON.stringify(review.answers) !== JSON.stringify(expected) || !review.onSubmit)
-    stop('does not review exactly the chosen answers')
+  const labels = questions.map((x, i) => answers[i]!.map((c) => x.options[c - 1]!.label))
+  const same =
+    review !== null &&
+    review.answers.length === questions.length &&
+    review.answers.every((r, i) => r.question === questions[i]!.question.trim() && reader.sameAnswer(r.answer, labels[i]!))
+  if (!same || !review.onSubmit) stop('does not review exactly the chosen answers')
   await press(keys.questionSelect)
   const t0 = performance.now()
   for (;;) {
@@ -142,7 +142,7 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
     if (performance.now() - t0 > CLOSE_TIMEOUT_MS) stop(`still shows the dialog ${CLOSE_TIMEOUT_MS / 1000}s after the answers were submitted`)
   }
   return {
-    answers: questions.map((x, i) => ({choices: answers[i]!, labels: answers[i]!.map((c) => x.options[c - 1]!.label), question: x.question})),
+    answers: questions.map((x, i) => ({choices: answers[i]!, labels: labels[i]!, question: x.question})),
     closed_after_ms: Math.round(performance.now() - t0),
     keys: sent,
     pane: pane.id,
