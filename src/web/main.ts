@@ -71,7 +71,7 @@ export function verbByName(name: string): VerbInfo | undefined {
 export function say(message: string): void {
   state.message = message
   const bar = $('#status')
-  bar.textContent = message
+  bar.textContent = oneLine(message, 2000)
   bar.hidden = message === ''
 }
 

@@ -39,6 +39,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** How long the screen may take to show what one key did. */
 const STEP_TIMEOUT_MS = 3000
 
+/** Agent text in a refusal line: cut short (the line is sanitized where it is printed). */
+const cut = (t: string): string => (t.length > 80 ? `${t.slice(0, 79)}…` : t)
+
 /** An option's label as drawn matches the ask's: equal, or cut short with an ellipsis. */
 function sameLabel(drawn: string, label: string): boolean {
   if (drawn === label) return true
@@ -185,16 +188,16 @@ class Driver {
     if (tabs === null || tabs.length !== this.questions.length) return this.fail(`does not show the ask's ${this.questions.length} tabs`)
     for (const [j, tab] of tabs.entries()) {
       const header = this.questions[j]!.header
-      if (header !== null && !sameLabel(tab.header, header)) return this.fail(`shows a tab "${tab.header}" where the ask has "${header}"`)
+      if (header !== null && !sameLabel(tab.header, header)) return this.fail(`shows a tab "${cut(tab.header)}" where the ask has "${cut(header)}"`)
       // The current tab's chip may turn answered once a box is ticked; before that it is not.
       if ((j !== i || ticked.size === 0) && tab.answered !== j < i)
         return this.fail(`shows question ${j + 1} ${tab.answered ? 'answered' : 'unanswered'} (answered in the terminal meanwhile?)`)
     }
     const menu = this.reader.menu(screen, q.question)
-    if (menu === null) return this.fail(`does not show question ${i + 1} (${q.question})`)
+    if (menu === null) return this.fail(`does not show question ${i + 1} (${cut(q.question)})`)
     for (const [k, o] of q.options.entries()) {
       const drawn = menu.options.get(k + 1)
-      if (drawn === undefined || !sameLabel(drawn.label, o.label)) return this.fail(`does not show "${k + 1}. ${o.label}" on question ${i + 1}`)
+      if (drawn === undefined || !sameLabel(drawn.label, o.label)) return this.fail(`does not show "${k + 1}. ${cut(o.label)}" on question ${i + 1}`)
       if (q.multiSelect && drawn.ticked !== ticked.has(k + 1)) {
         if (settling) return this.fail('', true)
         return this.fail(`shows option ${k + 1} of question ${i + 1} ${drawn.ticked ? 'ticked' : 'not ticked'}`)
