@@ -73,9 +73,14 @@ export interface AskTabsScreen {
   menu(
     screen: string,
     question: string,
-  ): {readonly options: ReadonlyMap<number, {readonly label: string; readonly ticked: boolean | null}>; readonly cursor: number | 'submit' | null} | null
+  ): {
+    readonly options: ReadonlyMap<number, {readonly label: string; readonly ticked: boolean | null}>
+    readonly cursor: number | 'submit' | null
+  } | null
   /** The review screen: each question as drawn with its answers as drawn, and whether the cursor is on its submit line. */
-  review(screen: string): {readonly answers: readonly {readonly question: string; readonly answer: string}[]; readonly onSubmit: boolean} | null
+  review(
+    screen: string,
+  ): {readonly answers: readonly {readonly question: string; readonly answer: string}[]; readonly onSubmit: boolean} | null
   /** Whether an answer as the review screen draws it is exactly these labels, in order. */
   sameAnswer(drawn: string, labels: readonly string[]): boolean
 }

@@ -21,7 +21,7 @@ function picks(root: HTMLElement, questions: Asked): number[][] | null {
 
 export function askMany(questions: Asked, on: {answer(answers: number[][]): void} | null): HTMLElement {
   const n = questions.length
-  const send = on && (h('button', {class: 'primary send-answers', disabled: true, type: 'button'}, 'Send answers') as HTMLButtonElement)
+  const send = on && h('button', {class: 'primary send-answers', disabled: true, type: 'button'}, 'Send answers')
   const root = h(
     'div',
     {class: 'questions'},

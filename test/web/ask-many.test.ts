@@ -88,7 +88,10 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     await page.check('input[name="q1"][value="1"]')
     await page.click('.send-answers')
     await page.waitForFunction(
-      () => /^Choose refused: .*does not show "2\. .*" on question 1: nothing sent\.$/.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''),
+      () =>
+        /^Choose refused: .*does not show "2\. .*" on question 1: nothing sent\.$/.test(
+          (globalThis as any).document.querySelector('#status')?.textContent ?? '',
+        ),
       null,
       {timeout: 60_000},
     )

@@ -29,11 +29,12 @@ export const claudeAskTabs: AskTabsScreen = {
     const rest = (at: number, i: number): boolean => {
       if (i === labels.length) return at === drawn.length
       const sep = i === 0 ? '' : ', '
-      return [labels[i]!, JSON.stringify(labels[i])].some((form) => drawn.startsWith(sep + form, at) && rest(at + sep.length + form.length, i + 1))
+      return [labels[i]!, JSON.stringify(labels[i])].some(
+        (form) => drawn.startsWith(sep + form, at) && rest(at + sep.length + form.length, i + 1),
+      )
     }
     return rest(0, 0)
   },
-
 
   menu(screen, question) {
     const all = lines(screen)

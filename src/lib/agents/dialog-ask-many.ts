@@ -1,7 +1,8 @@
 /**
  * `cast choose SESSION A1 A2 …` on an ask of several questions, or a multiple choice: the agent's
- * one dialog of tabs (docs/agents/claude-code.md "Screens"), answered as a person would, one key at
- * a time, each only on evidence read from the pane just before it:
+ * one dialog of tabs (read by its module's askTabs; the agent notes under docs/agents/, "Screens"),
+ * answered as a person would, one key at a time, each only on evidence read from the pane just
+ * before it:
  *
  * - the dialog on screen is this ask: its tab bar has one chip per question with the ask's headers,
  *   the tabs before the current one answered and the rest not, and the current tab shows the
@@ -12,7 +13,7 @@
  *
  * Any mismatch: exit 5, one line saying what differed and which keys went out, and no further key.
  */
-import type {AskTabsScreen} from '../../adapters/screen-types.js'
+import type {AskTabsScreen, DialogKeys} from '../../adapters/screen-types.js'
 import {registry} from '../../adapters/index.js'
 import {shortId} from '../../core/model/ids.js'
 import type {AskedQuestion} from '../../core/model/types.js'
@@ -65,7 +66,12 @@ export function checkAnswers(questions: readonly AskedQuestion[], answers: reado
   }
 }
 
-export async function chooseMany(store: Store, env: Env, row: SessionRow, answers: readonly (readonly number[])[]): Promise<ChooseManyJson> {
+export async function chooseMany(
+  store: Store,
+  env: Env,
+  row: SessionRow,
+  answers: readonly (readonly number[])[],
+): Promise<ChooseManyJson> {
   const sid = shortId(row.id)
   const q = row.facts.question!
   const questions = q.questions!
@@ -73,7 +79,10 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
   const keys = dialogKeys(row.agent)
   const reader = registry().byId(row.agent)?.askTabs
   if (!reader || !keys?.questionDown || !keys.questionUp || !keys.questionSelect)
-    throw new CastError(`cast does not know how ${row.agent} draws an ask of several questions: answer it in its terminal. Nothing sent.`, EXIT.REFUSED)
+    throw new CastError(
+      `cast does not know how ${row.agent} draws an ask of several questions: answer it in its terminal. Nothing sent.`,
+      EXIT.REFUSED,
+    )
   const found = await findPane(store, row, env)
   if (found.pane === null)
     throw new CastError(`Session ${sid} ${reasonOf(found, sid)}, so cast cannot answer its question. Nothing sent.`, EXIT.REFUSED)
@@ -94,35 +103,7 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
   }
 
   for (const [i, question] of questions.entries()) {
-    const want = answers[i]!
-    const ticked = new Set<number>()
-    let at = d.tab(await d.screen(), i, ticked)
-    const moveTo = async (target: number | 'submit'): Promise<void> => {
-      for (let guard = 0; at !== target; guard++) {
-        if (guard > question.options.length + 3) stop(`never put the cursor on ${target === 'submit' ? 'Submit' : `option ${target}`}`)
-        const down = target === 'submit' || (typeof at === 'number' && at < target)
-        await press(down ? keys.questionDown! : keys.questionUp!)
-        const before = at
-        at = await d.until((s) => {
-          const c = d.tab(s, i, ticked)
-          return c !== before ? c : null
-        }, `did not move the cursor from ${before === 'submit' ? 'Submit' : `option ${before}`}`)
-      }
-    }
-
-    if (!question.multiSelect) {
-      await moveTo(want[0]!)
-      await press(keys.questionSelect)
-    } else {
-      for (const c of [...want].sort((x, y) => x - y)) {
-        await moveTo(c)
-        await press(keys.questionSelect)
-        ticked.add(c)
-        await d.until((s) => (d.tab(s, i, ticked, true) === c ? true : null), `did not tick option ${c}`)
-      }
-      await moveTo('submit')
-      await press(keys.questionSelect)
-    }
+    await answerTab(d, press, keys, i, question, answers[i]!, stop)
     // The next tab, or the review screen after the last one.
     if (i + 1 < questions.length) await d.until((s) => d.isTab(s, i + 1), `did not move on to question ${i + 2}`)
     else await d.until((s) => (reader.review(s) === null ? null : true), 'did not show the review of the answers')
@@ -142,7 +123,8 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
     const s = await captureScreen(pane, env)
     if (s !== null && reader.review(s) === null && reader.tabs(s) === null && screenDialog(env, row.agent, pane, s)?.kind !== 'question')
       break
-    if (performance.now() - t0 > CLOSE_TIMEOUT_MS) stop(`still shows the dialog ${CLOSE_TIMEOUT_MS / 1000}s after the answers were submitted`)
+    if (performance.now() - t0 > CLOSE_TIMEOUT_MS)
+      stop(`still shows the dialog ${CLOSE_TIMEOUT_MS / 1000}s after the answers were submitted`)
   }
   return {
     answers: questions.map((x, i) => ({choices: answers[i]!, labels: labels[i]!, question: x.question})),
@@ -152,6 +134,53 @@ export async function chooseMany(store: Store, env: Env, row: SessionRow, answer
     session_id: row.id,
     short_id: sid,
   }
+}
+
+/**
+ * Answer tab `i`: move the cursor to the option and pick it, or tick each chosen box of a multiple
+ * choice (checking it shows ticked) and pick its Submit line. Each key only after the screen read
+ * since the last one showed this tab with the cursor where cast put it.
+ */
+async function answerTab(
+  d: Driver,
+  press: (k: readonly string[]) => Promise<void>,
+  keys: DialogKeys,
+  i: number,
+  question: AskedQuestion,
+  want: readonly number[],
+  stop: (what: string) => never,
+): Promise<void> {
+  const ticked = new Set<number>()
+  let at = d.tab(await d.screen(), i, ticked)
+  const moveTo = async (target: number | 'submit'): Promise<void> => {
+    for (let guard = 0; at !== target; guard++) {
+      if (guard > question.options.length + 3) stop(`never put the cursor on ${target === 'submit' ? 'Submit' : `option ${target}`}`)
+      const down = target === 'submit' || (typeof at === 'number' && at < target)
+      await press(down ? keys.questionDown! : keys.questionUp!)
+      const before = at
+      at = await d.until(
+        (s) => {
+          const c = d.tab(s, i, ticked)
+          return c !== before ? c : null
+        },
+        `did not move the cursor from ${before === 'submit' ? 'Submit' : `option ${before}`}`,
+      )
+    }
+  }
+
+  if (!question.multiSelect) {
+    await moveTo(want[0]!)
+    await press(keys.questionSelect!)
+    return
+  }
+  for (const c of [...want].sort((x, y) => x - y)) {
+    await moveTo(c)
+    await press(keys.questionSelect!)
+    ticked.add(c)
+    await d.until((s) => (d.tab(s, i, ticked, true) === c ? true : null), `did not tick option ${c}`)
+  }
+  await moveTo('submit')
+  await press(keys.questionSelect!)
 }
 
 /** Reads the pane and checks it against the ask; `stop` ends the answer with exit 5. */
@@ -188,7 +217,8 @@ class Driver {
     if (tabs === null || tabs.length !== this.questions.length) return this.fail(`does not show the ask's ${this.questions.length} tabs`)
     for (const [j, tab] of tabs.entries()) {
       const header = this.questions[j]!.header
-      if (header !== null && !sameLabel(tab.header, header)) return this.fail(`shows a tab "${cut(tab.header)}" where the ask has "${cut(header)}"`)
+      if (header !== null && !sameLabel(tab.header, header))
+        return this.fail(`shows a tab "${cut(tab.header)}" where the ask has "${cut(header)}"`)
       // The current tab's chip may turn answered once a box is ticked; before that it is not.
       if ((j !== i || ticked.size === 0) && tab.answered !== j < i)
         return this.fail(`shows question ${j + 1} ${tab.answered ? 'answered' : 'unanswered'} (answered in the terminal meanwhile?)`)
@@ -197,7 +227,8 @@ class Driver {
     if (menu === null) return this.fail(`does not show question ${i + 1} (${cut(q.question)})`)
     for (const [k, o] of q.options.entries()) {
       const drawn = menu.options.get(k + 1)
-      if (drawn === undefined || !sameLabel(drawn.label, o.label)) return this.fail(`does not show "${k + 1}. ${cut(o.label)}" on question ${i + 1}`)
+      if (drawn === undefined || !sameLabel(drawn.label, o.label))
+        return this.fail(`does not show "${k + 1}. ${cut(o.label)}" on question ${i + 1}`)
       if (q.multiSelect && drawn.ticked !== ticked.has(k + 1)) {
         if (settling) return this.fail('', true)
         return this.fail(`shows option ${k + 1} of question ${i + 1} ${drawn.ticked ? 'ticked' : 'not ticked'}`)
