@@ -109,13 +109,15 @@ export async function chooseMany(
     else await d.until((s) => (reader.review(s) === null ? null : true), 'did not show the review of the answers')
   }
 
-  const review = reader.review(await d.screen())
   const labels = questions.map((x, i) => answers[i]!.map((c) => x.options[c - 1]!.label))
-  const same =
-    review !== null &&
-    review.answers.length === questions.length &&
-    review.answers.every((r, i) => r.question === questions[i]!.question.trim() && reader.sameAnswer(r.answer, labels[i]!))
-  if (!same || !review.onSubmit) stop('does not review exactly the chosen answers')
+  await d.until((screen) => {
+    const review = reader.review(screen)
+    const same =
+      review !== null &&
+      review.answers.length === questions.length &&
+      review.answers.every((r, i) => r.question === questions[i]!.question.trim() && reader.sameAnswer(r.answer, labels[i]!))
+    return same && review.onSubmit ? true : stop('does not review exactly the chosen answers')
+  }, 'does not review exactly the chosen answers')
   await press(keys.questionSelect)
   const t0 = performance.now()
   for (;;) {
@@ -151,7 +153,7 @@ async function answerTab(
   stop: (what: string) => never,
 ): Promise<void> {
   const ticked = new Set<number>()
-  let at = d.tab(await d.screen(), i, ticked)
+  let at = await d.until((s) => d.tab(s, i, ticked), `does not show question ${i + 1}`, 0)
   const moveTo = async (target: number | 'submit'): Promise<void> => {
     for (let guard = 0; at !== target; guard++) {
       if (guard > question.options.length + 3) stop(`never put the cursor on ${target === 'submit' ? 'Submit' : `option ${target}`}`)
@@ -177,7 +179,7 @@ async function answerTab(
     await moveTo(c)
     await press(keys.questionSelect!)
     ticked.add(c)
-    await d.until((s) => (d.tab(s, i, ticked, true) === c ? true : null), `did not tick option ${c}`)
+    await d.until((s) => (d.tab(s, i, ticked) === c ? true : null), `did not tick option ${c}`)
   }
   await moveTo('submit')
   await press(keys.questionSelect!)
@@ -209,9 +211,9 @@ class Driver {
 
   /**
    * The cursor on tab `i`, after checking that the screen shows this ask on that tab with its
-   * boxes ticked as `ticked` says. `settling`: a tick just sent may not be drawn yet (null then).
+   * boxes ticked as `ticked` says.
    */
-  tab(screen: string, i: number, ticked: ReadonlySet<number>, settling = false): number | 'submit' {
+  tab(screen: string, i: number, ticked: ReadonlySet<number>): number | 'submit' {
     const q = this.questions[i]!
     const tabs = this.reader.tabs(screen)
     if (tabs === null || tabs.length !== this.questions.length) return this.fail(`does not show the ask's ${this.questions.length} tabs`)
@@ -230,33 +232,38 @@ class Driver {
       if (drawn === undefined || !sameLabel(drawn.label, o.label))
         return this.fail(`does not show "${k + 1}. ${cut(o.label)}" on question ${i + 1}`)
       if (q.multiSelect && drawn.ticked !== ticked.has(k + 1)) {
-        if (settling) return this.fail('', true)
         return this.fail(`shows option ${k + 1} of question ${i + 1} ${drawn.ticked ? 'ticked' : 'not ticked'}`)
       }
     }
     return menu.cursor ?? this.fail(`shows no cursor on question ${i + 1}`)
   }
 
-  /** Poll the screen until `check` returns a value; a Mismatch thrown by it stops at once unless it is a settling one. */
-  async until<T>(check: (screen: string) => T | null, what: string): Promise<T> {
+  /**
+   * Read the screen until `check` returns a value (no key is sent meanwhile). A screen that does
+   * not match (a redraw caught half-way, a tick not drawn yet) is read again; after
+   * STEP_TIMEOUT_MS the last mismatch, or `what`, ends the answer.
+   */
+  async until<T>(check: (screen: string) => T | null, what: string, wait = 100): Promise<T> {
     const t0 = performance.now()
+    let last: Error | null = null
     for (;;) {
-      await sleep(100)
-      let v: T | null = null
+      if (wait > 0) await sleep(wait)
+      wait = 100
       try {
-        v = check(await this.screen())
+        const v = check(await this.screen())
+        if (v !== null) return v
+        last = null
       } catch (error) {
-        if (!(error instanceof Settling)) throw error
+        last = error as Error
       }
-      if (v !== null) return v
-      if (performance.now() - t0 > STEP_TIMEOUT_MS) return this.stop(what)
+      if (performance.now() - t0 > STEP_TIMEOUT_MS) {
+        if (last !== null) throw last
+        return this.stop(what)
+      }
     }
   }
 
-  private fail(what: string, settling = false): never {
-    if (settling) throw new Settling()
+  private fail(what: string): never {
     return this.stop(what)
   }
 }
-
-class Settling extends Error {}
