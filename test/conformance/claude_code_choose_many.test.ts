@@ -119,4 +119,22 @@ describe('claude_code', () => {
     await h.tmux.waitFor(pane, /Noted\./, 60_000)
     expect(toolResultText(mock.requests)).toContain(String.raw`\"Which sizes should it come in?\"=\"Large, Huge\"`)
   })
+
+  it('choose-many stops part-way: the second question is not drawn as cast read it, no key after the first answer', async () => {
+    // A label of two lines: the dialog cannot draw it on its option's line as the ask says it.
+    const sizes = {
+      ...ASK.questions[1]!,
+      options: [{description: 'for phones', label: 'Small\nsmaller'}, ...ASK.questions[1]!.options.slice(1)],
+    }
+    const {h, pane, s} = await asked('choosemanypartway', {questions: [ASK.questions[0], sizes]})
+    const r = await runCast(['choose', s.id, '2', '1,3'], {env: h.cast})
+    expect(r.code, r.stderr).toBe(5)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr.trim()).toMatch(/does not show "1\. Small\\nsmaller" on question 2: stopped after Down Enter\.$/)
+    const at = h.tmux.capture(pane)
+    expect(at).toMatch(/☒ Colour {2}☐ Sizes/)
+    expect(at).not.toMatch(/\[✔\]/)
+    await sleep(1000)
+    expect(h.tmux.capture(pane)).toBe(at)
+  })
 })

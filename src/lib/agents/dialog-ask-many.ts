@@ -41,7 +41,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const STEP_TIMEOUT_MS = 3000
 
 /** Agent text in a refusal line: cut short (the line is sanitized where it is printed). */
-const cut = (t: string): string => (t.length > 80 ? `${t.slice(0, 79)}…` : t)
+const cut = (t: string): string => {
+  const line = t.replace(/\r?\n/g, '\\n')
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}
 
 /** An option's label as drawn matches the ask's: equal, or cut short with an ellipsis. */
 function sameLabel(drawn: string, label: string): boolean {
@@ -105,7 +108,8 @@ export async function chooseMany(
   for (const [i, question] of questions.entries()) {
     await answerTab(d, press, keys, i, question, answers[i]!, stop)
     // The next tab, or the review screen after the last one.
-    if (i + 1 < questions.length) await d.until((s) => d.isTab(s, i + 1), `did not move on to question ${i + 2}`)
+    if (i + 1 < questions.length)
+      await d.until((s) => (d.tab(s, i + 1, new Set()) === null ? null : true), `did not move on to question ${i + 2}`)
     else await d.until((s) => (reader.review(s) === null ? null : true), 'did not show the review of the answers')
   }
 
@@ -197,16 +201,6 @@ class Driver {
 
   async screen(): Promise<string> {
     return (await captureScreen(this.pane, this.env)) ?? this.stop('could not be read')
-  }
-
-  /** Whether the screen shows tab `i` of this ask (the tabs before it answered), without stopping. */
-  isTab(screen: string, i: number): true | null {
-    try {
-      this.tab(screen, i, new Set())
-      return true
-    } catch {
-      return null
-    }
   }
 
   /**
