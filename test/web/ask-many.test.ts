@@ -80,6 +80,34 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     await page.keyboard.press('1')
     expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined()
 
+    // A malformed answer is a 400 with the error envelope; nothing runs.
+    const bad = await page.evaluate(async (sid) => {
+      const post = async (body: unknown) => {
+        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        return [r.status, ((await r.json()) as any).error?.exit_code]
+      }
+      return Promise.all(
+        [
+          [[0], [1]],
+          [['2'], [1]],
+          [[1], []],
+          [[1.5], [1]],
+          '2 1,3',
+          [[1], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]],
+        ].map((answers) => post({answers, session: sid})),
+      )
+    }, id)
+    expect(bad).toEqual(Array.from({length: 6}, () => [400, 2]))
+    const unfit = await page.evaluate(async (sid) => {
+      const r = await fetch('/api/choose', {
+        body: JSON.stringify({answers: [[1, 2], [1]], session: sid}),
+        headers: {'content-type': 'application/json'},
+        method: 'POST',
+      })
+      return [r.status, ((await r.json()) as any).error?.message]
+    }, id)
+    expect(unfit).toEqual([400, expect.stringMatching(/^Question 1 takes one option/)])
+
     // The agent's screen draws the second label without its escape sequence: not the option cast
     // read, so cast choose stops before the first key and the page says why, as text.
     const screen = tmux.tmux(['capture-pane', '-p', '-t', 'base:1'])
