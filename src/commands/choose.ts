@@ -20,7 +20,7 @@ The options are read from the agent's transcript (cast sessions and cast web sho
 
 An ask of several questions, or a multiple choice (one dialog of tabs), takes one answer per question, in order: a number, or numbers joined by commas for a multiple choice (cast choose SESSION 2 1,3). cast answers it one key at a time and reads the screen before each key: the dialog must show this ask (its questions and options, the tabs answered so far), the expected tab, and the cursor and ticks where cast put them; before the final submit, its review must list exactly the chosen answers.
 
-Exit 5 when no question is open, when its options are not known, when the screen does not show that option, or when no single pane can be tied to the session: nothing is typed. Exit 5 too when the screen stops matching part-way (the question answered in the terminal meanwhile): cast stops at once, types nothing more and says which keys went out. Exit 2 when the answers do not fit the questions (one per question; one option for a single choice).`
+Exit 5 when no question is open, when its options are not known, when the screen does not show that option, or when no single pane can be tied to the session: nothing is typed. Exit 5 too when the screen stops matching part-way (the question answered in the terminal meanwhile): cast stops, types nothing more and says which keys went out. Exit 2 when the answers do not fit the questions (one per question; one option for a single choice).`
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> fnkcpnj 2',
@@ -32,6 +32,7 @@ Exit 5 when no question is open, when its options are not known, when the screen
     },
   ]
   static override strict = false
+  static override usage = '<%= command.id %> SESSION OPTION... [--json]'
   static override summary = 'Pick an option of the question the agent asks, in its terminal.'
 
   async run(): Promise<ChooseJson | ChooseManyJson> {
