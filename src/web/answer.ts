@@ -70,9 +70,11 @@ export function renderAnswer(
     area.setSelectionRange(caret, caret)
   }
 
-  // A question's options take the focus (its digits pick them) until the person types a reply.
+  // A question's options take the focus (its digits pick them; an ask of several: its first radio or box) until the person types a reply.
   if (first || typing)
-    ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
+    (
+      (draft === '' ? root.querySelector<HTMLElement>('.choice, .pick') : null) ?? root.querySelector<HTMLElement>('textarea, .primary')
+    )?.focus()
 }
 
 /** An option: a button, or (read-only) its text. */

@@ -112,9 +112,24 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     // read, so cast choose stops before the first key and the page says why, as text.
     const screen = tmux.tmux(['capture-pane', '-p', '-t', 'base:1'])
     expect(screen).toMatch(/☐ Choice {2}☐ Sizes {2}✔ Submit/)
-    await page.check('input[name="q0"][value="2"]')
-    await page.check('input[name="q1"][value="1"]')
-    await page.click('.send-answers')
+    // From the keyboard alone: the first radio has the focus; ↓ picks the second, Tab, Space ticks
+    // the first box, Tab Tab reaches Send, Enter sends.
+    const focused = () =>
+      page.evaluate(() => {
+        const e = (globalThis as any).document.activeElement
+        return `${e?.getAttribute('name') ?? e?.className}=${e?.value ?? ''}`
+      })
+    expect(await focused()).toBe('q0=1')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Space')
+    expect(
+      await page.$$eval('.questions input:checked', (els) => els.map((e) => `${e.getAttribute('name')}=${e.getAttribute('value')}`)),
+    ).toEqual(['q0=2', 'q1=1'])
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    expect(await focused()).toBe('primary send-answers=')
+    await page.keyboard.press('Enter')
     await page.waitForFunction(
       () =>
         /^Choose refused: .*does not show "2\. .*" on question 1: nothing sent\.$/.test(
