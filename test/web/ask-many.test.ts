@@ -126,6 +126,13 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     expect(
       await page.$$eval('.questions input:checked', (els) => els.map((e) => `${e.getAttribute('name')}=${e.getAttribute('value')}`)),
     ).toEqual(['q0=2', 'q1=1'])
+    // A redraw of the view (the live stream brings a change: pinned from the CLI) keeps the picks.
+    await page.evaluate(() => (globalThis as any).document.querySelector('.questions').setAttribute('data-before', '1'))
+    expect((await runCast(['pin', id], {env})).code).toBe(0)
+    await page.waitForSelector('.questions:not([data-before])', {timeout: 60_000})
+    expect(await page.$$eval('.questions input:checked', (els) => els.length)).toBe(2)
+    expect(await page.isDisabled('.send-answers')).toBe(false)
+    await page.focus('input[name="q1"][value="1"]')
     await page.keyboard.press('Tab')
     await page.keyboard.press('Tab')
     expect(await focused()).toBe('primary send-answers=')
