@@ -11,7 +11,7 @@
 import type {Detail, Outcome, Session} from './api.js'
 import {type Child, fill, h, oneLine, visible} from './dom.js'
 import {askLine, metaLine, outcomeLine} from './render.js'
-import {askMany, tickAgain, tickedIn} from './ask-many.js'
+import {askMany, type AskedShape, tickAgain, tickedIn} from './ask-many.js'
 
 export interface AnswerHandlers {
   approve(): void
@@ -19,8 +19,8 @@ export interface AnswerHandlers {
   decide(choice: number): void
   /** Pick option N of the agent's question (cast choose). */
   choose(choice: number): void
-  /** Answer every question of an ask of several (cast choose SESSION A1 A2 …): option numbers per question. */
-  answer(answers: number[][]): void
+  /** Answer every question of an ask of several (cast choose SESSION A1 A2 …): option numbers per question, and the ask as drawn. */
+  answer(answers: number[][], asked: AskedShape): void
   send(text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): void
   close(): void
 }
@@ -59,7 +59,7 @@ export function renderAnswer(
   const draft = before?.value ?? ''
   const caret = before?.selectionStart ?? draft.length
   const typing = before !== null && document.activeElement === before
-  const ticked = root.dataset['session'] === s.id ? tickedIn(root) : []
+  const ticked = root.dataset['session'] === s.id ? tickedIn(root) : {ask: null, ticks: []}
   const first = root.dataset['session'] !== s.id
   root.dataset['session'] = s.id
   fill(root, ...parts)

@@ -11,6 +11,9 @@ import {h, oneLine, visible} from './dom.js'
 
 type Asked = NonNullable<NonNullable<Detail['question']>['questions']>
 
+/** The ask as the page drew it (each question and its options' labels): the server refuses the answers when the ask changed since. */
+export type AskedShape = {question: string; options: string[]}[]
+
 /** The picks of every question (numbers from 1, in order), or null while one has none. */
 function picks(root: HTMLElement, questions: Asked): number[][] | null {
   const out = questions.map((_, i) =>
@@ -19,12 +22,13 @@ function picks(root: HTMLElement, questions: Asked): number[][] | null {
   return out.every((a) => a.length > 0) ? out : null
 }
 
-export function askMany(questions: Asked, on: {answer(answers: number[][]): void} | null): HTMLElement {
+export function askMany(questions: Asked, on: {answer(answers: number[][], asked: AskedShape): void} | null): HTMLElement {
   const n = questions.length
+  const asked: AskedShape = questions.map((q) => ({options: q.options.map((o) => o.label), question: q.question}))
   const send = on && h('button', {class: 'primary send-answers', disabled: true, type: 'button'}, 'Send answers')
   const root = h(
     'div',
-    {class: 'questions'},
+    {class: 'questions', 'data-ask': JSON.stringify(asked)},
     h(
       'p',
       {class: on ? 'hint' : 'in-terminal'},
@@ -57,19 +61,22 @@ export function askMany(questions: Asked, on: {answer(answers: number[][]): void
     root.addEventListener('change', () => (send.disabled = picks(root, questions) === null))
     send.addEventListener('click', () => {
       const a = picks(root, questions)
-      if (a) on.answer(a)
+      if (a) on.answer(a, asked)
     })
   }
   return root
 }
 
-/** The boxes and radios ticked in `root` (to keep them across a redraw of the same session). */
-export function tickedIn(root: HTMLElement): string[] {
-  return [...root.querySelectorAll<HTMLInputElement>('.questions input:checked')].map((x) => `${x.name}=${x.value}`)
+/** The boxes and radios ticked in `root`, with the ask they answer (to keep them across a redraw of the same ask). */
+export function tickedIn(root: HTMLElement): {ask: string | null; ticks: string[]} {
+  const ask = root.querySelector('.questions')?.getAttribute('data-ask') ?? null
+  return {ask, ticks: [...root.querySelectorAll<HTMLInputElement>('.questions input:checked')].map((x) => `${x.name}=${x.value}`)}
 }
 
-/** Tick them again after a redraw. */
-export function tickAgain(root: HTMLElement, ticked: readonly string[]): void {
+/** Tick them again after a redraw, only when it shows the same ask (a new ask starts blank). */
+export function tickAgain(root: HTMLElement, before: {ask: string | null; ticks: readonly string[]}): void {
+  if (before.ask === null || root.querySelector('.questions')?.getAttribute('data-ask') !== before.ask) return
+  const ticked = before.ticks
   for (const input of root.querySelectorAll<HTMLInputElement>('.questions input'))
     if (ticked.includes(`${input.name}=${input.value}`)) input.checked = true
   const send = root.querySelector<HTMLButtonElement>('.send-answers')

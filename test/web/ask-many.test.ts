@@ -98,15 +98,20 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
       )
     }, id)
     expect(bad).toEqual(Array.from({length: 6}, () => [400, 2]))
-    const unfit = await page.evaluate(async (sid) => {
-      const r = await fetch('/api/choose', {
-        body: JSON.stringify({answers: [[1, 2], [1]], session: sid}),
-        headers: {'content-type': 'application/json'},
-        method: 'POST',
-      })
-      return [r.status, ((await r.json()) as any).error?.message]
+    // With the ask as the page drew it: answers that do not fit it are a usage refusal; an ask the
+    // page drew that is not the one open now (another option list) is refused, nothing sent.
+    const [unfit, stale] = await page.evaluate(async (sid) => {
+      const asked = JSON.parse((globalThis as any).document.querySelector('.questions').getAttribute('data-ask'))
+      const post = async (body: unknown) => {
+        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        const e = ((await r.json()) as any).error
+        return [r.status, e?.exit_code, e?.message]
+      }
+      const older = asked.map((q: any, i: number) => (i === 1 ? {...q, options: ['Small', 'Medium']} : q))
+      return [await post({answers: [[1, 2], [1]], asked, session: sid}), await post({answers: [[1], [1]], asked: older, session: sid})]
     }, id)
-    expect(unfit).toEqual([400, expect.stringMatching(/^Question 1 takes one option/)])
+    expect(stale).toEqual([409, 5, 'The question changed since the page drew it: nothing was sent.'])
+    expect(unfit).toEqual([400, 2, expect.stringMatching(/^Question 1 takes one option/)])
 
     // The agent's screen draws the second label without its escape sequence: not the option cast
     // read, so cast choose stops before the first key and the page says why, as text.

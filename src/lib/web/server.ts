@@ -15,7 +15,7 @@ import {isVerbName, verb} from '../../core/model/verbs.js'
 import type {Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
-import {cardWritable, HttpError, writable} from './writable.js'
+import {cardWritable, HttpError, sameAsk, writable} from './writable.js'
 import {EXIT} from '../cli/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
@@ -210,6 +210,11 @@ export class WebServer {
           throw new HttpError(400, '"answers" lists, per question, the numbers of its options.', EXIT.USAGE)
         if (!many && !option(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
         await writable(this.o, session)
+        if (many && !sameAsk(this.o.store, session, body['asked']))
+          return this.answer(res, {
+            ok: false,
+            ...errorEnvelope('The question changed since the page drew it: nothing was sent.', EXIT.REFUSED),
+          })
         const args = many ? (answers as number[][]).map((a) => a.join(',')) : [String(choice)]
         return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args]))
       }
