@@ -5,6 +5,7 @@
  * agent's files list the question's options (the question fact's `choices`), the
  * session's pane is found as `cast approve` finds it, its screen shows a question dialog with
  * option N's label on its line N, and the dialog is gone afterwards. Otherwise exit 5, nothing typed.
+ * An ask of several questions, or a multiple choice, is answered by dialog-ask-many.ts.
  */
 import {shortId} from '../../core/model/ids.js'
 import type {QuestionChoice} from '../../core/model/types.js'
@@ -89,10 +90,8 @@ export async function chooseOption(store: Store, env: Env, clock: () => number, 
   const choices: readonly QuestionChoice[] | undefined = q.choices
   if (!choices)
     throw new CastError(
-      q.questions
-        ? `Session ${sid} asks ${q.questions.length} question${q.questions.length === 1 ? '' : 's'}${q.questions.some((x) => x.multiSelect) ? ' (a multiple choice among them)' : ''}: give one answer per question, as cast choose ${sid} 2 1,3. Nothing sent.`
-        : `cast does not know the options of session ${sid}'s question (${q.text}): answer it in its terminal. Nothing sent.`,
-      q.questions ? EXIT.USAGE : EXIT.REFUSED,
+      `cast does not know the options of session ${sid}'s question (${q.text}): answer it in its terminal. Nothing sent.`,
+      EXIT.REFUSED,
     )
   if (!Number.isInteger(n) || n < 1 || n > choices.length)
     throw new CastError(`The question has ${choices.length} options: choose 1 to ${choices.length}.`, EXIT.USAGE)
