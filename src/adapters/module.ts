@@ -6,7 +6,7 @@
  */
 import type {Adapter, HookReducer} from '../core/ingest/adapter.js'
 import type {HookSpec} from '../core/ingest/hook-spec.js'
-import type {ScreenPatterns} from './screen-types.js'
+import type {AskTabsScreen, ScreenPatterns} from './screen-types.js'
 
 /** Argv templates with `{prompt}`, `{id}` (the agent's own session id) and `{cwd}`. */
 export interface AgentCommands {
@@ -34,6 +34,8 @@ export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {
   readonly hooks: AgentHooks<S>
   /** The terminal fallback: what its tmux pane shows, its process names, how to answer its dialog. */
   readonly screen: ScreenPatterns
+  /** Its dialog for an ask of several questions or a multiple choice, when cast can read it (`cast choose`). */
+  readonly askTabs?: AskTabsScreen
   /** Its names; the long one for doctor, explain and help texts is `reading.label`. */
   readonly names: {
     /** How a person names it in a sentence (`<short> is waiting for approval`). */

@@ -55,3 +55,32 @@ export interface CompiledScreenPatterns {
   readonly processes: readonly string[]
   readonly kinds: Readonly<Record<ScreenKind, readonly RegExp[]>>
 }
+
+/**
+ * How an agent draws an ask of several questions, or a multiple choice (one dialog of tabs), read
+ * from a captured screen (`cast choose SESSION A1 A2 …`). Each reader returns null when the screen
+ * does not show that part of the dialog.
+ */
+export interface AskTabsScreen {
+  /** The tab bar: each question's chip as drawn (its header) and whether it shows answered. */
+  tabs(screen: string): readonly {readonly header: string; readonly answered: boolean}[] | null
+  /**
+   * The current tab's menu, read below the line that reads `question`: the numbered options (label
+   * as drawn; `ticked` for a multiple choice's box, null without one), and where the cursor is (an
+   * option's number, or `submit` on a multiple choice's Submit line). Null when that question is
+   * not the one shown, or an option number appears twice.
+   */
+  menu(
+    screen: string,
+    question: string,
+  ): {
+    readonly options: ReadonlyMap<number, {readonly label: string; readonly ticked: boolean | null}>
+    readonly cursor: number | 'submit' | null
+  } | null
+  /** The review screen: each question as drawn with its answers as drawn, and whether the cursor is on its submit line. */
+  review(
+    screen: string,
+  ): {readonly answers: readonly {readonly question: string; readonly answer: string}[]; readonly onSubmit: boolean} | null
+  /** Whether an answer as the review screen draws it is exactly these labels, in order. */
+  sameAnswer(drawn: string, labels: readonly string[]): boolean
+}

@@ -11,6 +11,7 @@
 import type {Detail, Outcome, Session} from './api.js'
 import {type Child, fill, h, oneLine, visible} from './dom.js'
 import {askLine, metaLine, outcomeLine} from './render.js'
+import {askMany, type AskedShape, tickAgain, tickedIn} from './ask-many.js'
 
 export interface AnswerHandlers {
   approve(): void
@@ -18,6 +19,8 @@ export interface AnswerHandlers {
   decide(choice: number): void
   /** Pick option N of the agent's question (cast choose). */
   choose(choice: number): void
+  /** Answer every question of an ask of several (cast choose SESSION A1 A2 …): option numbers per question, and the ask as drawn. */
+  answer(answers: number[][], asked: AskedShape): void
   send(text: string, then: 'stay' | 'advance' | 'stash' | 'queue'): void
   close(): void
 }
@@ -56,18 +59,22 @@ export function renderAnswer(
   const draft = before?.value ?? ''
   const caret = before?.selectionStart ?? draft.length
   const typing = before !== null && document.activeElement === before
+  const ticked = root.dataset['session'] === s.id ? tickedIn(root) : {ask: null, ticks: []}
   const first = root.dataset['session'] !== s.id
   root.dataset['session'] = s.id
   fill(root, ...parts)
+  tickAgain(root, ticked)
   const area = root.querySelector('textarea')
   if (area && draft !== '') {
     area.value = draft
     area.setSelectionRange(caret, caret)
   }
 
-  // A question's options take the focus (its digits pick them) until the person types a reply.
+  // A question's options take the focus (its digits pick them; an ask of several: its first radio or box) until the person types a reply.
   if (first || typing)
-    ((draft === '' ? root.querySelector<HTMLElement>('.choice') : null) ?? root.querySelector<HTMLElement>('textarea, .primary'))?.focus()
+    (
+      (draft === '' ? root.querySelector<HTMLElement>('.choice, .pick') : null) ?? root.querySelector<HTMLElement>('textarea, .primary')
+    )?.focus()
 }
 
 /** An option: a button, or (read-only) its text. */
@@ -125,7 +132,7 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers | null):
   const parts: Node[] = []
   if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
   const questions = s.ask?.kind === 'question' ? detail?.question?.questions : null
-  if (questions) parts.push(allQuestions(questions))
+  if (questions) parts.push(askMany(questions, on))
   else if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
   const choices = s.ask?.kind === 'question' ? detail?.question?.choices : null
   if (choices)
@@ -187,48 +194,6 @@ function composer(on: AnswerHandlers): Node {
         type: 'button',
       },
       'Send',
-    ),
-  )
-}
-
-/**
- * Several questions, or a multiple choice: each question with its options, as text, read only.
- * The agent answers them in one dialog of tabs (a question per tab, Enter picks or ticks, a
- * Submit line ends a multiple choice, then a review screen: the agent notes under docs/agents/,
- * "Screens"); the page does not type those keys yet.
- */
-function allQuestions(questions: NonNullable<NonNullable<Detail['question']>['questions']>): Node {
-  return h(
-    'div',
-    {class: 'questions'},
-    h(
-      'p',
-      {class: 'in-terminal'},
-      `Answer ${questions.length > 1 ? 'these questions' : 'this question'} in the agent's terminal: the page shows them but does not pick for you.`,
-    ),
-    ...questions.map((q, i) =>
-      h(
-        'section',
-        {class: 'asked'},
-        h(
-          'h3',
-          {},
-          `${i + 1}/${questions.length}${q.header ? ` · ${oneLine(q.header, 60)}` : ''}${q.multiSelect ? ' · pick any' : ' · pick one'}`,
-        ),
-        h('pre', {class: 'question'}, visible(q.question)),
-        h(
-          'ul',
-          {class: 'options read-only'},
-          ...q.options.map((o, n) =>
-            h(
-              'li',
-              {class: 'option-text'},
-              `${n + 1}. ${q.multiSelect ? '☐ ' : ''}${oneLine(o.label, 200)}`,
-              o.description ? h('span', {class: 'effect'}, ` — ${oneLine(o.description, 400)}`) : null,
-            ),
-          ),
-        ),
-      ),
     ),
   )
 }

@@ -71,7 +71,7 @@ export function verbByName(name: string): VerbInfo | undefined {
 export function say(message: string): void {
   state.message = message
   const bar = $('#status')
-  bar.textContent = message
+  bar.textContent = oneLine(message, 2000)
   bar.hidden = message === ''
 }
 
@@ -91,6 +91,7 @@ export function draw(): void {
     renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), readOnlyOf(l, s.id), {
       approve: () => void act('approve', s, undefined, true),
       close: closeAnswer,
+      answer: (a, asked) => void choose(s, a, asked),
       choose: (n) => void choose(s, n),
       decide: (n) => void decide(s, n),
       deny: () => void act('deny', s, undefined, true),
@@ -258,15 +259,17 @@ async function decide(s: Session, choice: number): Promise<void> {
   else draw()
 }
 
-/** An option of the agent's question, picked in its terminal (cast choose). */
-async function choose(s: Session, choice: number): Promise<void> {
+/** An option of the agent's question, or one answer per question of an ask of several, picked in its terminal (cast choose). */
+async function choose(s: Session, choice: number | number[][], asked?: unknown): Promise<void> {
   if (refuseReadOnly(state.listing, s, say)) return
-  state.pending.set(s.id, `Choosing ${choice}`)
+  const many = Array.isArray(choice)
+  state.pending.set(s.id, many ? 'Answering' : `Choosing ${choice}`)
   draw()
-  const out = await post('/api/choose', {choice, session: s.id})
+  const out = await post('/api/choose', many ? {answers: choice, asked, session: s.id} : {choice, session: s.id})
   state.pending.delete(s.id)
-  const label = out.ok ? oneLine((out.json as {label?: string}).label ?? '', 200) : ''
-  say(out.ok ? `Chose ${choice}. ${label}` : `Choose refused: ${out.error.message}`)
+  const j = out.ok ? (out.json as {label?: string; answers?: {labels: string[]}[]}) : null
+  const label = oneLine(j?.answers ? j.answers.map((a) => a.labels.join(', ')).join('; ') : (j?.label ?? ''), 300)
+  say(out.ok ? (many ? `Answered: ${label}` : `Chose ${choice}. ${label}`) : `Choose refused: ${out.error.message}`)
   if (out.ok) advance(s.id)
   else draw()
 }

@@ -3,7 +3,7 @@
  * choice, as a person answers it (docs/agents/claude-code.md "Screens"): tabs with a chip per
  * question, Enter picks an option and moves on, Enter ticks a box of a multiple choice and Enter
  * on its `Submit` line moves on, then `Review your answers` and `1. Submit answers`. What cast
- * keeps of the call (`questions`) and shows in cast web (read only) rests on this; a new CLI
+ * keeps of the call (`questions`), cast choose's answer and cast web's rest on this; a new CLI
  * version that draws or keys it otherwise fails here first.
  */
 import fs from 'node:fs'
@@ -70,11 +70,12 @@ describe('claude_code', () => {
     let screen = await h.tmux.waitFor(pane, /Enter to select · Tab\/Arrow keys to navigate/, 60_000)
     expect(screen).toMatch(/☐ Colour {2}☐ Sizes {2}✔ Submit/)
     expect(screen).toMatch(/Which colour should the button be\?\n(?:\s*\n)*\s*❯ 1\. Red\n/)
-    // cast keeps every question (not `choices`): cast choose refuses.
+    // cast keeps every question (not `choices`): cast choose takes one answer per question
+    // (test/conformance/claude_code_choose_many.test.ts) and refuses one answer for two, typing nothing.
     const s = await until(h.cast, (x) => x.agent === 'claude_code' && x.reason === 'question', 90_000, 'the question')
     const refused = await runCast(['choose', s.id, '1'], {env: h.cast})
-    expect(refused.code, refused.stderr).toBe(5)
-    expect(refused.stderr).toMatch(/several questions or a multiple choice/)
+    expect(refused.code, refused.stderr).toBe(2)
+    expect(refused.stderr).toMatch(/The ask has 2 questions: give one answer for each/)
     await sleep(1500) // the dialog's guard against stray typing
     h.tmux.keys(pane, 'Down')
     await sleep(400)

@@ -207,6 +207,7 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
       ['/api/verb', {verb: 'stash', session: ID2}],
       ['/api/verb', {verb: 'pin', session: ID2}],
       ['/api/choose', {choice: 1, session: ID2}],
+      ['/api/choose', {answers: [[1], [1, 2]], session: ID2}],
       ['/api/decide', {card: 'c1', choice: 1, session: ID2}],
     ]
     for (const [route, body] of tries) {

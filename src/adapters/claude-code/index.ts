@@ -9,6 +9,7 @@ import {claudeCodeHookSpec} from './hooks-spec.js'
 import {claudeHooks} from './hooks.js'
 import {parseWhole} from './registry.js'
 import {claudeScreenPatterns} from './screen-patterns.js'
+import {claudeAskTabs} from './ask-screen.js'
 import {claudeHolds} from './usage.js'
 import {transcriptParser} from './transcript.js'
 import {tailAskAt} from './asks.js'
@@ -29,6 +30,7 @@ export const claudeCode: Adapter = {
 
 /** Everything cast knows about this agent (src/adapters/module.ts); listed once in src/adapters/index.ts. */
 export const claudeCodeAgent: AgentModule = {
+  askTabs: claudeAskTabs,
   commands: {
     idSyntax: UUID_SYNTAX,
     templates: {

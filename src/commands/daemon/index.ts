@@ -36,11 +36,19 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       command: '<%= config.bin %> <%= command.id %> --notify',
       description: 'Keep the store current and page you when a session needs you, until stopped.',
     },
+    {
+      command: '<%= config.bin %> <%= command.id %> --web --team',
+      description: "Also serve the whole team's inbox (as cast web --team; teammates' read-only unless you own them), until stopped.",
+    },
     '<%= config.bin %> daemon status',
   ]
   static override flags = {
     notify: Flags.boolean({summary: 'Also page you: desktop notifications as cast notify sends them (config notify.*).'}),
     web: Flags.boolean({summary: 'Also serve the web inbox on 127.0.0.1 (as cast web; --web-port sets the port).'}),
+    team: Flags.boolean({
+      dependsOn: ['web'],
+      summary: "With --web: every session of the team, as cast web --team (teammates' read-only unless you own or run them).",
+    }),
     'web-port': Flags.integer({default: 4280, helpValue: 'N', max: 65_535, min: 0, summary: 'The port of --web (0 picks a free one).'}),
     once: Flags.boolean({
       summary: 'One pass (files, tmux, spool, timers, schedules, the settle classifier, the team store) and exit.',
@@ -119,7 +127,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     status = second.keeper
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
-    const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
+    const web = flags.web ? await this.startWeb(store, clock, flags['web-port'], flags.team) : null
     await stopped
     await web?.close()
     second.stop()
@@ -168,11 +176,11 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     return statusKeeper(store, this.env, clock, this.me, config.inbox.recencyMs, configPath(this.env))
   }
 
-  /** --web: cast web's server beside the ingester (src/lib/web/start.ts); its address on stdout. */
-  private async startWeb(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number, port: number) {
+  /** --web [--team]: cast web's server beside the ingester (src/lib/web/start.ts); its address on stdout. */
+  private async startWeb(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number, port: number, team: boolean) {
     const {startWeb} = await import('../../lib/web/start.js')
-    const web = await startWeb({clock, config: this.config, env: this.env, me: this.me, port, store})
-    this.log(`cast web · ${this.me} · ${web.url}`)
+    const web = await startWeb({clock, config: this.config, env: this.env, me: this.me, port, store, team})
+    this.log(`cast web${team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     return web.server
   }
 

@@ -5,6 +5,7 @@
  * agent's files list the question's options (the question fact's `choices`), the
  * session's pane is found as `cast approve` finds it, its screen shows a question dialog with
  * option N's label on its line N, and the dialog is gone afterwards. Otherwise exit 5, nothing typed.
+ * An ask of several questions, or a multiple choice, is answered by dialog-ask-many.ts.
  */
 import {shortId} from '../../core/model/ids.js'
 import type {QuestionChoice} from '../../core/model/types.js'
@@ -15,6 +16,7 @@ import {CLOSE_TIMEOUT_MS} from './dialog-answer.js'
 import type {Env} from '../home/env.js'
 import {EXIT} from '../cli/exit-codes.js'
 import {captureScreen, typist} from './tmux.js'
+import type {ChooseManyJson} from './dialog-ask-many.js'
 
 export interface ChooseJson {
   readonly session_id: string
@@ -44,6 +46,37 @@ export function menuOnScreen(screen: string): {lines: Map<number, string>; curso
   return {cursor, lines}
 }
 
+/**
+ * `cast choose SESSION A1 A2 …`: one answer per question (`2`, or `1,3` for a multiple choice).
+ * A single answer of one number on a one-question ask is chooseOption's; an ask of several
+ * questions or a multiple choice is dialog-ask-many.ts's.
+ */
+export async function chooseAnswers(
+  store: Store,
+  env: Env,
+  clock: () => number,
+  me: string,
+  query: string,
+  answers: readonly (readonly number[])[],
+): Promise<ChooseJson | ChooseManyJson> {
+  const {syncBeforeRead} = await import('../ingest/ingest.js')
+  const {resolveSession} = await import('../cli/resolve.js')
+  syncBeforeRead(store, env, clock, me)
+  const id = resolveSession(store, query)
+  const row = store.loadSessions([id])[0]
+  if (!row) throw new CastError(`Session ${shortId(id)} is not in the store.`, EXIT.NOT_FOUND)
+  const q = row.facts.question
+  if (q?.questions) {
+    const {chooseMany} = await import('./dialog-ask-many.js')
+    return chooseMany(store, env, row, answers)
+  }
+  if (answers.length !== 1 || answers[0]!.length !== 1) {
+    if (q === null) throw new CastError(`No question is open on session ${shortId(id)}. Nothing sent.`, EXIT.REFUSED)
+    throw new CastError(`Session ${shortId(id)} asks one question with one answer: give one option number.`, EXIT.USAGE)
+  }
+  return chooseOption(store, env, clock, me, id, answers[0]![0]!)
+}
+
 export async function chooseOption(store: Store, env: Env, clock: () => number, me: string, query: string, n: number): Promise<ChooseJson> {
   const {syncBeforeRead} = await import('../ingest/ingest.js')
   const {resolveSession} = await import('../cli/resolve.js')
@@ -57,7 +90,7 @@ export async function chooseOption(store: Store, env: Env, clock: () => number, 
   const choices: readonly QuestionChoice[] | undefined = q.choices
   if (!choices)
     throw new CastError(
-      `cast does not know the options of session ${sid}'s question (${q.text}): several questions or a multiple choice are answered in its terminal. Nothing sent.`,
+      `cast does not know the options of session ${sid}'s question (${q.text}): answer it in its terminal. Nothing sent.`,
       EXIT.REFUSED,
     )
   if (!Number.isInteger(n) || n < 1 || n > choices.length)

@@ -15,7 +15,7 @@ import {isVerbName, verb} from '../../core/model/verbs.js'
 import type {Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
-import {cardWritable, HttpError, writable} from './writable.js'
+import {cardWritable, HttpError, sameAsk, writable} from './writable.js'
 import {EXIT} from '../cli/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
@@ -202,10 +202,21 @@ export class WebServer {
         const session = field(body, 'session', true)!
         const choice = body['choice']
         if (!/^\w[\w.:-]{0,199}$/.test(session)) throw new HttpError(400, '"session" is a session id.', EXIT.USAGE)
-        if (!Number.isInteger(choice) || (choice as number) < 1 || (choice as number) > 99)
-          throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
+        const option = (n: unknown): boolean => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 99
+        // An ask of several questions: `answers`, one list of option numbers per question.
+        const answers = body['answers']
+        const many = Array.isArray(answers) && answers.length > 0 && answers.length <= 8
+        if (many && !answers.every((a) => Array.isArray(a) && a.length > 0 && a.length <= 20 && a.every(option)))
+          throw new HttpError(400, '"answers" lists, per question, the numbers of its options.', EXIT.USAGE)
+        if (!many && !option(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
         await writable(this.o, session)
-        return this.answer(res, await runInProcess(this.o.config, ['choose', session, String(choice)]))
+        if (many && !sameAsk(this.o.store, session, body['asked']))
+          return this.answer(res, {
+            ok: false,
+            ...errorEnvelope('The question changed since the page drew it: nothing was sent.', EXIT.REFUSED),
+          })
+        const args = many ? (answers as number[][]).map((a) => a.join(',')) : [String(choice)]
+        return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args]))
       }
 
       case '/api/logout':

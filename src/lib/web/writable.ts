@@ -66,3 +66,13 @@ export async function cardWritable(o: WriteContext, card: string, session: strin
   const {row} = await writable(o, session)
   if (row.decision?.id !== card) throw new HttpError(404, `Session ${session.slice(0, 7)} holds no card ${card}.`, EXIT.NOT_FOUND)
 }
+
+/**
+ * Whether the ask of several questions the page drew (`asked`: each question and its options'
+ * labels) is the one the store has open for the session now; answers to another ask are not sent.
+ */
+export function sameAsk(store: Store, session: string, asked: unknown): boolean {
+  const open = store.loadSessions([session])[0]?.facts.question?.questions
+  if (!open || !Array.isArray(asked)) return false
+  return JSON.stringify(asked) === JSON.stringify(open.map((q) => ({options: q.options.map((o) => o.label), question: q.question})))
+}
