@@ -117,10 +117,21 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     )
     const second = await this.everySecond(store, clock)
     status = second.keeper
+    // `cast state` declares through this daemon, which has the store open (src/lib/cli/state-serve.ts).
+    const {serveState} = await import('../../lib/cli/state-serve.js')
+    const stateSocket = await serveState(store, home, {
+      log: say,
+      me: this.me,
+      onChange: () => {
+        team?.kick()
+        status?.markDirty()
+      },
+    })
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
     const web = flags.web ? await this.startWeb(store, clock, flags['web-port']) : null
     await stopped
+    await stateSocket?.close()
     await web?.close()
     second.stop()
     await team?.stop()
