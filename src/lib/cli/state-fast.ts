@@ -52,8 +52,8 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
   if (asked.answered) {
     const r = asked.reply
     if (r.mark) setDeclaredMark(env, r.mark.agent, r.mark.nativeId, r.mark.declared)
-    if (r.stdout) write(1, r.stdout!)
-    if (r.stderr) write(2, r.stderr!)
+    if (r.stdout) write(1, r.stdout)
+    if (r.stderr) write(2, r.stderr)
     process.exitCode = r.code!
     return true
   }
