@@ -1,0 +1,64 @@
+/**
+ * A daemon that stops after declaring but before replying (src/lib/cli/state-socket.ts): the caller
+ * answers itself under the same request id, and the declaration is made once
+ * (src/lib/cli/state-declare.ts). The "daemon" here is the test: it listens where the daemon
+ * does, declares the request with an older clock, and closes without a reply.
+ */
+import fs from 'node:fs'
+import net from 'node:net'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {Store} from '../../src/core/store/store.js'
+import {parseStateArgs} from '../../src/lib/cli/state-args.js'
+import {declare, findOwn} from '../../src/lib/cli/state-declare.js'
+import {type StateRequest, socketDir, socketPath} from '../../src/lib/cli/state-socket.js'
+import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+
+const SID = 'aaaaaaaa-1111-4222-8333-0000000000a7'
+let h: TempHome
+let server: net.Server
+beforeEach(() => {
+  h = makeHome()
+  writeFile(
+    claudeTranscriptPath(h.home, '/src/app', SID),
+    claudeLines({at: new Date(Date.now() - 60_000), cwd: '/src/app', prompt: 'Fix it', sessionId: SID}),
+  )
+})
+afterEach(async () => {
+  await new Promise((r) => (server?.listening ? server.close(r) : r(null)))
+  h.cleanup()
+})
+
+describe('cast state when the daemon declared but never replied', () => {
+  it("prints the declaration and exits 0, declared once (the daemon's, not a second one)", async () => {
+    await runCast(['sessions', '--json'], {env: h.env})
+    const earlier = Date.now() - 30_000
+    const requests: StateRequest[] = []
+    fs.mkdirSync(socketDir(h.castHome), {mode: 0o700})
+    server = net.createServer((s) => {
+      let data = ''
+      s.on('data', (c) => {
+        data += String(c)
+        if (!data.includes('\n')) return
+        const r = JSON.parse(data) as StateRequest
+        requests.push(r)
+        const store = new Store(h.castHome)
+        const caller = {device: r.device, ppid: 1, requestId: r.id, vars: r.vars}
+        const args = parseStateArgs(r.argv)!
+        declare(store, findOwn(store, args.session, caller, true)!, args, caller, earlier)
+        store.close()
+        s.destroy()
+      })
+    })
+    await new Promise<void>((r) => server.listen(socketPath(h.castHome), r))
+
+    const said = await runCast(['state', '--session', SID, 'Once only'], {env: h.env})
+
+    expect(requests).toHaveLength(1)
+    expect(said).toMatchObject({code: 0, stderr: ''})
+    expect(said.stdout).toMatch(/^\w{7}: working — Once only {2}\(now \w+:\w+; found via --session\)\n$/)
+    const line = json(await runCast(['explain', SID, '--json'], {env: h.env})).session.state_line
+    expect(line).toMatchObject({text: 'Once only'})
+    expect(Date.parse(line.at)).toBe(earlier)
+  }, 60_000)
+})
