@@ -168,16 +168,23 @@ async function answer(
   if (r.v !== protocolVersion()) return declined
   const args = parseStateArgs(r.argv)
   if (args === null || (args.json && r.me === undefined)) return declined
-  const refused = await provenPeer(socket, r.pid, r.fd, file)
-  if (refused !== null) {
-    o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${refused}`)
-    return declined
+  const vars = Object.fromEntries(CALLER_VARIABLES.filter((k) => r.vars[k] !== undefined).map((k) => [k, r.vars[k]]))
+  // A session named by --session or CAST_SESSION is found and declared without the caller's
+  // ancestry (state-declare.ts: the ancestry proves an agent only for a session its own variable
+  // named): there the pid is not read, and not proved (no ancestry: pid 0 starts no walk).
+  let ppid: number | null = 0
+  if (!args.session && !vars.CAST_SESSION) {
+    const refused = await provenPeer(socket, r.pid, r.fd, file)
+    if (refused !== null) {
+      o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${refused}`)
+      return declined
+    }
+
+    ppid = parentPid(r.pid)
   }
 
-  const ppid = parentPid(r.pid)
   const live = leaseIsLive(store.getLease(INGESTER_LEASE))
   if (ppid === null || !live) return declined
-  const vars = Object.fromEntries(CALLER_VARIABLES.filter((k) => r.vars[k] !== undefined).map((k) => [k, r.vars[k]]))
   const caller = {device: r.device, ppid, requestId: r.id, vars}
   const found = findOwn(store, args.session, caller, live)
   if (found === null) return declined
