@@ -15,7 +15,9 @@ import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 
+import {SESSION_VARIABLES} from '../../adapters/session-variables.js'
 import {parentPid} from '../../core/ingest/process-table.js'
+import {isProcessLive} from '../../core/model/work-state.js'
 import type {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
@@ -132,6 +134,9 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
   })
 }
 
+/** Found through an agent's own variable: the ancestry may prove that agent alive (ancestry.ts). */
+const ancestryNamed = (via: string): boolean => SESSION_VARIABLES.some((v) => v.name === via)
+
 function reply(socket: net.Socket, r: StateReply): void {
   if (!socket.destroyed) socket.end(JSON.stringify(r) + '\n')
 }
@@ -169,11 +174,17 @@ async function answer(
   const args = parseStateArgs(r.argv)
   if (args === null || (args.json && r.me === undefined)) return declined
   const vars = Object.fromEntries(CALLER_VARIABLES.filter((k) => r.vars[k] !== undefined).map((k) => [k, r.vars[k]]))
-  // A session named by --session or CAST_SESSION is found and declared without the caller's
-  // ancestry (state-declare.ts: the ancestry proves an agent only for a session its own variable
-  // named): there the pid is not read, and not proved (no ancestry: pid 0 starts no walk).
+  const live = leaseIsLive(store.getLease(INGESTER_LEASE))
+  if (!live) return declined
+  // The caller's pid is read, and so proved, only where the local path reads its ancestry: the
+  // process tree, and a session its agent's variable named whose process the store does not hold
+  // live (state-declare.ts, ancestry.ts ancestryProcess). Elsewhere pid 0 starts no walk.
+  const unproved = findOwn(store, args.session, {device: r.device, ppid: 0, vars}, live)
+  const walks =
+    unproved === null ||
+    (ancestryNamed(unproved.via) && !isProcessLive(store.loadFactsByNative(unproved.agent, unproved.nativeId)?.process ?? null))
   let ppid: number | null = 0
-  if (!args.session && !vars.CAST_SESSION) {
+  if (walks) {
     const refused = await provenPeer(socket, r.pid, r.fd, file)
     if (refused !== null) {
       o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${refused}`)
@@ -183,10 +194,9 @@ async function answer(
     ppid = parentPid(r.pid)
   }
 
-  const live = leaseIsLive(store.getLease(INGESTER_LEASE))
-  if (ppid === null || !live) return declined
+  if (ppid === null) return declined
   const caller = {device: r.device, ppid, requestId: r.id, vars}
-  const found = findOwn(store, args.session, caller, live)
+  const found = walks ? findOwn(store, args.session, caller, live) : unproved
   if (found === null) return declined
   // As a synced store does (src/lib/ingest/ingest.ts syncBeforeRead): snoozes that came due wake first.
   sweepSnoozes(store, Date.now())
