@@ -61,4 +61,27 @@ describe('cast state when the daemon declared but never replied', () => {
     expect(line).toMatchObject({text: 'Once only'})
     expect(Date.parse(line.at)).toBe(earlier)
   }, 60_000)
+
+  it('ignores a reply it does not understand (another version, garbage) and declares itself', async () => {
+    await runCast(['sessions', '--json'], {env: h.env})
+    fs.mkdirSync(socketDir(h.castHome), {mode: 0o700})
+    const replies = [
+      (r: StateRequest) => JSON.stringify({code: 0, id: r.id, ok: true, stderr: '', stdout: 'from an old daemon\n', v: '0/0.0.1'}) + '\n',
+      () => 'not json at all\n',
+    ]
+    let n = 0
+    server = net.createServer((s) => {
+      s.once('data', (c) => s.end(replies[n++]!(JSON.parse(String(c)) as StateRequest)))
+    })
+    await new Promise<void>((r) => server.listen(socketPath(h.castHome), r))
+
+    for (const text of ['Old daemon', 'Garbage']) {
+      const said = await runCast(['state', '--session', SID, text], {env: h.env})
+      expect(said).toMatchObject({code: 0, stderr: ''})
+      expect(said.stdout).toMatch(new RegExp(`^\\w{7}: working — ${text} {2}\\(now \\w+:\\w+; found via --session\\)\\n$`))
+      expect(json(await runCast(['explain', SID, '--json'], {env: h.env})).session.state_line).toMatchObject({text})
+    }
+
+    expect(n).toBe(2)
+  }, 60_000)
 })

@@ -56,7 +56,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   victim.kill('SIGKILL')
-  if (daemon.exitCode === null) {
+  if (daemon.exitCode === null && daemon.signalCode === null) {
     daemon.kill('SIGTERM')
     await new Promise((r) => daemon.once('exit', r))
   }
@@ -137,5 +137,21 @@ describe("cast daemon's state socket, as an attacker uses it", () => {
     const after = await runCast(['state', '--session', MINE, 'Still here'], {env: h.env})
     expect(after).toMatchObject({code: 0, stderr: ''})
     expect(await stateLine(MINE)).toMatchObject({text: 'Still here'})
+
+    // A daemon killed outright leaves its socket behind: nothing listens, and cast state declares itself.
+    daemon.kill('SIGKILL')
+    await new Promise((r) => daemon.once('exit', r))
+    expect(fs.existsSync(socketPath(h.castHome))).toBe(true)
+    const probe = path.join(h.dir, 'probe-stale')
+    const stale = await runCast(['state', '--session', MINE, 'No daemon'], {
+      env: {
+        ...h.env,
+        CAST_TEST_PROBE: probe,
+        NODE_OPTIONS: `--import=${path.join(import.meta.dirname, '..', 'helpers', 'oclif-probe.mjs')}`,
+      },
+    })
+    expect(stale).toMatchObject({code: 0, stderr: ''})
+    expect(fs.readFileSync(probe, 'utf8')).toBe('fast\n')
+    expect(await stateLine(MINE)).toMatchObject({text: 'No daemon'})
   }, 60_000)
 })
