@@ -1,8 +1,9 @@
 /**
- * A daemon that stops after declaring but before replying (src/lib/cli/state-socket.ts): the caller
- * answers itself under the same request id, and the declaration is made once
- * (src/lib/cli/state-declare.ts). The "daemon" here is the test: it listens where the daemon
- * does, declares the request with an older clock, and closes without a reply.
+ * `cast state`'s side of the daemon's socket (src/lib/cli/state-socket.ts) against a socket the
+ * test serves where the daemon listens: a daemon that stops after declaring but before replying
+ * (the caller answers itself under the same request id, and the declaration is made once,
+ * src/lib/cli/state-declare.ts), a socket in a folder others can reach (never connected to), and
+ * a reply it does not understand (another version, garbage): each time the caller declares itself.
  */
 import fs from 'node:fs'
 import net from 'node:net'
@@ -60,6 +61,24 @@ describe('cast state when the daemon declared but never replied', () => {
     const line = json(await runCast(['explain', SID, '--json'], {env: h.env})).session.state_line
     expect(line).toMatchObject({text: 'Once only'})
     expect(Date.parse(line.at)).toBe(earlier)
+  }, 60_000)
+
+  it('never connects to a socket in a folder others can reach, and declares itself', async () => {
+    await runCast(['sessions', '--json'], {env: h.env})
+    fs.mkdirSync(socketDir(h.castHome), {mode: 0o700})
+    let connections = 0
+    server = net.createServer((s) => {
+      connections++
+      s.destroy()
+    })
+    await new Promise<void>((r) => server.listen(socketPath(h.castHome), r))
+    fs.chmodSync(socketDir(h.castHome), 0o755)
+
+    const said = await runCast(['state', '--session', SID, 'Not there'], {env: h.env})
+
+    expect(said).toMatchObject({code: 0, stderr: ''})
+    expect(connections).toBe(0)
+    expect(json(await runCast(['explain', SID, '--json'], {env: h.env})).session.state_line).toMatchObject({text: 'Not there'})
   }, 60_000)
 
   it('ignores a reply it does not understand (another version, garbage) and declares itself', async () => {
