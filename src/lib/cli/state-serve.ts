@@ -122,7 +122,7 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
       if (!wellFormed(request)) throw new Error('fields missing or of the wrong type')
     } catch (error) {
       reply(socket, {ok: false, v: protocolVersion()})
-      return o.log(`cast state's socket: a request not understood (${(error as Error).message}); declined`)
+      return o.log(`cast state's socket: a request not understood (${(error as Error).message.slice(0, 200)}); declined`)
     }
 
     void answer(socket, request, store, file, o)
