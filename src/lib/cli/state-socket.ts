@@ -24,7 +24,7 @@ const PROTOCOL = 1
 /** The longest request line the daemon reads (the arguments are at most a few MAX_TEXT_ARG). */
 export const MAX_REQUEST_BYTES = 512 * 1024
 /** How long the caller waits for the daemon's reply before answering itself. */
-const REPLY_TIMEOUT_MS = 1500
+const REPLY_TIMEOUT_MS = 3000
 
 export const socketDir = (home: string): string => path.join(home, 'run')
 export const socketPath = (home: string): string => path.join(socketDir(home), 'state.sock')
