@@ -10,8 +10,10 @@
  * - the process tree: no variable, the session's process claim names this bench process, the
  *   parent of every `cast state` it runs (a claim as a registry or lock file gives one). With a
  *   daemon only: without one the stored claims may be stale, so the route goes through the
- *   command, whose full sync recomposes this session from the claim alone (the generated
- *   sessions have no files) and fails on it.
+ *   command (a full sync).
+ * With a daemon every route must go through its socket (src/lib/cli/state-socket.ts: the probe
+ * test/helpers/oclif-probe.mjs says "socket", neither oclif nor better-sqlite3 loaded), without
+ * one through the local fast path ("fast"); a route that does not is recorded, not timed.
  * The generated sessions have no files: without a daemon the fast path stats none and syncs
  * nothing (a session whose transcript changed since the last sync loads the ingester).
  * A missed budget records the profile of one run (bench/lib/profile.js).
@@ -41,8 +43,11 @@ import {profileTop} from './lib/profile.js'
 import {buildListStore} from './list.js'
 import {spawn} from 'node:child_process'
 import os from 'node:os'
+import {fileURLToPath} from 'node:url'
 
 const DEFAULTS = {sessions: 10_000, runs: 11, seed: 31}
+/** Which path a cast command took (test/helpers/oclif-probe.mjs: oclif, fast or socket). */
+const PROBE = fileURLToPath(new URL('../test/helpers/oclif-probe.mjs', import.meta.url))
 const WITH_DAEMON = 2
 const WITHOUT = 4
 
@@ -74,18 +79,22 @@ export async function run(argv = [], log = console.error) {
       routes
         .filter((r) => daemonUp || !r.daemonOnly)
         .map((r) => {
-          const first = runCast(['state', 'Benchmarking the declaration'], r.env, {allowFail: true, capture: true})
+          // With a daemon the declaration must go through its socket (the probe: neither oclif nor better-sqlite3 loaded).
+          fs.rmSync(probe, {force: true})
+          const probed = {...r.env, CAST_TEST_PROBE: probe, NODE_OPTIONS: `--import=${PROBE}`}
+          const first = runCast(['state', 'Benchmarking the declaration'], probed, {allowFail: true, capture: true})
           const said = first.stdout.trim()
-          if (!said.includes(`found via ${r.via}`)) {
+          const took = fs.existsSync(probe) ? fs.readFileSync(probe, 'utf8').trim() : '?'
+          if (!said.includes(`found via ${r.via}`) || took !== (daemonUp ? 'socket' : 'fast')) {
             // Recorded, not timed: the other routes still measure.
-            log(`state: ${label}, ${r.name}: exit ${first.code}, "${said}" ${first.stderr.trim()}`)
+            log(`state: ${label}, ${r.name}: exit ${first.code} by the ${took} path, "${said}" ${first.stderr.trim()}`)
             return row(`state, ${fmtInt(count)} sessions, ${label}, ${r.name} (whole process)`, {
               cast: `failed (exit ${first.code})`,
               detail: {stderr: first.stderr},
             })
           }
 
-          log(`state: ${fmtInt(count)} sessions, ${label}, ${r.name}: cast state says "${said}"`)
+          log(`state: ${fmtInt(count)} sessions, ${label}, ${r.name}: cast state says "${said}" (the ${took} path)`)
           const t = sideBySide(
             {
               cast: () => runCast(['state', 'Benchmarking the declaration'], r.env),
@@ -116,10 +125,12 @@ export async function run(argv = [], log = console.error) {
           })
         })
 
+    const probe = path.join(dir, 'probe')
     const without = measure('no daemon', false)
     daemon = spawn(process.execPath, [BIN, 'daemon'], {env, stdio: 'ignore'})
     for (let i = 0; i < 120; i++) {
-      if (JSON.parse(runCast(['daemon', 'status', '--json'], env, {capture: true}).stdout).running) break
+      const up = JSON.parse(runCast(['daemon', 'status', '--json'], env, {capture: true}).stdout).running
+      if (up && fs.existsSync(path.join(castHome, 'run', 'state.sock'))) break
       await sleep(250)
     }
     const withD = measure('with cast daemon', true)

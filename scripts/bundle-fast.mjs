@@ -15,6 +15,12 @@ const ENTRIES = [
   {
     entry: 'dist/lib/cli/state-fast.js',
     out: 'dist/lib/cli/state-fast.bundle.js',
+    // The local path (the store, better-sqlite3) is a bundle of its own, loaded only when the daemon does not answer.
+    lazy: ['./state-local.js', '../views/views.js'],
+  },
+  {
+    entry: 'dist/lib/cli/state-local.js',
+    out: 'dist/lib/cli/state-local.bundle.js',
     // Loaded only when needed: a sync with no live ingester (every adapter), --json's views.
     lazy: ['../ingest/ingest.js', '../views/views.js'],
   },

@@ -3,10 +3,12 @@
  * by route: two homes built alike, every call made in one through bin/run.js and in the other
  * through oclif alone (test/helpers/oclif-only.mjs), from inside a running agent (a fake Claude
  * Code whose script is named claude-*, so the caller's ancestry names the agent) or from outside.
- * Same stdout, stderr and exit code for each call, and the same sessions after them all. No daemon:
- * the fast path syncs what the command would have read, and leaves the process tree to it (the
- * stored claims are current only while a live ingester keeps them; test/e2e/state-fast.test.ts
- * covers the tree with one).
+ * Same stdout, stderr and exit code for each call, and the same sessions after them all. First no
+ * daemon: the fast path syncs what the command would have read, and leaves the process tree to it
+ * (the stored claims are current only while a live ingester keeps them). Then the same table with
+ * `cast daemon` running on both sides: the fast path's declarations go through the daemon's socket
+ * (src/lib/cli/state-serve.ts; the probe says "socket": neither oclif nor better-sqlite3 loaded),
+ * the process tree included, and what the daemon declines goes to the command as before.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,7 +17,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FAKE_CLAUDE, type FakeProcess, makeProject, waitFor} from '../fakes/agents.js'
-import {BIN, claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
+import {BIN, claudeLines, claudeTranscriptPath, json, makeHome, runCast, startCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 const HELPERS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers')
 const OCLIF_ONLY = path.join(HELPERS, 'oclif-only.mjs')
@@ -67,6 +69,11 @@ function startNamedFake(h: TempHome, cwd: string): FakeProcess {
 }
 
 const at = new Date(Date.now() - 120_000)
+
+/** What a route takes with a daemon running: the fast path's through the socket, the process tree too. */
+function withDaemon(r: (typeof ROUTES)[number]): 'oclif' | 'socket' {
+  return r.path === 'fast' || r.name.startsWith('the process tree') ? 'socket' : 'oclif'
+}
 
 async function side(bin: string): Promise<Side> {
   const h = makeHome()
@@ -208,32 +215,52 @@ const ROUTES: {name: string; args: string[]; vars?: Record<string, string>; inAg
   {args: ['--status', 'finished', 'x'], code: 2, inAgent: true, name: 'a bad status', path: 'oclif'},
 ]
 
-describe("cast state's fast path against the command, route by route (no daemon)", () => {
-  it('answers each route with the same bytes and exit code, and leaves the same sessions', async () => {
-    for (const r of ROUTES) {
-      const a = await call(fast, r.args, r)
-      const b = await call(slow, r.args, r)
-      expect({code: a.code, path: a.path, route: r.name}).toEqual({code: r.code, path: r.path, route: r.name})
-      expect(b.path).toBe('oclif')
-      expect({route: r.name, stderr: a.stderr, stdout: same(a.stdout, fast)}).toEqual({
-        route: r.name,
-        stderr: b.stderr,
-        stdout: same(b.stdout, slow),
-      })
-      expect(b.code).toBe(a.code)
-    }
+/** Each route on both sides: the same bytes and exit code, each side by the path it should take. */
+async function compareRoutes(expected: (r: (typeof ROUTES)[number]) => string): Promise<void> {
+  for (const r of ROUTES) {
+    const a = await call(fast, r.args, r)
+    const b = await call(slow, r.args, r)
+    expect({code: a.code, path: a.path, route: r.name}).toEqual({code: r.code, path: expected(r), route: r.name})
+    expect(b.path).toBe('oclif')
+    expect({route: r.name, stderr: a.stderr, stdout: same(a.stdout, fast)}).toEqual({
+      route: r.name,
+      stderr: b.stderr,
+      stdout: same(b.stdout, slow),
+    })
+    expect(b.code).toBe(a.code)
+  }
 
-    for (const id of [SID, QUIET, LONE]) {
-      const a = await runCast(['explain', id, '--json'], {env: fast.h.env})
-      const b = await runCast(['explain', id, '--json'], {env: slow.h.env})
-      expect(json(a).session.state_line).not.toBeNull()
-      // The session as the inbox shows it (the explanation's notes carry pids and times of their own).
-      expect(same(JSON.stringify(json(a).session, null, 2), fast)).toBe(same(JSON.stringify(json(b).session, null, 2), slow))
-    }
+  for (const id of [SID, QUIET, LONE]) {
+    const a = await runCast(['explain', id, '--json'], {env: fast.h.env})
+    const b = await runCast(['explain', id, '--json'], {env: slow.h.env})
+    expect(json(a).session.state_line).not.toBeNull()
+    // The session as the inbox shows it (the explanation's notes carry pids and times of their own).
+    expect(same(JSON.stringify(json(a).session, null, 2), fast)).toBe(same(JSON.stringify(json(b).session, null, 2), slow))
+  }
 
-    // The ancestry wrote the agent's process as the command does: the quiet session reads live.
-    expect((await runCast(['explain', QUIET, '--json'], {env: fast.h.env})).stdout).toMatch(
-      /claude-fake\.mjs \(pid \d+\) above `cast`, found via CLAUDE_SESSION_ID/,
-    )
+  // The ancestry wrote the agent's process as the command does: the quiet session reads live.
+  expect((await runCast(['explain', QUIET, '--json'], {env: fast.h.env})).stdout).toMatch(
+    /claude-fake\.mjs \(pid \d+\) above `cast`, found via CLAUDE_SESSION_ID/,
+  )
+}
+
+describe("cast state's fast path against the command, route by route", () => {
+  it('answers each route with the same bytes and exit code, and leaves the same sessions (no daemon)', async () => {
+    await compareRoutes((r) => r.path)
+  }, 240_000)
+
+  it("does the same through the daemon's socket while cast daemon runs on both sides", async () => {
+    const daemons = [startCast(['daemon'], fast.h.env), startCast(['daemon'], slow.h.env)]
+    try {
+      for (const s of [fast, slow])
+        await waitFor(
+          () => fs.existsSync(path.join(s.h.castHome, 'run', 'state.sock')) || null,
+          30_000,
+          () => 'no socket',
+        )
+      await compareRoutes(withDaemon)
+    } finally {
+      for (const d of daemons) await d.stop()
+    }
   }, 240_000)
 })

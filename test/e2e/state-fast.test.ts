@@ -86,7 +86,7 @@ describe('cast state while cast daemon runs', () => {
       new RegExp(`^\\w{7}: blocked — Need the staging password  \\(now \\w+:\\w+; found via process tree \\(pid ${process.pid}\\)\\)\\n$`),
     )
     expect(other.state_line).toMatchObject({status: 'blocked', text: 'Need the staging password'})
-    expect(fs.readFileSync(probe, 'utf8')).toBe('fast\n')
+    expect(fs.readFileSync(probe, 'utf8')).toBe('socket\n')
   })
 
   it('leaves what it does not answer to the command: an unknown or ambiguous session, a bad status, stdin', async () => {

@@ -123,28 +123,37 @@ what it writes instead of syncing themselves. Logs go to stderr.`
         .map((r) => r.root)
         .join(', ')} (pid ${process.pid})\n`,
     )
-    const second = await this.everySecond(store, clock)
+    const second = await this.everySecond(store, clock, () => team?.kick())
     status = second.keeper
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
     const web = flags.web ? await this.startWeb(store, clock, flags['web-port'], flags.team) : null
     await stopped
     await web?.close()
-    second.stop()
+    await second.stop()
     await team?.stop()
     await paging?.stop()
     await live.stop()
     process.stderr.write('cast daemon: stopped\n')
   }
 
-  /** Every second: scheduled messages that came due, and the status files kept current. */
+  /**
+   * Every second: scheduled messages that came due, and the status files kept current. And the
+   * socket `cast state` declares through (src/lib/cli/state-serve.ts): this daemon has the store
+   * open; a declaration made there is a change (`changed`, the status files).
+   */
   private async everySecond(
     store: Awaited<ReturnType<BaseCommand['openStore']>>,
     clock: () => number,
-  ): Promise<{keeper: {markDirty(): void}; stop(): void}> {
+    changed: () => void,
+  ): Promise<{keeper: {markDirty(): void}; stop(): Promise<void>}> {
     const {deliverDue} = await import('../../lib/agents/deliver-hook.js')
     const keeper = await this.statusKeeper(store, clock)
     keeper.tick()
+    const {serveState} = await import('../../lib/cli/state-serve.js')
+    const {castHome} = await import('../../lib/home/env.js')
+    const onChange = (): void => (changed(), keeper.markDirty())
+    const stateSocket = await serveState(store, castHome(this.env), {log: say, me: this.me, onChange})
     const {deliverQueued} = await import('../../lib/agents/send-queue.js')
     const timer = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))
@@ -161,9 +170,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     }, 1000)
     return {
       keeper,
-      stop() {
+      async stop() {
         clearInterval(timer)
         keeper.stop()
+        await stateSocket?.close()
       },
     }
   }

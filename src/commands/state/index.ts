@@ -5,7 +5,7 @@ import {BaseCommand} from '../../lib/cli/base-command.js'
 import {EXIT} from '../../lib/cli/exit-codes.js'
 import {sessionFlag} from '../../lib/cli/flags.js'
 import type {SelfSession} from '../../lib/agents/self-session.js'
-import {MAX_STATE_TEXT} from '../../lib/cli/state-fast.js'
+import {MAX_STATE_TEXT} from '../../lib/cli/state-args.js'
 import type {SessionJson} from '../../lib/views/views.js'
 
 /** `cast state --json`: the session after the declaration, and how it was found. */
@@ -14,7 +14,7 @@ export interface StateJson {
   via: SelfSession['via']
 }
 
-export {MAX_STATE_TEXT} from '../../lib/cli/state-fast.js'
+export {MAX_STATE_TEXT} from '../../lib/cli/state-args.js'
 
 export default class State extends BaseCommand {
   static override args = {

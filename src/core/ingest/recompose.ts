@@ -35,7 +35,10 @@ export function claimAlive(pid: number, startedAt: number | null | undefined): b
 /** A session's stored contributions, each process claim checked (once per pid and start time). */
 function checkedContributions(store: Store, s: SessionKey, alive: Map<string, boolean>): CheckedContribution[] {
   return store.contributionsFor(s.agent, s.nativeId).map((c) => {
-    const parsed = JSON.parse(c.data) as Contribution
+    const stored = JSON.parse(c.data) as Contribution
+    // A stored claim alone may carry no facts (written by a registry reader or a tool as the claim
+    // only): read it as knowing none, never as the whole composition's TypeError.
+    const parsed = stored.facts === undefined ? {...stored, facts: {}} : stored
     if (!parsed.processClaim) return parsed
     const key = `${parsed.processClaim.pid}:${parsed.processClaim.startedAt}`
     let ok = alive.get(key)
