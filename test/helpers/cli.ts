@@ -36,6 +36,10 @@ export function makeHome(user = 'me@example.com'): TempHome {
     // A tmux socket folder of its own: cast's screen sweep never reads the developer's tmux servers
     // (their agents' panes), and a test's tmux server goes here unless it names its own.
     TMUX_TMPDIR: path.join(dir, 'tmux'),
+    // cast state waits this long for a daemon's reply (3 s by default): a loaded CI machine can
+    // keep a daemon's pass busy longer, and the tests that expect the socket route would see the
+    // local one.
+    CAST_STATE_WAIT_MS: '30000',
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
   }

@@ -23,8 +23,15 @@ import path from 'node:path'
 const PROTOCOL = 1
 /** The longest request line the daemon reads (the arguments are at most a few MAX_TEXT_ARG). */
 export const MAX_REQUEST_BYTES = 512 * 1024
-/** How long the caller waits for the daemon's reply before answering itself. */
+/**
+ * How long the caller waits for the daemon's reply before answering itself: 3 s, or
+ * CAST_STATE_WAIT_MS (1 ms to 60 s) for a machine where a daemon's pass can take longer.
+ */
 const REPLY_TIMEOUT_MS = 3000
+function replyTimeout(): number {
+  const ms = Number(process.env.CAST_STATE_WAIT_MS)
+  return Number.isInteger(ms) && ms > 0 && ms <= 60_000 ? ms : REPLY_TIMEOUT_MS
+}
 
 export const socketDir = (home: string): string => path.join(home, 'run')
 export const socketPath = (home: string): string => path.join(socketDir(home), 'state.sock')
@@ -101,7 +108,7 @@ export async function askDaemon(home: string, request: Omit<StateRequest, 'fd' |
     }
 
     const socket = net.connect(file)
-    const timer = setTimeout(() => done({answered: false, sent}), REPLY_TIMEOUT_MS)
+    const timer = setTimeout(() => done({answered: false, sent}), replyTimeout())
     socket.setEncoding('utf8')
     socket.on('error', () => done({answered: false, sent}))
     socket.on('connect', () => {
