@@ -81,7 +81,7 @@ export default class Queued extends BaseCommand {
       const lines: string[] = []
       if (result.dropped) lines.push(`withdrew ${result.dropped}`)
       const show = (e: QueuedItemJson): string =>
-        oneLine(`${e.id}  ${e.short_id}  ${e.title ?? '(untitled)'}  ·  ${e.at ? humanTime(e.at, now) : '?'}  ·  ${e.message}`)
+        oneLine(`${e.id}  ${e.short_id}  ${e.title ?? '(untitled)'}  ·  ${humanTime(e.at, now, '?')}  ·  ${e.message}`)
       if (result.held.length === 0) lines.push('Nothing held: cast send --queue holds a message until the turn ends.')
       else lines.push(`${result.held.length} held (sent when the turn ends):`, ...result.held.map((e) => `  ${show(e)}`))
       if (result.failed.length > 0)
