@@ -102,9 +102,15 @@ describe('cast send --queue', () => {
     if (!(await page.isVisible('.answer-title'))) await page.click(`.card[data-id="${b.id}"]`)
     await page.fill('.composer', 'after that, run the tests')
     await page.keyboard.press('Control+Enter')
-    await page.waitForFunction(() => /^Queued for /.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''), null, {
-      timeout: 60_000,
-    })
+    await page
+      .waitForFunction(() => /^Queued for /.test((globalThis as any).document.querySelector('#status')?.textContent ?? ''), null, {
+        timeout: 60_000,
+      })
+      .catch(async (error: Error) => {
+        // Say what the page showed instead, and what the daemon logged.
+        const status = await page.textContent('#status').catch(() => null)
+        throw new Error(`${error.message}; the page's status: ${JSON.stringify(status)}; held ${held()}; daemon ${daemonLog}`)
+      })
     expect(held()).toHaveLength(1)
     expect(userTexts(h.home, proj, B)).toEqual(['ask which colour'])
     // The question is answered (its first option); the turn ends; the daemon types the reply in.
