@@ -9,31 +9,10 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {runCast, until} from './harness/cast.js'
 import {type MockRequest, sequence, startMock, text, tool} from './harness/mock/server.js'
+import {askMany} from './claude_code/ask-many.js'
 import {CLAUDE, makeClaudeHome} from './claude_code/setup.js'
 
-const ASK = {
-  questions: [
-    {
-      header: 'Colour',
-      multiSelect: false,
-      options: [
-        {description: 'warm', label: 'Red'},
-        {description: 'cool', label: 'Blue'},
-      ],
-      question: 'Which colour should the button be?',
-    },
-    {
-      header: 'Sizes',
-      multiSelect: true,
-      options: [
-        {description: 'for phones', label: 'Small'},
-        {description: 'for desks', label: 'Large'},
-        {description: 'for walls', label: 'Huge'},
-      ],
-      question: 'Which sizes should it come in?',
-    },
-  ],
-}
+const ASK = askMany()
 const ANSWERED = String.raw`Your questions have been answered: "Which colour should the button be?"="Blue", "Which sizes should it come in?"="Small, Huge"`
 
 const cleanups: (() => Promise<void> | void)[] = []

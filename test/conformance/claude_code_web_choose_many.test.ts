@@ -10,32 +10,11 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {inboxPage, launchChromium, saveArtifact, signIn, startWeb} from '../web/helpers.js'
 import {until} from './harness/cast.js'
 import {type MockRequest, sequence, startMock, text, tool} from './harness/mock/server.js'
+import {askMany} from './claude_code/ask-many.js'
 import {CLAUDE, makeClaudeHome} from './claude_code/setup.js'
 
 const HOSTILE = '<img src=x onerror="window.__xss=1">Huge'
-const ASK = {
-  questions: [
-    {
-      header: 'Colour',
-      multiSelect: false,
-      options: [
-        {description: 'warm', label: 'Red'},
-        {description: 'cool', label: 'Blue'},
-      ],
-      question: 'Which colour should the button be?',
-    },
-    {
-      header: 'Sizes',
-      multiSelect: true,
-      options: [
-        {description: 'for phones', label: 'Small'},
-        {description: 'for desks', label: 'Large'},
-        {description: 'for walls', label: HOSTILE},
-      ],
-      question: 'Which sizes should it come in?',
-    },
-  ],
-}
+const ASK = askMany(HOSTILE)
 
 const cleanups: (() => Promise<void> | void)[] = []
 let browser: Browser
