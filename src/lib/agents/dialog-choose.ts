@@ -9,7 +9,7 @@
  */
 import {shortId} from '../../core/model/ids.js'
 import type {QuestionChoice} from '../../core/model/types.js'
-import type {Store} from '../../core/store/store.js'
+import type {SessionRow, Store} from '../../core/store/store.js'
 import {CastError} from '../cli/cast-error.js'
 import {dialogKeys, findPane, paneName, reasonOf, screenDialog} from './dialog.js'
 import {CLOSE_TIMEOUT_MS} from './dialog-answer.js'
@@ -74,16 +74,12 @@ export async function chooseAnswers(
     if (q === null) throw new CastError(`No question is open on session ${shortId(id)}. Nothing sent.`, EXIT.REFUSED)
     throw new CastError(`Session ${shortId(id)} asks one question with one answer: give one option number.`, EXIT.USAGE)
   }
-  return chooseOption(store, env, clock, me, id, answers[0]![0]!)
+  return chooseOption(store, env, row, answers[0]![0]!)
 }
 
-export async function chooseOption(store: Store, env: Env, clock: () => number, me: string, query: string, n: number): Promise<ChooseJson> {
-  const {syncBeforeRead} = await import('../ingest/ingest.js')
-  const {resolveSession} = await import('../cli/resolve.js')
-  syncBeforeRead(store, env, clock, me)
-  const id = resolveSession(store, query)
-  const row = store.loadSessions([id])[0]
-  if (!row) throw new CastError(`Session ${shortId(id)} is not in the store.`, EXIT.NOT_FOUND)
+/** Option `n` of the one question open on `row` (synced, resolved and loaded by chooseAnswers). */
+async function chooseOption(store: Store, env: Env, row: SessionRow, n: number): Promise<ChooseJson> {
+  const id = row.id
   const sid = shortId(id)
   const q = row.facts.question
   if (q === null) throw new CastError(`No question is open on session ${sid}. Nothing sent.`, EXIT.REFUSED)
