@@ -34,6 +34,24 @@ try {
   process.exit(0)
 }
 
+/**
+ * An agent's light definition (dist/adapters/<agent>/definition.js) loads the agent's whole module
+ * with import('./index.js') only when the registry asks: left out of the bundle, its path made
+ * relative to the bundle's folder so it resolves from there.
+ */
+const agentModulesLazy = (outDir) => ({
+  name: 'agent-modules-lazy',
+  setup(build) {
+    build.onResolve({filter: /^\.\/index\.js$/}, (args) => {
+      if (args.kind !== 'dynamic-import' || !args.importer.endsWith(`${path.sep}definition.js`)) return undefined
+      const target = path.join(path.dirname(args.importer), 'index.js')
+      let rel = path.relative(outDir, target).split(path.sep).join('/')
+      if (!rel.startsWith('.')) rel = `./${rel}`
+      return {external: true, path: rel}
+    })
+  },
+})
+
 for (const {entry, out, lazy} of ENTRIES) {
   fs.rmSync(path.join(root, out), {force: true})
   await esbuild.build({
@@ -44,6 +62,7 @@ for (const {entry, out, lazy} of ENTRIES) {
     logLevel: 'warning',
     outfile: path.join(root, out),
     platform: 'node',
+    plugins: [agentModulesLazy(path.dirname(path.join(root, out)))],
     target: 'node20',
   })
 }
