@@ -7,6 +7,7 @@ import {families} from '../../core/store/families.js'
 import type {Plan, Termination} from '../agents/terminate.js'
 import {EXIT} from '../cli/exit-codes.js'
 import type {SessionJson} from '../views/views.js'
+import {remoteVerb} from './remote.js'
 import {report as triageReport, resolveAll, synced} from './triage.js'
 import {done, refusal, type VerbContext, type VerbDone, type VerbResult} from './types.js'
 
@@ -67,6 +68,13 @@ export interface KillInput {
  * running pid) but that nothing could be signalled for is not filed: one line says why, exit 5.
  */
 export async function kill(ctx: VerbContext, i: KillInput): Promise<VerbResult<KillJson>> {
+  // One session on another machine of the team: its machine kills it.
+  const one = i.sessions.length === 1 ? i.sessions[0] : undefined
+  if (one !== undefined && !i.dryRun) {
+    const remote = await remoteVerb(ctx, 'kill', one, {})
+    if (remote) return remote as VerbResult<KillJson>
+  }
+
   await synced(ctx)
   const ids = await resolveAll(ctx, i.sessions)
   const plan = await planKills(ctx.store, ctx.store.loadSessions(ids))
