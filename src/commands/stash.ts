@@ -46,6 +46,11 @@ Takes several sessions at once; cast undo puts them all back.`
 
   async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Stash)
-    return this.verb('stash', {hide: flags.hide, note: flags.note ?? null, sessions: this.sessionArgs(argv), untilReady: flags['until-ready'] ?? null})
+    return this.verb('stash', {
+      hide: flags.hide,
+      note: flags.note ?? null,
+      sessions: this.sessionArgs(argv),
+      untilReady: flags['until-ready'] ?? null,
+    })
   }
 }

@@ -84,10 +84,9 @@ async function replyToDeadQuestion(
   const {sendMessage} = await import('../agents/deliver.js')
   const r = await sendMessage(ctx.store, ctx.env, ctx.clock, ctx.me, id, label, {synced: true})
   const sid = shortId(id)
-  return done(
-    {choice: n, label, question: q.text, sent: {log: r.log, route: r.route, via: r.via}, session_id: id, short_id: sid},
-    [`Its agent no longer runs: sent ${n}. ${label} to ${sid} as its reply via ${r.via}${r.log ? `; output in ${r.log}` : ''}.`],
-  )
+  return done({choice: n, label, question: q.text, sent: {log: r.log, route: r.route, via: r.via}, session_id: id, short_id: sid}, [
+    `Its agent no longer runs: sent ${n}. ${label} to ${sid} as its reply via ${r.via}${r.log ? `; output in ${r.log}` : ''}.`,
+  ])
 }
 
 /** `cast decide answer --json`: the answered card, and how the answer reached the agent. */
@@ -105,10 +104,7 @@ export interface AnswerJson {
  * and the send refused or failed), the result says so and carries a non-zero exit (the send's own:
  * 5 for a refusal, 1 for a failure), so a script can tell.
  */
-export async function answer(
-  ctx: VerbContext,
-  i: {card: string; choice: string; note?: string | null},
-): Promise<VerbResult<AnswerJson>> {
+export async function answer(ctx: VerbContext, i: {card: string; choice: string; note?: string | null}): Promise<VerbResult<AnswerJson>> {
   const remote = await remoteVerb(ctx, 'answer', i.card, {choice: i.choice, note: i.note ?? null})
   if (remote) return remote as VerbResult<AnswerJson>
   const {families} = await import('../../core/store/families.js')
@@ -163,6 +159,9 @@ export async function answer(
   const json = {card: decisionJson(answered), delivered, delivery_error: deliveryError, waiting}
   const line = `${card.id}: ${choice}. ${label} (${how})`
   if (exit !== EXIT.OK)
-    return done(json, [line], {exit, warnings: [`The answer is recorded, but it did not reach session ${shortId(card.sessionId)}: ${deliveryError}`]})
+    return done(json, [line], {
+      exit,
+      warnings: [`The answer is recorded, but it did not reach session ${shortId(card.sessionId)}: ${deliveryError}`],
+    })
   return done(json, [line])
 }

@@ -45,7 +45,8 @@ export async function undo(ctx: VerbContext): Promise<VerbDone<{undone: HistoryJ
   if (undone === null) refuse(`Nothing to undo: ${ctx.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])
   const rows = ctx.store.loadSessions(undone.sessions)
   const lines = [`undid #${undone.action} ${undone.verb} (${humanTime(undone.at, now)})`]
-  for (const row of rows) lines.push(`${shortId(row.id)}  ${oneLine(titleOf(row) ?? '(untitled)')}  → ${row.bucket} (${row.state}:${row.reason})`)
+  for (const row of rows)
+    lines.push(`${shortId(row.id)}  ${oneLine(titleOf(row) ?? '(untitled)')}  → ${row.bucket} (${row.state}:${row.reason})`)
   if (undone.verb === 'kill') lines.push('The card is back; the agent stays stopped (cast send restarts it).')
   return done({sessions: rows.map((r) => sessionJson(r, ctx.me, now)), undone: historyJson(undone)}, lines)
 }
@@ -58,7 +59,11 @@ export async function own(ctx: VerbContext, i: {session: string; who?: string | 
   const who = resolveIdentity(await loadConfig(ctx.env), i.who ?? ctx.me)
   const remote = await remoteVerb(ctx, 'own', i.session, {who})
   if (remote) return remote as VerbResult<TriageResult>
-  return triage(ctx, 'own', [i.session], (row) => planOwn(row, who), (row) =>
-    isOwnedBy(row.records.owners, who) ? `owned by ${row.records.owners.join(', ')}` : 'unchanged',
+  return triage(
+    ctx,
+    'own',
+    [i.session],
+    (row) => planOwn(row, who),
+    (row) => (isOwnedBy(row.records.owners, who) ? `owned by ${row.records.owners.join(', ')}` : 'unchanged'),
   )
 }

@@ -19,7 +19,9 @@ import {refusal, type VerbContext, type VerbResult} from './types.js'
 
 export type {Refusal, VerbContext, VerbDone, VerbResult} from './types.js'
 
-const sessions = z.array(z.string().min(1).max(200)).min(1, 'Name at least one SESSION (an id, a native id or a unique prefix of 4+ characters).')
+const sessions = z
+  .array(z.string().min(1).max(200))
+  .min(1, 'Name at least one SESSION (an id, a native id or a unique prefix of 4+ characters).')
 const session = z.string().min(1).max(200)
 const text = z.string().max(65_536)
 const MARK_AS = z.enum(['done', 'dormant', 'needs_input', 'unread', 'read'])
@@ -28,7 +30,16 @@ const MARK_AS = z.enum(['done', 'dormant', 'needs_input', 'unread', 'read'])
 const VERB_TABLE = {
   answer: {input: z.object({card: z.string().min(1), choice: z.string().min(1).max(200), note: text.nullish()}), run: answer},
   approve: {input: z.object({always: z.boolean().optional(), session}), run: approve},
-  choose: {input: z.object({answers: z.array(z.array(z.number().int().min(1).max(99)).min(1).max(20)).min(1).max(8), session}), run: choose},
+  choose: {
+    input: z.object({
+      answers: z
+        .array(z.array(z.number().int().min(1).max(99)).min(1).max(20))
+        .min(1)
+        .max(8),
+      session,
+    }),
+    run: choose,
+  },
   defer: {input: z.object({sessions}), run: defer},
   deny: {input: z.object({note: text.nullish(), session}), run: deny},
   done: {input: z.object({sessions}), run: (c: VerbContext, i: {sessions: string[]}) => mark(c, {...i, as: 'done'})},
@@ -42,7 +53,9 @@ const VERB_TABLE = {
   rename: {input: z.object({session, title: z.string().max(10_000).nullable()}), run: rename},
   reply: {
     input: z.object({
-      ifMatch: z.array(z.object({reason: z.string().nullable(), state: z.enum(['working', 'needs_input', 'done', 'idle', 'dormant'])})).optional(),
+      ifMatch: z
+        .array(z.object({reason: z.string().nullable(), state: z.enum(['working', 'needs_input', 'done', 'idle', 'dormant'])}))
+        .optional(),
       ifText: z.array(z.string()).optional(),
       message: text,
       queue: z.boolean().optional(),
@@ -69,7 +82,10 @@ const VERB_TABLE = {
   unpin: {input: z.object({sessions}), run: (c: VerbContext, i: {sessions: string[]}) => pin(c, {...i, pinned: false})},
   unread: {input: z.object({sessions}), run: (c: VerbContext, i: {sessions: string[]}) => mark(c, {...i, as: 'unread'})},
   wake: {input: z.object({sessions}), run: wake},
-} satisfies Record<VerbName | 'answer' | 'choose' | 'mark' | 'own', {input: z.ZodType; run: (ctx: VerbContext, input: never) => Promise<VerbResult>}>
+} satisfies Record<
+  VerbName | 'answer' | 'choose' | 'mark' | 'own',
+  {input: z.ZodType; run: (ctx: VerbContext, input: never) => Promise<VerbResult>}
+>
 
 type Table = typeof VERB_TABLE
 export type RunnerVerb = keyof Table
@@ -117,10 +133,16 @@ export function catalogCall(
   const s = [o.session]
   switch (name) {
     case 'reply': {
-      const ifMatch = o.expect && !o.queue ? parseStateMatches(o.expect, (m) => {
-        throw new CastError(m, EXIT.USAGE)
-      }) : undefined
-      return {input: {ifMatch, ifText: o.expect && !o.queue ? [o.expect] : undefined, message: o.value ?? '', queue: o.queue, session: o.session}, name}
+      const ifMatch =
+        o.expect && !o.queue
+          ? parseStateMatches(o.expect, (m) => {
+              throw new CastError(m, EXIT.USAGE)
+            })
+          : undefined
+      return {
+        input: {ifMatch, ifText: o.expect && !o.queue ? [o.expect] : undefined, message: o.value ?? '', queue: o.queue, session: o.session},
+        name,
+      }
     }
 
     case 'label':

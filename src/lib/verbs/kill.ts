@@ -98,7 +98,11 @@ interface Unkillable {
  * Sessions whose process is live on this machine, but that no verified claim lets cast signal:
  * killing would signal nothing and file a running agent under Killed, out of the inbox.
  */
-async function unkillable(ctx: VerbContext, ids: readonly string[], {elsewhere, plans, refusedBy, unverified}: KillPlan): Promise<Unkillable[]> {
+async function unkillable(
+  ctx: VerbContext,
+  ids: readonly string[],
+  {elsewhere, plans, refusedBy, unverified}: KillPlan,
+): Promise<Unkillable[]> {
   const {shortId} = await import('../../core/model/ids.js')
   const out: Unkillable[] = []
   for (const row of ctx.store.loadSessions(ids)) {
@@ -119,7 +123,12 @@ async function unkillable(ctx: VerbContext, ids: readonly string[], {elsewhere, 
 }
 
 /** File the sessions under Killed, signal what the plan verified, and report each. */
-async function killNow(ctx: VerbContext, ids: readonly string[], {elsewhere, plans, refusedBy}: KillPlan, graceMs: number): Promise<VerbDone<KillJson>> {
+async function killNow(
+  ctx: VerbContext,
+  ids: readonly string[],
+  {elsewhere, plans, refusedBy}: KillPlan,
+  graceMs: number,
+): Promise<VerbDone<KillJson>> {
   const {makeIngester} = await import('../ingest/ingest.js')
   const {applyTriage} = await families.triage()
   const {terminate} = await import('../agents/terminate.js')
@@ -165,7 +174,15 @@ async function killNow(ctx: VerbContext, ids: readonly string[], {elsewhere, pla
     }
   })
   const byId = new Map(killed.map((k) => [k.id, k]))
-  const report = await triageReport(ctx, 'kill', applied.action, ids, now, (row) => killedLine(byId.get(row.id), elsewhere.get(row.id)), new Set(ids))
+  const report = await triageReport(
+    ctx,
+    'kill',
+    applied.action,
+    ids,
+    now,
+    (row) => killedLine(byId.get(row.id), elsewhere.get(row.id)),
+    new Set(ids),
+  )
   const warnings: string[] = []
   let exit: number = EXIT.OK
   for (const k of killed) {

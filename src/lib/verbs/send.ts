@@ -49,14 +49,15 @@ export async function send(ctx: VerbContext, i: SendInput): Promise<VerbResult<S
   if (i.message.trim() === '') refuse('The message is empty.', EXIT.USAGE)
   const {checkMessageText} = await import('../agents/message-text.js')
   const message = checkMessageText(i.message)
+  const ifMatch = i.ifMatch ?? (i.ifText === undefined ? undefined : parseStateMatches(i.ifText.join(','), (m) => refuse(m, EXIT.USAGE)))
   if (i.queue) {
-    if (i.ifMatch !== undefined) refuse('--queue waits for the turn to end; it does not take --if.', EXIT.USAGE)
+    if (ifMatch !== undefined) refuse('--queue waits for the turn to end; it does not take --if.', EXIT.USAGE)
     return queue(ctx, i.session, message)
   }
 
   const remote = await remoteVerb(ctx, 'send', i.session, {if: i.ifText ?? null, message})
   if (remote) return remote as VerbResult<SendJson>
-  return sendNow(ctx, i.session, message, i.ifMatch, '')
+  return sendNow(ctx, i.session, message, ifMatch, '')
 }
 
 async function sendNow(
@@ -71,7 +72,10 @@ async function sendNow(
   const {sendMessage} = await import('../agents/deliver.js')
   const {sessionJson} = await import('../views/views.js')
   const id = resolveSession(ctx.store, query)
-  const r = await sendMessage(ctx.store, ctx.env, ctx.clock, ctx.me, id, message, {ifMatch: ifMatch ? [...ifMatch] : undefined, synced: true})
+  const r = await sendMessage(ctx.store, ctx.env, ctx.clock, ctx.me, id, message, {
+    ifMatch: ifMatch ? [...ifMatch] : undefined,
+    synced: true,
+  })
   const json = sessionJson(r.row, ctx.me, ctx.clock())
   const line = `${lead}${lead ? 'sent' : 'Sent'} to ${json.short_id} via ${r.via}${r.log ? `; output in ${r.log}` : ''}. ${nowLine(r.route, r.row)}`
   return done({at: new Date(r.at).toISOString(), log: r.log, pane: r.pane, pid: r.pid, route: r.route, session: json, via: r.via}, [line])

@@ -80,28 +80,58 @@ export interface Sessions {
 
 export async function pin(ctx: VerbContext, i: Sessions & {pinned: boolean}): Promise<VerbDone<TriageResult>> {
   const {planPin} = await import('../../core/model/triage.js')
-  return triage(ctx, i.pinned ? 'pin' : 'unpin', i.sessions, (row) => planPin(row, i.pinned), () => (i.pinned ? 'pinned' : 'unpinned'))
+  return triage(
+    ctx,
+    i.pinned ? 'pin' : 'unpin',
+    i.sessions,
+    (row) => planPin(row, i.pinned),
+    () => (i.pinned ? 'pinned' : 'unpinned'),
+  )
 }
 
 export async function defer(ctx: VerbContext, i: Sessions): Promise<VerbDone<TriageResult>> {
   const {planDefer} = await import('../../core/model/triage.js')
-  return triage(ctx, 'defer', i.sessions, (row, now) => planDefer(row, now), () => 'deferred')
+  return triage(
+    ctx,
+    'defer',
+    i.sessions,
+    (row, now) => planDefer(row, now),
+    () => 'deferred',
+  )
 }
 
 export async function wake(ctx: VerbContext, i: Sessions): Promise<VerbDone<TriageResult>> {
   const {planWake} = await import('../../core/model/triage.js')
-  return triage(ctx, 'wake', i.sessions, (row, now) => planWake(row, now), () => 'woken')
+  return triage(
+    ctx,
+    'wake',
+    i.sessions,
+    (row, now) => planWake(row, now),
+    () => 'woken',
+  )
 }
 
 export async function restore(ctx: VerbContext, i: Sessions): Promise<VerbDone<TriageResult>> {
   const {planRestore} = await import('../../core/model/triage.js')
-  return triage(ctx, 'restore', i.sessions, (row) => planRestore(row), () => 'restored')
+  return triage(
+    ctx,
+    'restore',
+    i.sessions,
+    (row) => planRestore(row),
+    () => 'restored',
+  )
 }
 
 export async function mark(ctx: VerbContext, i: Sessions & {as: MarkAs}): Promise<VerbDone<TriageResult>> {
   const {planMark} = await import('../../core/model/triage.js')
   const word = i.as === 'needs_input' ? 'needs-input' : i.as
-  return triage(ctx, `mark ${word}`, i.sessions, (row, now) => planMark(row, now, i.as), () => `marked ${word}`)
+  return triage(
+    ctx,
+    `mark ${word}`,
+    i.sessions,
+    (row, now) => planMark(row, now, i.as),
+    () => `marked ${word}`,
+  )
 }
 
 export const MAX_LABEL = 40
@@ -128,7 +158,13 @@ export async function rename(ctx: VerbContext, i: {session: string; title: strin
   if (title === '') refuse('Give the new title: cast rename SESSION TITLE (or --clear).', EXIT.USAGE)
   if (title !== null && title.length > MAX_TITLE) refuse(`The title is ${title.length} characters; keep it under ${MAX_TITLE}.`, EXIT.USAGE)
   const {planRename} = await import('../../core/model/triage.js')
-  return triage(ctx, 'rename', [i.session], (row) => planRename(row, title), () => (title === null ? 'title reset' : 'renamed'))
+  return triage(
+    ctx,
+    'rename',
+    [i.session],
+    (row) => planRename(row, title),
+    () => (title === null ? 'title reset' : 'renamed'),
+  )
 }
 
 /** A snooze: for a duration (ms, counted from the moment it is filed), until a time, or a person's words for either. */
@@ -151,7 +187,13 @@ export async function snooze(ctx: VerbContext, i: SnoozeInput): Promise<VerbDone
 
   const untilAt = (at: number): number => (forMs === null ? until! : at + forMs)
   const when = humanTime(untilAt(start), start)
-  return triage(ctx, 'snooze', i.sessions, (row, at) => planSnooze(row, at, untilAt(at)), () => `snoozed until ${when}`)
+  return triage(
+    ctx,
+    'snooze',
+    i.sessions,
+    (row, at) => planSnooze(row, at, untilAt(at)),
+    () => `snoozed until ${when}`,
+  )
 }
 
 export async function stash(
