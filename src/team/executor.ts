@@ -1,7 +1,7 @@
 /**
  * The executing machine: carries out the actions teammates queued for its sessions, exactly once,
- * with the same cast command (and so the same safety rules) a local user would run, as the
- * requester's identity.
+ * through the same verb runner (src/lib/verbs/index.ts, and so the same safety rules) a local user
+ * runs, with the requester's identity as the runner's `me`.
  *
  * Before anything runs, the request must be what its requester signed (src/team/protocol.ts
  * verifyAction: this machine's own trust list, not the server, says whose key that is), must not
