@@ -23,7 +23,8 @@ const sessions = z
   .array(z.string().min(1).max(200))
   .min(1, 'Name at least one SESSION (an id, a native id or a unique prefix of 4+ characters).')
 const session = z.string().min(1).max(200)
-const text = z.string().max(65_536)
+// Its limit and its characters are the handler's to check (src/lib/agents/message-text.ts), with its own line.
+const text = z.string()
 const MARK_AS = z.enum(['done', 'dormant', 'needs_input', 'unread', 'read'])
 
 /** Each verb: its input's schema and its handler. */
