@@ -148,6 +148,9 @@ export function catalogCall(
 
     case 'label':
       return {input: {label: o.value ?? '', sessions: s}, name}
+    case 'approve':
+    case 'deny':
+      return {input: {session: o.session}, name}
     case 'rename':
       return {input: {session: o.session, title: o.value ?? ''}, name}
     case 'snooze':
