@@ -30,7 +30,8 @@ describe('choose on a dead session', () => {
     h.cleanup()
   })
 
-  const state = async (): Promise<{state: string; reason: string; id: string}> => json(await runCast(['state', 'show', SID, '--json'], {env}))
+  const state = async (): Promise<{state: string; reason: string; id: string}> =>
+    json(await runCast(['state', 'show', SID, '--json'], {env}))
   const until = (s: string, r?: string) =>
     waitFor(async () => {
       const st = await state()
@@ -58,6 +59,15 @@ describe('choose on a dead session', () => {
     const sent = json(r).label as string
     if (label) expect(sent).toBe(label)
     await waitFor(() => userTexts(h.home, proj, SID).includes(sent) || null, 60_000)
+  })
+
+  it('cast send after a headless resume does not report the stale state it read before', async () => {
+    await deadQuestion()
+    const r = await runCast(['send', SID, 'Go with A'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('It resumes headless')
+    expect(r.stdout).not.toContain('needs_input:question')
+    await waitFor(() => userTexts(h.home, proj, SID).includes('Go with A') || null, 60_000)
   })
 
   it("cast web's answer view: POST /api/choose on it answers 200 and resumes it, not 409", async () => {
