@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import type {HistoryJson} from '../lib/verbs/history.js'
 
 import {TriageCommand} from '../lib/triage/triage.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
 import type {SessionJson} from '../lib/views/views.js'
 import {verb} from '../core/model/verbs.js'
 import {families} from '../core/store/families.js'
