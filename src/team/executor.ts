@@ -1,7 +1,7 @@
 /**
  * The executing machine: carries out the actions teammates queued for its sessions, exactly once,
- * with the same cast command (and so the same safety rules) a local user would run, as the
- * requester's identity.
+ * through the same verb runner (src/lib/verbs/index.ts, and so the same safety rules) a local user
+ * runs, with the requester's identity as the runner's `me`.
  *
  * Before anything runs, the request must be what its requester signed (src/team/protocol.ts
  * verifyAction: this machine's own trust list, not the server, says whose key that is), must not
@@ -14,7 +14,6 @@
  * reports "nothing was done"; a crash while it ran is reported as such (never run a second time);
  * a result not yet reported is reported on the next pass.
  */
-import {spawn} from 'node:child_process'
 import type {Pool} from 'pg'
 
 import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
@@ -24,7 +23,7 @@ import {claimAction as claimOnServer, reportAction, runningActions, type TeamAct
 import {machineKeys} from '../core/store/team/machines.js'
 import {pgSafe} from '../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
-import {ArgError, commandFor, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
+import {actionCall, ArgError, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -33,31 +32,28 @@ export interface ActionOutcome {
   readonly result: Record<string, unknown>
 }
 
-/** Runs one cast command as `who` on this machine; returns its exit code and output. */
-export type RunCast = (argv: readonly string[], who: string) => Promise<{code: number; stdout: string; stderr: string}>
+/** Carries out one action as `who` on this machine, through the verb runner, acting locally only. */
+export type RunCast = (store: Store, a: Pick<QueuedAction, 'verb' | 'sessionId' | 'args'>, who: string) => Promise<ActionOutcome>
 
-/** Runs cast itself (this same build) as `who`, acting locally only. */
+/** The verb runner (src/lib/verbs/index.ts) in this process, with the requester's identity as its context's `me`. */
 export function castRunner(env: Env): RunCast {
-  return (argv, who) =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, [process.argv[1]!, ...argv], {
-        env: {...env, CAST_TEAM_LOCAL: '1', CAST_USER: who},
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (c) => (stdout += String(c)))
-      child.stderr.on('data', (c) => (stderr += String(c)))
-      const t = setTimeout(() => child.kill('SIGKILL'), 120_000)
-      child.on('close', (code) => {
-        clearTimeout(t)
-        resolve({code: code ?? 1, stderr, stdout})
-      })
-      child.on('error', (e) => {
-        clearTimeout(t)
-        resolve({code: 1, stderr: e.message, stdout})
-      })
-    })
+  return async (store, a, who) => {
+    let call: ReturnType<typeof actionCall>
+    try {
+      call = actionCall(a.verb, a.sessionId, a.args)
+    } catch (error) {
+      if (!(error instanceof ArgError)) throw error
+      return {result: {error: `${a.verb}: ${error.message}; nothing was done`, exit: 2}, status: 'refused'}
+    }
+
+    const {isRunnerVerb, runVerbData} = await import('../lib/verbs/index.js')
+    const {clockFrom} = await import('../lib/home/env.js')
+    if (!isRunnerVerb(call.name)) return {result: {error: `"${a.verb}" is not an action cast carries out`, exit: 2}, status: 'refused'}
+    const r = await runVerbData({clock: clockFrom(env), env, me: who, store, team: false}, call.name, call.input)
+    if (r.ok && r.exit === 0) return {result: {exit: 0, output: r.json}, status: 'delivered'}
+    if (r.ok) return {result: {error: r.warnings[0] ?? r.lines[0] ?? `exit ${r.exit}`, exit: r.exit, output: r.json}, status: 'refused'}
+    return {result: {error: r.line, exit: r.exit, output: r.json ?? null}, status: 'refused'}
+  }
 }
 
 /** Why `who` may not act on the session here, or null when they may (they own it or run it). */
@@ -152,26 +148,5 @@ export async function carryOutActions(x: ExecutorContext): Promise<number> {
 async function carryOut(store: Store, a: QueuedAction, run: RunCast): Promise<ActionOutcome> {
   const why = refusal(store, a.sessionId, a.requestedBy)
   if (why) return {result: {error: why, exit: 5}, status: 'refused'}
-  let argv: string[]
-  try {
-    argv = commandFor(a.verb, a.sessionId, a.args)
-  } catch (error) {
-    if (!(error instanceof ArgError)) throw error
-    return {result: {error: `${a.verb}: ${error.message}; nothing was done`, exit: 2}, status: 'refused'}
-  }
-
-  const r = await run(argv, a.requestedBy)
-  let output: unknown = null
-  try {
-    output = JSON.parse(r.stdout)
-  } catch {
-    output = null
-  }
-
-  if (r.code === 0) return {result: {exit: 0, output}, status: 'delivered'}
-  const error =
-    (output as {error?: {message?: string}} | null)?.error?.message ??
-    r.stderr.trim().split('\n').filter(Boolean).at(-1) ??
-    `exit ${r.code}`
-  return {result: {error: error.replace(/^\s*[›»]?\s*Error:\s*/, ''), exit: r.code, output}, status: 'refused'}
+  return run(store, a, a.requestedBy)
 }

@@ -6,8 +6,11 @@
  */
 import crypto from 'node:crypto'
 
-export const ACTION_VERBS = ['send', 'approve', 'deny', 'kill', 'own', 'answer'] as const
-export type ActionVerb = (typeof ACTION_VERBS)[number]
+import {TEAM_ACTIONS, type TeamAction} from '../core/model/verbs.js'
+
+/** The actions a teammate may ask: the catalog's remote marks (src/core/model/verbs.ts). */
+export const ACTION_VERBS: readonly TeamAction[] = TEAM_ACTIONS
+export type ActionVerb = TeamAction
 
 /** The longest text an action carries (a message, a note): the CLI's own limit for any argument. */
 export const MAX_ACTION_TEXT = 65_536
@@ -203,6 +206,32 @@ export function commandFor(verb: string, sessionId: string, args: Record<string,
 
     default:
       throw new ArgError(`"${verb}" is not an action cast carries out`)
+  }
+}
+
+/**
+ * The action as the verb runner's call (src/lib/verbs/index.ts): the runner verb and its input,
+ * checked by kind exactly as commandFor checks it. Throws ArgError.
+ */
+export function actionCall(verb: string, sessionId: string, args: Record<string, unknown>): {name: string; input: Record<string, unknown>} {
+  commandFor(verb, sessionId, args)
+  const s = sessionId
+  switch (verb as ActionVerb) {
+    case 'send': {
+      const ifs = present(args.if) ? (Array.isArray(args.if) ? args.if : [args.if]).map((v) => stateMatch(v)) : []
+      return {input: {ifText: ifs.length > 0 ? ifs : undefined, message: args.message, session: s}, name: 'reply'}
+    }
+
+    case 'approve':
+      return {input: {always: args.always === true, session: s}, name: 'approve'}
+    case 'deny':
+      return {input: {note: present(args.note) ? args.note : null, session: s}, name: 'deny'}
+    case 'kill':
+      return {input: {sessions: [s]}, name: 'kill'}
+    case 'own':
+      return {input: {session: s, who: args.who}, name: 'own'}
+    case 'answer':
+      return {input: {card: args.card, choice: args.choice, note: present(args.note) ? args.note : null}, name: 'answer'}
   }
 }
 

@@ -84,7 +84,7 @@ describe('layering (DESIGN §2)', () => {
     // make of src/lib (every command does), and the dynamic ones of src/core.
     const lib = crossings('commands', 'lib')
     expect(lib.some((c) => c.startsWith('commands/sessions.ts -> lib/'))).toBe(true)
-    expect(crossings('commands', 'core').some((c) => c.startsWith('commands/own.ts -> core/model/'))).toBe(true)
+    expect(crossings('commands', 'core').some((c) => c.startsWith('commands/disown.ts -> core/model/'))).toBe(true)
   })
 
   it('SQL lives only in src/core/store', () => {

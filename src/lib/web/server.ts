@@ -21,9 +21,9 @@ import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.j
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
-import {runInProcess, type VerbOutcome} from './run-verb.js'
+import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
-import {followAction, TEAM_COMMANDS} from './team-action.js'
+import {followAction} from './team-action.js'
 
 export interface WebServerOptions {
   readonly store: Store
@@ -195,7 +195,7 @@ export class WebServer {
         const choice = body['choice']
         if (!Number.isInteger(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
         await cardWritable(this.o, card, field(body, 'session', false))
-        return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
+        return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)], this.o))
       }
 
       case '/api/choose': {
@@ -216,7 +216,7 @@ export class WebServer {
             ...errorEnvelope('The question changed since the page drew it: nothing was sent.', EXIT.REFUSED),
           })
         const args = many ? (answers as number[][]).map((a) => a.join(',')) : [String(choice)]
-        return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args]))
+        return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args], this.o))
       }
 
       case '/api/logout':
@@ -256,13 +256,16 @@ export class WebServer {
         }
     }
 
-    const argv = queue
-      ? ['send', '--queue', session, '--', value!]
-      : v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined)
-    // Not this machine's: the command's team branch queues it (signed) and the page follows it
+    // Not this machine's: the runner's team branch queues it (signed) and the page follows it
     // (GET /api/action/ID) rather than hold every other verb while the other machine answers.
-    const remote = where !== null && where.remote && TEAM_COMMANDS.has(argv[0]!)
-    const out = await runInProcess(this.o.config, remote ? [argv[0]!, '--no-wait', ...argv.slice(1)] : argv)
+    const remote = where !== null && where.remote && v.remote !== undefined
+    const out = await runCatalogVerb(this.o, v.name, {
+      expect: expect ?? undefined,
+      noWait: remote,
+      queue,
+      session,
+      value: value ?? undefined,
+    })
     const queued = out.ok ? (out.json as {action_id?: unknown}) : null
     if (remote && queued && typeof queued.action_id === 'number') this.actions.add(queued.action_id)
     return out
