@@ -6,10 +6,11 @@
  * device and last activity. Rows arrive in display order from the server.
  */
 import {type Listing, type Outcome, readOnlyOf, type Session} from './api.js'
+import type {Bucket} from './wire.js'
 import {ago, fill, h, oneLine} from './dom.js'
 import {measure, windowRows} from './window.js'
 
-export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
+export const SECTIONS: readonly {bucket: Bucket; title: string; collapsed?: boolean}[] = [
   {bucket: 'questions', title: 'Questions'},
   {bucket: 'pinned', title: 'Pinned'},
   {bucket: 'new', title: 'New'},
@@ -73,7 +74,7 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
     if (rows) rows.push(s)
     else byBucket.set(s.bucket, [s])
   }
-  const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is string => b !== null))
+  const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is Bucket => b !== null))
   const parts: Node[] = [h('p', {class: 'tally', id: 'tally'}, view.listing.tally)]
   for (const sec of SECTIONS) {
     const rows = byBucket.get(sec.bucket) ?? []
