@@ -221,6 +221,8 @@ async function run(
   if (!v.global && refuseReadOnly(state.listing, s, say)) return false
   // Where the cursor is, when it is on this row: a verb that files the row away leaves it there.
   const at = s && state.focus === s.id && !state.answering ? rows().findIndex((r) => r.id === s.id) : -1
+  // Its section now (the stream may move the row before the verb's answer comes back).
+  const was = s?.bucket
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
@@ -231,7 +233,7 @@ async function run(
   if (queued) return followRemote(v, key, queued, advanceAfter)
   state.pending.delete(key)
   say(out.ok ? resultLine(v.label, out.json) : `${v.label} refused: ${out.error.message}`)
-  if (out.ok && s && at >= 0) fileAway(s.id, out.json, at)
+  if (out.ok && s && at >= 0) fileAway(s.id, was, out.json, at)
   if (out.ok && advanceAfter && s) advance(s.id)
   else draw()
   return out.ok
@@ -243,11 +245,11 @@ async function run(
  * now takes that place, as when a stash takes the row out of the list (draw). The listing that
  * follows on the stream brings the order.
  */
-function fileAway(id: string, json: unknown, at: number): void {
+function fileAway(id: string, was: string | undefined, json: unknown, at: number): void {
   const o = json && typeof json === 'object' ? (json as {session?: unknown; sessions?: unknown}) : {}
   const now = (Array.isArray(o.sessions) ? (o.sessions as Session[]) : o.session ? [o.session as Session] : []).find((x) => x?.id === id)
   const row = state.listing?.sessions.find((x) => x.id === id)
-  if (!now || !row || now.bucket === row.bucket || state.focus !== id) return
+  if (!now || !row || now.bucket === was || state.focus !== id) return
   Object.assign(row, now)
   const rest = rows().filter((r) => r.id !== id)
   state.focus = rest[Math.min(at, rest.length - 1)]?.id ?? null
