@@ -283,17 +283,22 @@ export function verbForKey(key: string): Verb | undefined {
   return BY_KEY.get(key)
 }
 
-/** The catalog as data (for a page or a help screen): everything but the command line. */
-export function verbTable(): {
+/** A verb of the catalog as data (the `verbs` of `cast web`'s listing, src/core/model/wire.ts). */
+export interface VerbJson {
   name: VerbName
   label: string
   key: string
   summary: string
+  /** What asks for the value ("{title}" stands for the session's title), or null. */
+  prompt: string | null
   takes: VerbInput
   needs_approval: boolean
   global: boolean
   drop_on: Bucket | null
-}[] {
+}
+
+/** The catalog as data (for a page or a help screen): everything but the command line. */
+export function verbTable(): VerbJson[] {
   return VERBS.map((x) => ({
     drop_on: x.dropOn ?? null,
     global: x.global === true,

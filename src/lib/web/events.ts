@@ -11,6 +11,7 @@
 import type {ServerResponse} from 'node:http'
 
 import {inView} from '../../core/model/view.js'
+import type {StreamEvent} from '../../core/model/wire.js'
 import type {Store} from '../../core/store/store.js'
 import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
 import type {Env} from '../home/env.js'
@@ -190,13 +191,13 @@ export class EventHub {
   }
 }
 
-function event(name: string, data: unknown, id?: number): string {
+function event(name: StreamEvent, data: unknown, id?: number): string {
   // JSON has no raw newlines: one data line.
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 /** An event whose data is JSON already serialized (one line: JSON has no raw newlines). */
-function rawEvent(name: string, json: string, id?: number): string {
+function rawEvent(name: StreamEvent, json: string, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`
 }
 
