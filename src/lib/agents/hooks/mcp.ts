@@ -53,7 +53,7 @@ export function mcpEntry(env: Env, binary = castBinary()): McpEntry {
 /** Is this entry one cast wrote (its last argument `mcp`, a cast CLI before it)? */
 export function isCastEntry(e: unknown): boolean {
   if (!isPlainObject(e)) return false
-  const args = Array.isArray(e.args) ? e.args : []
+  const args: unknown[] = Array.isArray(e.args) ? (e.args as unknown[]) : []
   const words = [e.command, ...args].filter((w): w is string => typeof w === 'string')
   return words.at(-1) === 'mcp' && words.slice(0, -1).some((w) => /(^|\/)(cast|run\.js)$/.test(w))
 }
