@@ -75,6 +75,7 @@ describe('cast mcp', () => {
     for (const r of results) {
       expect(r.result.content).toHaveLength(1)
       // One line of what was refused (suggestions on later lines), never the hostile bytes themselves.
+      // eslint-disable-next-line no-control-regex
       expect(text(r)).not.toMatch(/[\u001b\u0007\u202e]/)
       expect(text(r).length).toBeLessThan(2000)
     }
