@@ -31,7 +31,7 @@ import {claimSchedule, dueScheduleIds, failAbandonedClaims, finishDelivery, getS
 import {recentSends, recordSend} from '../../core/store/sends.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {commandTemplate, fillTemplate, TemplateError} from '../cli/agent-commands.js'
-import {CastError} from '../cli/base-command.js'
+import {CastError} from '../cli/cast-error.js'
 import {type CastConfig, loadConfig} from '../home/config.js'
 import {castHome, type Env, homeDir} from '../home/env.js'
 import {EXIT} from '../cli/exit-codes.js'

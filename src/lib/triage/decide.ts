@@ -7,7 +7,7 @@ import {shortId} from '../../core/model/ids.js'
 import {findDecision} from '../../core/store/decisions.js'
 import {effectivePresence, getPresence} from '../../core/store/presence.js'
 import type {DecisionCard, Store} from '../../core/store/store.js'
-import {CastError} from '../cli/base-command.js'
+import {CastError} from '../cli/cast-error.js'
 import type {CastConfig, PresenceConfig} from '../home/config.js'
 import {EXIT} from '../cli/exit-codes.js'
 
