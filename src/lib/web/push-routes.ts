@@ -58,6 +58,13 @@ export function overHttps(req: http.IncomingMessage): boolean {
   return (req.socket as Partial<TLSSocket>).encrypted === true
 }
 
+const ICONS = new Set(['/icon-192.png', '/icon-512.png', '/icon-maskable-512.png'])
+
+/** Paths anyone who reaches the server may fetch or post (the service worker, the icons, an ntfy action URL). */
+export function phonePublic(pathname: string): boolean {
+  return pathname === '/sw.js' || ICONS.has(pathname) || pathname.startsWith('/a/')
+}
+
 /** Handle a phone route; false when the path is not one. */
 export async function pushRoute(
   ctx: PushRouteContext,
@@ -68,8 +75,8 @@ export async function pushRoute(
   secure: (req: http.IncomingMessage) => boolean = overHttps,
 ): Promise<boolean> {
   const p = url.pathname
-  if (p === '/sw.js' && req.method === 'GET') {
-    serviceWorker(ctx, res)
+  if ((p === '/sw.js' || ICONS.has(p)) && req.method === 'GET') {
+    asset(ctx, res, p)
     return true
   }
 
@@ -176,21 +183,22 @@ async function ntfyReceipt(ctx: PushRouteContext, r: Receipt): Promise<void> {
   }
 }
 
-/** The service worker, at the root so its scope is the whole page; never cached stale. */
-function serviceWorker(ctx: PushRouteContext, res: http.ServerResponse): void {
+/** The service worker (at the root, so its scope is the whole page; never cached stale) or an icon. */
+function asset(ctx: PushRouteContext, res: http.ServerResponse, p: string): void {
   let data: Buffer
   try {
-    data = fs.readFileSync(path.join(ctx.assets, 'sw.js'))
+    data = fs.readFileSync(path.join(ctx.assets, path.basename(p)))
   } catch {
-    throw new HttpError(404, 'Nothing at /sw.js (run "npm run build").', EXIT.NOT_FOUND)
+    throw new HttpError(404, `Nothing at ${p} (run "npm run build").`, EXIT.NOT_FOUND)
   }
 
+  const js = p.endsWith('.js')
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    'cache-control': 'no-cache',
+    'cache-control': js ? 'no-cache' : 'public, max-age=86400',
     'content-length': data.length,
-    'content-type': 'text/javascript; charset=utf-8',
-    'service-worker-allowed': '/',
+    'content-type': js ? 'text/javascript; charset=utf-8' : 'image/png',
+    ...(js ? {'service-worker-allowed': '/'} : {}),
   })
   res.end(data)
 }

@@ -22,7 +22,7 @@ import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
 import {runInProcess, type VerbOutcome} from './run-verb.js'
-import {type PushRouteContext, pushRoute} from './push-routes.js'
+import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction, TEAM_COMMANDS} from './team-action.js'
 
@@ -133,8 +133,8 @@ export class WebServer {
     const url = new URL(req.url ?? '/', 'http://cast.invalid')
     if (!this.guard.hostAllowed(req))
       throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
-    // The service worker's script and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
-    if (url.pathname === '/sw.js' || url.pathname.startsWith('/a/')) return void (await pushRoute(this.phone, url, req, res, null))
+    // The service worker, the app's icons and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
+    if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null))
     const write = req.method !== 'GET' && req.method !== 'HEAD'
     if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
     if (url.pathname === '/login' && req.method === 'GET') return this.login(url, res)
