@@ -8,7 +8,8 @@ import {emitKeypressEvents} from 'node:readline'
 
 import type {SessionRow, Store} from '../../../core/store/store.js'
 import {verb, verbForKey, type Verb, type VerbName} from '../../../core/model/verbs.js'
-import type {Env} from '../../home/env.js'
+import {castHome, type Env} from '../../home/env.js'
+import {recordKeystroke} from '../../notify/activity.js'
 import {oneLine} from '../../../core/model/sanitize.js'
 import {buildListing, PLAIN, type Listing, titleOf} from '../views.js'
 import {filterRows, type InboxState, type Mode, nextWaiting, renderInbox, type Style} from './view.js'
@@ -340,6 +341,8 @@ class Inbox {
     // Keys first: nothing typed while the follower starts is lost.
     emitKeypressEvents(process.stdin)
     process.stdin.on('keypress', (str: string | undefined, key: Key) => {
+      // Paging holds the phone while you type here (src/lib/notify/activity.ts).
+      recordKeystroke(castHome(o.env), 'inbox', Date.now())
       void this.onKey(str, key).catch((error: Error) => this.say(`error: ${error.message}`))
     })
     this.enter()
