@@ -10,7 +10,10 @@ import path from 'node:path'
 
 import type {SessionRow} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
-import {tmuxSockets} from '../agents/tmux.js'
+import {treeOf} from '../../core/model/kill-plan.js'
+import {shortId} from '../../core/model/ids.js'
+import {childrenMap} from '../agents/terminate.js'
+import {listAllPanes, tmuxSockets} from '../agents/tmux.js'
 import {paneOf} from '../views/views.js'
 
 export const DEFAULT_ACTIVE_WINDOW_MS = 3 * 60_000
@@ -64,14 +67,35 @@ export function readActivity(home: string): Partial<Record<ActivitySource, numbe
   }
 }
 
-/** Clients attached to a pane an agent runs in, with their last keystroke. */
-export async function tmuxSignals(env: Env, rows: readonly SessionRow[]): Promise<Signal[]> {
-  const panes = new Map<string, string>()
+/**
+ * The tmux panes agents run in, keyed "socket|%id": a pane whose process tree holds a session's
+ * live process (as cast approve finds it), or the pane the screen sweep tied ("*|%id").
+ */
+async function agentPanes(env: Env, rows: readonly SessionRow[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  const pids = new Map<number, string>()
   for (const r of rows) {
     const p = paneOf(r)
-    if (p) panes.set(p, r.id)
+    if (p) out.set(`*|${p}`, r.id)
+    const proc = r.facts.process
+    if (proc?.alive && proc.exited === null) pids.set(proc.pid, r.id)
   }
 
+  if (pids.size === 0) return out
+  const children = childrenMap()
+  if (!children) return out
+  for (const pane of await listAllPanes(env)) {
+    if (pane.dead) continue
+    const hit = treeOf(pane.pid, children).find((p) => pids.has(p))
+    if (hit !== undefined) out.set(`${pane.socket ?? '*'}|${pane.id}`, pids.get(hit)!)
+  }
+
+  return out
+}
+
+/** Clients attached to a pane an agent runs in, with their last keystroke (tmux's client_activity). */
+export async function tmuxSignals(env: Env, rows: readonly SessionRow[]): Promise<Signal[]> {
+  const panes = await agentPanes(env, rows)
   if (panes.size === 0) return []
   const {execa} = await import('execa')
   const out: Signal[] = []
@@ -91,9 +115,10 @@ export async function tmuxSignals(env: Env, rows: readonly SessionRow[]): Promis
 
     for (const line of text.split('\n')) {
       const m = /^(\d+) (%\d+) (.*)$/.exec(line.trim())
-      if (!m || !panes.has(m[2]!)) continue
-      const id = panes.get(m[2]!)!
-      out.push({at: Number(m[1]) * 1000, detail: `tmux client ${m[3]} on ${m[2]} (session ${id.slice(-7)})`, source: 'tmux'})
+      if (!m) continue
+      const id = panes.get(`${socket ?? '*'}|${m[2]!}`) ?? panes.get(`*|${m[2]!}`)
+      if (id === undefined) continue
+      out.push({at: Number(m[1]) * 1000, detail: `tmux client ${m[3]} on ${m[2]} (session ${shortId(id)})`, source: 'tmux'})
     }
   }
 
