@@ -127,7 +127,11 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
   }
 
   /** What paging believes (src/lib/notify/activity.ts): at the desk (the phone held) or away, and why. */
-  private async paging(store: Awaited<ReturnType<BaseCommand['openStore']>>, now: number, windowMs?: number): Promise<PresenceJson['paging']> {
+  private async paging(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    now: number,
+    windowMs?: number,
+  ): Promise<PresenceJson['paging']> {
     const {DEFAULT_ACTIVE_WINDOW_MS, deskPresence} = await import('../lib/notify/activity.js')
     const {castHome} = await import('../lib/home/env.js')
     const {humanTime} = await import('../lib/cli/time-format.js')

@@ -152,7 +152,13 @@ async function act(p: PagePayload, a: PageAction): Promise<void> {
   }
 
   sw.__castLast = {body, title}
-  await sw.registration.showNotification(title, {body, data: {receipt: true, url: p.url}, icon: '/icon-192.png', renotify: false, tag: p.tag})
+  await sw.registration.showNotification(title, {
+    body,
+    data: {receipt: true, url: p.url},
+    icon: '/icon-192.png',
+    renotify: false,
+    tag: p.tag,
+  })
 }
 
 sw.addEventListener('notificationclick', (e) => {

@@ -11,7 +11,12 @@ export interface Received {
   readonly path: string
   readonly headers: http.IncomingHttpHeaders
   readonly plaintext: string
-  readonly jwt: {readonly header: Record<string, unknown>; readonly claims: Record<string, unknown>; readonly key: string; readonly valid: boolean}
+  readonly jwt: {
+    readonly header: Record<string, unknown>
+    readonly claims: Record<string, unknown>
+    readonly key: string
+    readonly valid: boolean
+  }
 }
 
 export interface PushService {

@@ -95,7 +95,11 @@ describe('ntfy', () => {
 
     it('refuses an action URL in one line and leaves the token unspent', async () => {
       const now = Date.now()
-      const [token] = grantActions(h.castHome, [{ask: 'x', expires_at: now + 60_000, option: null, session: 'claude_code:x', verb: 'approve', via: 'ntfy'}], now)
+      const [token] = grantActions(
+        h.castHome,
+        [{ask: 'x', expires_at: now + 60_000, option: null, session: 'claude_code:x', verb: 'approve', via: 'ntfy'}],
+        now,
+      )
       const r = await fetch(`${web.base}/a/${token}`, {method: 'POST'})
       expect(r.status).toBe(403)
       const body = (await r.json()) as {error: {message: string; exit_code: number}}

@@ -86,7 +86,9 @@ describe('a push approves from the notification and the receipt replaces it', ()
   async function deliver(data: string): Promise<Worker> {
     const cdp = await context.newCDPSession(page)
     const regs: {registrationId: string; scopeURL: string}[] = []
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (e: {registrations: {registrationId: string; scopeURL: string}[]}) => regs.push(...e.registrations))
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (e: {registrations: {registrationId: string; scopeURL: string}[]}) =>
+      regs.push(...e.registrations),
+    )
     await cdp.send('ServiceWorker.enable')
     const reg = await waitFor(() => regs.find((r) => r.scopeURL === `${web.base}/`), 30_000)
     await cdp.send('ServiceWorker.deliverPushMessage', {data, origin: web.base, registrationId: reg.registrationId})
@@ -117,15 +119,27 @@ describe('a push approves from the notification and the receipt replaces it', ()
     notifier = spawn(process.execPath, [BIN, 'notify', '--backend', 'push'], {env, stdio: ['ignore', 'pipe', 'pipe']})
     notifier.stdout!.on('data', (c) => (notifierOut += String(c)))
     notifier.stderr!.on('data', (c) => (notifierOut += String(c)))
-    await waitFor(() => /paging|notify/i.test(notifierOut) || null, 30_000, () => notifierOut).catch(() => null)
+    await waitFor(
+      () => /paging|notify/i.test(notifierOut) || null,
+      30_000,
+      () => notifierOut,
+    ).catch(() => null)
 
     const pane = fakeInWindow(tmux, {cwd: proj, prompt: 'tool: make build', sessionId: SID})
-    const got = await waitFor(() => alive() && svc.received.find((r) => r.path === '/phone'), 90_000, () => `notifier: ${notifierOut}`)
+    const got = await waitFor(
+      () => alive() && svc.received.find((r) => r.path === '/phone'),
+      90_000,
+      () => `notifier: ${notifierOut}`,
+    )
     expect(got.jwt.valid).toBe(true)
     const sent = JSON.parse(got.plaintext) as Page1
     expect(sent.title).toMatch(/waiting for approval/)
     expect(sent.actions.map((a) => a.action)).toEqual(['approve', 'deny'])
-    await waitFor(() => /Do you want to proceed\?/.test(screen(pane)) || null, 30_000, () => screen(pane))
+    await waitFor(
+      () => /Do you want to proceed\?/.test(screen(pane)) || null,
+      30_000,
+      () => screen(pane),
+    )
 
     const sw = await deliver(got.plaintext)
     const first = await waitFor(async () => (await shown(sw)).find((n) => n.tag === sent.tag), 30_000)
@@ -135,21 +149,32 @@ describe('a push approves from the notification and the receipt replaces it', ()
     await click(sw, sent.tag, 'approve')
     const r = await receipt(sw)
     expect(r.title).toMatch(/^Approved on .+ · the agent resumed$/)
-    await waitFor(() => userTexts(h.home, proj, SID).includes('[answer] ran make build') || null, 60_000, () => screen(pane))
+    await waitFor(
+      () => userTexts(h.home, proj, SID).includes('[answer] ran make build') || null,
+      60_000,
+      () => screen(pane),
+    )
     // The receipt replaced the page (same tag, no actions left).
     const after = await waitFor(async () => (await shown(sw)).find((n) => n.tag === sent.tag && n.title === r.title), 30_000)
     expect(after.actions).toEqual([])
 
     // The same action again, and its sibling Deny: spent with it; nothing typed.
-    const again = await page.evaluate(async (tokens) => {
-      const out: string[] = []
-      for (const token of tokens) {
-        const res = await fetch('/api/push/act', {body: JSON.stringify({token}), headers: {'content-type': 'application/json'}, method: 'POST'})
-        out.push(((await res.json()) as {title: string}).title)
-      }
+    const again = await page.evaluate(
+      async (tokens) => {
+        const out: string[] = []
+        for (const token of tokens) {
+          const res = await fetch('/api/push/act', {
+            body: JSON.stringify({token}),
+            headers: {'content-type': 'application/json'},
+            method: 'POST',
+          })
+          out.push(((await res.json()) as {title: string}).title)
+        }
 
-      return out
-    }, sent.actions.map((a) => a.token!))
+        return out
+      },
+      sent.actions.map((a) => a.token!),
+    )
     expect(again).toEqual(['Not sent: this action was used already or is unknown', 'Not sent: this action was used already or is unknown'])
     expect(userTexts(h.home, proj, SID).filter((t) => t.startsWith('[answer]'))).toHaveLength(1)
   }, 240_000)

@@ -63,14 +63,18 @@ describe('paging holds the phone while a tmux client is attached to the agent’
     expect((await paging()).active).toBe(false)
 
     // A real client on a pty, attached to the agent's window.
-    client = spawn('script', ['-qfc', 'tmux attach -t base:1', '/dev/null'], {env: {...env, TERM: 'xterm'}, stdio: ['pipe', 'ignore', 'ignore']})
+    client = spawn('script', ['-qfc', 'tmux attach -t base:1', '/dev/null'], {
+      env: {...env, TERM: 'xterm'},
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
     const desk = await waitFor(
       async () => {
         const p = await paging()
         return p.active ? p : null
       },
       30_000,
-      () => `clients: ${tmux.tmux(['list-clients', '-F', '#{client_activity} #{pane_id} #{client_name}'])}; presence: ${JSON.stringify(last)}; sessions: ${JSON.stringify(rows)}`,
+      () =>
+        `clients: ${tmux.tmux(['list-clients', '-F', '#{client_activity} #{pane_id} #{client_name}'])}; presence: ${JSON.stringify(last)}; sessions: ${JSON.stringify(rows)}`,
     )
     expect(desk.why).toMatch(/^tmux client .* on %\d+ \(session /)
     const human = await runCast(['presence'], {env})
@@ -82,13 +86,21 @@ describe('paging holds the phone while a tmux client is attached to the agent’
     await new Promise((r) => setTimeout(r, 1500))
     tmux.tmux(['send-keys', '-t', 'base:1', 'tool: make deploy', 'Enter'])
     // The notifier saw it and held the phone's page.
-    await waitFor(() => /phone held|"held":"tmux client/.test(out) || null, 60_000, () => out)
+    await waitFor(
+      () => /phone held|"held":"tmux client/.test(out) || null,
+      60_000,
+      () => out,
+    )
     expect(svc.received).toHaveLength(0)
 
     client.kill('SIGKILL')
     client = null
     await waitFor(async () => ((await paging()).active ? null : true), 30_000)
-    const got = await waitFor(() => svc.received[0], 90_000, () => out)
+    const got = await waitFor(
+      () => svc.received[0],
+      90_000,
+      () => out,
+    )
     expect(JSON.parse(got.plaintext).actions.map((a: {action: string}) => a.action)).toEqual(['approve', 'deny'])
     // Once: no second copy of the held page.
     await new Promise((r) => setTimeout(r, 3000))

@@ -43,7 +43,10 @@ describe('Web Push to a subscribed device', () => {
 
   it('encrypts as RFC 8291 Appendix A says, byte for byte', () => {
     const b = (s: string) => Buffer.from(s, 'base64url')
-    const keys = {auth: 'BTBZMqHH6r4Tts7J_aSIgg', p256dh: 'BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4'}
+    const keys = {
+      auth: 'BTBZMqHH6r4Tts7J_aSIgg',
+      p256dh: 'BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4',
+    }
     const body = encryptPayload(Buffer.from('When I grow up, I want to be a watermelon'), keys, {
       salt: b('DGv6ra1nlYgDCS1FRnbzlw'),
       senderPrivate: b('yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw'),
@@ -84,7 +87,7 @@ describe('Web Push to a subscribed device', () => {
     const payload = JSON.parse(got.plaintext) as {title: string; body: string; badge: number}
     expect(payload.title).toBe('Claude Code is waiting for approval')
     expect(payload.badge).toBe(2)
-    expect(payload.body).not.toMatch(/[\u001b\u202e]/)
+    expect(payload.body.includes('\u001b') || payload.body.includes('\u202e')).toBe(false)
     expect(payload.body).toContain('Deploy')
     expect(got.jwt.valid).toBe(true)
     expect(got.jwt.key).toBe(vapidKeys(h.castHome).publicKey)
@@ -144,7 +147,14 @@ describe('Web Push to a subscribed device', () => {
     // A subscription left behind by hand for a device that is gone: dropped, not sent.
     saveSubscription(h.castHome, {created_at: new Date().toISOString(), device, ...svc.subscription('/orphan')})
     const before = svc.received.length
-    const p = buildPayload(page('x', 'y'), new Map(), {actions: false, content: 'full', home: h.castHome, now: Date.now(), questions: 0, via: 'push'})
+    const p = buildPayload(page('x', 'y'), new Map(), {
+      actions: false,
+      content: 'full',
+      home: h.castHome,
+      now: Date.now(),
+      questions: 0,
+      via: 'push',
+    })
     expect((await pushToDevices(h.castHome, ENV, p, Date.now()))[0]!.outcome).toBe('dropped')
     expect(svc.received.length).toBe(before)
     expect(listSubscriptions(h.castHome)).toEqual([])

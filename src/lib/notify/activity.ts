@@ -103,11 +103,15 @@ export async function tmuxSignals(env: Env, rows: readonly SessionRow[]): Promis
   for (const socket of sockets.length > 0 ? sockets : [undefined]) {
     let text = ''
     try {
-      const r = await execa('tmux', [...(socket ? ['-S', socket] : []), 'list-clients', '-F', '#{client_activity} #{pane_id} #{client_name}'], {
-        env: env as Record<string, string>,
-        extendEnv: false,
-        timeout: 5000,
-      })
+      const r = await execa(
+        'tmux',
+        [...(socket ? ['-S', socket] : []), 'list-clients', '-F', '#{client_activity} #{pane_id} #{client_name}'],
+        {
+          env: env as Record<string, string>,
+          extendEnv: false,
+          timeout: 5000,
+        },
+      )
       text = r.stdout
     } catch {
       continue
@@ -126,7 +130,13 @@ export async function tmuxSignals(env: Env, rows: readonly SessionRow[]): Promis
 }
 
 /** What cast believes: at the desk (the phone is held) or away (pages go to the phone). */
-export async function deskPresence(o: {home: string; env: Env; rows: readonly SessionRow[]; now: number; windowMs: number}): Promise<DeskPresence> {
+export async function deskPresence(o: {
+  home: string
+  env: Env
+  rows: readonly SessionRow[]
+  now: number
+  windowMs: number
+}): Promise<DeskPresence> {
   const a = readActivity(o.home)
   const signals: Signal[] = [
     ...(a.inbox === undefined ? [] : [{at: a.inbox, detail: 'a keystroke in cast inbox', source: 'inbox' as const}]),

@@ -104,7 +104,9 @@ export class Notifier {
     this.pager =
       phone.length === 0
         ? null
-        : new PhonePager(store, env, clock, phone, config, (notification, deliveries) => this.onSent({at: this.clock(), deliveries, notification}))
+        : new PhonePager(store, env, clock, phone, config, (notification, deliveries) =>
+            this.onSent({at: this.clock(), deliveries, notification}),
+          )
     let saved: {cursor?: number; sent?: string[]} = {}
     try {
       saved = JSON.parse(store.getMeta(this.metaKey) ?? '{}') as typeof saved

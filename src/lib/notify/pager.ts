@@ -122,7 +122,14 @@ export class PhonePager {
 function regroup(rows: readonly SessionRow[]): Notification {
   if (rows.length === 1) {
     const r = rows[0]!
-    return {body: titleOf(r) ?? '(untitled)', keys: [], kind: 'needs_input', sessions: [r.id], summary: `${r.agent} is waiting for you`, urgency: 'normal'}
+    return {
+      body: titleOf(r) ?? '(untitled)',
+      keys: [],
+      kind: 'needs_input',
+      sessions: [r.id],
+      summary: `${r.agent} is waiting for you`,
+      urgency: 'normal',
+    }
   }
 
   return {

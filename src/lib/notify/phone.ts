@@ -35,21 +35,43 @@ export async function deliverPhone(n: Notification, backend: PhoneBackend, ctx: 
   try {
     if (backend === 'push') {
       const {pushToDevices} = await import('../push/send.js')
-      const payload = buildPayload(n, rows, {actions: true, content: ctx.config.push?.content ?? 'full', home, now: ctx.now, questions, via: 'push'})
+      const payload = buildPayload(n, rows, {
+        actions: true,
+        content: ctx.config.push?.content ?? 'full',
+        home,
+        now: ctx.now,
+        questions,
+        via: 'push',
+      })
       const results = await pushToDevices(home, ctx.env, payload, ctx.now)
       if (results.length === 0) return null
       const sent = results.filter((r) => r.outcome === 'sent').length
       const bad = results.filter((r) => r.outcome !== 'sent')
-      return {backend, ok: sent > 0, ...(bad.length > 0 ? {error: bad.map((r) => `${r.device}: ${r.outcome}${r.detail ? ` (${r.detail})` : ''}`).join('; ')} : {})}
+      return {
+        backend,
+        ok: sent > 0,
+        ...(bad.length > 0 ? {error: bad.map((r) => `${r.device}: ${r.outcome}${r.detail ? ` (${r.detail})` : ''}`).join('; ')} : {}),
+      }
     }
 
     const c = ctx.config.ntfy
     if (!c) return {backend, error: 'notify.ntfy is not set in the config (server, topic)', ok: false}
     const {ntfyActionsRefused, ntfyMessage, publishNtfy} = await import('./ntfy.js')
     const refused = ntfyActionsRefused(c)
-    const payload = buildPayload(n, rows, {actions: refused === null, content: ctx.config.push?.content ?? 'full', home, now: ctx.now, questions, via: 'ntfy'})
+    const payload = buildPayload(n, rows, {
+      actions: refused === null,
+      content: ctx.config.push?.content ?? 'full',
+      home,
+      now: ctx.now,
+      questions,
+      via: 'ntfy',
+    })
     await publishNtfy(ntfyMessage(payload, c), c)
-    return {backend, ok: true, ...(refused && payload.sessions.length === 1 && rows.get(payload.sessions[0]!)?.facts.approval ? {error: refused} : {})}
+    return {
+      backend,
+      ok: true,
+      ...(refused && payload.sessions.length === 1 && rows.get(payload.sessions[0]!)?.facts.approval ? {error: refused} : {}),
+    }
   } catch (error) {
     return {backend, error: (error as Error).message.split('\n')[0], ok: false}
   }

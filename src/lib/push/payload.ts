@@ -60,31 +60,61 @@ export function buildPayload(
   o: {content: PushContent; via: 'push' | 'ntfy'; home: string; now: number; questions: number; actions: boolean},
 ): PagePayload {
   const sessions = [...n.sessions]
-  const tag = `cast-${crypto
-    .createHash('sha256')
-    .update(sessions.join(','))
-    .digest('base64url')
-    .slice(0, 12)}`
+  const tag = `cast-${crypto.createHash('sha256').update(sessions.join(',')).digest('base64url').slice(0, 12)}`
   const url = sessions.length === 1 ? `/#s=${encodeURIComponent(sessions[0]!)}` : '/'
   const open: PageAction = {action: 'open', title: 'Open'}
   if (o.content === 'none') {
     const k = sessions.length
-    return {actions: [], badge: o.questions, body: '', sessions: [], tag: 'cast-count', title: `cast: ${k} session${k === 1 ? '' : 's'} need${k === 1 ? 's' : ''} you`, url: '/', v: 1}
+    return {
+      actions: [],
+      badge: o.questions,
+      body: '',
+      sessions: [],
+      tag: 'cast-count',
+      title: `cast: ${k} session${k === 1 ? '' : 's'} need${k === 1 ? 's' : ''} you`,
+      url: '/',
+      v: 1,
+    }
   }
 
-  const base = {badge: o.questions, body: clip(notificationText(n.body), 600), sessions, tag, title: clip(notificationText(n.summary), 120), url, v: 1 as const}
+  const base = {
+    badge: o.questions,
+    body: clip(notificationText(n.body), 600),
+    sessions,
+    tag,
+    title: clip(notificationText(n.summary), 120),
+    url,
+    v: 1 as const,
+  }
   const row = sessions.length === 1 ? rows.get(sessions[0]!) : undefined
   const ask = row ? askId(row) : null
   if (!o.actions || !row || !ask) return {...base, actions: sessions.length === 1 ? [open] : []}
-  const grant = (verb: ActionVerb, option: string | null): ActionGrant => ({ask, expires_at: o.now + ACTION_TTL_MS, option, session: row.id, verb, via: o.via})
+  const grant = (verb: ActionVerb, option: string | null): ActionGrant => ({
+    ask,
+    expires_at: o.now + ACTION_TTL_MS,
+    option,
+    session: row.id,
+    verb,
+    via: o.via,
+  })
   if (row.facts.approval) {
     const [yes, no] = grantActions(o.home, [grant('approve', null), grant('deny', null)], o.now)
-    return {...base, actions: [{action: 'approve', title: 'Approve', token: yes}, {action: 'deny', title: 'Deny', token: no}]}
+    return {
+      ...base,
+      actions: [
+        {action: 'approve', title: 'Approve', token: yes},
+        {action: 'deny', title: 'Deny', token: no},
+      ],
+    }
   }
 
   const options = questionOptions(row)
   if (options.length === 0) return {...base, actions: [open]}
-  const tokens = grantActions(o.home, options.map((label) => grant('choose', label)), o.now)
+  const tokens = grantActions(
+    o.home,
+    options.map((label) => grant('choose', label)),
+    o.now,
+  )
   return {
     ...base,
     actions: [...options.map((label, i) => ({action: `option${i + 1}`, title: clip(notificationText(label), 40), token: tokens[i]})), open],

@@ -82,8 +82,14 @@ export async function pushRoute(
 
   const ntfy = /^\/a\/([\w-]{20,60})$/.exec(p)
   if (ntfy) {
-    if (req.method !== 'POST') throw new HttpError(405, 'An action URL is spent by a POST (the ntfy app sends one); nothing was done.', EXIT.USAGE)
-    if (!secure(req)) throw new HttpError(403, 'Refused: action URLs work only over HTTPS (cast web --tls-cert/--tls-key, or behind a TLS proxy).', EXIT.REFUSED)
+    if (req.method !== 'POST')
+      throw new HttpError(405, 'An action URL is spent by a POST (the ntfy app sends one); nothing was done.', EXIT.USAGE)
+    if (!secure(req))
+      throw new HttpError(
+        403,
+        'Refused: action URLs work only over HTTPS (cast web --tls-cert/--tls-key, or behind a TLS proxy).',
+        EXIT.REFUSED,
+      )
     const receipt = await act(ctx, ntfy[1]!, 'ntfy')
     await ntfyReceipt(ctx, receipt)
     sendJson(res, receipt.ok ? 200 : 409, receipt)
@@ -108,7 +114,11 @@ export async function pushRoute(
       return true
     case '/api/push/subscribe': {
       if (device === null)
-        throw new HttpError(409, 'Pair this device first ("cast web pair"): pages go to paired devices, and revoking one stops them.', EXIT.REFUSED)
+        throw new HttpError(
+          409,
+          'Pair this device first ("cast web pair"): pages go to paired devices, and revoking one stops them.',
+          EXIT.REFUSED,
+        )
       const endpoint = typeof body['endpoint'] === 'string' ? body['endpoint'] : ''
       const keys = body['keys'] as {p256dh?: unknown; auth?: unknown} | undefined
       const p256dh = typeof keys?.p256dh === 'string' ? keys.p256dh : ''
@@ -149,7 +159,8 @@ export async function act(ctx: PushRouteContext, token: string, via: 'push' | 'n
   const row = ctx.store.loadSessions([g.session])[0]
   if (!row) return no('the session is gone from this machine')
   const title = notificationText(row.renamed ?? row.facts.title ?? '(untitled)')
-  if (askId(row) !== g.ask) return {...no(g.verb === 'choose' ? 'the question had changed or closed' : 'the prompt had closed'), body: title}
+  if (askId(row) !== g.ask)
+    return {...no(g.verb === 'choose' ? 'the question had changed or closed' : 'the prompt had closed'), body: title}
   try {
     await writable(ctx, g.session)
   } catch (error) {
@@ -177,7 +188,17 @@ async function ntfyReceipt(ctx: PushRouteContext, r: Receipt): Promise<void> {
     const c = (await loadConfig(ctx.env)).notify?.ntfy
     if (!c) return
     const {publishNtfy} = await import('../notify/ntfy.js')
-    await publishNtfy({actions: [], message: r.body || r.title, priority: 3, tags: ['cast', r.ok ? 'white_check_mark' : 'warning'], title: r.title, topic: c.topic}, c)
+    await publishNtfy(
+      {
+        actions: [],
+        message: r.body || r.title,
+        priority: 3,
+        tags: ['cast', r.ok ? 'white_check_mark' : 'warning'],
+        title: r.title,
+        topic: c.topic,
+      },
+      c,
+    )
   } catch {
     // the action's own answer still says it
   }
