@@ -92,9 +92,16 @@ async function badge(n: number): Promise<void> {
   }
 }
 
+/** As many actions as the browser shows (Chromium: 2): the answers first; a tap on the body opens the page. */
+function shownActions(p: PagePayload): {action: string; title: string}[] {
+  const max = (globalThis as unknown as {Notification?: {maxActions?: number}}).Notification?.maxActions ?? 2
+  const ordered = [...p.actions.filter((a) => a.token !== undefined), ...p.actions.filter((a) => a.token === undefined)]
+  return ordered.slice(0, Math.max(max, 0)).map((a) => ({action: a.action, title: a.title}))
+}
+
 async function show(p: PagePayload): Promise<void> {
   await sw.registration.showNotification(p.title, {
-    actions: p.actions.map((a) => ({action: a.action, title: a.title})),
+    actions: shownActions(p),
     badge: '/icon-192.png',
     body: p.body,
     data: p,

@@ -204,4 +204,35 @@ describe('a push approves from the notification and the receipt replaces it', ()
     expect(r.title).toBe('Not sent: the prompt had closed')
     expect(userTexts(h.home, proj, SID).some((t) => t.includes('ran make test'))).toBe(false)
   }, 240_000)
+
+  it('a question’s option, chosen from the notification, is picked in the agent’s own menu', async () => {
+    const QID = '5e1f0000-0000-4000-8000-0000000a5503'
+    const before = svc.received.filter((r) => r.path === '/phone').length
+    fakeInWindow(tmux, {cwd: proj, env: {FAKE_QUESTION_MENU: '1'}, prompt: 'ask which colour', sessionId: QID})
+    const got = await waitFor(
+      () =>
+        alive() &&
+        svc.received
+          .filter((r) => r.path === '/phone')
+          .slice(before)
+          .find((r) => /"option1"/.test(r.plaintext)),
+      90_000,
+      () => `notifier: ${notifierOut}`,
+    )
+    const sent = JSON.parse(got.plaintext) as Page1
+    expect(sent.actions.map((a) => [a.action, a.title])).toEqual([
+      ['option1', 'Red'],
+      ['option2', 'Blue'],
+      ['open', 'Open'],
+    ])
+    const sw = await deliver(got.plaintext)
+    // Chromium shows two actions (Notification.maxActions): the two options; a tap on the body opens the page.
+    const q = await waitFor(async () => (await shown(sw)).find((n) => n.tag === sent.tag && n.title === sent.title), 30_000)
+    expect(q.actions).toEqual(['option1', 'option2'])
+    await click(sw, sent.tag, 'option2')
+    const r = await receipt(sw)
+    expect(r.title).toMatch(/^Chose "Blue" on .+ · the agent resumed$/)
+    await waitFor(() => userTexts(h.home, proj, QID).find((t) => t.includes('="Blue"')) ?? null, 60_000)
+    expect(userTexts(h.home, proj, QID).some((t) => t.includes('="Red"'))).toBe(false)
+  }, 240_000)
 })
