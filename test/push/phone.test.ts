@@ -108,7 +108,7 @@ describe('a push approves from the notification and the receipt replaces it', ()
     await page.waitForSelector('#notify-button')
     expect(await page.evaluate(async () => Boolean(await (globalThis as any).navigator.serviceWorker.ready))).toBe(true)
 
-    // A local session (not a device) is refused; the paired device subscribes.
+    // The paired device subscribes (the test's push service stands in for the browser's).
     const sub = svc.subscription('/phone')
     const status = await page.evaluate(async (s) => {
       const r = await fetch('/api/push/subscribe', {body: JSON.stringify(s), headers: {'content-type': 'application/json'}, method: 'POST'})
