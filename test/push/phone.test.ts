@@ -235,4 +235,16 @@ describe('a push approves from the notification and the receipt replaces it', ()
     await waitFor(() => userTexts(h.home, proj, QID).find((t) => t.includes('="Blue"')) ?? null, 60_000)
     expect(userTexts(h.home, proj, QID).some((t) => t.includes('="Red"'))).toBe(false)
   }, 240_000)
+
+  it('a keystroke in the page counts as being at the desk', async () => {
+    const before = json(await runCast(['presence', '--json'], {env})).paging as {active: boolean}
+    expect(before.active).toBe(false)
+    await page.bringToFront()
+    await page.keyboard.press('Shift')
+    const p = await waitFor(async () => {
+      const j = json(await runCast(['presence', '--json'], {env})).paging as {active: boolean; why: string | null}
+      return j.active ? j : null
+    }, 30_000)
+    expect(p.why).toBe('a keystroke in the web page')
+  }, 120_000)
 })
