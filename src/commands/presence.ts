@@ -17,6 +17,8 @@ export interface PresenceJson {
   until: string | null
   wait_budget_ms: number | null
   who: string
+  /** At the desk or away, as paging sees it: while active the phone is held and the desktop shows. */
+  paging: {active: boolean; why: string | null; window_ms: number; signals: {source: string; at: string; detail: string}[]}
 }
 
 export default class Presence extends BaseCommand {
@@ -109,7 +111,9 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       )
     }
 
+    const paging = await this.paging(store, now, config.notify?.activeWindowMs)
     return {
+      paging,
       instructions: p.instructions,
       notice: notice?.text ?? null,
       told,
@@ -119,6 +123,36 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       until: iso(p.until),
       wait_budget_ms: p.waitBudgetMs,
       who: p.who,
+    }
+  }
+
+  /** What paging believes (src/lib/notify/activity.ts): at the desk (the phone held) or away, and why. */
+  private async paging(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    now: number,
+    windowMs?: number,
+  ): Promise<PresenceJson['paging']> {
+    const {DEFAULT_ACTIVE_WINDOW_MS, deskPresence} = await import('../lib/notify/activity.js')
+    const {castHome} = await import('../lib/home/env.js')
+    const {humanTime} = await import('../lib/cli/time-format.js')
+    const {oneLine} = await import('../core/model/sanitize.js')
+    await this.sync(store, this.clock())
+    const rows = store.loadSessions().filter((r) => r.facts.process?.alive === true)
+    const d = await deskPresence({env: this.env, home: castHome(this.env), now, rows, windowMs: windowMs ?? DEFAULT_ACTIVE_WINDOW_MS})
+    const mins = Math.round(d.windowMs / 60_000)
+    if (!this.jsonEnabled()) {
+      this.log(
+        d.why
+          ? `paging: at the desk (${oneLine(d.why.detail)}, ${humanTime(d.why.at, now)}): the phone is held, the desktop shows`
+          : `paging: away (no keystroke in cast inbox, the page or an agent's tmux pane in the last ${mins} min): pages go to the phone`,
+      )
+    }
+
+    return {
+      active: d.active,
+      signals: d.signals.map((s) => ({at: new Date(s.at).toISOString(), detail: s.detail, source: s.source})),
+      why: d.why?.detail ?? null,
+      window_ms: d.windowMs,
     }
   }
 

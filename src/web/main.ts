@@ -15,6 +15,7 @@ import {$, fill, h, oneLine} from './dom.js'
 import {bindKeys, shortcut} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
 import {isOpen, type ListView, manyMachines, navigable, renderList} from './render.js'
+import {setBadge, setupPush} from './push.js'
 
 interface State {
   listing: Listing | null
@@ -81,6 +82,7 @@ export function draw(): void {
   // The page title counts what needs you: the sessions waiting on you (questions are among them).
   const waiting = l.counts['needs_input'] ?? 0
   document.title = `${waiting > 0 ? `(${waiting}) ` : ''}cast inbox`
+  setBadge(l.counts['questions'] ?? 0)
   $('#me').textContent = `${oneLine(l.me, 80)}${l.team ? ' · team view' : ''}`
   const list = $('#list')
   const answer = $('#answer')
@@ -432,6 +434,7 @@ function boot(): void {
   drawOnScroll(() => !state.answering && !state.palette, draw)
   live(state, draw, firstListing(state, draw))
   void presence()
+  setupPush(say)
 }
 
 boot()

@@ -22,6 +22,7 @@ import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
 import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
+import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction} from './team-action.js'
 
@@ -70,6 +71,11 @@ export class WebServer {
   private worker: ReturnType<typeof workerBuilder> | null = null
   /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
   private readonly shell: Shell | null
+
+  /** What the phone's routes (push-routes.ts) read. */
+  private get phone(): PushRouteContext {
+    return {...this.o, changed: () => this.hub.pump(true)}
+  }
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
@@ -127,6 +133,8 @@ export class WebServer {
     const url = new URL(req.url ?? '/', 'http://cast.invalid')
     if (!this.guard.hostAllowed(req))
       throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
+    // The service worker, the app's icons and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
+    if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null))
     const write = req.method !== 'GET' && req.method !== 'HEAD'
     if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
     if (url.pathname === '/login' && req.method === 'GET') return this.login(url, res)
@@ -138,6 +146,7 @@ export class WebServer {
       throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
     }
 
+    if (await pushRoute(this.phone, url, req, res, caller)) return
     if (req.method === 'GET') return this.get(url, req, res)
     if (req.method === 'POST') return this.post(url, req, res, caller)
     throw new HttpError(405, `${req.method} is not served.`, EXIT.USAGE)

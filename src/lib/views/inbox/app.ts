@@ -9,7 +9,8 @@ import {emitKeypressEvents} from 'node:readline'
 
 import type {SessionRow, Store} from '../../../core/store/store.js'
 import {verb, verbForKey, type Verb, type VerbName} from '../../../core/model/verbs.js'
-import type {Env} from '../../home/env.js'
+import {castHome, type Env} from '../../home/env.js'
+import {recordKeystroke} from '../../notify/activity.js'
 import {oneLine} from '../../../core/model/sanitize.js'
 import {buildListing, PLAIN, type Listing, titleOf} from '../views.js'
 import {filterRows, type InboxState, type Mode, nextWaiting, renderInbox, type Style} from './view.js'
@@ -328,7 +329,11 @@ class Inbox {
     this.reload()
     // Keys first: nothing typed while the follower starts is lost.
     emitKeypressEvents(process.stdin)
-    process.stdin.on('keypress', (str: string | undefined, key: Key) => this.typed(str, key))
+    process.stdin.on('keypress', (str: string | undefined, key: Key) => {
+      // Paging holds the phone while you type here (src/lib/notify/activity.ts).
+      recordKeystroke(castHome(o.env), 'inbox', Date.now())
+      this.typed(str, key)
+    })
     this.enter()
     this.render()
     const {followLog} = await import('../../notify/follow.js')
