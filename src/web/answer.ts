@@ -10,7 +10,7 @@
  */
 import type {Detail, Outcome, Session} from './api.js'
 import {type Child, fill, h, oneLine, visible} from './dom.js'
-import {askLine, manyMachines, metaLine, outcomeLine} from './render.js'
+import {askLine, metaLine, outcomeLine} from './render.js'
 import {askMany, type AskedShape, tickAgain, tickedIn} from './ask-many.js'
 
 export interface AnswerHandlers {

@@ -53,7 +53,7 @@ describe('cast web polish over the demo store', () => {
     const mac = await context.newPage()
     // What Chromium on macOS reports (navigator.userAgentData where it has one, navigator.platform elsewhere).
     await mac.addInitScript(() => {
-      const proto = Object.getPrototypeOf(navigator)
+      const proto = Object.getPrototypeOf((globalThis as any).navigator)
       Object.defineProperty(proto, 'platform', {get: () => 'MacIntel'})
       Object.defineProperty(proto, 'userAgentData', {get: () => ({platform: 'macOS'})})
     })
@@ -99,9 +99,11 @@ describe('cast web polish over the demo store', () => {
   it('fits the header in one row and the tally in one line on a 390-px phone (screenshot kept)', async () => {
     const page = await inboxPage(context, web, {height: 844, width: 390})
     await page.screenshot({path: saveArtifact('polish-phone-390x844.png')})
-    const box = (sel: string) => page.$eval(sel, (e) => e.getBoundingClientRect().toJSON() as DOMRect)
+    const box = (sel: string) => page.$eval(sel, (e) => e.getBoundingClientRect().toJSON() as {top: number; height: number; right: number})
     const items = await page.$$eval('header.top > *', (els) =>
-      els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => e.getBoundingClientRect().toJSON() as DOMRect),
+      els
+        .filter((e) => (e as any).offsetParent !== null)
+        .map((e) => e.getBoundingClientRect().toJSON() as {top: number; height: number; right: number}),
     )
     // One row: every item of the header is centred on one line, and none spills past the screen.
     const header = await box('header.top')
@@ -112,7 +114,9 @@ describe('cast web polish over the demo store', () => {
     // The tally: one line of the work-state figures, every one of them whole.
     const tally = await page.$eval('#tally', (e) => ({
       height: e.getBoundingClientRect().height,
-      line: parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.6,
+      line:
+        parseFloat((globalThis as any).getComputedStyle(e).lineHeight) ||
+        parseFloat((globalThis as any).getComputedStyle(e).fontSize) * 1.6,
       scroll: e.scrollWidth,
       width: e.clientWidth,
     }))
