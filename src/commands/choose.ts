@@ -35,7 +35,7 @@ Exit 5 when no question is open, when its options are not known, when the screen
 
   async run(): Promise<unknown> {
     const {argv} = await this.parse(Choose)
-    const [session, ...given] = argv as string[]
+    const [session = '', ...given] = argv.map(String)
     const answers = given.map((a) => {
       if (!/^\d{1,2}(,\d{1,2}){0,19}$/.test(a) || a.split(',').some((n) => Number(n) < 1))
         this.fail(`"${a}" is not an answer: an option number (1, 2, …), or numbers joined by commas (1,3).`, EXIT.USAGE)

@@ -51,7 +51,8 @@ export function castRunner(env: Env): RunCast {
     if (!isRunnerVerb(call.name)) return {result: {error: `"${a.verb}" is not an action cast carries out`, exit: 2}, status: 'refused'}
     const r = await runVerbData({clock: clockFrom(env), env, me: who, store, team: false}, call.name, call.input)
     if (r.ok && r.exit === 0) return {result: {exit: 0, output: r.json}, status: 'delivered'}
-    if (r.ok) return {result: {error: r.warnings[0] ?? r.lines[0] ?? `exit ${r.exit}`, exit: r.exit, output: r.json}, status: 'refused'}
+    // It ran, and part of it did not take (an answer recorded but not delivered): carried out, with why.
+    if (r.ok) return {result: {error: r.warnings[0] ?? r.lines[0] ?? `exit ${r.exit}`, exit: r.exit, output: r.json}, status: 'delivered'}
     return {result: {error: r.line, exit: r.exit, output: r.json ?? null}, status: 'refused'}
   }
 }

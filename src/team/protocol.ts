@@ -216,7 +216,7 @@ export function commandFor(verb: string, sessionId: string, args: Record<string,
 export function actionCall(verb: string, sessionId: string, args: Record<string, unknown>): {name: string; input: Record<string, unknown>} {
   commandFor(verb, sessionId, args)
   const s = sessionId
-  switch (verb as ActionVerb) {
+  switch (verb) {
     case 'send': {
       const ifs = present(args.if) ? (Array.isArray(args.if) ? args.if : [args.if]).map((v) => stateMatch(v)) : []
       return {input: {ifText: ifs.length > 0 ? ifs : undefined, message: args.message, session: s}, name: 'reply'}
@@ -232,6 +232,8 @@ export function actionCall(verb: string, sessionId: string, args: Record<string,
       return {input: {session: s, who: args.who}, name: 'own'}
     case 'answer':
       return {input: {card: args.card, choice: args.choice, note: present(args.note) ? args.note : null}, name: 'answer'}
+    default:
+      throw new ArgError(`"${verb}" is not an action cast carries out`)
   }
 }
 

@@ -275,7 +275,7 @@ export function verb(name: VerbName): Verb {
 }
 
 export function isVerbName(name: string): name is VerbName {
-  return BY_NAME.has(name as VerbName)
+  return VERBS.some((x) => x.name === name)
 }
 
 /** The verb a key runs, or undefined. */

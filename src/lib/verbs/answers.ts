@@ -10,22 +10,26 @@ import type {ChooseManyJson} from '../agents/dialog-ask-many.js'
 import type {ChooseJson} from '../agents/dialog-choose.js'
 import {CastError} from '../cli/cast-error.js'
 import {EXIT} from '../cli/exit-codes.js'
+import type {RemoteOutcome} from '../../team/request.js'
 import type {DecisionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced} from './triage.js'
 import {done, refuse, refusal, type VerbContext, type VerbResult} from './types.js'
 
-export async function approve(ctx: VerbContext, i: {session: string; always?: boolean}): Promise<VerbResult<DialogAnswer>> {
+export async function approve(ctx: VerbContext, i: {session: string; always?: boolean}): Promise<VerbResult<DialogAnswer | RemoteOutcome>> {
   const remote = await remoteVerb(ctx, 'approve', i.session, {always: i.always === true})
-  if (remote) return remote as VerbResult<DialogAnswer>
+  if (remote) return remote
   const {runDialogVerb} = await import('../agents/dialog-answer.js')
   const r = await runDialogVerb(ctx.store, ctx.env, ctx.clock, ctx.me, i.session, i.always ? 'approve_always' : 'approve', null)
   return done(r.answer, [r.line])
 }
 
-export async function deny(ctx: VerbContext, i: {session: string; note?: string | null}): Promise<VerbResult<DialogAnswer>> {
+export async function deny(
+  ctx: VerbContext,
+  i: {session: string; note?: string | null},
+): Promise<VerbResult<DialogAnswer | RemoteOutcome>> {
   const remote = await remoteVerb(ctx, 'deny', i.session, {note: i.note ?? null})
-  if (remote) return remote as VerbResult<DialogAnswer>
+  if (remote) return remote
   const {runDialogVerb} = await import('../agents/dialog-answer.js')
   const r = await runDialogVerb(ctx.store, ctx.env, ctx.clock, ctx.me, i.session, 'deny', i.note ?? null)
   return done(r.answer, [r.line])
@@ -76,11 +80,12 @@ async function replyToDeadQuestion(
   const id = resolveSession(ctx.store, query)
   const row = ctx.store.loadSessions([id])[0]
   const q = row?.facts.question
-  if (!row || !q || q.questions || !q.choices || answers.length !== 1 || answers[0]!.length !== 1) return null
+  const n = answers.length === 1 && answers[0]?.length === 1 ? answers[0][0] : undefined
+  if (!row || !q || q.questions || !q.choices || n === undefined) return null
   if (row.facts.process?.alive === true || checkClaims(ctx.store, row).verified.length > 0) return null
-  const n = answers[0]![0]!
-  if (n > q.choices.length) refuse(`The question has ${q.choices.length} options: choose 1 to ${q.choices.length}.`, EXIT.USAGE)
-  const label = q.choices[n - 1]!.label
+  const picked = q.choices[n - 1]
+  if (!picked) return refuse(`The question has ${q.choices.length} options: choose 1 to ${q.choices.length}.`, EXIT.USAGE)
+  const label = picked.label
   const {sendMessage} = await import('../agents/deliver.js')
   const r = await sendMessage(ctx.store, ctx.env, ctx.clock, ctx.me, id, label, {synced: true})
   const sid = shortId(id)
@@ -104,9 +109,12 @@ export interface AnswerJson {
  * and the send refused or failed), the result says so and carries a non-zero exit (the send's own:
  * 5 for a refusal, 1 for a failure), so a script can tell.
  */
-export async function answer(ctx: VerbContext, i: {card: string; choice: string; note?: string | null}): Promise<VerbResult<AnswerJson>> {
+export async function answer(
+  ctx: VerbContext,
+  i: {card: string; choice: string; note?: string | null},
+): Promise<VerbResult<AnswerJson | RemoteOutcome>> {
   const remote = await remoteVerb(ctx, 'answer', i.card, {choice: i.choice, note: i.note ?? null})
-  if (remote) return remote as VerbResult<AnswerJson>
+  if (remote) return remote
   const {families} = await import('../../core/store/families.js')
   const {answerMessage, findCard, parseChoice} = await import('../triage/decide.js')
   const {answerDecision, getDecision, waiterLeaseName} = await families.decisions()
@@ -143,7 +151,7 @@ export async function answer(ctx: VerbContext, i: {card: string; choice: string;
       const r = await sendMessage(store, ctx.env, ctx.clock, ctx.me, card.sessionId, message, {cause: `decision ${card.id}`})
       delivered = {via: r.via}
     } catch (error) {
-      deliveryError = (error as Error).message
+      deliveryError = error instanceof Error ? error.message : String(error)
       exit = error instanceof CastError && error.exit !== EXIT.OK ? error.exit : EXIT.FAILURE
     }
   }

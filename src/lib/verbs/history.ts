@@ -1,5 +1,6 @@
 /** Undo (the last triage action of the person acting) and own (add an owner: a handoff). */
 import {EXIT} from '../cli/exit-codes.js'
+import type {RemoteOutcome} from '../../team/request.js'
 import type {SessionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced, triage, type TriageResult} from './triage.js'
@@ -52,13 +53,13 @@ export async function undo(ctx: VerbContext): Promise<VerbDone<{undone: HistoryJ
 }
 
 /** Add an owner (default: the person acting); WHO is checked against the team list when the config names one. */
-export async function own(ctx: VerbContext, i: {session: string; who?: string | null}): Promise<VerbResult<TriageResult>> {
+export async function own(ctx: VerbContext, i: {session: string; who?: string | null}): Promise<VerbResult<TriageResult | RemoteOutcome>> {
   const {loadConfig, resolveIdentity} = await import('../home/config.js')
   const {isOwnedBy} = await import('../../core/model/ownership.js')
   const {planOwn} = await import('../../core/model/triage.js')
   const who = resolveIdentity(await loadConfig(ctx.env), i.who ?? ctx.me)
   const remote = await remoteVerb(ctx, 'own', i.session, {who})
-  if (remote) return remote as VerbResult<TriageResult>
+  if (remote) return remote
   return triage(
     ctx,
     'own',

@@ -6,6 +6,7 @@ import type {SessionRow, Store} from '../../core/store/store.js'
 import {families} from '../../core/store/families.js'
 import type {Plan, Termination} from '../agents/terminate.js'
 import {EXIT} from '../cli/exit-codes.js'
+import type {RemoteOutcome} from '../../team/request.js'
 import type {SessionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {report as triageReport, resolveAll, synced} from './triage.js'
@@ -67,12 +68,12 @@ export interface KillInput {
  * session whose process lives (the store reads it live, or a claim cast could not verify names a
  * running pid) but that nothing could be signalled for is not filed: one line says why, exit 5.
  */
-export async function kill(ctx: VerbContext, i: KillInput): Promise<VerbResult<KillJson>> {
+export async function kill(ctx: VerbContext, i: KillInput): Promise<VerbResult<KillJson | RemoteOutcome>> {
   // One session on another machine of the team: its machine kills it.
   const one = i.sessions.length === 1 ? i.sessions[0] : undefined
   if (one !== undefined && !i.dryRun) {
     const remote = await remoteVerb(ctx, 'kill', one, {})
-    if (remote) return remote as VerbResult<KillJson>
+    if (remote) return remote
   }
 
   await synced(ctx)
@@ -265,7 +266,10 @@ async function planKills(store: Store, rows: readonly SessionRow[]): Promise<Kil
     )
     plans.set(
       row.id,
-      decided.planned.map((i) => ({pid: terminations[i]!.claim.pid, plan: terminations[i]!.plan!})),
+      decided.planned.flatMap((i) => {
+        const t = terminations[i]
+        return t?.plan ? [{pid: t.claim.pid, plan: t.plan}] : []
+      }),
     )
     refusedBy.set(row.id, [...decided.refused])
     const running = claims.refused.filter((r) => typeof r.claim.startedAt !== 'number' && r.claim.pid > 1 && isRunning(r.claim.pid))

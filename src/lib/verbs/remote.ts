@@ -5,6 +5,7 @@
  * locally only, as the executing machine does).
  */
 import type {ActionVerb} from '../../team/protocol.js'
+import type {RemoteOutcome} from '../../team/request.js'
 import {done, refusal, type VerbContext, type VerbResult} from './types.js'
 
 export async function remoteVerb(
@@ -12,11 +13,11 @@ export async function remoteVerb(
   verb: ActionVerb,
   query: string,
   args: Readonly<Record<string, unknown>>,
-): Promise<VerbResult | null> {
+): Promise<VerbResult<RemoteOutcome> | null> {
   if (!ctx.team || ctx.env.CAST_TEAM_LOCAL === '1') return null
   const {remoteVerb: queue} = await import('../../team/request.js')
   const r = await queue(ctx.store, ctx.env, ctx.me, {args, query, verb}, ctx.wait ?? {})
   if (!r) return null
-  const json: unknown = {...r.json}
+  const json: RemoteOutcome = {...r.json}
   return r.exit === 0 ? done(json, [r.line]) : refusal(r.line, r.exit, [], json)
 }

@@ -7,6 +7,7 @@ import {WORK_STATES, type WorkState} from '../../core/model/types.js'
 import type {SessionRow} from '../../core/store/store.js'
 import type {SendResult} from '../agents/deliver.js'
 import {EXIT} from '../cli/exit-codes.js'
+import type {RemoteOutcome} from '../../team/request.js'
 import type {SessionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced} from './triage.js'
@@ -45,7 +46,7 @@ export interface SendInput {
   readonly queue?: boolean
 }
 
-export async function send(ctx: VerbContext, i: SendInput): Promise<VerbResult<SendJson | QueuedJson>> {
+export async function send(ctx: VerbContext, i: SendInput): Promise<VerbResult<SendJson | QueuedJson | RemoteOutcome>> {
   if (i.message.trim() === '') refuse('The message is empty.', EXIT.USAGE)
   const {checkMessageText} = await import('../agents/message-text.js')
   const message = checkMessageText(i.message)
@@ -56,7 +57,7 @@ export async function send(ctx: VerbContext, i: SendInput): Promise<VerbResult<S
   }
 
   const remote = await remoteVerb(ctx, 'send', i.session, {if: i.ifText ?? null, message})
-  if (remote) return remote as VerbResult<SendJson>
+  if (remote) return remote
   return sendNow(ctx, i.session, message, ifMatch, '')
 }
 
@@ -120,7 +121,9 @@ export function parseStateMatches(text: string, fail: (message: string) => never
     const [state, reason, ...rest] = part.split(':')
     if (rest.length > 0 || (reason !== undefined && !/^[a-z_]+$/.test(reason.trim())))
       fail(`"${part}" is not STATE or STATE:REASON (e.g. needs_input:settled).`)
-    out.push({reason: reason === undefined ? null : reason.trim(), state: parseStates(state!, fail)[0]!})
+    const [first] = parseStates(state ?? '', fail)
+    if (first === undefined) fail(`"${part}" names no state.`)
+    out.push({reason: reason === undefined ? null : reason.trim(), state: first})
   }
 
   if (out.length === 0) fail(`--if needs a state: ${WORK_STATES.join(', ')}.`)
@@ -129,14 +132,11 @@ export function parseStateMatches(text: string, fail: (message: string) => never
 
 /** `needs_input,done` → the states; anything else is a usage error. */
 export function parseStates(text: string, fail: (message: string) => never): WorkState[] {
-  const states = text
+  const words = text
     .split(',')
     .map((s) => s.trim().replace('-', '_'))
     .filter(Boolean)
-  for (const s of states) {
-    if (!(WORK_STATES as readonly string[]).includes(s)) fail(`"${s}" is not a state; use ${WORK_STATES.join(', ')}.`)
-  }
-
+  const states = words.map((s) => WORK_STATES.find((w) => w === s) ?? fail(`"${s}" is not a state; use ${WORK_STATES.join(', ')}.`))
   if (states.length === 0) fail(`--if needs a state: ${WORK_STATES.join(', ')}.`)
-  return states as WorkState[]
+  return states
 }

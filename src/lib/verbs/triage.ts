@@ -185,7 +185,8 @@ export async function snooze(ctx: VerbContext, i: SnoozeInput): Promise<VerbDone
       refuse(`"${text}" is not a duration (30m, 2h) or a time (tomorrow 9am, 2026-12-01T09:00:00Z).`, EXIT.USAGE)
   }
 
-  const untilAt = (at: number): number => (forMs === null ? until! : at + forMs)
+  const fixed = until ?? start
+  const untilAt = (at: number): number => (forMs === null ? fixed : at + forMs)
   const when = humanTime(untilAt(start), start)
   return triage(
     ctx,

@@ -139,7 +139,7 @@ class Inbox {
       return ok
     } catch (error) {
       this.reload()
-      this.say(`${doing} failed: ${(error as Error).message}`)
+      this.say(`${doing} failed: ${error instanceof Error ? error.message : String(error)}`)
       return false
     }
   }
@@ -355,7 +355,7 @@ class Inbox {
 
 /** "approving", "stashing", "marking done": what the message line says while a verb runs. */
 function doingWord(v: Verb): string {
-  const word = v.argv('x')[0]!
+  const word = v.argv('x')[0] ?? v.name
   const stem = word.endsWith('e') ? word.slice(0, -1) : word.endsWith('pin') ? word + 'n' : word
   return `${stem}ing${word === 'mark' ? ' ' + v.argv('x')[1] : ''}`
 }
