@@ -9,7 +9,18 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {makeProject, waitFor} from '../fakes/agents.js'
-import {claudeLines, claudeTranscriptPath, json, killStarted, makeHome, ROOT, startCast, type TempHome, waitForWatcher, writeFile} from '../helpers/cli.js'
+import {
+  claudeLines,
+  claudeTranscriptPath,
+  json,
+  killStarted,
+  makeHome,
+  ROOT,
+  startCast,
+  type TempHome,
+  waitForWatcher,
+  writeFile,
+} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 
 type Lib = typeof import('../../src/lib/client/index.js')
@@ -32,18 +43,25 @@ describe('the library', () => {
   })
 
   const session = (n: number, prompt: string): void =>
-    writeFile(claudeTranscriptPath(h.home, proj, sid(n)), claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt, sessionId: sid(n)}))
+    writeFile(
+      claudeTranscriptPath(h.home, proj, sid(n)),
+      claudeLines({at: new Date(Date.now() - 60_000), cwd: proj, prompt, sessionId: sid(n)}),
+    )
 
   it('answers as the CLI does, throws one CastError by exit name, and never loads oclif', async () => {
     session(1, 'Port the parser')
     const id = (json(await runCommand(['state', 'show', sid(1), '--json'], {env: h.env})) as {session: string}).session
     const probe = path.join(h.dir, 'loaded.txt')
 
-    const out = execFileSync(process.execPath, ['--import', path.join(import.meta.dirname, 'loaded-probe.mjs'), path.join(import.meta.dirname, 'use-library.mjs'), id], {
-      cwd: ROOT,
-      env: {...h.env, CAST_LOADED_PROBE: probe},
-      encoding: 'utf8',
-    })
+    const out = execFileSync(
+      process.execPath,
+      ['--import', path.join(import.meta.dirname, 'loaded-probe.mjs'), path.join(import.meta.dirname, 'use-library.mjs'), id],
+      {
+        cwd: ROOT,
+        env: {...h.env, CAST_LOADED_PROBE: probe},
+        encoding: 'utf8',
+      },
+    )
 
     const r = JSON.parse(out) as {sessions: string[]; explain: string; declared: string; error: unknown}
     expect(r.sessions).toEqual((json(await runCommand(['sessions', '--json'], {env: h.env})).sessions as {id: string}[]).map((s) => s.id))
