@@ -1,15 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import type {HistoryJson} from '../lib/verbs/history.js'
-
 import {TriageCommand} from '../lib/triage/triage.js'
-import type {SessionJson} from '../lib/views/views.js'
 import {verb} from '../core/model/verbs.js'
 import {families} from '../core/store/families.js'
 
 export type {HistoryJson} from '../lib/verbs/history.js'
-
-export type UndoJson = {history: HistoryJson[]} | {undone: HistoryJson; sessions: SessionJson[]}
 
 export default class Undo extends TriageCommand {
   static override description = `Reverts your last triage action that is not undone yet: every filing verb

@@ -6,10 +6,9 @@
  */
 import crypto from 'node:crypto'
 
-import {TEAM_ACTIONS, type TeamAction} from '../core/model/verbs.js'
+import type {TeamAction} from '../core/model/verbs.js'
 
-/** The actions a teammate may ask: the catalog's remote marks (src/core/model/verbs.ts). */
-export const ACTION_VERBS: readonly TeamAction[] = TEAM_ACTIONS
+/** An action a teammate may ask: one of the catalog's remote marks (src/core/model/verbs.ts TEAM_ACTIONS). */
 export type ActionVerb = TeamAction
 
 /** The longest text an action carries (a message, a note): the CLI's own limit for any argument. */

@@ -56,7 +56,10 @@ export function setupPush(say: (line: string) => void): void {
     const b = document.createElement('button')
     b.id = 'notify-button'
     b.type = 'button'
-    b.textContent = 'Notify this device'
+    // A bell in the header's one row (a phone has no room for the words); the words are its name.
+    b.textContent = '🔔'
+    b.title = 'Notify this device'
+    b.setAttribute('aria-label', 'Notify this device')
     b.addEventListener('click', () => void notifyThisDevice().then(say))
     top.append(b)
   }

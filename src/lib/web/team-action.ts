@@ -10,9 +10,6 @@ import type {Store} from '../../core/store/store.js'
 import {loadConfig} from '../home/config.js'
 import type {Env} from '../home/env.js'
 
-/** The catalog verbs whose command has a team branch (teamFlags), as the command line names them. */
-export const TEAM_COMMANDS = new Set(['approve', 'deny', 'send', 'kill'])
-
 export interface ActionReport {
   readonly action_id: number
   /** queued or running: still open; delivered or refused: what the executing machine reported. */
