@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../lib/cli/base-command.js'
 import type {ChooseJson} from '../lib/agents/dialog-choose.js'
 import type {ChooseManyJson} from '../lib/agents/dialog-ask-many.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 export default class Choose extends BaseCommand {
   static override args = {

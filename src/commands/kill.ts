@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {SessionRow, Store} from '../core/store/store.js'
 import type {RemoteVerbJson} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {teamFlags} from '../lib/cli/flags.js'
 import type {Plan, Termination} from '../lib/agents/terminate.js'
 import {durationFlag} from '../lib/cli/time-flags.js'
@@ -94,7 +94,7 @@ in the inbox, one line says why, and the exit code is 5.`
     }
 
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../lib/cli/resolve.js')
+    const {resolveSessions} = await import('../lib/base/resolve.js')
     const ids = resolveSessions(store, queries)
     const plan = await planKills(store, store.loadSessions(ids))
     if (flags['dry-run']) return this.dryRun(store, ids, plan)

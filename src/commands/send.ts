@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES, type WorkState} from '../core/model/types.js'
-import {resumeExamples} from '../lib/cli/agent-commands.js'
+import {resumeExamples} from '../lib/agents/agent-commands.js'
 import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {teamFlags} from '../lib/cli/flags.js'
 import type {SendResult} from '../lib/agents/deliver.js'
 import type {SessionJson} from '../lib/views/views.js'
@@ -79,7 +79,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
     const remote = await this.remoteVerb('send', args.session, {if: flags.if ?? null, message}, flags)
     if (remote) return remote
     const {clock, store} = await this.syncedStore()
-    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {resolveSession} = await import('../lib/base/resolve.js')
     const {sendMessage} = await import('../lib/agents/deliver.js')
     const {sessionJson} = await import('../lib/views/views.js')
     const id = resolveSession(store, args.session)
@@ -96,7 +96,7 @@ When the agent runs in a tmux pane (found by walking its process's ancestry to a
   private async queue(query: string, message: string, withIf: boolean): Promise<SendJson | QueuedJson> {
     if (withIf) this.fail('--queue waits for the turn to end; it does not take --if.', EXIT.USAGE)
     const {clock, store} = await this.syncedStore()
-    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {resolveSession} = await import('../lib/base/resolve.js')
     const {holdsMessage, queueMessage} = await import('../lib/agents/send-queue.js')
     const {sessionJson} = await import('../lib/views/views.js')
     const id = resolveSession(store, query)

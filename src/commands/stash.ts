@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
@@ -58,7 +58,7 @@ Takes several sessions at once; cast undo puts them all back.`
   /** Stash and park on OTHER: every refusal before any change (src/lib/triage/park.ts). */
   private async park(queries: string[], other: string, note: string | null, hide: boolean): Promise<TriageResult> {
     const {clock, store} = await this.syncedStore()
-    const {resolveSession, resolveSessions} = await import('../lib/cli/resolve.js')
+    const {resolveSession, resolveSessions} = await import('../lib/base/resolve.js')
     const {parkSessions} = await import('../lib/triage/park.js')
     const {parkLine} = await import('../lib/views/park-view.js')
     const ids = resolveSessions(store, queries)

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import type {SessionJson} from '../lib/views/views.js'
 import {verb} from '../core/model/verbs.js'
 import {families} from '../core/store/families.js'
@@ -69,7 +69,7 @@ identity).`
       if (!this.jsonEnabled()) {
         if (history.length === 0) this.log(flags.everyone ? 'No triage actions yet.' : `No triage actions by ${this.me} yet.`)
         const width = Math.max(0, ...history.map((h) => `#${h.action}`.length))
-        const {humanTime} = await import('../lib/cli/time-format.js')
+        const {humanTime} = await import('../lib/base/time-format.js')
         const now = this.now()
         for (const h of history) {
           const ids = h.sessions.map(shortId)
@@ -92,7 +92,7 @@ identity).`
       this.fail(`Nothing to undo: ${this.me} has no triage action left in the history.`, EXIT.NOT_FOUND, ['cast undo --list'])
     const rows = store.loadSessions(undone.sessions)
     if (!this.jsonEnabled()) {
-      this.log(`undid #${undone.action} ${undone.verb} (${(await import('../lib/cli/time-format.js')).humanTime(undone.at, now)})`)
+      this.log(`undid #${undone.action} ${undone.verb} (${(await import('../lib/base/time-format.js')).humanTime(undone.at, now)})`)
       for (const row of rows) this.log(`${shortId(row.id)}  ${titleOf(row) ?? '(untitled)'}  → ${row.bucket} (${row.state}:${row.reason})`)
       if (undone.verb === 'kill') this.log('The card is back; the agent stays stopped (cast send restarts it).')
     }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, type RemoteVerbJson} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {teamFlags} from '../../lib/cli/flags.js'
 import type {DecisionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'

@@ -36,7 +36,7 @@ use this machine's time zone.`
     // exactlyOne: one of the two is set.
     const now = this.now()
     const until = flags.for === undefined ? flags.until! : now + flags.for
-    const {humanTime} = await import('../../lib/cli/time-format.js')
+    const {humanTime} = await import('../../lib/base/time-format.js')
     const {planSnooze} = await import('../../core/model/triage.js')
     const when = humanTime(until, now)
     // --for counts from the moment the snooze is filed, so it is never past; an --until that

@@ -10,7 +10,7 @@ import type {Config} from '@oclif/core'
 
 import {castHome} from '../home/env.js'
 import {classifyError, type ErrorEnvelope, errorEnvelope} from '../cli/errors.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 export type VerbOutcome = {readonly ok: true; readonly json: unknown} | ({readonly ok: false} & ErrorEnvelope)
 

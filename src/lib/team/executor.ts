@@ -3,7 +3,7 @@
  * with the same cast command (and so the same safety rules) a local user would run, as the
  * requester's identity.
  *
- * Before anything runs, the request must be what its requester signed (src/team/protocol.ts
+ * Before anything runs, the request must be what its requester signed (src/lib/team/protocol.ts
  * verifyAction: this machine's own trust list, not the server, says whose key that is), must not
  * have been carried out here before (its uid, kept in the local store), and the requester must own
  * or run the session in the local store. A refused action is reported with its reason and changes
@@ -17,12 +17,12 @@
 import {spawn} from 'node:child_process'
 import type {Pool} from 'pg'
 
-import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
-import {claimAction, doneAction, finishAction, markReported, seenRequest, unreportedActions} from '../core/store/outbox.js'
-import type {Store} from '../core/store/store.js'
-import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../core/store/team/calls.js'
-import {machineKeys} from '../core/store/team/machines.js'
-import {pgSafe} from '../core/store/team/safe-text.js'
+import {isOwnedBy, sameIdentity} from '../../core/model/ownership.js'
+import {claimAction, doneAction, finishAction, markReported, seenRequest, unreportedActions} from '../../core/store/outbox.js'
+import type {Store} from '../../core/store/store.js'
+import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../../core/store/team/calls.js'
+import {machineKeys} from '../../core/store/team/machines.js'
+import {pgSafe} from '../../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
 import {ArgError, commandFor, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
@@ -74,7 +74,7 @@ export interface ExecutorContext {
   readonly store: Store
   readonly pool: Pool
   readonly device: string
-  /** CAST_HOME: where this machine's trust list is (src/team/keys.ts). */
+  /** CAST_HOME: where this machine's trust list is (src/lib/team/keys.ts). */
   readonly home: string
   readonly run: RunCast
   /** The clock local records are stamped with (CAST_NOW in tests); expiry is checked on the real one. */

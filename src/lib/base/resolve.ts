@@ -1,6 +1,6 @@
 import {resolvePrefix, resolveTyped, shortId} from '../../core/model/ids.js'
 import type {Store} from '../../core/store/store.js'
-import {CastError} from './base-command.js'
+import {CastError} from './cast-error.js'
 import {EXIT} from './exit-codes.js'
 import {oneLine} from '../../core/model/sanitize.js'
 

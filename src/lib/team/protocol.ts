@@ -208,7 +208,7 @@ export function commandFor(verb: string, sessionId: string, args: Record<string,
 
 // ---------------------------------------------------------------- the executing machine's checks
 
-/** A teammate's key as this machine pinned it (src/team/keys.ts). */
+/** A teammate's key as this machine pinned it (src/lib/team/keys.ts). */
 export interface Pinned {
   readonly device: string
   readonly who: string
