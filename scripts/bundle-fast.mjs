@@ -13,14 +13,14 @@ import {fileURLToPath} from 'node:url'
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'))
 const ENTRIES = [
   {
-    entry: 'dist/lib/cli/state-fast.js',
-    out: 'dist/lib/cli/state-fast.bundle.js',
+    entry: 'dist/lib/state/state-fast.js',
+    out: 'dist/lib/state/state-fast.bundle.js',
     // The local path (the store, better-sqlite3) is a bundle of its own, loaded only when the daemon does not answer.
     lazy: ['./state-local.js', '../views/views.js'],
   },
   {
-    entry: 'dist/lib/cli/state-local.js',
-    out: 'dist/lib/cli/state-local.bundle.js',
+    entry: 'dist/lib/state/state-local.js',
+    out: 'dist/lib/state/state-local.bundle.js',
     // Loaded only when needed: a sync with no live ingester (every adapter), --json's views.
     lazy: ['../ingest/ingest.js', '../views/views.js'],
   },

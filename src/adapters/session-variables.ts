@@ -1,6 +1,6 @@
 /**
  * The variables agent CLIs set in the shells they spawn, naming their own session, from each
- * agent's light definition (src/adapters/agents.ts): `cast state`'s fast path (src/lib/cli/state-fast.ts) reads them without
+ * agent's light definition (src/adapters/agents.ts): `cast state`'s fast path (src/lib/state/state-fast.ts) reads them without
  * loading the adapters, and the names each agent's process goes by (its screen patterns, pure data)
  * for the caller's ancestry (src/lib/agents/ancestry.ts). The registry (src/adapters/index.ts) states the same through each agent
  * module; test/adapters/registry.test.ts checks the two lists agree.

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {TriageCommand} from '../lib/triage/triage.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 export default class Choose extends TriageCommand {
   static override args = {

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {WORK_STATES} from '../core/model/types.js'
-import {resumeExamples} from '../lib/cli/agent-commands.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {resumeExamples} from '../lib/agents/agent-commands.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {teamFlags} from '../lib/cli/flags.js'
 import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'

@@ -42,7 +42,7 @@ identity).`
       if (!this.jsonEnabled()) {
         if (history.length === 0) this.log(flags.everyone ? 'No triage actions yet.' : `No triage actions by ${this.me} yet.`)
         const width = Math.max(0, ...history.map((h) => `#${h.action}`.length))
-        const {humanTime} = await import('../lib/cli/time-format.js')
+        const {humanTime} = await import('../lib/base/time-format.js')
         const now = this.now()
         for (const h of history) {
           const ids = h.sessions.map(shortId)

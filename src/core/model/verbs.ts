@@ -33,7 +33,7 @@ export type VerbName =
   | 'restore'
   | 'undo'
 
-/** The actions a teammate's machine may ask this one to carry out (src/team/protocol.ts). */
+/** The actions a teammate's machine may ask this one to carry out (src/lib/team/protocol.ts). */
 export type TeamAction = 'send' | 'approve' | 'deny' | 'kill' | 'own' | 'answer'
 
 export interface Verb {

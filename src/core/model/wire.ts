@@ -216,7 +216,7 @@ export interface DetailJson {
   screen_dialog: string | null
 }
 
-/** A refusal or failure of the API: the CLI's `--json` error (src/lib/cli/cast-error.ts). */
+/** A refusal or failure of the API: the CLI's `--json` error (src/lib/base/cast-error.ts). */
 export interface ErrorJson {
   code: string
   exit_code: number

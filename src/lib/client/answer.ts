@@ -6,7 +6,7 @@
  */
 import {hostname} from 'node:os'
 
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import type {DecisionJson} from '../views/json-shapes.js'
 import {CastError} from './errors.js'
 import type {VerbContext} from './verbs.js'

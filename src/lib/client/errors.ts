@@ -1,9 +1,9 @@
 /**
  * The library's one error (src/lib/client/index.ts): what the CLI would have said, with the exit
- * code it would have exited with (src/lib/cli/exit-codes.ts) and that code's name.
+ * code it would have exited with (src/lib/base/exit-codes.ts) and that code's name.
  */
-import {CastError as CliError} from '../cli/cast-error.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {CastError as CliError} from '../base/cast-error.js'
+import {EXIT} from '../base/exit-codes.js'
 
 /** The names of the exit codes: OK, FAILURE, USAGE, NOT_FOUND, AMBIGUOUS, REFUSED, TIMEOUT. */
 export type ExitName = keyof typeof EXIT

@@ -7,7 +7,7 @@ import {oneLine} from '../../core/model/sanitize.js'
 import type {WorkState} from '../../core/model/types.js'
 import type {Store} from '../../core/store/store.js'
 import type {ScheduleJson} from '../agents/deliver.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {castHome, clockFrom, type Env, whoAmI} from '../home/env.js'
 import type {DecisionJson, SessionJson} from '../views/json-shapes.js'
 import type {Listing} from '../views/views.js'
@@ -206,7 +206,7 @@ export class Inbox {
 
   /** An id, native id or unique prefix → the session id (NOT_FOUND, AMBIGUOUS as the CLI says them). */
   async resolve(query: string): Promise<string> {
-    const {resolveSession} = await import('../cli/resolve.js')
+    const {resolveSession} = await import('../base/resolve.js')
     return resolveSession(this.store, query)
   }
 

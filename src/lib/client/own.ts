@@ -1,14 +1,14 @@
 /**
- * The caller's own session, found as `cast state` finds it (src/lib/cli/state-declare.ts findOwn:
+ * The caller's own session, found as `cast state` finds it (src/lib/state/state-declare.ts findOwn:
  * CAST_SESSION, the agent's own variable, else the nearest claimed ancestor of the calling
  * process, whose claims the caller's sync just brought up to date), and the declaration it makes.
  * Never a session id a model typed: `cast mcp` passes no id here.
  */
 import {DECLARED_STATUSES, type DeclaredStatus} from '../../core/model/types.js'
 import type {Store} from '../../core/store/store.js'
-import {EXIT} from '../cli/exit-codes.js'
-import {MAX_STATE_TEXT} from '../cli/state-args.js'
-import {CALLER_VARIABLES, type Caller, declare, findOwn, type Found} from '../cli/state-declare.js'
+import {EXIT} from '../base/exit-codes.js'
+import {MAX_STATE_TEXT} from '../state/state-args.js'
+import {CALLER_VARIABLES, type Caller, declare, findOwn, type Found} from '../state/state-declare.js'
 import {deviceName, type Env} from '../home/env.js'
 import type {SessionJson} from '../views/json-shapes.js'
 import {CastError} from './errors.js'
@@ -75,7 +75,7 @@ export async function declareFor(
   now: number,
 ): Promise<StateJson> {
   declare(store, found, {json: true, session: undefined, status: decl.status, text: decl.text}, caller, now)
-  const {setDeclaredMark} = await import('../agents/turn-marks.js')
+  const {setDeclaredMark} = await import('../ingest/turn-marks.js')
   setDeclaredMark(env, found.agent, found.nativeId, decl.status !== 'working')
   const {sessionJson} = await import('../views/views.js')
   return {session: sessionJson(store.loadSessions([found.id])[0]!, me, now), via: found.via}

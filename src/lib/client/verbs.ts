@@ -6,7 +6,7 @@
 import type {WorkState} from '../../core/model/types.js'
 import {WORK_STATES} from '../../core/model/types.js'
 import type {Store} from '../../core/store/store.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import type {Env} from '../home/env.js'
 import type {ScheduleJson} from '../agents/deliver.js'
 import type {DecisionJson, SessionJson} from '../views/json-shapes.js'

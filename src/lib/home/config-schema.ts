@@ -1,8 +1,8 @@
 import {z} from 'zod'
 
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {parseDuration} from '../../core/model/duration-text.js'
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx) => {

@@ -8,7 +8,7 @@ import {z} from 'zod'
 
 import {DECLARED_STATUSES, WORK_STATES} from '../../core/model/types.js'
 import {MAX_MESSAGE_BYTES} from '../agents/message-text.js'
-import {MAX_STATE_TEXT} from '../cli/state-args.js'
+import {MAX_STATE_TEXT} from '../state/state-args.js'
 import {MAX_OPTION, MAX_QUESTION, MAX_WHY} from '../client/verbs.js'
 
 /** Longer than any session id or card id (ids are uuids or short random ids). */

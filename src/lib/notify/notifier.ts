@@ -272,7 +272,7 @@ export async function startNotifying(o: {
   onSent: (s: Sent) => void
   log?: (m: string) => void
 }): Promise<{notifier: Notifier; stop(): Promise<void>}> {
-  const {followLog} = await import('./follow.js')
+  const {followLog} = await import('../ingest/follow.js')
   const notifier = new Notifier(o.store, o.env, o.clock, o.me, o.config, o.backends, o.recencyMs, o.onSent, o.since)
   const follower = await followLog({
     clock: o.clock,

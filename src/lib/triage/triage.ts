@@ -6,7 +6,7 @@
 import type {TriagePlan, TriageRefusal} from '../../core/model/triage.js'
 import type {SessionRow} from '../../core/store/store.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {listOf} from '../cli/lists.js'
 import type {SessionJson} from '../views/views.js'
 import type {RunnerVerb} from '../verbs/index.js'
@@ -71,7 +71,7 @@ export abstract class TriageCommand extends BaseCommand {
     options: TriageOptions,
   ): Promise<TriageResult> {
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../cli/resolve.js')
+    const {resolveSessions} = await import('../base/resolve.js')
     const {applyTriage} = await import('../../core/store/triage.js')
     const {isRefusal} = await import('../../core/model/triage.js')
     const ids = resolveSessions(store, queries)

@@ -8,9 +8,9 @@ import {shortId} from '../../core/model/ids.js'
 import type {DialogAnswer} from '../agents/dialog-answer.js'
 import type {ChooseManyJson} from '../agents/dialog-ask-many.js'
 import type {ChooseJson} from '../agents/dialog-choose.js'
-import {CastError} from '../cli/cast-error.js'
-import {EXIT} from '../cli/exit-codes.js'
-import type {RemoteOutcome} from '../../team/request.js'
+import {CastError} from '../base/cast-error.js'
+import {EXIT} from '../base/exit-codes.js'
+import type {RemoteOutcome} from '../team/request.js'
 import type {DecisionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced} from './triage.js'
@@ -75,7 +75,7 @@ async function replyToDeadQuestion(
   answers: readonly (readonly number[])[],
 ): Promise<VerbResult<ChoiceSentJson> | null> {
   await synced(ctx)
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   const {checkClaims} = await import('../agents/dialog.js')
   const id = resolveSession(ctx.store, query)
   const row = ctx.store.loadSessions([id])[0]

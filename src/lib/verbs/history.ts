@@ -1,6 +1,6 @@
 /** Undo (the last triage action of the person acting) and own (add an owner: a handoff). */
-import {EXIT} from '../cli/exit-codes.js'
-import type {RemoteOutcome} from '../../team/request.js'
+import {EXIT} from '../base/exit-codes.js'
+import type {RemoteOutcome} from '../team/request.js'
 import type {SessionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced, triage, type TriageResult} from './triage.js'
@@ -38,7 +38,7 @@ export async function undo(ctx: VerbContext): Promise<VerbDone<{undone: HistoryJ
   const {undoLast} = await families.triage()
   const {shortId} = await import('../../core/model/ids.js')
   const {sessionJson, titleOf} = await import('../views/views.js')
-  const {humanTime} = await import('../cli/time-format.js')
+  const {humanTime} = await import('../base/time-format.js')
   const {oneLine} = await import('../../core/model/sanitize.js')
   await synced(ctx)
   const now = ctx.clock()

@@ -8,8 +8,8 @@
 import {z} from 'zod'
 
 import type {VerbName} from '../../core/model/verbs.js'
-import {CastError} from '../cli/cast-error.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {CastError} from '../base/cast-error.js'
+import {EXIT} from '../base/exit-codes.js'
 import {approve, answer, choose, deny} from './answers.js'
 import {own, undo} from './history.js'
 import {kill} from './kill.js'

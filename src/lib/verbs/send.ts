@@ -6,8 +6,8 @@
 import {WORK_STATES, type WorkState} from '../../core/model/types.js'
 import type {SessionRow} from '../../core/store/store.js'
 import type {SendResult} from '../agents/deliver.js'
-import {EXIT} from '../cli/exit-codes.js'
-import type {RemoteOutcome} from '../../team/request.js'
+import {EXIT} from '../base/exit-codes.js'
+import type {RemoteOutcome} from '../team/request.js'
 import type {SessionJson} from '../views/views.js'
 import {remoteVerb} from './remote.js'
 import {synced} from './triage.js'
@@ -69,7 +69,7 @@ async function sendNow(
   lead: string,
 ): Promise<VerbDone<SendJson>> {
   await synced(ctx)
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   const {sendMessage} = await import('../agents/deliver.js')
   const {sessionJson} = await import('../views/views.js')
   const id = resolveSession(ctx.store, query)
@@ -95,7 +95,7 @@ function nowLine(route: SendResult['route'], row: SessionRow): string {
 /** --queue: held until the turn ends, or sent now when it has. */
 async function queue(ctx: VerbContext, query: string, message: string): Promise<VerbDone<SendJson | QueuedJson>> {
   await synced(ctx)
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   const {holdsMessage, queueMessage} = await import('../agents/send-queue.js')
   const {sessionJson} = await import('../views/views.js')
   const id = resolveSession(ctx.store, query)

@@ -6,7 +6,7 @@
  */
 import type {MarkAs, TriagePlan, TriageRefusal} from '../../core/model/triage.js'
 import type {SessionRow} from '../../core/store/store.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import type {SessionJson} from '../views/views.js'
 import {done, refuse, type VerbContext, type VerbDone} from './types.js'
 
@@ -28,7 +28,7 @@ export async function synced(ctx: VerbContext): Promise<void> {
 }
 
 export async function resolveAll(ctx: VerbContext, queries: readonly string[]): Promise<string[]> {
-  const {resolveSessions} = await import('../cli/resolve.js')
+  const {resolveSessions} = await import('../base/resolve.js')
   return resolveSessions(ctx.store, queries)
 }
 
@@ -171,7 +171,7 @@ export async function rename(ctx: VerbContext, i: {session: string; title: strin
 export type SnoozeInput = Sessions & ({readonly forMs: number} | {readonly until: number} | {readonly when: string})
 
 export async function snooze(ctx: VerbContext, i: SnoozeInput): Promise<VerbDone<TriageResult>> {
-  const {humanTime} = await import('../cli/time-format.js')
+  const {humanTime} = await import('../base/time-format.js')
   const {planSnooze} = await import('../../core/model/triage.js')
   const start = ctx.clock()
   let forMs: number | null = 'forMs' in i ? i.forMs : null
@@ -215,7 +215,7 @@ export async function stash(
 
   // Stash and park on OTHER: every refusal before any change (src/lib/triage/park.ts).
   await synced(ctx)
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   const {parkSessions} = await import('../triage/park.js')
   const {parkLine} = await import('../views/park-view.js')
   const ids = await resolveAll(ctx, i.sessions)

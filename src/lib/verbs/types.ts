@@ -5,9 +5,9 @@
  * these; none of them parses another's output.
  */
 import type {Store} from '../../core/store/store.js'
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {errorKind, type ErrorKind} from '../cli/errors.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import type {Env} from '../home/env.js'
 
 export interface VerbContext {

@@ -2,7 +2,7 @@
  * The page's live stream (Server-Sent Events): on connect the listing ("snapshot"), then each
  * transition of the log as it is written, with its seq as the event id, so a reconnect sends
  * Last-Event-ID and gets what it missed (nothing lost, nothing twice), then a fresh listing after
- * each batch. It follows the log the way `cast inbox` and `cast notify` do (src/lib/notify/follow.ts:
+ * each batch. It follows the log the way `cast inbox` and `cast notify` do (src/lib/ingest/follow.ts:
  * the store's files wake it, and it runs the ingester in-process when nobody holds the lease).
  * A person's action that wrote no transition (pin, label, undo) is seen by the history mark, as
  * `cast sessions -w` sees it (src/lib/views/watch.ts). A client that goes away mid-stream is dropped;
@@ -15,7 +15,7 @@ import type {StreamEvent} from '../../core/model/wire.js'
 import type {Store} from '../../core/store/store.js'
 import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
 import type {Env} from '../home/env.js'
-import type {Follower} from '../notify/follow.js'
+import type {Follower} from '../ingest/follow.js'
 import {watchLine} from '../views/views.js'
 import type {BuiltListing} from './data.js'
 
@@ -55,7 +55,7 @@ export class EventHub {
   }
 
   async start(): Promise<void> {
-    const {followLog} = await import('../notify/follow.js')
+    const {followLog} = await import('../ingest/follow.js')
     this.follower = await followLog({
       clock: this.clock,
       env: this.env,

@@ -10,7 +10,7 @@ import type {Config} from '@oclif/core'
 import type {Store} from '../../core/store/store.js'
 import type {VerbName} from '../../core/model/verbs.js'
 import {type ErrorEnvelope, errorEnvelope} from '../cli/errors.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import type {Env} from '../home/env.js'
 import type {RunnerVerb, VerbResult} from '../verbs/index.js'
 
@@ -54,7 +54,7 @@ export function runCatalogVerb(
 ): Promise<VerbOutcome> {
   return serial(async () => {
     const {catalogCall, runVerbData} = await import('../verbs/index.js')
-    const {CastError} = await import('../cli/cast-error.js')
+    const {CastError} = await import('../base/cast-error.js')
     let call: ReturnType<typeof catalogCall>
     try {
       call = catalogCall(name, o)

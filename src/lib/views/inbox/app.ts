@@ -336,7 +336,7 @@ class Inbox {
     })
     this.enter()
     this.render()
-    const {followLog} = await import('../../notify/follow.js')
+    const {followLog} = await import('../../ingest/follow.js')
     const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: this.refresh, store: o.store})
     this.refresh()
     // The clock in the header, ages and the quiet band move with time: redraw once a minute.

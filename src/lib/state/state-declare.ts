@@ -1,7 +1,7 @@
 /**
  * The declaration `cast state` makes once its session is found, shared by the fast path in the
- * caller's own process (src/lib/cli/state-local.ts) and the daemon answering over its socket
- * (src/lib/cli/state-serve.ts), so both write the same rows and print the same bytes. The session
+ * caller's own process (src/lib/state/state-local.ts) and the daemon answering over its socket
+ * (src/lib/state/state-serve.ts), so both write the same rows and print the same bytes. The session
  * is found as src/lib/agents/self-session.ts findOwnSession finds it, by keyed lookups; the caller
  * is described, never assumed to be this process: its variables, and its parent's pid, where the
  * process tree and the ancestry walk start (the daemon reads that pid from /proc itself).

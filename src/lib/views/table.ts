@@ -1,7 +1,7 @@
 /**
  * Tables that fit the terminal: every cell is escaped first (src/core/model/sanitize.ts), then measured
  * in terminal cells (CJK two, an escaped control its escaped form), and the free-text columns
- * (a title, a question, a message) are narrowed to fit the width (src/lib/cli/style.ts, terminalWidth);
+ * (a title, a question, a message) are narrowed to fit the width (src/lib/views/style.ts, terminalWidth);
  * with no width (a pipe) cells keep their whole text. Drawn by cli-table3, boxed.
  */
 import {oneLine, visible} from '../../core/model/sanitize.js'

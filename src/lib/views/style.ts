@@ -1,5 +1,5 @@
 import type {WorkState} from '../../core/model/types.js'
-import {PLAIN, type RenderStyle} from '../views/views.js'
+import {PLAIN, type RenderStyle} from './views.js'
 
 /** Colour only on a TTY and never with NO_COLOR (docs/contract.md §6). */
 export async function terminalStyle(): Promise<RenderStyle> {

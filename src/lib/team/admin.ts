@@ -4,7 +4,7 @@
  */
 import type {PoolClient} from 'pg'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 interface Cmd {
   readonly env: Readonly<Record<string, string | undefined>>
@@ -12,8 +12,8 @@ interface Cmd {
 }
 
 export async function teamAdminCall<T>(cmd: Cmd, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const {loadConfig} = await import('../lib/home/config.js')
-  const {cleanError, openPool, redact, teamTarget} = await import('../core/store/team/client.js')
+  const {loadConfig} = await import('../home/config.js')
+  const {cleanError, openPool, redact, teamTarget} = await import('../../core/store/team/client.js')
   const target = teamTarget(cmd.env, await loadConfig(cmd.env))
   if (!target) return cmd.fail('No team store: join one first (cast team join postgres://…), or set CAST_TEAM_URL.', EXIT.USAGE)
   const pool = await openPool(target.url, {max: 1})

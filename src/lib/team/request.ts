@@ -5,13 +5,13 @@
  */
 import crypto from 'node:crypto'
 
-import {hasLocalCard} from '../core/store/outbox.js'
-import type {Store} from '../core/store/store.js'
-import type {ActionState} from '../core/store/team/actions.js'
-import {cleanError} from '../core/store/team/client.js'
-import {CastError} from '../lib/cli/cast-error.js'
-import {castHome, deviceName} from '../lib/home/env.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {hasLocalCard} from '../../core/store/outbox.js'
+import type {Store} from '../../core/store/store.js'
+import type {ActionState} from '../../core/store/team/actions.js'
+import {cleanError} from '../../core/store/team/client.js'
+import {CastError} from '../base/cast-error.js'
+import {castHome, deviceName} from '../home/env.js'
+import {EXIT} from '../base/exit-codes.js'
 import {teamContext, type ConfigLike, type Env} from './context.js'
 import {KeyFileError, machineKey} from './keys.js'
 import {type ActionVerb, ArgError, commandFor, CLOCK_SKEW_MS, MAX_EXPIRY_MS, payloadOf, signPayload} from './protocol.js'
@@ -73,11 +73,11 @@ export async function remoteRequest(
   const ctx = teamContext(store, env, config)
   if (!ctx || o.isLocal()) return null
   const device = deviceName(env)
-  const {openPool} = await import('../core/store/team/client.js')
-  const actions = await import('../core/store/team/actions.js')
-  const {queueAction, whoAmIOnServer} = await import('../core/store/team/calls.js')
-  const {joinedDevice} = await import('../core/store/team/machines.js')
-  const {pgSafe} = await import('../core/store/team/safe-text.js')
+  const {openPool} = await import('../../core/store/team/client.js')
+  const actions = await import('../../core/store/team/actions.js')
+  const {queueAction, whoAmIOnServer} = await import('../../core/store/team/calls.js')
+  const {joinedDevice} = await import('../../core/store/team/machines.js')
+  const {pgSafe} = await import('../../core/store/team/safe-text.js')
   const pool = await openPool(ctx.target.url, {max: 1})
   const failed = (error: unknown, what: string): CastError => {
     if (error instanceof CastError) return error
@@ -158,7 +158,7 @@ export async function remoteVerb(
   flags: {'no-wait'?: boolean; timeout?: number},
 ): Promise<{json: RemoteOutcome; line: string; exit: number} | null> {
   if (env.CAST_TEAM_LOCAL === '1') return null
-  const {loadConfig} = await import('../lib/home/config.js')
+  const {loadConfig} = await import('../home/config.js')
   const config = await loadConfig(env)
   if (!teamContext(store, env, config)) return null
   const timeoutMs = flags.timeout ?? 30_000

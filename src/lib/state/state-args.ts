@@ -1,11 +1,11 @@
 /**
  * The command line `cast state TEXT [--status S] [--session ID] [--json]` as the fast path reads it
- * (src/lib/cli/state-fast.ts), and as the daemon reads a client's over its socket
- * (src/lib/cli/state-serve.ts): the same parser on both sides, so the daemon accepts no more than
+ * (src/lib/state/state-fast.ts), and as the daemon reads a client's over its socket
+ * (src/lib/state/state-serve.ts): the same parser on both sides, so the daemon accepts no more than
  * the local path. Null: what the command refuses or reads otherwise (oclif then runs it).
  */
 import {DECLARED_STATUSES, type DeclaredStatus} from '../../core/model/types.js'
-import {MAX_TEXT_ARG} from './limits.js'
+import {MAX_TEXT_ARG} from '../base/limits.js'
 
 /** A state line is a short block: a sane limit keeps the inbox readable. */
 export const MAX_STATE_TEXT = 4000

@@ -1,6 +1,6 @@
 /**
- * The socket `cast daemon` answers `cast state` on (src/lib/cli/state-serve.ts), and the client
- * side src/lib/cli/state-fast.ts uses: with a daemon running, the declaration is made in the
+ * The socket `cast daemon` answers `cast state` on (src/lib/state/state-serve.ts), and the client
+ * side src/lib/state/state-fast.ts uses: with a daemon running, the declaration is made in the
  * daemon, which has the store open, and the caller loads neither better-sqlite3 nor the store.
  *
  * Where: CAST_HOME/run/state.sock, in a folder only the user reaches (0700), the socket 0600. The

@@ -3,7 +3,7 @@
  * today, else `2026-11-29 14:05`); JSON carries ISO 8601 UTC. Human output that has a time as
  * epoch ms or as the ISO string of its JSON object prints it through here.
  */
-import {localTime} from '../views/views.js'
+import {localTime} from '../../core/model/age.js'
 
 /** `t` (epoch ms, or an ISO 8601 string) as local time for people; `none` when there is no time. */
 export function humanTime(t: number | string | null | undefined, now: number, none = 'never'): string {

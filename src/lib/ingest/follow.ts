@@ -12,7 +12,7 @@ import {consumeSpool, spoolDir} from '../../core/ingest/spool.js'
 import type {LiveIngester} from '../../core/ingest/live.js'
 import type {Store} from '../../core/store/store.js'
 import {castHome, type Env} from '../home/env.js'
-import {INGESTER_LEASE, leaseIsLive, makeIngester} from '../ingest/ingest.js'
+import {INGESTER_LEASE, leaseIsLive, makeIngester} from './ingest.js'
 
 export interface Follower {
   /** This process holds the ingester lease. */

@@ -3,7 +3,7 @@
  * through the same verb runner (src/lib/verbs/index.ts, and so the same safety rules) a local user
  * runs, with the requester's identity as the runner's `me`.
  *
- * Before anything runs, the request must be what its requester signed (src/team/protocol.ts
+ * Before anything runs, the request must be what its requester signed (src/lib/team/protocol.ts
  * verifyAction: this machine's own trust list, not the server, says whose key that is), must not
  * have been carried out here before (its uid, kept in the local store), and the requester must own
  * or run the session in the local store. A refused action is reported with its reason and changes
@@ -16,12 +16,12 @@
  */
 import type {Pool} from 'pg'
 
-import {isOwnedBy, sameIdentity} from '../core/model/ownership.js'
-import {claimAction, doneAction, finishAction, markReported, seenRequest, unreportedActions} from '../core/store/outbox.js'
-import type {Store} from '../core/store/store.js'
-import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../core/store/team/calls.js'
-import {machineKeys} from '../core/store/team/machines.js'
-import {pgSafe} from '../core/store/team/safe-text.js'
+import {isOwnedBy, sameIdentity} from '../../core/model/ownership.js'
+import {claimAction, doneAction, finishAction, markReported, seenRequest, unreportedActions} from '../../core/store/outbox.js'
+import type {Store} from '../../core/store/store.js'
+import {claimAction as claimOnServer, reportAction, runningActions, type TeamAction} from '../../core/store/team/calls.js'
+import {machineKeys} from '../../core/store/team/machines.js'
+import {pgSafe} from '../../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
 import {actionCall, ArgError, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
@@ -46,8 +46,8 @@ export function castRunner(env: Env): RunCast {
       return {result: {error: `${a.verb}: ${error.message}; nothing was done`, exit: 2}, status: 'refused'}
     }
 
-    const {isRunnerVerb, runVerbData} = await import('../lib/verbs/index.js')
-    const {clockFrom} = await import('../lib/home/env.js')
+    const {isRunnerVerb, runVerbData} = await import('../verbs/index.js')
+    const {clockFrom} = await import('../home/env.js')
     if (!isRunnerVerb(call.name)) return {result: {error: `"${a.verb}" is not an action cast carries out`, exit: 2}, status: 'refused'}
     const r = await runVerbData({clock: clockFrom(env), env, me: who, store, team: false}, call.name, call.input)
     if (r.ok && r.exit === 0) return {result: {exit: 0, output: r.json}, status: 'delivered'}
@@ -71,7 +71,7 @@ export interface ExecutorContext {
   readonly store: Store
   readonly pool: Pool
   readonly device: string
-  /** CAST_HOME: where this machine's trust list is (src/team/keys.ts). */
+  /** CAST_HOME: where this machine's trust list is (src/lib/team/keys.ts). */
   readonly home: string
   readonly run: RunCast
   /** The clock local records are stamped with (CAST_NOW in tests); expiry is checked on the real one. */

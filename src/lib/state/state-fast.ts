@@ -7,19 +7,19 @@
  * live is proved live by the caller's ancestry, src/lib/agents/ancestry.ts), else, while a live
  * ingester keeps the claims current, the process tree (the claims on the caller's ancestors only).
  *
- * With `cast daemon` running, the daemon declares (src/lib/cli/state-socket.ts,
- * src/lib/cli/state-serve.ts): this process loads neither better-sqlite3 nor the store. Without
- * one, or when it declines or does not answer, src/lib/cli/state-local.ts declares here. Anything
+ * With `cast daemon` running, the daemon declares (src/lib/state/state-socket.ts,
+ * src/lib/state/state-serve.ts): this process loads neither better-sqlite3 nor the store. Without
+ * one, or when it declines or does not answer, src/lib/state/state-local.ts declares here. Anything
  * else (a session not found, ambiguous, stdin, a bad flag, help, an error to report) returns
  * false and oclif runs the command.
  *
- * bin/run.js loads the one-file build of this module (dist/lib/cli/state-fast.bundle.js, made by
+ * bin/run.js loads the one-file build of this module (dist/lib/state/state-fast.bundle.js, made by
  * scripts/bundle-fast.mjs); state-local loads from its own bundle only when needed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {setDeclaredMark} from '../agents/turn-marks.js'
+import {setDeclaredMark} from '../ingest/turn-marks.js'
 import {castHome, deviceName, whoAmI} from '../home/env.js'
 import {parseStateArgs} from './state-args.js'
 import {askDaemon} from './state-socket.js'

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto'
 
-import type {TeamAction} from '../core/model/verbs.js'
+import type {TeamAction} from '../../core/model/verbs.js'
 
 /** An action a teammate may ask: one of the catalog's remote marks (src/core/model/verbs.ts TEAM_ACTIONS). */
 export type ActionVerb = TeamAction
@@ -238,7 +238,7 @@ export function actionCall(verb: string, sessionId: string, args: Record<string,
 
 // ---------------------------------------------------------------- the executing machine's checks
 
-/** A teammate's key as this machine pinned it (src/team/keys.ts). */
+/** A teammate's key as this machine pinned it (src/lib/team/keys.ts). */
 export interface Pinned {
   readonly device: string
   readonly who: string

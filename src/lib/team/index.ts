@@ -7,8 +7,8 @@
  * executor side by side (sync.ts). Commands reach it through the functions below; docs/team.md
  * says what each side may do.
  */
-import type {SessionRow, Store} from '../core/store/store.js'
-import {cleanError} from '../core/store/team/client.js'
+import type {SessionRow, Store} from '../../core/store/store.js'
+import {cleanError} from '../../core/store/team/client.js'
 import {type ConfigLike, type Env, teamContext} from './context.js'
 
 export {teamContext} from './context.js'
@@ -25,7 +25,7 @@ export async function startTeamSync(
   if (!ctx) return null
   const {TeamSync} = await import('./sync.js')
   const {castRunner} = await import('./executor.js')
-  const {castHome} = await import('../lib/home/env.js')
+  const {castHome} = await import('../home/env.js')
   const sync = new TeamSync(store, {
     clock: o.clock,
     device: o.device,
@@ -51,8 +51,8 @@ export async function teamRows(
 ): Promise<SessionRow[]> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return []
-  const {openPool} = await import('../core/store/team/client.js')
-  const {remoteRows} = await import('../core/store/team/reader.js')
+  const {openPool} = await import('../../core/store/team/client.js')
+  const {remoteRows} = await import('../../core/store/team/reader.js')
   const pool = await openPool(ctx.target.url, {connectTimeoutMs: 2000, max: 1})
   try {
     return (await remoteRows(pool, device)).rows
@@ -78,8 +78,8 @@ export async function teamRow(
 ): Promise<SessionRow | null | undefined> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return undefined
-  const {openPool} = await import('../core/store/team/client.js')
-  const {remoteRows} = await import('../core/store/team/reader.js')
+  const {openPool} = await import('../../core/store/team/client.js')
+  const {remoteRows} = await import('../../core/store/team/reader.js')
   const pool = await openPool(ctx.target.url, {connectTimeoutMs: 2000, max: 1})
   try {
     return (await remoteRows(pool, device, id)).rows[0] ?? null

@@ -3,16 +3,16 @@
  * machines and their public keys beside this machine's trust list (keys.ts). The server only
  * says which key a device has now; whether this machine acts on it is decided here, by a person.
  */
-import type {MachineKeyRow} from '../core/store/team/machines.js'
-import {cleanError} from '../core/store/team/client.js'
-import {CastError} from '../lib/cli/cast-error.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import type {MachineKeyRow} from '../../core/store/team/machines.js'
+import {cleanError} from '../../core/store/team/client.js'
+import {CastError} from '../base/cast-error.js'
+import {EXIT} from '../base/exit-codes.js'
 import {fingerprint, type KeyLine, keyLines, KeyFileError, readTrust, trustKey, untrustKey} from './keys.js'
 
 /** Every machine's key as the team store has it now. */
 export async function serverKeys(url: string): Promise<MachineKeyRow[]> {
-  const {openPool} = await import('../core/store/team/client.js')
-  const {machineKeys} = await import('../core/store/team/machines.js')
+  const {openPool} = await import('../../core/store/team/client.js')
+  const {machineKeys} = await import('../../core/store/team/machines.js')
   const pool = await openPool(url, {connectTimeoutMs: 3000, max: 1})
   try {
     return await machineKeys(pool)
@@ -93,8 +93,8 @@ export function untrustDevice(home: string, device: string): void {
 
 /** Publish this machine's public key on its row of the team store. */
 export async function publishKey(url: string, device: string, pubkey: string): Promise<void> {
-  const {openPool} = await import('../core/store/team/client.js')
-  const {registerMachine} = await import('../core/store/team/calls.js')
+  const {openPool} = await import('../../core/store/team/client.js')
+  const {registerMachine} = await import('../../core/store/team/calls.js')
   const pool = await openPool(url, {connectTimeoutMs: 3000, max: 1})
   try {
     await registerMachine(pool, device, pubkey)

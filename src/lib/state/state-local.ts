@@ -1,11 +1,11 @@
 /**
- * `cast state`'s fast path in the caller's own process (src/lib/cli/state-fast.ts decides when):
- * it opens the store, finds the session (src/lib/cli/state-declare.ts) and declares. A live
+ * `cast state`'s fast path in the caller's own process (src/lib/state/state-fast.ts decides when):
+ * it opens the store, finds the session (src/lib/state/state-declare.ts) and declares. A live
  * ingester keeps the store current; without one, that session's own files are synced when their
  * marks changed (src/lib/ingest/ingest.ts syncOneSession), not the whole history. False: not
  * answered (a session not found, ambiguous, an error to report), and oclif runs the command.
  *
- * scripts/bundle-fast.mjs bundles it into dist/lib/cli/state-local.bundle.js, loaded only when the
+ * scripts/bundle-fast.mjs bundles it into dist/lib/state/state-local.bundle.js, loaded only when the
  * daemon's socket did not answer: better-sqlite3 loads here, never in state-fast.ts.
  */
 import fs from 'node:fs'
@@ -17,7 +17,7 @@ import {HOLDING_AGENTS} from '../../adapters/session-variables.js'
 import {sameStat} from '../../core/ingest/same-stat.js'
 import {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
-import {setDeclaredMark} from '../agents/turn-marks.js'
+import {setDeclaredMark} from '../ingest/turn-marks.js'
 import {castHome, clockFrom, deviceName, whoAmI} from '../home/env.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
 

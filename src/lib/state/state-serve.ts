@@ -1,7 +1,7 @@
 /**
- * `cast daemon`'s side of `cast state`'s socket (src/lib/cli/state-socket.ts describes it): the
+ * `cast daemon`'s side of `cast state`'s socket (src/lib/state/state-socket.ts describes it): the
  * daemon has the store open and the lease, so it declares for the caller as the caller's own
- * process would (src/lib/cli/state-declare.ts), and replies with the bytes and the exit code.
+ * process would (src/lib/state/state-declare.ts), and replies with the bytes and the exit code.
  *
  * It trusts the caller no further than the local path does. The arguments go through the same
  * parser (state-args.ts). The process tree and the ancestry walk start at the caller's parent,

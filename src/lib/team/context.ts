@@ -2,9 +2,9 @@
  * Is this store in a team, and where is its server: the question every team path asks first.
  * Nothing here imports `pg`; a store that never joined pays for nothing.
  */
-import {teamJoin, type TeamJoin} from '../core/store/outbox.js'
-import type {Store} from '../core/store/store.js'
-import {type TeamTarget, teamTarget} from '../core/store/team/client.js'
+import {teamJoin, type TeamJoin} from '../../core/store/outbox.js'
+import type {Store} from '../../core/store/store.js'
+import {type TeamTarget, teamTarget} from '../../core/store/team/client.js'
 
 export type Env = Readonly<Record<string, string | undefined>>
 export type ConfigLike = Parameters<typeof teamTarget>[1]

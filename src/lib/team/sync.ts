@@ -13,12 +13,12 @@
  */
 import type {Client, Pool} from 'pg'
 
-import {teamJoin} from '../core/store/outbox.js'
-import type {Store} from '../core/store/store.js'
-import {notePublishError} from '../core/store/team/aside.js'
-import {cleanError, openClient, openPool} from '../core/store/team/client.js'
-import {ensureDevice, joinedDevice} from '../core/store/team/machines.js'
-import {publishAll} from '../core/store/team/publisher.js'
+import {teamJoin} from '../../core/store/outbox.js'
+import type {Store} from '../../core/store/store.js'
+import {notePublishError} from '../../core/store/team/aside.js'
+import {cleanError, openClient, openPool} from '../../core/store/team/client.js'
+import {ensureDevice, joinedDevice} from '../../core/store/team/machines.js'
+import {publishAll} from '../../core/store/team/publisher.js'
 import {carryOutActions, type RunCast} from './executor.js'
 
 export interface TeamSyncOptions {
