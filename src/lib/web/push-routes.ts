@@ -31,7 +31,7 @@ import {endpointAllowed} from '../push/send.js'
 import {recordKeystroke} from '../notify/activity.js'
 import type {Caller} from './guard.js'
 import {SECURITY_HEADERS, sendJson} from './guard.js'
-import {runInProcess} from './run-verb.js'
+import {runCatalogVerb, runWebVerb, type VerbOutcome} from './run-verb.js'
 import {HttpError, writable} from './writable.js'
 
 export interface PushRouteContext {
@@ -167,13 +167,12 @@ export async function act(ctx: PushRouteContext, token: string, via: 'push' | 'n
     return {...no(oneLine((error as Error).message)), body: title}
   }
 
-  let argv: string[]
+  let out: VerbOutcome
   if (g.verb === 'choose') {
     const i = (row.facts.question?.choices ?? []).findIndex((c) => c.label === g.option)
     if (i < 0) return {...no('that option is no longer offered'), body: title}
-    argv = ['choose', g.session, String(i + 1)]
-  } else argv = [g.verb, g.session]
-  const out = await runInProcess(ctx.config, argv)
+    out = await runWebVerb(ctx, 'choose', {answers: [[i + 1]], session: g.session})
+  } else out = await runCatalogVerb(ctx, g.verb, {session: g.session})
   ctx.changed()
   if (!out.ok) return {...no(oneLine(out.error.message.split('\n')[0] ?? '')), body: title}
   const what = g.verb === 'choose' ? `${VERB_DONE.choose} "${notificationText(g.option ?? '')}"` : VERB_DONE[g.verb]
