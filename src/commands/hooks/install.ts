@@ -29,7 +29,7 @@ Where: ${hookFilesText()}.`
   static override flags = {
     'dry-run': Flags.boolean({summary: 'Show what would change and the resulting file; write nothing.'}),
     mcp: Flags.boolean({
-      summary: "Also add cast's MCP server (cast mcp) to the agent's own MCP configuration (Claude Code: ~/.claude.json mcpServers).",
+      summary: "Also add cast's MCP server (cast mcp) to the agent's own MCP configuration (its mcpServers), where cast knows the file.",
     }),
     nudge: Flags.boolean({
       allowNo: true,
@@ -45,16 +45,16 @@ Where: ${hookFilesText()}.`
     const found = lookupHookSpec(args.agent)
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
     const {installMcp, mcpConfigPath} = await import('../../lib/agents/hooks/mcp.js')
-    if (flags.mcp && mcpConfigPath(found.spec.agent, this.env) === null)
+    if (flags.mcp && mcpConfigPath(found.spec, this.env) === null)
       this.fail(
-        `--mcp: cast writes no MCP configuration for ${found.spec.agent} yet; add "cast mcp" to its MCP servers by hand.`,
+        `--mcp: cast writes no MCP configuration for ${found.spec.label} yet; add "cast mcp" to its MCP servers by hand.`,
         EXIT.USAGE,
         ['See docs/mcp.md.'],
       )
     let result: InstallResult & {mcp?: McpOutcome}
     try {
       result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now(), nudge: flags.nudge})
-      if (flags.mcp) result = {...result, mcp: installMcp(found.spec.agent, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})}
+      if (flags.mcp) result = {...result, mcp: installMcp(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})}
     } catch (error) {
       if (error instanceof HooksFileError)
         this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])

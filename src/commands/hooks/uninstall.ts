@@ -45,7 +45,7 @@ export default class HooksUninstall extends BaseCommand {
       try {
         const r = uninstallHooks(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
         // cast's MCP server entry (hooks install --mcp) goes with the hooks; a foreign "cast" entry stays.
-        const mcp = uninstallMcp(spec.agent, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
+        const mcp = uninstallMcp(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
         results.push(mcp?.result === 'removed' ? {...r, mcp} : r)
       } catch (error) {
         if (error instanceof HooksFileError)

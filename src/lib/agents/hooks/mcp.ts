@@ -1,16 +1,16 @@
 /**
  * `cast hooks install <agent> --mcp` and `uninstall`: the `cast mcp` server (src/lib/mcp/server.ts)
  * as one entry of the agent's own MCP configuration, added and taken out again, nothing else
- * touched. Claude Code 2.1.328 keeps user-scope servers in `~/.claude.json`
- * (`$CLAUDE_CONFIG_DIR/.claude.json` when set) under `mcpServers`, each
- * `{"type":"stdio","command","args","env"}`: what `claude mcp add --scope user` writes.
- * The file is backed up first and written atomically (./files.ts); a malformed one is refused.
+ * touched. Which file that is comes from the agent's hook spec (`mcpConfigPath`,
+ * src/adapters/<agent>/hooks-spec.ts); the entry is `{"type":"stdio","command","args","env"}`
+ * under `mcpServers`. The file is backed up first and written atomically (./files.ts); a
+ * malformed one is refused.
  */
-import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {Agent} from '../../../core/model/types.js'
-import {castHome, type Env, homeDir} from '../../home/env.js'
+import type {HookSpec} from '../../../core/ingest/hook-spec.js'
+import {castHome, type Env} from '../../home/env.js'
+import {adapterEnvOf} from './command.js'
 import {HooksFileError, isPlainObject, type Json} from './document.js'
 import {readJsonFile, replaceFile, serializeJson} from './files.js'
 
@@ -34,9 +34,8 @@ export interface McpEntry {
 }
 
 /** The agents whose MCP configuration cast writes, and where. */
-export function mcpConfigPath(agent: Agent, env: Env): string | null {
-  if (agent !== 'claude_code') return null
-  return path.join(env.CLAUDE_CONFIG_DIR || homeDir(env), '.claude.json')
+export function mcpConfigPath(spec: HookSpec, env: Env): string | null {
+  return spec.mcpConfigPath ? spec.mcpConfigPath(adapterEnvOf(env)) : null
 }
 
 /** This installation's CLI (bin/run.js, four levels up from dist/lib/agents/hooks). */
@@ -58,11 +57,11 @@ export function isCastEntry(e: unknown): boolean {
   return words.at(-1) === 'mcp' && words.slice(0, -1).some((w) => /(^|\/)(cast|run\.js)$/.test(w))
 }
 
-export function installMcp(agent: Agent, options: {env: Env; now: number; dryRun?: boolean}): McpOutcome {
-  const file = mcpConfigPath(agent, options.env)
+export function installMcp(spec: HookSpec, options: {env: Env; now: number; dryRun?: boolean}): McpOutcome {
+  const file = mcpConfigPath(spec, options.env)
   if (file === null)
     throw new HooksFileError(
-      `cast writes no MCP configuration for ${agent} yet; add "cast mcp" to its MCP servers by hand (docs/mcp.md).`,
+      `cast writes no MCP configuration for ${spec.label} yet; add "cast mcp" to its MCP servers by hand (docs/mcp.md).`,
       '',
     )
   const current = readJsonFile(file)
@@ -80,8 +79,8 @@ export function installMcp(agent: Agent, options: {env: Env; now: number; dryRun
 }
 
 /** Take cast's entry out (only cast's: a foreign "cast" entry stays); absent when there is none. */
-export function uninstallMcp(agent: Agent, options: {env: Env; now: number; dryRun?: boolean}): McpOutcome | null {
-  const file = mcpConfigPath(agent, options.env)
+export function uninstallMcp(spec: HookSpec, options: {env: Env; now: number; dryRun?: boolean}): McpOutcome | null {
+  const file = mcpConfigPath(spec, options.env)
   if (file === null) return null
   const current = readJsonFile(file)
   const doc = current.doc as Record<string, Json>
