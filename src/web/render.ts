@@ -140,11 +140,15 @@ function tildify(p: string | null, home: string | null): string {
   return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p
 }
 
-/** True when the listing holds sessions of more than one machine: only then does a card say which one it runs on. */
+/**
+ * True when a card should say which machine runs it: the listing holds sessions of more than one
+ * machine, or its one machine is not the one serving the page (a one-machine inbox of this
+ * machine's own sessions says nothing).
+ */
 export function manyMachines(l: Listing): boolean {
   const devices = new Set<string>()
   for (const s of l.sessions) if (s.device) devices.add(s.device)
-  return devices.size > 1
+  return devices.size > 1 || (devices.size === 1 && !devices.has(l.device))
 }
 
 export function metaLine(s: Session, me: string, now: number, home: string | null, machines = false): string {

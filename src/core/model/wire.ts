@@ -182,6 +182,8 @@ export interface PageListingJson extends ListingJson {
   /** The transitions log's seq the listing was built at (the stream resumes after it). */
   seq: number
   home: string
+  /** This machine's name (what its own sessions' `device` says): a card on another machine names it. */
+  device: string
   /** `cast web --team`: every session of the team, as `cast sessions --team`. */
   team: boolean
   /** Teammates' sessions I may not act on, by id, and why ("read-only: owned by X on host-y"). */
