@@ -1,41 +1,13 @@
 import {Args} from '@oclif/core'
 
-import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, WorkState} from '../core/model/types.js'
+import type {Classification} from '../core/model/types.js'
+import type {ExplainFact, ExplainJson} from '../core/model/wire.js'
 import type {FileRow, SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
 import {humanTime} from '../lib/base/time-format.js'
-import type {RestExplanation} from '../lib/ingest/classifier.js'
-import type {HoldsJson} from '../lib/views/holds-view.js'
-import type {SessionJson} from '../lib/views/views.js'
 
-/** One fact and where it came from (a file and byte offset, a hook event, a process; `derived` for a default). */
-export interface ExplainFact {
-  fact: string
-  value: unknown
-  source: FactSource | null
-}
-
-/** `cast explain --json`: every fact with its source, the rule chain, the answer and the files read. */
-export interface ExplainJson {
-  bucket: Bucket
-  /** Rule 7's rest verdict: which of declaration / classifier / fallback decided it. */
-  rest: RestExplanation | null
-  chain: {matched: boolean; note: string; rule: Rule}[]
-  facts: ExplainFact[]
-  files: {kind: string; offset: number; parse_errors: number; path: string; size: number}[]
-  next_check_at: string | null
-  reason: Reason
-  records: SessionRecords
-  rule: Rule
-  session: SessionJson
-  state: WorkState
-  /** What the session holds (src/lib/views/holds-view.ts): phase, tokens over its tree, files, tools, subagents. */
-  holds: HoldsJson
-  /** Its park: holding, or the last one that ended (with how). */
-  park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
-  /** Present (true) when CAST_HOME is read-only: the stored facts, not synced. */
-  stale?: true
-}
+/** `cast explain --json` (src/core/model/wire.ts, the one declaration the library shares). */
+export type {ExplainFact, ExplainJson} from '../core/model/wire.js'
 
 export default class Explain extends BaseCommand {
   static override args = {session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true})}
@@ -68,7 +40,9 @@ files read for it with their parse errors.`
     const files = store.filesFor(row.agent, row.nativeId)
     // Rule 7's rest verdict: which of declaration / classifier / fallback decided it.
     const rest = await restOf(store, row, c.reason, this.env)
+    const {SCHEMA_VERSION} = await import('../core/model/wire.js')
     const result: ExplainJson = {
+      schema: SCHEMA_VERSION,
       bucket: row.bucket,
       rest,
       chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),

@@ -60,6 +60,7 @@ cast daemon --notify does the same inside the daemon.`
     const clock = this.clock()
     const {loadConfig} = await import('../lib/home/config.js')
     const {notifierConfig, describeSent} = await import('../lib/notify/run.js')
+    const {SCHEMA_VERSION} = await import('../core/model/wire.js')
     const {resolveBackends} = await import('../lib/notify/backends.js')
     const {startNotifying} = await import('../lib/notify/notifier.js')
     const {oneLine} = await import('../core/model/sanitize.js')
@@ -81,7 +82,9 @@ cast daemon --notify does the same inside the daemon.`
       ingest: true,
       log: (m) => process.stderr.write(`cast notify: ${oneLine(m)}\n`),
       me: this.me,
-      onSent: (s) => process.stdout.write((json ? JSON.stringify(describeSent(s)) : describeSent(s, true)) + '\n'),
+      // Each --json line carries the contract's version, as every envelope does.
+      onSent: (s) =>
+        process.stdout.write((json ? JSON.stringify({schema: SCHEMA_VERSION, ...describeSent(s)}) : describeSent(s, true)) + '\n'),
       recencyMs: config.inbox.recencyMs,
       since: flags.since,
       store,

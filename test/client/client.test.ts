@@ -63,9 +63,11 @@ describe('the library', () => {
       },
     )
 
-    const r = JSON.parse(out) as {sessions: string[]; explain: string; declared: string; error: unknown}
+    const r = JSON.parse(out) as {sessions: string[]; explain: string; schema: number[]; declared: string; error: unknown}
     expect(r.sessions).toEqual((json(await runCommand(['sessions', '--json'], {env: h.env})).sessions as {id: string}[]).map((s) => s.id))
     expect(r.explain).toBe(id)
+    // The same versioned shapes as the CLI's --json.
+    expect(r.schema).toEqual([1, 1, 1])
     expect(r.declared).toBe('done')
     expect(r.error).toEqual({code: 'NOT_FOUND', exit: 3, isCastError: true})
     const loaded = fs.readFileSync(probe, 'utf8').split('\n')

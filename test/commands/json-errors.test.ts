@@ -8,15 +8,17 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ERROR_KINDS, errorEnvelope, errorKind, parseErrorMessage} from '../../src/lib/cli/errors.js'
 import {EXIT} from '../../src/lib/base/exit-codes.js'
+import {SCHEMA_VERSION} from '../../src/core/model/wire.js'
 import {json, killStarted, makeHome, startCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 
-/** The whole stdout is one envelope: one line, one key, the four documented fields. */
+/** The whole stdout is one envelope: one line, the contract's version and the error with its four documented fields. */
 function envelope(stdout: string): {code: string; exit_code: number; message: string; suggestions: string[]} {
   const lines = stdout.split('\n').filter((l) => l !== '')
   expect(lines).toHaveLength(1)
   const parsed = JSON.parse(lines[0]!)
-  expect(Object.keys(parsed)).toEqual(['error'])
+  expect(Object.keys(parsed)).toEqual(['schema', 'error'])
+  expect(parsed.schema).toBe(SCHEMA_VERSION)
   expect(Object.keys(parsed.error).sort()).toEqual(['code', 'exit_code', 'message', 'suggestions'])
   expect(ERROR_KINDS).toContain(parsed.error.code)
   return parsed.error
@@ -30,7 +32,7 @@ describe('error kinds', () => {
     expect(errorKind(EXIT.REFUSED)).toBe('refused')
     expect(errorKind(EXIT.TIMEOUT)).toBe('timeout')
     expect(errorKind(EXIT.FAILURE)).toBe('failure')
-    expect(errorEnvelope('m', 4, ['s'])).toEqual({error: {code: 'ambiguous', exit_code: 4, message: 'm', suggestions: ['s']}})
+    expect(errorEnvelope('m', 4, ['s'])).toEqual({error: {code: 'ambiguous', exit_code: 4, message: 'm', suggestions: ['s']}, schema: 1})
   })
 
   it('an oclif parse message loses its colour, gutter and help tail', () => {

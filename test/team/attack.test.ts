@@ -376,7 +376,7 @@ describe('team: a member with raw SQL', () => {
       expect(rebind.stderr).toMatch(/kim@example\.com is already bound to role m_host_kim/)
       const removed = await runCast(['team', 'remove', 'm_host_lee', '--json'], {env})
       expect(removed.code, removed.stderr).toBe(0)
-      expect(json(removed)).toEqual({machines: 2, role: 'm_host_lee'})
+      expect(json(removed)).toEqual({machines: 2, role: 'm_host_lee', schema: 1})
       const gone = await runCast(['team', 'remove', 'm_host_lee'], {env})
       expect(gone.code).toBe(3)
       expect(json(await runCast(['team', 'members', '--json'], {env})).map((m: {role: string}) => m.role)).not.toContain('m_host_lee')

@@ -102,7 +102,7 @@ describe('cast web pair draws its address as a QR code', () => {
     // eslint-disable-next-line no-control-regex
     expect(decodeScreen(forced.stdout.replace(/\u001B\[[\d;]*m/g, '').split('\n'))).toBe(url)
     const asJson = await runCast(['web', 'pair', '--json', '--qr'], {env: h.env})
-    expect(Object.keys(JSON.parse(asJson.stdout))).toEqual(['code', 'expires_at'])
+    expect(Object.keys(JSON.parse(asJson.stdout))).toEqual(['schema', 'code', 'expires_at'])
     // A loopback address reaches no other device: no QR code, and one line says why.
     const loop = await runCast(['web', 'pair', '--listen', '127.0.0.1', '--qr'], {env: h.env})
     expect(loop.stdout).not.toMatch(BLOCKS)

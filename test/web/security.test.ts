@@ -209,7 +209,7 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     expect(ids[0]).toBe(before + 1)
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
     expect(new Set(ids.slice(0, -1)).size).toBe(ids.length - 1)
-    expect(text).toMatch(/event: transition\ndata: \{"event":"transition"/)
+    expect(text).toMatch(/event: transition\ndata: \{"schema":1,"event":"transition"/)
     expect(text).toContain(target)
     expect((await request(web.base, '/api/listing', {headers: {cookie, host}})).status).toBe(200)
     expect(web.child.exitCode).toBeNull()

@@ -8,10 +8,33 @@
  * the page's listing and detail (test/web/wire-types.test.ts holds them to these shapes).
  */
 import type {Counts} from './tally.js'
-import type {Agent, Bucket, DeclaredStatus, LogReason, Reason, Rule, TransitionEvent, WorkState} from './types.js'
+import type {Phase} from './holds.js'
+import type {
+  Agent,
+  Bucket,
+  DeclaredStatus,
+  FactSource,
+  LogReason,
+  Reason,
+  Rule,
+  SessionRecords,
+  TransitionEvent,
+  WorkState,
+} from './types.js'
 import type {VerbJson} from './verbs.js'
 
 export type {Bucket, Counts, TransitionEvent, VerbJson, WorkState}
+
+// ---- The version of the JSON contract
+
+/**
+ * The version of every `--json` envelope and every `-w --json` line: each carries `"schema": N`.
+ * It goes up when a field is renamed, removed or changes its type; a field added leaves it as it
+ * is. src/core/model/wire-schema.ts holds the shapes as zod schemas, docs/schema/ their JSON
+ * Schemas (`npm run schema`).
+ */
+export const SCHEMA_VERSION = 1
+export type SchemaVersion = typeof SCHEMA_VERSION
 
 // ---- The sanitizer (src/core/model/sanitize.ts re-exports it for the CLI; src/web/dom.ts wraps it)
 
@@ -132,6 +155,7 @@ export interface SessionJson {
 
 /** The listing of `cast sessions --json`. */
 export interface ListingJson {
+  schema: SchemaVersion
   me: string
   generated_at: string
   counts: Counts
@@ -151,6 +175,7 @@ export interface ListingJson {
 
 /** A line of `cast sessions -w --json`, and the data of the stream's `transition` event. */
 export interface WatchLineJson {
+  schema: SchemaVersion
   event: WatchEvent
   seq: number
   ts: string
@@ -171,6 +196,113 @@ export interface WatchLineJson {
   owners: string[]
   ask: AskJson | null
   pane: string | null
+}
+
+/**
+ * A watch line of a transition of the log (`new`, `transition`, `gone`): what the library's
+ * `watch` yields. A session id, a state and a reason are always there.
+ */
+export interface TransitionLineJson extends WatchLineJson {
+  event: TransitionEvent
+  id: string
+  to: WorkState
+  reason: LogReason
+  bucket: Bucket
+}
+
+// ---- `cast explain --json` (src/commands/explain.ts; the library's src/lib/client/explain.ts)
+
+/** One fact and where it came from (a file and byte offset, a hook event, a process; `derived` for a default). */
+export interface ExplainFact {
+  fact: string
+  value: unknown
+  source: FactSource | null
+}
+
+/** Token counts (src/lib/views/holds-view.ts usageJson). */
+export interface UsageJson {
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  total: number
+}
+
+/** What a session holds (src/lib/views/holds-view.ts holdsJson): phase, tokens over its tree, files, tools, subagents. */
+export interface HoldsJson {
+  phase: Phase
+  usage: UsageJson | null
+  /** The session's own usage, without its subagents. */
+  own_usage: UsageJson | null
+  unknown_usage_lines: number
+  /** Sessions in the tree without any usage record (an agent that writes none). */
+  sessions_without_usage: number
+  partial: boolean
+  models: string[]
+  changed_files: {path: string; writes: number}[]
+  changed_files_more: number
+  running_tools: {name: string; since: string | null}[]
+  background: string[]
+  subagents: {id: string; short_id: string; title: string | null; state: WorkState; phase: Phase}[]
+}
+
+/** Rule 7's rest verdict (src/lib/ingest/classifier.ts restOf): which of declaration / classifier / fallback decided it. */
+export interface RestJson {
+  decided_by: 'declaration' | 'classifier' | 'structure' | 'fallback'
+  note: string
+  classifier: {
+    configured: boolean
+    verdict: string | null
+    why: string | null
+    error: string | null
+    at: string | null
+    ms: number | null
+  } | null
+  nudged: boolean
+}
+
+/** `cast explain --json`: every fact with its source, the rule chain, the answer and the files read. */
+export interface ExplainJson {
+  schema: SchemaVersion
+  bucket: Bucket
+  rest: RestJson | null
+  chain: {matched: boolean; note: string; rule: Rule}[]
+  facts: ExplainFact[]
+  files: {kind: string; offset: number; parse_errors: number; path: string; size: number}[]
+  next_check_at: string | null
+  reason: Reason
+  /** cast's own records about the session, as the classifier reads them (epoch ms). */
+  records: SessionRecords
+  rule: Rule
+  session: SessionJson
+  state: WorkState
+  holds: HoldsJson
+  /** Its park: holding, or the last one that ended (with how). */
+  park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
+  /** Present (true) when CAST_HOME is read-only: the stored facts, not synced. */
+  stale?: true
+}
+
+// ---- Verb outcomes and refusals (src/lib/verbs)
+
+/** What a triage verb (pin, stash, snooze, defer, dismiss, …) answers under --json: the undo action and the sessions as they are now. */
+export interface VerbOutcomeJson {
+  schema: SchemaVersion
+  /** The undo history action, or null when nothing changed. */
+  action: number | null
+  sessions: SessionJson[]
+  verb: string
+}
+
+/** The one error envelope of every `--json` command (src/lib/cli/errors.ts errorEnvelope): a refusal or a failure. */
+export interface RefusalJson {
+  schema: SchemaVersion
+  error: {
+    code: 'usage' | 'not_found' | 'ambiguous' | 'refused' | 'timeout' | 'failure'
+    exit_code: number
+    message: string
+    suggestions: string[]
+  }
 }
 
 // ---- The page's API (src/lib/web/server.ts)

@@ -13,6 +13,7 @@ import {EXIT} from '../base/exit-codes.js'
 import {MAX_TEXT_ARG} from '../base/limits.js'
 import type {SyncBeforeReadOptions} from '../ingest/ingest.js'
 import * as sanitizeModule from '../../core/model/sanitize.js'
+import {SCHEMA_VERSION} from '../../core/model/wire.js'
 
 export {CastError, storeFault} from './errors.js'
 
@@ -214,7 +215,7 @@ export abstract class BaseCommand extends Command {
    * 0.9 s of a 10,000-session listing. Print the same bytes directly.
    */
   override logJson(json: unknown): void {
-    process.stdout.write(JSON.stringify(json, null, 2) + '\n')
+    process.stdout.write(JSON.stringify(withSchema(json), null, 2) + '\n')
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
@@ -259,4 +260,13 @@ function holderOnTestClock(lease: {pid: number; host: string}): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Every `--json` envelope carries the contract's version (src/core/model/wire.ts SCHEMA_VERSION),
+ * first; an envelope its builder already stamped is printed as it is.
+ */
+function withSchema(json: unknown): unknown {
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || 'schema' in json) return json
+  return {schema: SCHEMA_VERSION, ...json}
 }

@@ -16,6 +16,7 @@ import {stripAnsi} from '../base/ansi.js'
 import {EXIT} from '../base/exit-codes.js'
 import {type ParseContext, parseSentence} from './parse-words.js'
 import {visible} from '../../core/model/sanitize.js'
+import {SCHEMA_VERSION, type SchemaVersion} from '../../core/model/wire.js'
 
 export {EXIT, type ExitCode} from '../base/exit-codes.js'
 
@@ -132,11 +133,12 @@ function report(err: CastError): Classified {
 }
 
 export interface ErrorEnvelope {
+  schema: SchemaVersion
   error: {code: ErrorKind; exit_code: number; message: string; suggestions: string[]}
 }
 
 export function errorEnvelope(message: string, exit: number, suggestions: readonly string[] = []): ErrorEnvelope {
-  return {error: {code: errorKind(exit), exit_code: exit, message, suggestions: [...suggestions]}}
+  return {schema: SCHEMA_VERSION, error: {code: errorKind(exit), exit_code: exit, message, suggestions: [...suggestions]}}
 }
 
 /**

@@ -3,35 +3,11 @@
  * chain, the answer and the files read. The same shape the command builds
  * (src/commands/explain.ts ExplainJson), from the same lib and core functions.
  */
-import type {Bucket, FactSource, Reason, Rule, SessionRecords, WorkState} from '../../core/model/types.js'
+import {type ExplainFact, type ExplainJson, SCHEMA_VERSION} from '../../core/model/wire.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
-import type {RestExplanation} from '../ingest/classifier.js'
-import type {HoldsJson} from '../views/holds-view.js'
-import type {SessionJson} from '../views/json-shapes.js'
 
-export interface ExplainFact {
-  fact: string
-  value: unknown
-  source: FactSource | null
-}
-
-export interface ExplainJson {
-  bucket: Bucket
-  rest: RestExplanation | null
-  chain: {matched: boolean; note: string; rule: Rule}[]
-  facts: ExplainFact[]
-  files: {kind: string; offset: number; parse_errors: number; path: string; size: number}[]
-  next_check_at: string | null
-  reason: Reason
-  records: SessionRecords
-  rule: Rule
-  session: SessionJson
-  state: WorkState
-  holds: HoldsJson
-  park: {until: string; note: string | null; made_at: string; ended_at: string | null; ended: string | null} | null
-  stale?: true
-}
+export type {ExplainFact, ExplainJson} from '../../core/model/wire.js'
 
 export async function explainSession(store: Store, env: Env, id: string, me: string, now: number): Promise<ExplainJson> {
   const {sessionJson} = await import('../views/views.js')
@@ -43,6 +19,7 @@ export async function explainSession(store: Store, env: Env, id: string, me: str
   const c = classifyWorkState({children: row.children, facts: row.facts, records: row.records}, now)
   const files = store.filesFor(row.agent, row.nativeId)
   return {
+    schema: SCHEMA_VERSION,
     bucket: row.bucket,
     rest: await restOf(store, row, c.reason, env),
     chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),

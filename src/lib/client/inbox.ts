@@ -109,6 +109,14 @@ export class Inbox {
     })
   }
 
+  /**
+   * The transitions log's position now: pass it as `watch({since})` before starting work (a
+   * spawn, a send) and no transition that work causes is missed, however soon it comes.
+   */
+  seq(): number {
+    return this.store.lastSeq()
+  }
+
   /** `cast sessions -w --json [--since SEQ]` as an async iterator; ends when `signal` aborts. */
   async *watch(options: WatchOptions = {}): AsyncGenerator<WatchLineJson, void, undefined> {
     const {watchTransitions} = await import('./watch.js')

@@ -12,3 +12,5 @@ export type {WatchFilter, WatchLineJson, WatchOptions} from './watch.js'
 export type {ScheduleJson} from '../agents/deliver.js'
 export type {AskJson, DecisionJson, SessionJson} from '../views/json-shapes.js'
 export type {WorkState} from '../../core/model/types.js'
+// The contract's version every shape carries (docs/schema/ holds their JSON Schemas).
+export {SCHEMA_VERSION, type RefusalJson, type VerbOutcomeJson} from '../../core/model/wire.js'

@@ -157,13 +157,17 @@ export interface DecisionInput {
 /** `cast decide QUESTION --option …`: a decision card on the session; it files under Questions. */
 export async function postDecisionCard(ctx: VerbContext, input: DecisionInput): Promise<DecisionJson> {
   const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../triage/decide.js')
+  const {checkPlainText} = await import('./own.js')
   const question = input.question.trim()
   if (question === '') throw new CastError('The question is empty.', EXIT.USAGE)
+  // A card is read by a person on every front-end: no escape, bidi override or other control in it.
+  checkPlainText(question, 'The question')
   if (question.length > MAX_QUESTION)
     throw new CastError(`The question is ${question.length} characters; keep it under ${MAX_QUESTION}.`, EXIT.USAGE)
   const options = input.options.map((o) => {
     const text = typeof o === 'string' ? o : o.effect ? `${o.label} :: ${o.effect}` : o.label
     if (text.length > MAX_OPTION) throw new CastError(`An option is ${text.length} characters; keep each under ${MAX_OPTION}.`, EXIT.USAGE)
+    checkPlainText(text, 'An option')
     return parseOption(text) ?? fail(`Option "${text}" has no label; write "LABEL :: effect".`)
   })
   if (options.length < MIN_OPTIONS || options.length > MAX_OPTIONS)
@@ -180,6 +184,7 @@ export async function postDecisionCard(ctx: VerbContext, input: DecisionInput): 
     throw new CastError(`recommend ${recommend}: there are only ${options.length} options.`, EXIT.USAGE)
   const why = input.why?.replace(/\s+$/, '') || null
   if ((why?.length ?? 0) > MAX_WHY) throw new CastError(`The reasoning is ${why!.length} characters; keep it under ${MAX_WHY}.`, EXIT.USAGE)
+  if (why !== null) checkPlainText(why, 'The reasoning')
   const {postDecision} = await import('../../core/store/decisions.js')
   const {decisionJson} = await import('../views/views.js')
   const card = postDecision(ctx.store, {

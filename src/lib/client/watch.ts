@@ -8,31 +8,13 @@
 import type {WorkState} from '../../core/model/types.js'
 import {inView, type ViewFilters} from '../../core/model/view.js'
 import type {SessionRow, Store, Transition} from '../../core/store/store.js'
-import type {AskJson} from '../views/json-shapes.js'
+import type {TransitionLineJson} from '../../core/model/wire.js'
 
-/** One line of `cast sessions -w --json` (docs/contract.md §6.1). */
-export interface WatchLineJson {
-  event: 'new' | 'transition' | 'gone'
-  seq: number
-  ts: string
-  id: string
-  session_id: string | null
-  short_id: string | null
-  agent: string | null
-  title: string | null
-  cwd: string | null
-  from: WorkState | null
-  to: WorkState
-  reason: string
-  bucket: string
-  is_pinned: boolean
-  is_live: boolean
-  label: string | null
-  labels: string[]
-  owners: string[]
-  ask: AskJson | null
-  pane: string | null
-}
+/**
+ * One line of `cast sessions -w --json` of a transition of the log (docs/contract.md §6.1;
+ * src/core/model/wire.ts TransitionLineJson, held to docs/schema/transition-line.json).
+ */
+export type WatchLineJson = TransitionLineJson
 
 export interface WatchFilter {
   /** Only transitions into these states. */
@@ -77,7 +59,8 @@ export async function* watchTransitions(host: WatchHost, options: WatchOptions =
         last = t.seq
         const row = rows.get(t.sessionId)
         if (!matches(t, row, me, host.now(), options, filters)) continue
-        yield watchLine(t, row, me) as unknown as WatchLineJson
+        // A row of the log: its event is new, transition or gone, and it names its session and state.
+        yield watchLine(t, row, me) as TransitionLineJson
         if (signal?.aborted) return
       }
 

@@ -131,7 +131,8 @@ export async function declaredText(store: Store, found: Found, args: StateArgs, 
   const row = store.loadSessions([found.id])[0]!
   if (args.json) {
     const {sessionJson} = await import('../views/views.js')
-    return JSON.stringify({session: sessionJson(row, me(), now), via: found.via}, null, 2) + '\n'
+    const {SCHEMA_VERSION} = await import('../../core/model/wire.js')
+    return JSON.stringify({schema: SCHEMA_VERSION, session: sessionJson(row, me(), now), via: found.via}, null, 2) + '\n'
   }
 
   const head = args.text ? ` — ${args.text.split('\n')[0]}` : ''

@@ -15,6 +15,7 @@ import {inboxCandidates, listingKeys, sessionIdsInOrder} from '../../core/store/
 import {type ListedRow, ListingRows} from '../../core/store/listing-rows.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {inView} from '../../core/model/view.js'
+import {SCHEMA_VERSION} from '../../core/model/wire.js'
 import {buildListing, isLive, isRowQuiet, type ListFilters, type Listing, sessionJson, type SortableRow, sortRows} from './views.js'
 
 const CHUNK = 500
@@ -62,7 +63,13 @@ export function streamListing(
   }
 
   const order = sortRows(keys).map((k) => k.id)
-  const head: Omit<Listing, 'sessions'> = {counts: tally(counted), generated_at: new Date(now).toISOString(), me, older_hidden: 0}
+  const head: Omit<Listing, 'sessions'> = {
+    schema: SCHEMA_VERSION,
+    counts: tally(counted),
+    generated_at: new Date(now).toISOString(),
+    me,
+    older_hidden: 0,
+  }
   const open = JSON.stringify({...head, sessions: []}, null, 2)
   if (order.length === 0) {
     write(open + '\n')

@@ -12,7 +12,15 @@ import type {Bucket, WorkState} from '../../core/model/types.js'
 import {SECTION_ORDER, SECTION_TITLES} from '../../core/model/types.js'
 import type {ListedRow} from '../../core/store/listing-rows.js'
 import type {DecisionCard, SessionRow, Transition} from '../../core/store/store.js'
-import type {AskJson, DecisionJson, ListingJson, SessionJson, WatchEvent, WatchLineJson} from '../../core/model/wire.js'
+import {
+  type AskJson,
+  type DecisionJson,
+  type ListingJson,
+  SCHEMA_VERSION,
+  type SessionJson,
+  type WatchEvent,
+  type WatchLineJson,
+} from '../../core/model/wire.js'
 import {changedCount, treeOf, usageJson} from './holds-view.js'
 import {parkJson, parkLine} from './park-view.js'
 import {oneLine} from '../../core/model/sanitize.js'
@@ -150,6 +158,7 @@ export function watchLine(
   const label = row?.labels[me] ?? null
   const isTransition = t.event !== 'snapshot'
   return {
+    schema: SCHEMA_VERSION,
     event: t.event,
     seq: t.seq,
     ts: new Date(t.ts).toISOString(),
@@ -254,6 +263,7 @@ export function buildListing<R extends ListedRow>(
         ).length
   return {
     listing: {
+      schema: SCHEMA_VERSION,
       counts,
       generated_at: new Date(now).toISOString(),
       me,
