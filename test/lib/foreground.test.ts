@@ -32,9 +32,16 @@ describe('foregroundRefusal', () => {
 
   const child = (): Promise<number> =>
     waitFor(() => {
-      const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(shell)], {encoding: 'utf8'}).trim()
+      // ps exits 1 when it lists nothing (the job not started yet): that is "not yet", not an error.
+      let out = ''
+      try {
+        out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(shell)], {encoding: 'utf8'}).trim()
+      } catch {
+        return null
+      }
+
       return out === '' ? null : Number(out.split('\n')[0])
-    })
+    }, 20_000)
 
   it('passes the foreground job, refuses a background job, a stopped job, another terminal and a gone process', async () => {
     // The shell at its prompt owns the terminal.
