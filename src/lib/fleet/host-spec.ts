@@ -18,7 +18,7 @@ export function parseHostSpec(name: string, target: string): HostSpec {
   if (!NAME.test(name)) throw new Error(`host name must be lowercase letters, digits, - or _: ${JSON.stringify(name)}`)
   const m = /^(?:([^@]+)@)?([^:@]+)(?::(\d{1,5}))?$/.exec(target)
   if (!m) throw new Error(`expected [user@]host[:port], got ${JSON.stringify(target)}`)
-  const [, user, host, port] = m
+  const [, user, host = '', port] = m
   if (user !== undefined && !USER.test(user)) throw new Error(`not a user name: ${JSON.stringify(user)}`)
   if (!HOST.test(host)) throw new Error(`not a host name: ${JSON.stringify(host)}`)
   const spec: HostSpec = {name, host}
@@ -31,9 +31,12 @@ export function parseHostSpec(name: string, target: string): HostSpec {
   return spec
 }
 
-/** argv for ssh (without the remote command): -T, BatchMode, a connect timeout. */
-export function sshArgv(spec: HostSpec, connectTimeoutSec = 5): string[] {
-  const argv = ['-T', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeoutSec}`]
+/**
+ * argv for ssh (without the remote command): -T, BatchMode, a connect timeout. `extra` goes
+ * before the destination (e.g. `-F FILE` when CAST_SSH_CONFIG names another ssh config).
+ */
+export function sshArgv(spec: HostSpec, connectTimeoutSec = 5, extra: readonly string[] = []): string[] {
+  const argv = ['-T', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeoutSec}`, ...extra]
   if (spec.port !== undefined) argv.push('-p', String(spec.port))
   argv.push('--', spec.user !== undefined ? `${spec.user}@${spec.host}` : spec.host)
   return argv
