@@ -20,6 +20,8 @@ export interface Sshd {
   readonly knownHosts: string
   /** The remote CAST_HOME the wrapper runs cast over. */
   readonly remoteCastHome: string
+  /** The remote HOME (agents' files go under it). */
+  readonly remoteHome: string
   /** Replace the host key in known_hosts with another key (a host whose key changed). */
   forgeHostKey(): void
   stop(): Promise<void>
@@ -138,6 +140,7 @@ export async function startSshd(options: {wrapper?: string; remoteCastHome?: str
     knownHosts,
     port,
     remoteCastHome,
+    remoteHome,
     sshConfig,
     async stop() {
       if (child.exitCode === null) {
