@@ -43,6 +43,10 @@ pipe or with --json.`
       allowNo: true,
       summary: 'Page long output on a terminal through CAST_PAGER, PAGER or less -FRX (default); --no-pager prints it straight.',
     }),
+    fleet: Flags.boolean({
+      summary:
+        'Every machine of "cast hosts": each host\'s own cast sessions over ssh, in the same sections, each row naming its host (docs/fleet.md).',
+    }),
     columns: Flags.string({
       helpValue: 'LIST',
       multiple: true,
@@ -54,7 +58,7 @@ pipe or with --json.`
   }
   static override summary = 'List agent sessions by who acts next.'
 
-  async run(): Promise<Listing | void> {
+  async run(): Promise<unknown> {
     const parsed = await this.parse(Sessions)
     const flags = {...parsed.flags, quiet: parsed.flags['only-quiet']}
     if (flags.watch) {
@@ -66,6 +70,7 @@ pipe or with --json.`
     }
 
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
+    if (flags.fleet) return this.fleet(flags)
     const store = await this.openStore({forReading: true})
     const clock = this.clock()
     // The listing is shared with bin/run.js's fast path (src/lib/cli/sessions-fast.ts): same bytes.
@@ -89,6 +94,41 @@ pipe or with --json.`
         write: (chunk) => process.stdout.write(chunk),
       },
     )
+  }
+
+  /** `--fleet`: this machine's listing and each host's (src/lib/fleet/fleet.ts), fetched at once. */
+  private async fleet(flags: {agent?: string[]; all?: boolean; label?: string[]; quiet?: boolean; state?: string[]}): Promise<unknown> {
+    const {loadConfig} = await import('../lib/home/config.js')
+    const {fetchFleet, mergeFleet} = await import('../lib/fleet/fleet.js')
+    const config = await loadConfig(this.env)
+    if ((config.hosts ?? []).length === 0)
+      this.fail('No hosts for --fleet: "cast hosts add NAME [user@]host[:port]" adds one.', EXIT.NOT_FOUND)
+    const remoteFlags = [
+      ...(flags.all ? ['--all'] : []),
+      ...(flags.quiet ? ['--only-quiet'] : []),
+      ...(flags.state?.length ? [`--state=${flags.state.join(',')}`] : []),
+      ...(flags.agent?.length ? [`--agent=${flags.agent.join(',')}`] : []),
+      ...(flags.label ?? []).map((l) => `--label=${l}`),
+    ]
+    const clock = this.clock()
+    // The hosts' ssh children start first and run while this machine's listing is built.
+    const remote = fetchFleet(config, this.env, remoteFlags, clock)
+    const store = await this.openStore({forReading: true})
+    const {listSessions} = await import('../lib/views/sessions-list.js')
+    let streamed = ''
+    const local = await listSessions(store, this.env, clock, this.me, {...flags, team: false} as never, {
+      json: true,
+      line: () => {},
+      styled: () => {},
+      write: (chunk) => (streamed += chunk),
+    })
+    const merged = mergeFleet(local ?? (JSON.parse(streamed) as Listing), await remote)
+    if (this.jsonEnabled()) return merged
+    const {renderFleet} = await import('../lib/fleet/render.js')
+    const {terminalStyle} = await import('../lib/views/style.js')
+    const {homeDir} = await import('../lib/home/env.js')
+    this.logStyled(renderFleet(merged, clock(), homeDir(this.env), await terminalStyle()))
+    return merged
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */

@@ -32,8 +32,8 @@ export interface CastConfig {
   readonly notify?: NotifyConfig
   /** `cast hosts add`: this person's other machines, reached over ssh (docs/fleet.md), in the order added. */
   readonly hosts?: readonly HostConfig[]
-  /** `cast sessions --fleet`: each host's time budget (ms) and whether the listing includes the fleet by default. */
-  readonly fleet?: {readonly budgetMs: number; readonly default: boolean}
+  /** `cast sessions --fleet`: each host's time budget (ms) unless the host has its own. */
+  readonly fleet?: {readonly budgetMs: number}
 }
 
 export interface HostConfig {
