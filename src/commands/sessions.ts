@@ -64,6 +64,7 @@ pipe or with --json.`
     if (flags.watch) {
       // --team with a team store joined: the team's stream from the server.
       if (flags.team && (await this.watchTeam(flags))) return
+      if (flags.fleet) await this.watchFleet(flags)
       const {watchSessions} = await import('../lib/views/watch.js')
       await watchSessions(flags, this.jsonEnabled())
       return
@@ -129,6 +130,31 @@ pipe or with --json.`
     const {homeDir} = await import('../lib/home/env.js')
     this.logStyled(renderFleet(merged, clock(), homeDir(this.env), await terminalStyle()))
     return merged
+  }
+
+  /** `-w --json --fleet`: each host's own stream over ssh beside this machine's (src/lib/fleet/watch.ts). */
+  private async watchFleet(flags: {json?: boolean; state?: string[]; agent?: string[]; label?: string[]}): Promise<void> {
+    if (!this.jsonEnabled()) this.fail('-w --fleet streams JSON only: add --json.', EXIT.USAGE)
+    const {loadConfig} = await import('../lib/home/config.js')
+    const config = await loadConfig(this.env)
+    const {watchHost} = await import('../lib/fleet/watch.js')
+    const signal = new AbortController()
+    process.once('SIGTERM', () => signal.abort())
+    process.once('SIGINT', () => signal.abort())
+    const remoteFlags = [
+      ...(flags.state?.length ? [`--state=${flags.state.join(',')}`] : []),
+      ...(flags.agent?.length ? [`--agent=${flags.agent.join(',')}`] : []),
+      ...(flags.label ?? []).map((l) => `--label=${l}`),
+    ]
+    for (const h of config.hosts ?? []) {
+      void watchHost(h, this.env, {
+        connectTimeoutMs: Math.max(5000, h.budgetMs ?? config.fleet?.budgetMs ?? 1500),
+        flags: remoteFlags,
+        log: (m) => process.stderr.write(`cast: ${m}\n`),
+        signal: signal.signal,
+        write: (line) => process.stdout.write(line),
+      })
+    }
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */
