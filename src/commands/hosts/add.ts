@@ -21,8 +21,11 @@ export default class HostsAdd extends BaseCommand {
 "cast --version" there first and records the host only when a cast new enough answers; --no-check
 records it without asking. docs/fleet.md says what goes over ssh.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> laptop ana@laptop.local',
-    '<%= config.bin %> <%= command.id %> gpu gpu-box:2222',
+    {
+      command: '<%= config.bin %> <%= command.id %> laptop ana@laptop.local --no-check',
+      description: 'Record it as given (without --no-check, its cast is asked for its version first).',
+    },
+    {command: '<%= config.bin %> <%= command.id %> gpu gpu-box:2222 --no-check', description: 'A port, or an alias of your ~/.ssh/config.'},
   ]
   static override flags = {
     check: Flags.boolean({

@@ -8,7 +8,12 @@ export default class HostsRemove extends BaseCommand {
     name: Args.string({description: "The host's name (cast hosts list).", required: true}),
   }
   static override description = `Takes the host out of cast's config and drops its cached listing. Nothing changes on the host.`
-  static override examples = ['<%= config.bin %> <%= command.id %> laptop']
+  static override examples = [
+    {
+      command: '<%= config.bin %> <%= command.id %> laptop',
+      description: 'Forget laptop; a name that is not recorded is one line (exit 3).',
+    },
+  ]
   static override summary = 'Remove a machine from the fleet.'
 
   async run(): Promise<{name: string; removed: true}> {

@@ -10,23 +10,28 @@ export interface HostsTestJson {
 
 export default class HostsTest extends BaseCommand {
   static override args = {
-    name: Args.string({description: 'Hosts to test (default: every host).'}),
+    name: Args.string({description: 'The host to test (default: every host).'}),
   }
   static override description = `Runs "cast --version" on each host over ssh (in parallel) and prints one line each: the
 version and the round trip, or why not (unreachable, cast missing or too old, with the install
 command). Exit 1 when any host fails.`
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> laptop']
-  static override strict = false
+  static override examples = [
+    {command: '<%= config.bin %> <%= command.id %>', description: 'Ask every host at once; with none recorded, one line (exit 3).'},
+    {
+      command: '<%= config.bin %> <%= command.id %> laptop',
+      description: 'Ask laptop only; a name that is not recorded is one line (exit 3).',
+    },
+  ]
   static override summary = 'Check that each machine of the fleet answers.'
 
   async run(): Promise<HostsTestJson> {
-    const {argv} = await this.parse(HostsTest)
+    const {args} = await this.parse(HostsTest)
     const {loadConfig} = await import('../../lib/home/config.js')
     const {checkHost, hostSpec} = await import('../../lib/fleet/hosts.js')
     const {oneLine} = await import('../../core/model/sanitize.js')
     const config = await loadConfig(this.env)
     const all = config.hosts ?? []
-    const wanted = (argv as string[]).length > 0 ? (argv as string[]) : all.map((h) => h.name)
+    const wanted = args.name === undefined ? all.map((h) => h.name) : [args.name]
     if (all.length === 0) this.fail('No hosts. "cast hosts add NAME [user@]host[:port]" adds one.', EXIT.NOT_FOUND)
     const unknown = wanted.filter((n) => !all.some((h) => h.name === n))
     if (unknown.length > 0)
