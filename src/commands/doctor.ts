@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/cli/base-command.js'
 import type {DoctorReport} from '../lib/views/doctor/report.js'
+import type {DoctorHostJson} from '../lib/fleet/doctor.js'
 
 export type {DoctorAdapter, DoctorHooks, DoctorProblem, DoctorReport, DoctorRoot, StateSource} from '../lib/views/doctor/report.js'
 
@@ -27,7 +28,7 @@ what to run, and exits 0.`
   }
   static override summary = 'Check what cast can read on this machine, agent by agent.'
 
-  async run(): Promise<DoctorReport> {
+  async run(): Promise<DoctorReport & {hosts?: DoctorHostJson[]}> {
     const {flags} = await this.parse(Doctor)
     const {doctorReport} = await import('../lib/views/doctor/report.js')
     const report = await doctorReport({
@@ -39,7 +40,12 @@ what to run, and exits 0.`
       warn: (line) => process.stderr.write(line),
     })
     if (report.problems.length > 0) process.exitCode = 1
-    if (this.jsonEnabled()) return report
+    // The machines of `cast hosts`, each asked over ssh (src/lib/fleet/doctor.ts); a host that is off does not fail the doctor.
+    const {loadConfig} = await import('../lib/home/config.js')
+    const config = await loadConfig(this.env).catch(() => null)
+    const {doctorHostLine, doctorHosts} = await import('../lib/fleet/doctor.js')
+    const hosts = config?.hosts?.length ? await doctorHosts(config, this.env) : undefined
+    if (this.jsonEnabled()) return hosts === undefined ? report : {...report, hosts}
     const {renderDoctor} = await import('../lib/views/doctor/render.js')
     const {fitLines, terminalWidth} = await import('../lib/views/style.js')
     const {wrapWords} = await import('../lib/cli/help.js')
@@ -49,6 +55,12 @@ what to run, and exits 0.`
     const width = terminalWidth(this.env)
     for (const line of renderDoctor(report, this.env))
       this.logStyled(fitLines(width === null ? visible(line) : wrapWords(visible(line), width), width))
-    return report
+    if (hosts !== undefined) {
+      this.log('')
+      this.log(`Hosts (${hosts.length}):`)
+      for (const h of hosts) this.log(`  ${doctorHostLine(h)}`)
+    }
+
+    return hosts === undefined ? report : {...report, hosts}
   }
 }

@@ -43,6 +43,10 @@ pipe or with --json.`
       allowNo: true,
       summary: 'Page long output on a terminal through CAST_PAGER, PAGER or less -FRX (default); --no-pager prints it straight.',
     }),
+    fleet: Flags.boolean({
+      summary:
+        'Every machine of "cast hosts": each host\'s own cast sessions over ssh, in the same sections, each row naming its host (docs/fleet.md).',
+    }),
     columns: Flags.string({
       helpValue: 'LIST',
       multiple: true,
@@ -54,18 +58,20 @@ pipe or with --json.`
   }
   static override summary = 'List agent sessions by who acts next.'
 
-  async run(): Promise<Listing | void> {
+  async run(): Promise<unknown> {
     const parsed = await this.parse(Sessions)
     const flags = {...parsed.flags, quiet: parsed.flags['only-quiet']}
     if (flags.watch) {
       // --team with a team store joined: the team's stream from the server.
       if (flags.team && (await this.watchTeam(flags))) return
+      if (flags.fleet) await this.watchFleet(flags)
       const {watchSessions} = await import('../lib/views/watch.js')
       await watchSessions(flags, this.jsonEnabled())
       return
     }
 
     if (flags.since !== undefined || flags.snapshot) this.fail('--since and --snapshot only apply with -w.', EXIT.USAGE)
+    if (flags.fleet) return this.fleet(flags)
     const store = await this.openStore({forReading: true})
     const clock = this.clock()
     // The listing is shared with bin/run.js's fast path (src/lib/cli/sessions-fast.ts): same bytes.
@@ -89,6 +95,66 @@ pipe or with --json.`
         write: (chunk) => process.stdout.write(chunk),
       },
     )
+  }
+
+  /** `--fleet`: this machine's listing and each host's (src/lib/fleet/fleet.ts), fetched at once. */
+  private async fleet(flags: {agent?: string[]; all?: boolean; label?: string[]; quiet?: boolean; state?: string[]}): Promise<unknown> {
+    const {loadConfig} = await import('../lib/home/config.js')
+    const {fetchFleet, mergeFleet} = await import('../lib/fleet/fleet.js')
+    const config = await loadConfig(this.env)
+    if ((config.hosts ?? []).length === 0)
+      this.fail('No hosts for --fleet: "cast hosts add NAME [user@]host[:port]" adds one.', EXIT.NOT_FOUND)
+    const remoteFlags = [
+      ...(flags.all ? ['--all'] : []),
+      ...(flags.quiet ? ['--only-quiet'] : []),
+      ...(flags.state?.length ? [`--state=${flags.state.join(',')}`] : []),
+      ...(flags.agent?.length ? [`--agent=${flags.agent.join(',')}`] : []),
+      ...(flags.label ?? []).map((l) => `--label=${l}`),
+    ]
+    const clock = this.clock()
+    // The hosts' ssh children start first and run while this machine's listing is built.
+    const remote = fetchFleet(config, this.env, remoteFlags, clock)
+    const store = await this.openStore({forReading: true})
+    const {listSessions} = await import('../lib/views/sessions-list.js')
+    let streamed = ''
+    const local = await listSessions(store, this.env, clock, this.me, {...flags, team: false} as never, {
+      json: true,
+      line: () => {},
+      styled: () => {},
+      write: (chunk) => (streamed += chunk),
+    })
+    const merged = mergeFleet(local ?? (JSON.parse(streamed) as Listing), await remote)
+    if (this.jsonEnabled()) return merged
+    const {renderFleet} = await import('../lib/fleet/render.js')
+    const {terminalStyle} = await import('../lib/views/style.js')
+    const {homeDir} = await import('../lib/home/env.js')
+    this.logStyled(renderFleet(merged, clock(), homeDir(this.env), await terminalStyle()))
+    return merged
+  }
+
+  /** `-w --json --fleet`: each host's own stream over ssh beside this machine's (src/lib/fleet/watch.ts). */
+  private async watchFleet(flags: {json?: boolean; state?: string[]; agent?: string[]; label?: string[]}): Promise<void> {
+    if (!this.jsonEnabled()) this.fail('-w --fleet streams JSON only: add --json.', EXIT.USAGE)
+    const {loadConfig} = await import('../lib/home/config.js')
+    const config = await loadConfig(this.env)
+    const {watchHost} = await import('../lib/fleet/watch.js')
+    const signal = new AbortController()
+    process.once('SIGTERM', () => signal.abort())
+    process.once('SIGINT', () => signal.abort())
+    const remoteFlags = [
+      ...(flags.state?.length ? [`--state=${flags.state.join(',')}`] : []),
+      ...(flags.agent?.length ? [`--agent=${flags.agent.join(',')}`] : []),
+      ...(flags.label ?? []).map((l) => `--label=${l}`),
+    ]
+    for (const h of config.hosts ?? []) {
+      void watchHost(h, this.env, {
+        connectTimeoutMs: Math.max(5000, h.budgetMs ?? config.fleet?.budgetMs ?? 1500),
+        flags: remoteFlags,
+        log: (m) => process.stderr.write(`cast: ${m}\n`),
+        signal: signal.signal,
+        write: (line) => process.stdout.write(line),
+      })
+    }
   }
 
   /** `--team -w` on a machine that joined a team store; false when it has not (the local stream then). */

@@ -38,6 +38,17 @@ const Config = z.strictObject({
   agents: z
     .record(z.string(), z.strictObject({headless: argv.optional(), interactive: argv.optional(), resume: argv.optional()}))
     .default({}),
+  // `cast hosts add` writes these (docs/fleet.md); the target is checked again where it is used.
+  fleet: z.strictObject({budget: duration.refine((ms) => ms > 0 && ms <= 60_000, 'between 1ms and 60s').optional()}).optional(),
+  hosts: z
+    .record(
+      z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'lowercase letters, digits, "-" and "_"'),
+      z.strictObject({
+        budget: duration.refine((ms) => ms > 0 && ms <= 60_000, 'between 1ms and 60s').optional(),
+        target: z.string().min(1).max(300),
+      }),
+    )
+    .optional(),
   inbox: z
     .strictObject({recency: duration.refine((ms) => ms > 0, 'must be longer than 0 (try "7d")').default(7 * 24 * 3600 * 1000)})
     .default({recency: 7 * 24 * 3600 * 1000}),
@@ -129,6 +140,8 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
   return {
     agents: c.agents,
     file,
+    fleet: {budgetMs: c.fleet?.budget ?? 1500},
+    hosts: Object.entries(c.hosts ?? {}).map(([name, h]) => ({budgetMs: h.budget ?? null, name, target: h.target})),
     inbox: {recencyMs: c.inbox.recency},
     notify: c.notify
       ? {

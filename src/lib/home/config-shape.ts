@@ -30,6 +30,18 @@ export interface CastConfig {
   readonly screenPatterns: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>
   /** Paging (`cast notify`, `cast daemon --notify`): backends, the custom command, done and quiet notices, the burst window. */
   readonly notify?: NotifyConfig
+  /** `cast hosts add`: this person's other machines, reached over ssh (docs/fleet.md), in the order added. */
+  readonly hosts?: readonly HostConfig[]
+  /** `cast sessions --fleet`: each host's time budget (ms) unless the host has its own. */
+  readonly fleet?: {readonly budgetMs: number}
+}
+
+export interface HostConfig {
+  readonly name: string
+  /** `[user@]host[:port]` as given to `cast hosts add` (an ~/.ssh/config alias works). */
+  readonly target: string
+  /** This host's own time budget (ms), else fleet.budget. */
+  readonly budgetMs: number | null
 }
 
 export interface NotifyConfig {
