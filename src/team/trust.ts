@@ -3,6 +3,7 @@
  * machines and their public keys beside this machine's trust list (keys.ts). The server only
  * says which key a device has now; whether this machine acts on it is decided here, by a person.
  */
+import {shownName, unsafeName} from '../core/model/safe-name.js'
 import type {MachineKeyRow} from '../core/store/team/machines.js'
 import {cleanError} from '../core/store/team/client.js'
 import {CastError} from '../lib/cli/cast-error.js'
@@ -38,8 +39,8 @@ export function linesFor(home: string, machines: readonly MachineKeyRow[], devic
 
 /** One line of `cast team keys`: device, identity, fingerprint, status (and the pinned key when it changed). */
 export function keyLineText(l: KeyLine): string {
-  const was = l.pinned ? `  (trusted: ${l.pinned.fingerprint} as ${l.pinned.who})` : ''
-  return `  ${l.device}  ${l.who}  ${l.fingerprint ?? '(no key)'}  ${l.status}${was}`
+  const was = l.pinned ? `  (trusted: ${l.pinned.fingerprint} as ${shownName(l.pinned.who, 'identity')})` : ''
+  return `  ${shownName(l.device, 'device')}  ${shownName(l.who, 'identity')}  ${l.fingerprint ?? '(no key)'}  ${l.status}${was}`
 }
 
 export interface TrustResult {
@@ -69,6 +70,14 @@ export function trustDevice(
   }
 
   const fp = fingerprint(m.pubkey)
+  const bad = unsafeName(device, 'device') ?? unsafeName(m.who, 'identity')
+  if (bad) {
+    throw new CastError(
+      `${shownName(device, 'device')} (${shownName(m.who, 'identity')}, ${fp}) is not trusted: ${bad}. Nothing changed.`,
+      EXIT.REFUSED,
+    )
+  }
+
   if (o.expect !== undefined && o.expect !== fp) {
     throw new CastError(`${device}'s key on the team store is ${fp}, not ${o.expect}: not trusted. Nothing changed.`, EXIT.REFUSED)
   }
