@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
-import {teamAdminCall} from '../../team/admin.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
+import {teamAdminCall} from '../../lib/team/admin.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team admit --json`: the binding made. */
