@@ -43,8 +43,8 @@ export const TEAM_V3 = `
   CREATE POLICY member_read ON cast_team.events FOR SELECT USING ((SELECT cast_team.reader()));
   CREATE POLICY member_read ON cast_team.actions FOR SELECT USING (
     (SELECT cast_team.is_admin())
-    OR device = ANY ((SELECT cast_team.my_devices()))
-    OR requested_from = ANY ((SELECT cast_team.my_devices())));
+    OR device = ANY ((SELECT cast_team.my_devices())::text[])
+    OR requested_from = ANY ((SELECT cast_team.my_devices())::text[]));
 
   CREATE OR REPLACE FUNCTION cast_team.remove_member(p_role name) RETURNS integer LANGUAGE plpgsql VOLATILE ${DEFINER} AS $f$
   DECLARE v_n integer; v_who text;
@@ -59,7 +59,7 @@ export const TEAM_V3 = `
     UPDATE cast_team.actions SET status = 'refused', done_at = now(), result = '{"error": "the machine was removed from the team", "exit": 5}'
      WHERE status IN ('queued', 'running') AND device IN (SELECT device FROM cast_team.machines WHERE role = p_role);
     UPDATE cast_team.actions SET status = 'refused', done_at = now(),
-           result = jsonb_build_object('error', format('%s was removed from the team before this ran; nothing was done', v_who), 'exit', 5)
+           result = jsonb_build_object('error', format('%s is no longer a member of the team (removed before this ran); nothing was done', v_who), 'exit', 5)
      WHERE status = 'queued' AND (requested_by = v_who OR requested_from IN (SELECT device FROM cast_team.machines WHERE role = p_role));
     DELETE FROM cast_team.sessions WHERE device IN (SELECT device FROM cast_team.machines WHERE role = p_role);
     DELETE FROM cast_team.machines WHERE role = p_role;
