@@ -29,7 +29,7 @@ per machine is the usual setup; an identity is bound to one role at a time.`
     const {unsafeName, shownName} = await import('../../core/model/safe-name.js')
     const bad = unsafeName(args.email, 'identity') ?? unsafeName(args.role, 'identity')
     if (bad)
-      this.fail(`Not admitted: ${shownName(args.email, 'identity')} for role ${shownName(args.role, 'identity')}: ${bad}.`, EXIT.REFUSED)
+      this.fail(`Not admitted: ${shownName(args.email, 'identity')} for role ${shownName(args.role, 'identity')}: ${bad}.`, EXIT.USAGE)
     const {admitMember} = await teamFamilies.calls()
     await teamAdminCall({env: this.env, fail: (m, x) => this.fail(m, x)}, (c) => admitMember(c, args.role, args.email))
     if (!this.jsonEnabled()) this.log(`Admitted role ${args.role} as ${args.email}.`)

@@ -73,7 +73,7 @@ policy (each machine its own credentials) and the admin's setup.`
     if (bad)
       this.fail(
         `This machine's device name ${shownName(device, 'device')} is refused: ${bad}. Set CAST_DEVICE to a plain name.`,
-        EXIT.REFUSED,
+        EXIT.USAGE,
       )
     const store = await this.openStore()
     const pool = await openPool(target.url, {max: 1})

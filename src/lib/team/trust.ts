@@ -61,7 +61,17 @@ export function trustDevice(
 ): TrustResult {
   if (device === me) throw new CastError(`${device} is this machine: its own key needs no trust.`, EXIT.USAGE)
   const m = machines.find((x) => x.device === device)
-  if (!m) throw new CastError(`No machine "${device}" in the team store (cast team keys lists them).`, EXIT.NOT_FOUND)
+  if (!m) throw new CastError(`No machine "${shownName(device, 'device')}" in the team store (cast team keys lists them).`, EXIT.NOT_FOUND)
+  // A name that looks like another's is never pinned: the person could not tell whose key it is.
+  const bad = unsafeName(device, 'device') ?? unsafeName(m.who, 'identity')
+  if (bad) {
+    const fp = m.pubkey ? fingerprint(m.pubkey) : 'no key'
+    throw new CastError(
+      `${shownName(device, 'device')} (${shownName(m.who, 'identity')}, ${fp}) is not trusted: ${bad}. Nothing changed.`,
+      EXIT.USAGE,
+    )
+  }
+
   if (!m.pubkey) {
     throw new CastError(
       `${device} has published no key: it runs a cast without signed actions, or has not joined since. Nothing changed.`,
@@ -70,14 +80,6 @@ export function trustDevice(
   }
 
   const fp = fingerprint(m.pubkey)
-  const bad = unsafeName(device, 'device') ?? unsafeName(m.who, 'identity')
-  if (bad) {
-    throw new CastError(
-      `${shownName(device, 'device')} (${shownName(m.who, 'identity')}, ${fp}) is not trusted: ${bad}. Nothing changed.`,
-      EXIT.REFUSED,
-    )
-  }
-
   if (o.expect !== undefined && o.expect !== fp) {
     throw new CastError(`${device}'s key on the team store is ${fp}, not ${o.expect}: not trusted. Nothing changed.`, EXIT.REFUSED)
   }
@@ -97,7 +99,11 @@ export function untrustDevice(home: string, device: string): void {
     throw error
   }
 
-  if (!removed) throw new CastError(`${device} is not trusted on this machine (cast team keys lists the trusted keys).`, EXIT.NOT_FOUND)
+  if (!removed)
+    throw new CastError(
+      `${shownName(device, 'device')} is not trusted on this machine (cast team keys lists the trusted keys).`,
+      EXIT.NOT_FOUND,
+    )
 }
 
 /** Publish this machine's public key on its row of the team store. */

@@ -46,6 +46,70 @@ export const TEAM_V3 = `
     OR device = ANY ((SELECT cast_team.my_devices())::text[])
     OR requested_from = ANY ((SELECT cast_team.my_devices())::text[]));
 
+  -- The server's share of the name rule (the client's, src/core/model/safe-name.ts, is fuller):
+  -- invisible, format and direction characters, a form NFKC changes, Latin, Greek and Cyrillic
+  -- letters in one name. NULL when none of these.
+  CREATE FUNCTION cast_team.unsafe_name(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+    SELECT CASE
+      WHEN p ~ '[[:cntrl:]\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB]'
+        THEN 'holds an invisible, control or direction character'
+      WHEN p IS NOT NFKC NORMALIZED THEN 'is not in NFKC form'
+      WHEN (p ~ '[A-Za-z\\u00C0-\\u024F]')::int + (p ~ '[\\u0370-\\u03FF]')::int + (p ~ '[\\u0400-\\u052F]')::int > 1
+        THEN 'mixes Latin, Greek or Cyrillic letters'
+    END
+  $f$;
+
+  CREATE OR REPLACE FUNCTION cast_team.admit_member(p_role name, p_who text) RETURNS void LANGUAGE plpgsql VOLATILE ${DEFINER} AS $f$
+  DECLARE v_other name;
+  BEGIN
+    IF NOT cast_team.is_admin() THEN
+      RAISE EXCEPTION 'only the team''s admin (the schema owner or a member of cast_team_admin) admits members' USING ERRCODE = '42501';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = p_role) THEN
+      RAISE EXCEPTION 'no role % on this server (CREATE ROLE % LOGIN PASSWORD ''…'' IN ROLE cast_member)', p_role, p_role USING ERRCODE = '42704';
+    END IF;
+    IF p_who IS NULL OR btrim(p_who) <> p_who OR length(p_who) NOT BETWEEN 1 AND 200 OR p_who ~ '[[:cntrl:][:space:]]' THEN
+      RAISE EXCEPTION 'an identity is one word of 1 to 200 printable characters (an email)' USING ERRCODE = '22023';
+    END IF;
+    IF cast_team.unsafe_name(p_who) IS NOT NULL THEN
+      RAISE EXCEPTION 'an identity may not look like another: it %', cast_team.unsafe_name(p_who) USING ERRCODE = '22023';
+    END IF;
+    SELECT role INTO v_other FROM cast_team.members WHERE who = p_who AND role <> p_role;
+    IF FOUND THEN
+      RAISE EXCEPTION '% is already bound to role %', p_who, v_other USING ERRCODE = '23505';
+    END IF;
+    INSERT INTO cast_team.members (role, who) VALUES (p_role, p_who)
+      ON CONFLICT (role) DO UPDATE SET who = excluded.who, admitted_by = session_user, admitted_at = now();
+    UPDATE cast_team.machines SET who = p_who WHERE role = p_role;
+  END $f$;
+
+  CREATE OR REPLACE FUNCTION cast_team.register_machine(p_device text, p_pubkey text, p_version text) RETURNS text
+  LANGUAGE plpgsql VOLATILE ${DEFINER} AS $f$
+  DECLARE v_who text := cast_team.caller(); v_role name;
+  BEGIN
+    IF p_device IS NULL OR length(p_device) NOT BETWEEN 1 AND 128 OR p_device ~ '[[:cntrl:][:space:]]' THEN
+      RAISE EXCEPTION 'a device name is 1 to 128 printable characters without spaces' USING ERRCODE = '22023';
+    END IF;
+    IF cast_team.unsafe_name(p_device) IS NOT NULL THEN
+      RAISE EXCEPTION 'a device name may not look like another: it %', cast_team.unsafe_name(p_device) USING ERRCODE = '22023';
+    END IF;
+    IF p_pubkey IS NOT NULL AND p_pubkey !~ '^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$' THEN
+      RAISE EXCEPTION 'a public key is the base64 of 32 bytes' USING ERRCODE = '22023';
+    END IF;
+    SELECT role INTO v_role FROM cast_team.machines WHERE device = p_device;
+    IF FOUND AND v_role <> session_user THEN
+      RAISE EXCEPTION 'device % belongs to another member', p_device USING ERRCODE = '42501';
+    END IF;
+    IF NOT FOUND AND (SELECT count(*) FROM cast_team.machines WHERE role = session_user) >= 20 THEN
+      RAISE EXCEPTION 'role % already has 20 devices (cast team leave on one of them)', session_user USING ERRCODE = '54000';
+    END IF;
+    INSERT INTO cast_team.machines (device, role, who, pubkey, cast_version)
+      VALUES (p_device, session_user, v_who, p_pubkey, left(p_version, 40))
+      ON CONFLICT (device) DO UPDATE SET who = excluded.who, pubkey = COALESCE(excluded.pubkey, cast_team.machines.pubkey),
+        cast_version = excluded.cast_version, last_seen = now();
+    RETURN v_who;
+  END $f$;
+
   CREATE OR REPLACE FUNCTION cast_team.remove_member(p_role name) RETURNS integer LANGUAGE plpgsql VOLATILE ${DEFINER} AS $f$
   DECLARE v_n integer; v_who text;
   BEGIN
@@ -70,4 +134,6 @@ export const TEAM_V3 = `
 
   REVOKE ALL ON FUNCTION cast_team.reader(), cast_team.my_devices() FROM PUBLIC;
   GRANT EXECUTE ON FUNCTION cast_team.reader(), cast_team.my_devices() TO cast_member, cast_team_admin;
+  REVOKE ALL ON FUNCTION cast_team.unsafe_name(text) FROM PUBLIC;
+  GRANT EXECUTE ON FUNCTION cast_team.unsafe_name(text) TO cast_member, cast_team_admin;
 `
