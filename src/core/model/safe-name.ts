@@ -14,6 +14,8 @@ export type NameKind = 'device' | 'identity'
 const LIMITS: Record<NameKind, number> = {device: 128, identity: 200}
 
 /** Characters that print nothing, change direction or break lines. */
+// Each listed code point is tested alone (for…of over code points), never combined with a neighbour.
+// eslint-disable-next-line no-misleading-character-class
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u034F\u17B4\u17B5\u180B-\u180F\uFE00-\uFE0F]/u
 
 const SCRIPTS = [
