@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {teamAdminCall} from '../../lib/team/admin.js'
 import {teamFamilies} from '../../core/store/families.js'
 
@@ -25,6 +26,10 @@ per machine is the usual setup; an identity is bound to one role at a time.`
 
   async run(): Promise<TeamAdmitJson> {
     const {args} = await this.parse(TeamAdmit)
+    const {unsafeName, shownName} = await import('../../core/model/safe-name.js')
+    const bad = unsafeName(args.email, 'identity') ?? unsafeName(args.role, 'identity')
+    if (bad)
+      this.fail(`Not admitted: ${shownName(args.email, 'identity')} for role ${shownName(args.role, 'identity')}: ${bad}.`, EXIT.USAGE)
     const {admitMember} = await teamFamilies.calls()
     await teamAdminCall({env: this.env, fail: (m, x) => this.fail(m, x)}, (c) => admitMember(c, args.role, args.email))
     if (!this.jsonEnabled()) this.log(`Admitted role ${args.role} as ${args.email}.`)

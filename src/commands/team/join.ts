@@ -68,6 +68,13 @@ policy (each machine its own credentials) and the admin's setup.`
     if (!/^postgres(ql)?:\/\//.test(target.url)) this.fail(`"${redact(target.url)}" is not a postgres:// URL.`, EXIT.USAGE)
     const name = flags.name ?? target.name
     const device = deviceName(this.env)
+    const {unsafeName, shownName} = await import('../../core/model/safe-name.js')
+    const bad = unsafeName(device, 'device')
+    if (bad)
+      this.fail(
+        `This machine's device name ${shownName(device, 'device')} is refused: ${bad}. Set CAST_DEVICE to a plain name.`,
+        EXIT.USAGE,
+      )
     const store = await this.openStore()
     const pool = await openPool(target.url, {max: 1})
     const {schema, who} = await this.register(pool, store, device, target.url)

@@ -12,6 +12,8 @@ export interface TeamStatusBase {
   last_error: {at: string; message: string} | null
   /** The last publish that delivered something. */
   last_publish: string | null
+  /** The daemon's reads of the actions queued here (executor passes) and the notifications it received, by process. */
+  reads: {action_passes: number; notifications: number; pid: number; at: string} | null
   joined: true
   last_sync: string | null
   lag_ms: number
@@ -186,12 +188,16 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
 }
 
 /** What publishing could not deliver: the rows set aside (the last 10 named) and the last error. */
-async function publishProblems(store: Store, url: string): Promise<Pick<TeamStatusBase, 'aside' | 'last_error' | 'last_publish'>> {
-  const {lastPublish, lastPublishError, readAside} = await teamFamilies.aside()
+async function publishProblems(
+  store: Store,
+  url: string,
+): Promise<Pick<TeamStatusBase, 'aside' | 'last_error' | 'last_publish' | 'reads'>> {
+  const {lastPublish, lastPublishError, readAside, readsOf} = await teamFamilies.aside()
   const {cleanError} = await teamFamilies.client()
   const aside = readAside(store)
   const lastError = lastPublishError(store)
   const published = lastPublish(store)
+  const reads = readsOf(store)
   return {
     aside: {
       count: aside.count,
@@ -201,6 +207,7 @@ async function publishProblems(store: Store, url: string): Promise<Pick<TeamStat
     },
     last_error: lastError ? {at: new Date(lastError.at).toISOString(), message: cleanError(new Error(lastError.message), url)} : null,
     last_publish: published ? new Date(published).toISOString() : null,
+    reads: reads ? {...reads, at: new Date(reads.at).toISOString()} : null,
   }
 }
 

@@ -23,6 +23,7 @@ import {claimAction as claimOnServer, reportAction, runningActions, type TeamAct
 import {machineKeys} from '../../core/store/team/machines.js'
 import {pgSafe} from '../../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
+import {refusalLine, standing} from './standing.js'
 import {actionCall, ArgError, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -118,16 +119,13 @@ export async function carryOutActions(x: ExecutorContext): Promise<number> {
 
   for (const a of list) {
     if (doneAction(store, a.id)) continue // carried out before: its result is reported above
-    const why =
+    const pinned = trust instanceof Error ? null : (trust.get(a.requestedFrom) ?? null)
+    const verified =
       trust instanceof Error
         ? trust.message
-        : verifyAction(a, {
-            device: x.device,
-            now: Date.now(),
-            pinned: trust.get(a.requestedFrom) ?? null,
-            sameIdentity,
-            serverKey: keys.get(a.requestedFrom) ?? null,
-          })
+        : verifyAction(a, {device: x.device, now: Date.now(), pinned, sameIdentity, serverKey: keys.get(a.requestedFrom) ?? null})
+    // Checked as it runs, not only when queued: the requester may have been removed since.
+    const why = verified === null ? await standing(x.pool, a) : refusalLine(verified, a, pinned)
     // The request's uid is kept only for a request that verified: a forged copy cannot spend it.
     const replay = why === null && (seenRequest(store, a.uid!) || !claimAction(store, a.id, now(), a.uid))
     if (why !== null || replay) {

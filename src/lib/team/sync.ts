@@ -2,8 +2,12 @@
  * The ingester's side of the team: two loops that never wait on each other.
  * - Publishing: after each ingest pass (kick) and every half second, the outbox goes to the
  *   server (src/core/store/team/publisher.ts).
- * - Actions: on a notification on `cast_actions` naming this device (a LISTEN connection, re-opened
- *   after a drop) and every half second, the executor (executor.ts) carries out what is queued.
+ * - Actions: every half second, and on a notification on `cast_actions` naming this device (a
+ *   LISTEN connection, re-opened after a drop), the executor (executor.ts) carries out what is
+ *   queued. A notification is a hint, never work: any role that can connect may send one
+ *   (PostgreSQL has no privilege on NOTIFY), so notifications only bring the next pass forward,
+ *   at most one pass per interval however many arrive (Loop.hint). The passes and the
+ *   notifications are counted (`cast team status --json`, `reads`; meta key team.reads).
  * Each loop has its own connection pool and its own failure state: a publish that fails (a row
  * the server refuses, a dropped connection mid-batch) never stops teammates' actions, and the
  * other way round. The server going away is an outage, not a failure: the outbox keeps
@@ -15,7 +19,7 @@ import type {Client, Pool} from 'pg'
 
 import {teamJoin} from '../../core/store/outbox.js'
 import type {Store} from '../../core/store/store.js'
-import {notePublishError} from '../../core/store/team/aside.js'
+import {notePublishError, READS} from '../../core/store/team/aside.js'
 import {cleanError, openClient, openPool} from '../../core/store/team/client.js'
 import {ensureDevice, joinedDevice} from '../../core/store/team/machines.js'
 import {publishAll} from '../../core/store/team/publisher.js'
@@ -33,7 +37,6 @@ export interface TeamSyncOptions {
 }
 
 const MAX_BACKOFF_MS = 10_000
-
 /** One coalescing loop: a pass at a time, one more if kicked meanwhile, a backoff after a failure. */
 class Loop {
   private running: Promise<void> | null = null
@@ -42,8 +45,11 @@ class Loop {
   private failing: string | null = null
   private failures = 0
   private notBefore = 0
+  private lastStart = 0
   stopped = false
   passes = 0
+  /** Passes begun, failed ones too: each is a read of the server. */
+  runs = 0
 
   constructor(
     private readonly name: string,
@@ -59,6 +65,11 @@ class Loop {
     }, delayMs)
   }
 
+  /** A pass soon, but not sooner than `gapMs` after the last one began: a flood of hints is one pass per gap. */
+  hint(gapMs: number): void {
+    this.kick(Math.max(0, this.lastStart + gapMs - Date.now()))
+  }
+
   tick(): Promise<void> {
     if (this.running) {
       this.again = true
@@ -69,6 +80,8 @@ class Loop {
       do {
         this.again = false
         if (Date.now() < this.notBefore) return
+        this.lastStart = Date.now()
+        this.runs++
         await this.pass()
       } while (this.again && !this.stopped)
     })().finally(() => {
@@ -111,6 +124,9 @@ export class TeamSync {
   private stopped = false
   private readonly publishing: Loop
   private readonly acting: Loop
+  /** Notifications received on the LISTEN connection (any payload), since this process started. */
+  private notified = 0
+  private savedReads = ''
 
   constructor(
     private readonly store: Store,
@@ -131,6 +147,7 @@ export class TeamSync {
     this.timer = setInterval(() => {
       this.publishing.kick(0)
       this.acting.kick(0)
+      this.saveReads()
     }, this.opts.intervalMs ?? 500)
     this.timer.unref()
     await Promise.all([this.publishing.tick(), this.acting.tick()])
@@ -181,7 +198,8 @@ export class TeamSync {
       c.on('error', drop)
       c.on('end', drop)
       c.on('notification', (n) => {
-        if (n.payload === this.opts.device) this.acting.kick(0)
+        this.notified++
+        if (n.payload === this.opts.device) this.acting.hint(this.opts.intervalMs ?? 500)
       })
       try {
         await c.query('LISTEN cast_actions')
@@ -198,10 +216,24 @@ export class TeamSync {
     await this.opening
   }
 
+  /** The counters for cast team status, written when they changed (at most once per interval). */
+  private saveReads(): void {
+    const v = JSON.stringify({action_passes: this.acting.runs, notifications: this.notified, pid: process.pid})
+    if (v === this.savedReads) return
+    this.savedReads = v
+    try {
+      this.store.setMeta(READS, JSON.stringify({...JSON.parse(v), at: this.opts.clock()}))
+    } catch {
+      // a busy store: the next interval writes them
+      this.savedReads = ''
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true
     if (this.timer) clearInterval(this.timer)
     await Promise.all([this.publishing.stop(), this.acting.stop()])
+    this.saveReads()
     await this.opening?.catch(() => {})
     await this.listener?.end().catch(() => {})
     await this.publishPool?.end().catch(() => {})

@@ -3,6 +3,7 @@
  * machines and their public keys beside this machine's trust list (keys.ts). The server only
  * says which key a device has now; whether this machine acts on it is decided here, by a person.
  */
+import {shownName, unsafeName} from '../../core/model/safe-name.js'
 import type {MachineKeyRow} from '../../core/store/team/machines.js'
 import {cleanError} from '../../core/store/team/client.js'
 import {CastError} from '../base/cast-error.js'
@@ -38,8 +39,8 @@ export function linesFor(home: string, machines: readonly MachineKeyRow[], devic
 
 /** One line of `cast team keys`: device, identity, fingerprint, status (and the pinned key when it changed). */
 export function keyLineText(l: KeyLine): string {
-  const was = l.pinned ? `  (trusted: ${l.pinned.fingerprint} as ${l.pinned.who})` : ''
-  return `  ${l.device}  ${l.who}  ${l.fingerprint ?? '(no key)'}  ${l.status}${was}`
+  const was = l.pinned ? `  (trusted: ${l.pinned.fingerprint} as ${shownName(l.pinned.who, 'identity')})` : ''
+  return `  ${shownName(l.device, 'device')}  ${shownName(l.who, 'identity')}  ${l.fingerprint ?? '(no key)'}  ${l.status}${was}`
 }
 
 export interface TrustResult {
@@ -60,7 +61,17 @@ export function trustDevice(
 ): TrustResult {
   if (device === me) throw new CastError(`${device} is this machine: its own key needs no trust.`, EXIT.USAGE)
   const m = machines.find((x) => x.device === device)
-  if (!m) throw new CastError(`No machine "${device}" in the team store (cast team keys lists them).`, EXIT.NOT_FOUND)
+  if (!m) throw new CastError(`No machine "${shownName(device, 'device')}" in the team store (cast team keys lists them).`, EXIT.NOT_FOUND)
+  // A name that looks like another's is never pinned: the person could not tell whose key it is.
+  const bad = unsafeName(device, 'device') ?? unsafeName(m.who, 'identity')
+  if (bad) {
+    const fp = m.pubkey ? fingerprint(m.pubkey) : 'no key'
+    throw new CastError(
+      `${shownName(device, 'device')} (${shownName(m.who, 'identity')}, ${fp}) is not trusted: ${bad}. Nothing changed.`,
+      EXIT.USAGE,
+    )
+  }
+
   if (!m.pubkey) {
     throw new CastError(
       `${device} has published no key: it runs a cast without signed actions, or has not joined since. Nothing changed.`,
@@ -88,7 +99,11 @@ export function untrustDevice(home: string, device: string): void {
     throw error
   }
 
-  if (!removed) throw new CastError(`${device} is not trusted on this machine (cast team keys lists the trusted keys).`, EXIT.NOT_FOUND)
+  if (!removed)
+    throw new CastError(
+      `${shownName(device, 'device')} is not trusted on this machine (cast team keys lists the trusted keys).`,
+      EXIT.NOT_FOUND,
+    )
 }
 
 /** Publish this machine's public key on its row of the team store. */

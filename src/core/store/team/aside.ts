@@ -1,8 +1,8 @@
 /**
  * What publishing could not deliver, kept on this machine for `cast team status`: rows the team
- * store refused (set aside, the rest of their batch went on) and the last publish error. Both
- * live in the local store's meta table (keys team.aside, team.last_error): small, bounded, no
- * schema of their own.
+ * store refused (set aside, the rest of their batch went on) and the last publish error; and the
+ * daemon's read counters (src/lib/team/sync.ts). All live in the local store's meta table (keys
+ * team.aside, team.last_error, team.reads): small, bounded, no schema of their own.
  */
 import type {Store} from '../store.js'
 import type {PublishEvent, Refusal} from './calls.js'
@@ -73,4 +73,25 @@ export function lastPublishError(store: Store): PublishError | null {
 
 export function lastPublish(store: Store): number | null {
   return Number(store.getMeta('team.last_publish') ?? 0) || null
+}
+
+/** Meta key of the daemon's counters (readsOf): what notifications made this machine do. */
+export const READS = 'team.reads'
+
+export interface TeamReads {
+  /** Executor passes (each a bounded read of the actions queued here) by the process `pid`. */
+  readonly action_passes: number
+  /** Notifications that process received on cast_actions. */
+  readonly notifications: number
+  readonly pid: number
+  readonly at: number
+}
+
+export function readsOf(store: Store): TeamReads | null {
+  try {
+    const v = JSON.parse(store.getMeta(READS) ?? '') as TeamReads
+    return typeof v.action_passes === 'number' && typeof v.notifications === 'number' ? v : null
+  } catch {
+    return null
+  }
 }

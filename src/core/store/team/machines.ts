@@ -7,6 +7,7 @@ import os from 'node:os'
 
 import type {Pool, PoolClient} from 'pg'
 
+import {shownName, unsafeName} from '../../model/safe-name.js'
 import type {Store} from '../store.js'
 import {moveMachine, registerMachine} from './calls.js'
 
@@ -52,6 +53,11 @@ export class DeviceMoveRefused extends Error {
 export async function ensureDevice(store: Store, c: Q, device: string): Promise<number | null> {
   const was = joinedDevice(store) ?? os.hostname()
   if (store.getMeta(DEVICE) === device) return null
+  const bad = unsafeName(device, 'device')
+  if (bad)
+    throw new DeviceMoveRefused(
+      `this machine's device name ${shownName(device, 'device')} is refused (${bad}); set CAST_DEVICE back to "${was}"`,
+    )
   try {
     await registerMachine(c, device, null)
   } catch (error) {
@@ -83,4 +89,17 @@ export async function pendingActions(pool: Pool, device: string): Promise<number
     [device],
   )
   return Number(q.rows[0]!.n) // an aggregate: always one row
+}
+
+/**
+ * Whether `device` is held, now, by a role the admin has bound to `who` (an admitted member).
+ * Asked when each teammate's action runs: a member removed after queueing is refused.
+ */
+export async function requesterAdmitted(pool: Pool, device: string, who: string): Promise<boolean> {
+  const q = await pool.query<{ok: boolean}>(
+    `SELECT EXISTS (SELECT 1 FROM cast_team.machines m JOIN cast_team.members p ON p.role = m.role
+                     WHERE m.device = $1 AND p.who = $2) AS ok`,
+    [device, who],
+  )
+  return q.rows[0]?.ok === true
 }

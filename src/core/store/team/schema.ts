@@ -11,6 +11,7 @@
 import type {PoolClient} from 'pg'
 
 import {TEAM_V2} from './schema-v2.js'
+import {TEAM_V3} from './schema-v3.js'
 
 export class TeamSchemaFromFutureError extends Error {
   override name = 'TeamSchemaFromFutureError'
@@ -128,6 +129,7 @@ export const TEAM_MIGRATIONS: readonly Step[] = [
     `,
   },
   {version: 2, sql: TEAM_V2},
+  {version: 3, sql: TEAM_V3},
 ]
 
 export const TEAM_SCHEMA_VERSION = TEAM_MIGRATIONS.at(-1)!.version

@@ -4,6 +4,10 @@
  * seq after every wake, poll and reconnect, so a dropped connection or a server restart loses
  * nothing and prints nothing twice. --since SEQ resumes after SEQ. The cursor (stream.ts) waits
  * at a seq still in flight and drops a device's copied or out-of-order events.
+ *
+ * A notification is a hint: any role that can connect may send one (PostgreSQL has no privilege
+ * on NOTIFY), so the reads notifications cause are at most one per MIN_GAP_MS however many
+ * arrive; the read after a gap sees every change anyway.
  */
 import type {Client, Pool} from 'pg'
 
@@ -13,6 +17,8 @@ import {oneLine} from '../../model/sanitize.js'
 import {text} from '../rows.js'
 import {lastEventSeq, type TeamEvent, watchLine} from './reader.js'
 import {EventCursor, readEvents} from './stream.js'
+
+const MIN_GAP_MS = 250
 
 export interface TeamWatchOptions {
   readonly url: string
@@ -65,7 +71,13 @@ export async function watchTeam(o: TeamWatchOptions): Promise<void> {
     if (e.code === 'EPIPE') stop()
   })
 
+  let lastRead = 0
   while (!closed) {
+    // Coalesce: a flood of notifications wakes one read per gap.
+    const gap = lastRead + MIN_GAP_MS - Date.now()
+    if (gap > 0 && !failing) await new Promise((r) => setTimeout(r, gap))
+    if (closed) break
+    lastRead = Date.now()
     try {
       pool ??= await openPool(o.url, {max: 1})
       if (!listener) {
