@@ -28,9 +28,21 @@ export const HEARTBEAT_MS = 15_000
  */
 export const LISTING_QUIET_MS = 250
 export const LISTING_MAX_MS = 1500
+/**
+ * A client that stops reading: once this much is written to it and not yet taken by its socket,
+ * it is dropped (one line on stderr) instead of buffered without bound. Several listings at
+ * 10,000 sessions fit; a reading client's buffer drains long before.
+ */
+export const CLIENT_BUFFER_MAX = 8 * 1024 * 1024
+/** How often open streams are checked against their session or device (revoked, logged out, expired). */
+export const ALIVE_CHECK_MS = 400
 
 export class EventHub {
-  private readonly clients = new Set<ServerResponse>()
+  /** Each open stream and whose it is (guard.ts ownerOf). */
+  private readonly clients = new Map<ServerResponse, string>()
+  private aliveTimer: NodeJS.Timeout | null = null
+  /** Is this owner still let in? (Set by the server: the guard's check.) */
+  alive: (owner: string) => boolean = () => true
   private lastSeq: number
   private mark: HistoryMark
   private follower: Follower | null = null
@@ -65,12 +77,52 @@ export class EventHub {
     })
     this.heartbeat = setInterval(() => this.broadcast(`: heartbeat ${new Date(this.clock()).toISOString()}\n\n`), HEARTBEAT_MS)
     this.heartbeat.unref()
+    this.aliveTimer = setInterval(() => this.checkAlive(), ALIVE_CHECK_MS)
+    this.aliveTimer.unref()
+  }
+
+  /** End every open stream whose session or device is no longer let in (revoked, logged out, expired). */
+  checkAlive(): void {
+    if (this.clients.size === 0) return
+    const verdict = new Map<string, boolean>()
+    for (const [res, owner] of this.clients) {
+      let ok = verdict.get(owner)
+      if (ok === undefined) {
+        try {
+          ok = this.alive(owner)
+        } catch {
+          ok = true
+        }
+
+        verdict.set(owner, ok)
+      }
+
+      if (!ok) this.drop(res)
+    }
+  }
+
+  /** End this owner's open streams now (logout). */
+  closeOwner(owner: string): void {
+    for (const [res, o] of this.clients) if (o === owner) this.drop(res)
+  }
+
+  /** Bytes written to open streams and not yet taken by their sockets. */
+  get buffered(): number {
+    let n = 0
+    for (const res of this.clients.keys()) n += res.writableLength
+    return n
+  }
+
+  private drop(res: ServerResponse): void {
+    this.clients.delete(res)
+    res.destroy()
   }
 
   async stop(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat)
     if (this.listingTimer) clearTimeout(this.listingTimer)
-    for (const res of this.clients) end(res)
+    if (this.aliveTimer) clearInterval(this.aliveTimer)
+    for (const res of this.clients.keys()) end(res)
     this.clients.clear()
     await this.follower?.stop()
   }
@@ -80,7 +132,7 @@ export class EventHub {
   }
 
   /** A new stream: what it missed since Last-Event-ID (when given), then the listing now. */
-  async add(res: ServerResponse, lastEventId: number | null): Promise<void> {
+  async add(res: ServerResponse, lastEventId: number | null, owner: string): Promise<void> {
     res.writeHead(200, {'cache-control': 'no-store', connection: 'keep-alive', 'content-type': 'text/event-stream; charset=utf-8'})
     res.on('close', () => this.clients.delete(res))
     res.on('error', () => this.clients.delete(res))
@@ -92,12 +144,15 @@ export class EventHub {
         if (batch.length === 0) break
         seq = batch[batch.length - 1]!.seq
         if (!write(res, this.transitionEvents(batch))) return
+        if (res.writableLength > CLIENT_BUFFER_MAX) return void res.destroy()
       }
     }
 
     const built = await this.listing()
     if (!write(res, rawEvent('snapshot', built.json, built.seq))) return
-    this.clients.add(res)
+    // Revoked or logged out while the snapshot was built.
+    if (!this.alive(owner)) return void res.destroy()
+    this.clients.set(res, owner)
   }
 
   /**
@@ -186,7 +241,14 @@ export class EventHub {
   }
 
   private broadcast(text: string): void {
-    for (const res of this.clients) if (!write(res, text)) this.clients.delete(res)
+    for (const res of this.clients.keys())
+      if (!write(res, text)) this.clients.delete(res)
+      else if (res.writableLength > CLIENT_BUFFER_MAX) {
+        process.stderr.write(
+          `cast web: dropped a live-stream client that stopped reading (${res.writableLength} bytes unsent, ${res.socket?.remoteAddress ?? 'gone'})\n`,
+        )
+        this.drop(res)
+      }
   }
 }
 
