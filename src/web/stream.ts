@@ -12,22 +12,18 @@ export async function presence(): Promise<void> {
 }
 
 /**
- * The first paint: the head of the listing the server put in the page (a JSON data block, parsed,
- * never run), drawn at once. Returns its seq, after which the stream resumes; undefined when the
- * page holds none (the stream's snapshot draws the page).
+ * The first paint: the head of the listing (GET /api/listing?head, with the key: the page's
+ * HTML holds no data, since the cookie alone serves it), drawn as soon as it comes unless the
+ * stream's snapshot came first.
  */
-export function firstListing(state: {listing: Listing | null; home: string | null}, draw: () => void): number | undefined {
-  const first = document.getElementById('first-listing')?.textContent
-  if (!first) return undefined
-  try {
-    const l = JSON.parse(first) as Listing & {home?: string}
+export function firstListing(state: {listing: Listing | null; home: string | null}, draw: () => void): void {
+  void get('/api/listing?head').then((out) => {
+    if (!out.ok || state.listing !== null) return
+    const l = out.json as Listing & {home?: string}
     state.listing = l
     state.home = l.home ?? null
     draw()
-    return l.seq
-  } catch {
-    return undefined
-  }
+  })
 }
 
 /** One server-sent event: its name, data and id (the SSE format, read from a fetch body). */

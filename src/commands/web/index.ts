@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
+import {durationFlag} from '../../lib/cli/time-flags.js'
+import {SESSION_IDLE_MS, SESSION_MAX_MS} from '../../lib/web/guard.js'
 import {WEB_PORT} from '../../lib/web/start.js'
 
 export default class Web extends BaseCommand {
@@ -14,7 +16,8 @@ key the page keeps in its own storage and sends as a header: the cookie alone, w
 browser also sends to other servers on this host, lets nothing in) and uses the token up.
 Every request is checked for them, for a Host header naming this server (no DNS
 rebinding) and, on writes, for the page's own Origin. Logout ends the session on the
-server; a session also ends after 12 hours idle or 7 days.
+server and closes its live stream; a session also ends after 12 hours without a request
+(--idle) or 7 days after sign-in (--lifetime).
 
 Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: run
 "cast web pair" first, open http://ADDR:PORT/pair on the device and type the code; the
@@ -42,6 +45,18 @@ the page offers no verb on it and the server refuses any write to it (403).`
       helpValue: 'NAME',
       multiple: true,
       summary: 'Another name the page is reached by (a tailnet name): its Host header is then accepted.',
+    }),
+    idle: durationFlag({
+      helpValue: 'D',
+      min: 1000,
+      minText: '1s',
+      summary: 'End a browser session after D without a request (default 12h).',
+    }),
+    lifetime: durationFlag({
+      helpValue: 'D',
+      min: 1000,
+      minText: '1s',
+      summary: 'End a browser session D after sign-in, however it is used (default 7d).',
     }),
     listen: Flags.string({helpValue: 'ADDR', summary: 'Listen on this address instead of 127.0.0.1 (other devices: pair them first).'}),
     open: Flags.boolean({
@@ -73,6 +88,7 @@ the page offers no verb on it and the server refuses any write to it (403).`
       config: this.config,
       env: this.env,
       hosts: flags.host,
+      lifetimes: {idleMs: flags.idle ?? SESSION_IDLE_MS, maxMs: flags.lifetime ?? SESSION_MAX_MS},
       listen: flags.listen,
       me: this.me,
       port: flags.port,

@@ -40,7 +40,16 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
     write: ignore,
   }
   const listing = (await listSessions(store, env, clock, me, team ? {team: true} : {}, out)) as Listing
-  return {...listing, device: deviceName(env), home: homeDir(env), read_only: readOnly, seq, tally: formatTally(listing.counts), team, verbs: verbTable()}
+  return {
+    ...listing,
+    device: deviceName(env),
+    home: homeDir(env),
+    read_only: readOnly,
+    seq,
+    tally: formatTally(listing.counts),
+    team,
+    verbs: verbTable(),
+  }
 }
 
 /**

@@ -39,8 +39,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
 }
 
-export type Caller =
-  {readonly kind: 'local'; readonly sid: string} | {readonly kind: 'device'; readonly id: string; readonly name: string}
+export type Caller = {readonly kind: 'local'; readonly sid: string} | {readonly kind: 'device'; readonly id: string; readonly name: string}
 
 /** The owner a stream is closed for: a session or a device. */
 export const ownerOf = (c: Caller): string => (c.kind === 'local' ? `session:${c.sid}` : `device:${c.id}`)
@@ -51,16 +50,26 @@ interface Session {
   seen: number
 }
 
+/** How long a browser session lasts on the server (`cast web --idle D --lifetime D`). */
+export interface Lifetimes {
+  /** Ended after this long without a request. */
+  readonly idleMs: number
+  /** Ended this long after sign-in, whatever its use. */
+  readonly maxMs: number
+}
+
 export class Guard {
   private loginToken: string | null
   private readonly sessions = new Map<string, Session>()
   names = cookieNames(0, false)
+  /** Lifetimes run on the wall clock (never CAST_NOW, which a demo store may fix). */
+  private readonly clock = Date.now
 
   constructor(
     /** host:port spellings the server answers to. */
     private readonly hosts: ReadonlySet<string>,
     private readonly home: string,
-    private readonly clock: () => number = Date.now,
+    readonly lifetimes: Lifetimes = {idleMs: SESSION_IDLE_MS, maxMs: SESSION_MAX_MS},
     /** The page is served over HTTPS (Secure `__Host-` cookies, https: origins). */
     readonly secure = false,
   ) {
@@ -121,7 +130,7 @@ export class Guard {
     const s = this.sessions.get(sid)
     if (!s) return null
     const now = this.clock()
-    if (now - s.seen > SESSION_IDLE_MS || now - s.created > SESSION_MAX_MS) {
+    if (now - s.seen > this.lifetimes.idleMs || now - s.created > this.lifetimes.maxMs) {
       this.sessions.delete(sid)
       return null
     }

@@ -20,7 +20,7 @@ import {EXIT} from '../base/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode, revokeDevices} from './devices.js'
 import {EventHub} from './events.js'
-import {type Caller, cookie, Guard, ownerOf, SECURITY_HEADERS, sendJson} from './guard.js'
+import {type Caller, cookie, Guard, type Lifetimes, ownerOf, SECURITY_HEADERS, sendJson} from './guard.js'
 import {PairLimiter} from './pair-limit.js'
 import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
 import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
@@ -41,6 +41,10 @@ export interface WebServerOptions {
   readonly hostNames: readonly string[]
   /** `cast web --team`: every session of the team (as `cast sessions --team`), teammates' read-only unless I own or run them. */
   readonly team?: boolean
+  /** A browser session's idle and absolute lifetimes (default 12 h and 7 days). */
+  readonly lifetimes?: Lifetimes
+  /** How long a live-stream client may stay backed up before it is dropped (events.ts STALL_MS). */
+  readonly stallMs?: number
 }
 
 /** The largest request body (a reply is at most 65,536 characters, src/lib/cli/base-command.ts). */
@@ -79,7 +83,7 @@ export class WebServer {
   }
 
   constructor(private readonly o: WebServerOptions) {
-    this.guard = new Guard(this.hosts, o.home, o.clock)
+    this.guard = new Guard(this.hosts, o.home, o.lifetimes)
     const local = localBuilder(o.store, o.env, o.clock, o.me, o.team === true)
     this.cache = new ListingCache(o.store, async () => {
       this.worker ??= workerBuilder(o.env, o.me, o.team === true).catch(() => null)
@@ -90,6 +94,7 @@ export class WebServer {
     this.shell = readShell(o.assets)
     this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
     this.hub.alive = (owner) => this.guard.alive(owner)
+    if (o.stallMs !== undefined) this.hub.stallMs = o.stallMs
     this.server = http.createServer((req, res) => {
       req.on('error', () => undefined)
       res.on('error', () => undefined)
@@ -147,14 +152,11 @@ export class WebServer {
     if (req.method === 'GET' && PUBLIC.has(url.pathname)) return this.file(res, url.pathname === '/pair' ? '/pair.html' : url.pathname)
     // The page and its files hold no data: the cookie is enough for them; every /api/ call also needs the key header.
     const api = url.pathname.startsWith('/api/')
-    const caller = this.guard.caller(req, !api)
+    // The service worker's notification action has no page storage; its one-use action token is its secret (push-routes.ts).
+    const caller = this.guard.caller(req, !api || url.pathname === '/api/push/act')
     if (!caller) {
       if (req.method === 'GET' && url.pathname === '/') return this.file(res, '/login.html', 401)
-      throw new HttpError(
-        401,
-        'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").',
-        EXIT.REFUSED,
-      )
+      throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
     }
 
     if (await pushRoute(this.phone, url, req, res, caller)) return
@@ -166,7 +168,9 @@ export class WebServer {
   private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
     const p = url.pathname
     if (p === '/') return this.index(res)
-    if (p === '/api/listing') return sendRaw(res, (await this.cache.fresh()).json)
+    // ?head: what the page's first paint draws (the head of the open sections), before its stream's snapshot.
+    if (p === '/api/listing')
+      return sendRaw(res, url.searchParams.has('head') ? (await this.cache.quick()).head : (await this.cache.fresh()).json)
     if (p === '/api/events') {
       const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('since') ?? NaN)
       return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null, ownerOf(caller))
@@ -315,13 +319,19 @@ export class WebServer {
     const got = this.guard.login(token)
     if (!got) return this.file(res, '/login.html', 401)
     const to = `/#key=${got.key}`
-    const headers = {...SECURITY_HEADERS, 'cache-control': 'no-store', 'set-cookie': cookie(this.guard.names.session, got.sid, undefined, this.guard.secure)}
+    const headers = {
+      ...SECURITY_HEADERS,
+      'cache-control': 'no-store',
+      'set-cookie': cookie(this.guard.names.session, got.sid, undefined, this.guard.secure),
+    }
     if (!posted) {
       res.writeHead(303, {...headers, location: to})
       return void res.end()
     }
 
-    const body = Buffer.from(`<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>cast inbox</title><p>Signed in.</p>`)
+    const body = Buffer.from(
+      `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>cast inbox</title><p>Signed in.</p>`,
+    )
     res.writeHead(200, {...headers, 'content-length': body.length, 'content-type': TYPES['.html']!})
     res.end(body)
   }
