@@ -362,9 +362,9 @@ export class WebServer {
   /**
    * The page's shell, with a modulepreload link per module. It holds no data (the cookie alone
    * serves it, and the cookie reaches every server on this host): the listing comes by the
-   * stream, which needs the key header.
+   * key header (GET /api/listing?head and the stream).
    */
-  private async index(res: http.ServerResponse): Promise<void> {
+  private index(res: http.ServerResponse): void {
     if (!this.shell) return this.file(res, '/index.html')
     const v = `/v/${this.shell.version}/`
     const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="${v}${m}" />`).join('')
