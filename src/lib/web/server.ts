@@ -361,7 +361,7 @@ export class WebServer {
 
   /**
    * The page's shell, with a modulepreload link per module. It holds no data (the cookie alone
-   * serves it, and the cookie reaches every server on this host): the listing comes by the
+   * serves it, and the cookie reaches every server on this host): the listing needs the
    * key header (GET /api/listing?head and the stream).
    */
   private index(res: http.ServerResponse): void {
