@@ -32,12 +32,49 @@ export interface Failure {
 
 export type Result = {ok: true; json: unknown} | {ok: false; error: Failure['error']}
 
+/** Where the page keeps its key: this origin's own storage, which no other port or site can read. */
+export const KEY_STORE = 'cast-key'
+
+/**
+ * The key of this browser's session or device: every API call sends it as a header (the
+ * cookie alone, which the browser also sends to any other server on this host, is not enough).
+ * Signing in puts it in the address's fragment (never sent to a server); it moves here and
+ * leaves the address bar and the history.
+ */
+export function apiKey(): string {
+  const m = /(?:^#|&)key=([\w-]{20,100})/.exec(window.location.hash)
+  if (m) {
+    try {
+      window.localStorage.setItem(KEY_STORE, m[1]!)
+    } catch {
+      // Storage refused (a private window's quota): the key lives as long as this page.
+      memoryKey = m[1]!
+    }
+
+    window.history.replaceState(null, '', window.location.pathname + window.location.search)
+  }
+
+  try {
+    return window.localStorage.getItem(KEY_STORE) ?? memoryKey
+  } catch {
+    return memoryKey
+  }
+}
+
+let memoryKey = ''
+apiKey()
+
+/** The headers every API call carries. */
+export function apiHeaders(json = false): Record<string, string> {
+  return {'x-cast-key': apiKey(), ...(json ? {'content-type': 'application/json'} : {})}
+}
+
 async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result> {
   try {
     const res = await fetch(path, {
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
-      headers: body === undefined ? {} : {'content-type': 'application/json'},
+      headers: apiHeaders(body !== undefined),
       method,
     })
     const json = (await res.json()) as unknown

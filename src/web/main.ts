@@ -432,7 +432,8 @@ function boot(): void {
     verbs: () => state.listing?.verbs ?? [],
   })
   drawOnScroll(() => !state.answering && !state.palette, draw)
-  live(state, draw, firstListing(state, draw))
+  firstListing(state, draw)
+  live(state, draw)
   void presence()
   setupPush(say)
 }

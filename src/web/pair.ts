@@ -1,6 +1,7 @@
 /**
  * The pairing page: a device exchanges the code `cast web pair` printed for its own credential
- * (an HttpOnly cookie the server sets), then opens the inbox.
+ * (an HttpOnly cookie the server sets, and a key the inbox page keeps in this origin's storage),
+ * then opens the inbox.
  */
 const form = document.querySelector<HTMLFormElement>('#pair-form')!
 const statusLine = document.querySelector<HTMLElement>('#pair-status')!
@@ -21,8 +22,10 @@ form.addEventListener('submit', (e) => {
   statusLine.textContent = 'Pairing…'
   void fetch('/api/pair', {body: JSON.stringify({code, name}), headers: {'content-type': 'application/json'}, method: 'POST'})
     .then(async (res) => {
-      const json = (await res.json()) as {error?: {message: string}}
-      if (res.ok) window.location.assign('/')
+      const json = (await res.json()) as {error?: {message: string}; key?: string}
+      // The device's key: kept in this origin's storage, sent as a header on every call (never a cookie).
+      if (res.ok && typeof json.key === 'string') window.location.assign(`/#key=${json.key}`)
+      else if (res.ok) window.location.assign('/')
       else statusLine.textContent = json.error?.message ?? `HTTP ${res.status}`
     })
     .catch((error: Error) => {

@@ -1,9 +1,11 @@
 /**
  * The page's side of the phone (docs/web.md, "The phone"): registers the service worker
  * (/sw.js), offers "Notify this device" (subscribe with the server's VAPID key and store the
- * subscription with this paired device), tells the server about keystrokes (the phone is held
+ * subscription with this paired device; every call with the key header, api.ts), tells the server about keystrokes (the phone is held
  * while you type here), and sets the app badge to the Questions count where the Badging API is.
  */
+import {apiHeaders} from './api.js'
+
 interface Nav {
   setAppBadge?(n: number): Promise<void>
   clearAppBadge?(): Promise<void>
@@ -27,7 +29,7 @@ function keyBytes(b64: string): Uint8Array<ArrayBuffer> {
 }
 
 async function postJson(path: string, body: unknown): Promise<{ok: boolean; json: {error?: {message?: string}} & Record<string, unknown>}> {
-  const r = await fetch(path, {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+  const r = await fetch(path, {body: JSON.stringify(body), headers: apiHeaders(true), method: 'POST'})
   return {json: (await r.json().catch(() => ({}))) as {error?: {message?: string}}, ok: r.ok}
 }
 
@@ -38,7 +40,7 @@ export async function notifyThisDevice(): Promise<string> {
   const permission = await Notification.requestPermission()
   if (permission !== 'granted') return 'Notifications are blocked for this page in the browser’s settings.'
   const reg = await navigator.serviceWorker.ready
-  const k = (await (await fetch('/api/push/key')).json()) as {public_key?: string}
+  const k = (await (await fetch('/api/push/key', {headers: apiHeaders()})).json()) as {public_key?: string}
   if (!k.public_key) return 'Not subscribed: the server gave no key.'
   try {
     const sub = await reg.pushManager.subscribe({applicationServerKey: keyBytes(k.public_key), userVisibleOnly: true})

@@ -7,7 +7,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
-import {startWeb} from '../web/helpers.js'
+import {apiSession, startWeb} from '../web/helpers.js'
 
 const SID = '5e1f0000-0000-4000-8000-00000000b001'
 
@@ -74,11 +74,11 @@ describe('choose on a dead session', () => {
     await deadQuestion()
     const web = await startWeb(env)
     try {
-      const cookie = ((await fetch(web.login, {redirect: 'manual'})).headers.get('set-cookie') ?? '').split(';')[0]!
+      const {cookie, key} = await apiSession(web)
       const id = (await state()).id ?? json(await runCast(['sessions', '--json', '--all'], {env})).sessions[0].id
       const res = await fetch(`${web.base}/api/choose`, {
         body: JSON.stringify({choice: 1, session: id}),
-        headers: {'content-type': 'application/json', cookie, origin: web.base},
+        headers: {'content-type': 'application/json', cookie, origin: web.base, 'x-cast-key': key},
         method: 'POST',
       })
       const body = (await res.json()) as {label: string; sent: {route: string}}

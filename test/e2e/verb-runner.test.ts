@@ -13,7 +13,7 @@ import {castRunner} from '../../src/lib/team/executor.js'
 import {startTmux, type TmuxServer, waitFor} from '../fakes/agents.js'
 import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {sid, writeSession} from '../commands/triage-helpers.js'
-import {startWeb} from '../web/helpers.js'
+import {apiSession, startWeb} from '../web/helpers.js'
 
 describe('the verb runner behind every front-end', () => {
   let h: TempHome
@@ -66,12 +66,11 @@ describe('the verb runner behind every front-end', () => {
     // The web server, over HTTP.
     const web = await startWeb(h.env)
     try {
-      const login = await fetch(web.login, {redirect: 'manual'})
-      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!
-      expect(cookie).toMatch(/^cast_session=/)
+      const {cookie, key} = await apiSession(web)
+      expect(cookie).toMatch(/^cast_session_\d+=/)
       const res = await fetch(`${web.base}/api/verb`, {
         body: JSON.stringify({session: id, verb: 'approve'}),
-        headers: {'content-type': 'application/json', cookie, origin: web.base},
+        headers: {'content-type': 'application/json', cookie, origin: web.base, 'x-cast-key': key},
         method: 'POST',
       })
       const body = (await res.json()) as {error: {message: string; exit_code: number}}

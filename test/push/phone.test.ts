@@ -126,7 +126,11 @@ describe('a push approves from the notification and the receipt replaces it', ()
     // The paired device subscribes (the test's push service stands in for the browser's).
     const sub = svc.subscription('/phone')
     const status = await page.evaluate(async (s) => {
-      const r = await fetch('/api/push/subscribe', {body: JSON.stringify(s), headers: {'content-type': 'application/json'}, method: 'POST'})
+      const r = await fetch('/api/push/subscribe', {
+        body: JSON.stringify(s),
+        headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
+        method: 'POST',
+      })
       return r.status
     }, sub)
     expect(status).toBe(200)

@@ -83,7 +83,11 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     // A malformed answer is a 400 with the error envelope; nothing runs.
     const bad = await page.evaluate(async (sid) => {
       const post = async (body: unknown) => {
-        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        const r = await fetch('/api/choose', {
+          body: JSON.stringify(body),
+          headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
+          method: 'POST',
+        })
         return [r.status, ((await r.json()) as any).error?.exit_code]
       }
       return Promise.all(
@@ -103,7 +107,11 @@ describe('cast web shows an AskUserQuestion of several questions, to answer in t
     const [unfit, stale] = await page.evaluate(async (sid) => {
       const asked = JSON.parse((globalThis as any).document.querySelector('.questions').getAttribute('data-ask'))
       const post = async (body: unknown) => {
-        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        const r = await fetch('/api/choose', {
+          body: JSON.stringify(body),
+          headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
+          method: 'POST',
+        })
         const e = ((await r.json()) as any).error
         return [r.status, e?.exit_code, e?.message]
       }

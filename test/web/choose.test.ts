@@ -70,7 +70,11 @@ describe('cast web answers an AskUserQuestion with one of its options', () => {
     // A malformed body is a 400 with the error envelope; nothing runs.
     const bad = await page.evaluate(async (sid) => {
       const post = async (body: unknown) => {
-        const r = await fetch('/api/choose', {body: JSON.stringify(body), headers: {'content-type': 'application/json'}, method: 'POST'})
+        const r = await fetch('/api/choose', {
+          body: JSON.stringify(body),
+          headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
+          method: 'POST',
+        })
         return [r.status, ((await r.json()) as any).error?.exit_code]
       }
       return [await post({choice: '2', session: sid}), await post({choice: 1, session: '--help'}), await post({choice: 0, session: sid})]

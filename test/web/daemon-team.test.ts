@@ -63,7 +63,9 @@ describe('cast daemon --web --team: the daemon serves the team view', () => {
 
   it('lists it as cast sessions --team does, read-only: no verb on the page, 403 on a crafted write, nothing queued', async () => {
     expect(web.stderr()).toContain('cast daemon: watching')
-    const listing = (await page.evaluate(async () => (await fetch('/api/listing')).json())) as {
+    const listing = (await page.evaluate(async () =>
+      (await fetch('/api/listing', {headers: {'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')}})).json(),
+    )) as {
       team: boolean
       sessions: {id: string; bucket: string}[]
       read_only: Record<string, string>
@@ -83,7 +85,7 @@ describe('cast daemon --web --team: the daemon serves the team view', () => {
     const r = await page.evaluate(async (session) => {
       const res = await fetch('/api/verb', {
         body: JSON.stringify({session, verb: 'approve'}),
-        headers: {'content-type': 'application/json'},
+        headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
         method: 'POST',
       })
       return {body: (await res.json()) as {error?: {exit_code: number; message: string}}, status: res.status}

@@ -108,3 +108,38 @@ export function saveArtifact(name: string): string {
   fs.mkdirSync(ARTIFACTS, {recursive: true})
   return path.join(ARTIFACTS, name)
 }
+
+/** What a signed-in client sends: the cookie (named with the port) and the key header the page keeps in its storage. */
+export interface Credential {
+  /** `cast_session_PORT=…` (or a device's `cast_device_PORT=…`). */
+  readonly cookie: string
+  /** The x-cast-key header's value. */
+  readonly key: string
+  /** Both, with the Host header cast expects. */
+  readonly headers: Record<string, string>
+}
+
+/** Sign in over plain HTTP with the one-time login address: the session's cookie and key. */
+export async function apiSession(web: WebServer): Promise<Credential> {
+  const res = await fetch(web.login, {redirect: 'manual'})
+  if (res.status !== 303) throw new Error(`login answered ${res.status}`)
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!
+  // A build without the key (the cookie alone) gets '' and fails the attack tests at their assertions.
+  const key = /#key=([\w-]+)/.exec(res.headers.get('location') ?? '')?.[1] ?? ''
+  if (!cookie.startsWith('cast_session')) throw new Error(`login gave no cookie: ${res.headers.get('set-cookie')}`)
+  return credential(web, cookie, key)
+}
+
+export function credential(web: WebServer, cookie: string, key: string): Credential {
+  return {cookie, headers: {cookie, host: new URL(web.base).host, 'x-cast-key': key}, key}
+}
+
+/** The key a signed-in browser context's page keeps (api.ts KEY_STORE). */
+export async function contextKey(context: BrowserContext, web: WebServer): Promise<string> {
+  const page = await context.newPage()
+  await page.goto(web.base + '/pair')
+  const key = await page.evaluate(() => (globalThis as any).localStorage.getItem('cast-key') as string | null)
+  await page.close()
+  if (!key) throw new Error('the signed-in context holds no key')
+  return key
+}

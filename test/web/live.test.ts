@@ -133,7 +133,7 @@ describe('cast web answers real agents', () => {
         (
           await fetch('/api/verb', {
             body: JSON.stringify({session: id, verb: 'approve'}),
-            headers: {'content-type': 'application/json'},
+            headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
             method: 'POST',
           })
         ).json(),

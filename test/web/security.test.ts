@@ -11,7 +11,7 @@ import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
-import {inboxPage, launchChromium, signIn, startWeb, type WebServer} from './helpers.js'
+import {contextKey, inboxPage, launchChromium, signIn, startWeb, type WebServer} from './helpers.js'
 
 interface Reply {
   status: number
@@ -46,6 +46,9 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
   let web: WebServer
   let browser: Browser
   let cookie: string
+  /** The key the signed-in page keeps and sends as x-cast-key (the cookie alone lets nothing in). */
+  let key: string
+  let sessionCookie: string
   const proj = '/home/me/src/app'
 
   beforeAll(async () => {
@@ -61,10 +64,12 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     web = await startWeb(h.env)
     browser = await launchChromium()
     const context = await signIn(browser, web)
-    const c = (await context.cookies()).find((x) => x.name === 'cast_session')!
-    cookie = `cast_session=${c.value}`
+    sessionCookie = `cast_session_${new URL(web.base).port}`
+    const c = (await context.cookies()).find((x) => x.name === sessionCookie)!
+    cookie = `${sessionCookie}=${c.value}`
     expect(c.httpOnly).toBe(true)
     expect(c.sameSite).toBe('Strict')
+    key = await contextKey(context, web)
   })
 
   afterAll(async () => {
@@ -82,12 +87,18 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     expect((await request(web.base, '/', {})).status).toBe(401)
     // The used login token does not sign anyone in again.
     expect((await request(web.base, new URL(web.login).pathname + new URL(web.login).search)).status).toBe(401)
-    // DNS rebinding: the right cookie, a foreign Host.
-    expect((await request(web.base, '/api/listing', {headers: {cookie, host: 'evil.example'}})).status).toBe(403)
-    expect((await request(web.base, '/api/listing', {headers: {cookie, host}})).status).toBe(200)
+    // DNS rebinding: the right cookie and key, a foreign Host.
+    expect((await request(web.base, '/api/listing', {headers: {cookie, host: 'evil.example', 'x-cast-key': key}})).status).toBe(403)
+    expect((await request(web.base, '/api/listing', {headers: {cookie, host, 'x-cast-key': key}})).status).toBe(200)
+    // The cookie without the key: nothing.
+    expect((await request(web.base, '/api/listing', {headers: {cookie, host}})).status).toBe(401)
     // Writes: no Origin, a foreign Origin.
     const write = (headers: Record<string, string>, body: string) =>
-      request(web.base, '/api/verb', {body, headers: {'content-type': 'application/json', cookie, host, ...headers}, method: 'POST'})
+      request(web.base, '/api/verb', {
+        body,
+        headers: {'content-type': 'application/json', cookie, host, 'x-cast-key': key, ...headers},
+        method: 'POST',
+      })
     expect((await write({}, '{"verb":"undo"}')).status).toBe(403)
     expect((await write({origin: 'http://evil.example'}, '{"verb":"undo"}')).status).toBe(403)
     expect((await write({origin: 'null'}, '{"verb":"undo"}')).status).toBe(403)
@@ -110,7 +121,7 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
 
     const plain = await request(web.base, '/api/verb', {
       body: 'verb=undo',
-      headers: {'content-type': 'text/plain', cookie, host, origin},
+      headers: {'content-type': 'text/plain', cookie, host, origin, 'x-cast-key': key},
       method: 'POST',
     })
     expect(plain.status).toBe(400)
@@ -124,8 +135,10 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
   it('renders hostile titles as text: nothing runs, no element is injected, controls are shown', async () => {
     const context = await browser.newContext()
     await context.addCookies([
-      {domain: '127.0.0.1', httpOnly: true, name: 'cast_session', path: '/', sameSite: 'Strict', value: cookie.split('=')[1]!},
+      {domain: '127.0.0.1', httpOnly: true, name: sessionCookie, path: '/', sameSite: 'Strict', value: cookie.split('=')[1]!},
     ])
+    // The key as the page keeps it (its own origin's storage).
+    await context.addInitScript((k) => (globalThis as any).localStorage.setItem('cast-key', k), key)
     const page = await inboxPage(context, web)
     const dialogs: string[] = []
     page.on('dialog', (d) => {
@@ -166,7 +179,7 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     // Twenty clients that read a little of the stream and drop the connection.
     for (let i = 0; i < 20; i++) {
       await new Promise<void>((resolve) => {
-        const req = http.get({headers: {cookie, host}, host: u.hostname, path: '/api/events', port: u.port}, (res) => {
+        const req = http.get({headers: {cookie, host, 'x-cast-key': key}, host: u.hostname, path: '/api/events', port: u.port}, (res) => {
           res.once('data', () => {
             req.destroy()
             resolve()
@@ -177,12 +190,12 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     }
 
     // A change while they are gone: a pin through the page's own path.
-    const listing = JSON.parse((await request(web.base, '/api/listing', {headers: {cookie, host}})).body)
+    const listing = JSON.parse((await request(web.base, '/api/listing', {headers: {cookie, host, 'x-cast-key': key}})).body)
     const before = listing.seq as number
     const target = listing.sessions[0].id as string
     const pinned = await request(web.base, '/api/verb', {
       body: JSON.stringify({session: target, verb: 'pin'}),
-      headers: {'content-type': 'application/json', cookie, host, origin: web.base},
+      headers: {'content-type': 'application/json', cookie, host, origin: web.base, 'x-cast-key': key},
       method: 'POST',
     })
     expect(pinned.status).toBe(200)
@@ -190,7 +203,7 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     const text = await new Promise<string>((resolve, reject) => {
       let got = ''
       const req = http.get(
-        {headers: {cookie, host, 'last-event-id': String(before)}, host: u.hostname, path: '/api/events', port: u.port},
+        {headers: {cookie, host, 'last-event-id': String(before), 'x-cast-key': key}, host: u.hostname, path: '/api/events', port: u.port},
         (res) => {
           res.on('data', (c) => {
             got += String(c)
@@ -211,7 +224,7 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
     expect(new Set(ids.slice(0, -1)).size).toBe(ids.length - 1)
     expect(text).toMatch(/event: transition\ndata: \{"schema":1,"event":"transition"/)
     expect(text).toContain(target)
-    expect((await request(web.base, '/api/listing', {headers: {cookie, host}})).status).toBe(200)
+    expect((await request(web.base, '/api/listing', {headers: {cookie, host, 'x-cast-key': key}})).status).toBe(200)
     expect(web.child.exitCode).toBeNull()
   })
 
@@ -240,11 +253,13 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
       expect((await trade('AAAA-AAAA')).status).toBe(401)
       const ok = await trade(pair.code.toLowerCase())
       expect(ok.status).toBe(200)
-      const cred = /cast_device=([^;]+)/.exec(String(ok.headers['set-cookie']))![1]!
+      const deviceCookie = `cast_device_${new URL(lan.base).port}`
+      const cred = new RegExp(`${deviceCookie}=([^;]+)`).exec(String(ok.headers['set-cookie']))![1]!
       expect(String(ok.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/)
       // Used once.
       expect((await trade(pair.code)).status).toBe(401)
-      const device = {cookie: `cast_device=${cred}`, host}
+      const device = {cookie: `${deviceCookie}=${cred}`, host, 'x-cast-key': JSON.parse(ok.body).key as string}
+      expect((await request(lan.base, '/api/listing', {headers: {cookie: device.cookie, host}})).status).toBe(401)
       expect((await request(lan.base, '/api/listing', {headers: device})).status).toBe(200)
       const devices = json(await runCast(['web', 'devices', '--json'], {env}))
       expect(devices.devices.map((d: any) => d.name)).toEqual(['phone'])
@@ -266,9 +281,14 @@ describe('cast web: who can reach it, and what a page can be made to do', () => 
         headers: {host: new URL(daemon.base).host},
       })
       expect(login.status).toBe(303)
-      const sid = /cast_session=([^;]+)/.exec(String(login.headers['set-cookie']))![1]!
+      const name = `cast_session_${new URL(daemon.base).port}`
+      const sid = new RegExp(`${name}=([^;]+)`).exec(String(login.headers['set-cookie']))![1]!
       const listing = await request(daemon.base, '/api/listing', {
-        headers: {cookie: `cast_session=${sid}`, host: new URL(daemon.base).host},
+        headers: {
+          cookie: `${name}=${sid}`,
+          host: new URL(daemon.base).host,
+          'x-cast-key': /#key=([\w-]+)/.exec(String(login.headers.location))![1]!,
+        },
       })
       expect(listing.status).toBe(200)
       expect(JSON.parse(listing.body).tally).toMatch(/^needs input 0 · done 0/)

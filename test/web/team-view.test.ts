@@ -102,7 +102,11 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
   const write = (p: string, body: unknown) =>
     page.evaluate(
       async ([route, b]) => {
-        const r = await fetch(route, {body: JSON.stringify(b), headers: {'content-type': 'application/json'}, method: 'POST'})
+        const r = await fetch(route, {
+          body: JSON.stringify(b),
+          headers: {'content-type': 'application/json', 'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')},
+          method: 'POST',
+        })
         return {body: (await r.json()) as {error?: {exit_code: number; message: string}}, status: r.status}
       },
       [p, body] as const,
@@ -115,7 +119,9 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
     )
 
   it('lists every machine’s sessions as cast sessions --team does, marked with machine and runner; Bo’s is read-only', async () => {
-    const listing = (await page.evaluate(async () => (await fetch('/api/listing')).json())) as {
+    const listing = (await page.evaluate(async () =>
+      (await fetch('/api/listing', {headers: {'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')}})).json(),
+    )) as {
       team: boolean
       counts: Record<string, number>
       sessions: {id: string; bucket: string}[]

@@ -133,7 +133,10 @@ describe('cast web acts on a teammate’s session through the team store', () =>
       [ID3, 'refused'],
     ])
     // The page may follow only the actions it asked for.
-    const other = await page.evaluate(async () => (await fetch('/api/action/999999')).status)
+    const other = await page.evaluate(
+      async () =>
+        (await fetch('/api/action/999999', {headers: {'x-cast-key': (globalThis as any).localStorage.getItem('cast-key')}})).status,
+    )
     expect(other).toBe(404)
     expect(json(await a.cast(['sessions', '--json'])).sessions.map((s: {id: string}) => s.id)).toEqual(expect.arrayContaining([ID1, ID3]))
   }, 300_000)

@@ -102,25 +102,31 @@ describe('cast web with many sessions', () => {
     await page.waitForSelector(`.card[data-id="${order[N - 1]}"]`)
   })
 
-  it('paints first from the listing in the page, before any stream: the counts and first cards of cast sessions --json', async () => {
+  it('paints first from the head of the listing, before any stream: the counts and first cards of cast sessions --json', async () => {
     const p = await page.context().newPage()
-    // No stream: what the page draws comes from its HTML alone.
+    // No stream: what the page draws comes from its first call alone (GET /api/listing?head, with the key).
     await p.route('**/api/events*', (r) => r.abort())
+    const first = p.waitForResponse((r) => new URL(r.url()).pathname === '/api/listing')
     await p.goto(web.base + '/')
+    const res = await first
+    expect(new URL(res.url()).search).toBe('?head')
+    expect(res.request().headers()['x-cast-key']).toMatch(/^[\w-]{20,}$/)
     await p.waitForSelector('.card')
     expect((await pageSections(p))['needs_input']).toBe(N)
     const drawn = await p.$$eval('section[data-bucket="needs_input"] .card', (els) => els.map((e) => e.getAttribute('data-id')))
     expect(drawn.length).toBeGreaterThan(5)
     expect(drawn).toEqual(order.slice(0, drawn.length))
-    // A JSON data block (never run: the CSP forbids inline script), holding the head only.
-    const [type, text] = await p.$eval('#first-listing', (e) => [e.getAttribute('type'), e.textContent ?? ''])
-    expect(type).toBe('application/json')
-    const head = JSON.parse(text)
+    // The head only: the rest comes on the stream.
+    const head = await res.json()
     expect(head.head).toBe(true)
     expect(head.sessions.length).toBeLessThan(N)
     expect(head.sections.needs_input).toBe(N)
     expect(head.counts).toEqual(counts)
     expect(await p.textContent('#tally')).toBe(head.tally)
+    // The page itself (which the cookie alone serves) holds no session.
+    const html = await (await p.request.get(web.base + '/')).text()
+    expect(html).not.toContain('Task 0')
+    expect(html).not.toContain(order[0]!)
     await p.close()
   })
 })

@@ -10,7 +10,7 @@ export interface DevicesJson {
 
 export default class WebDevices extends BaseCommand {
   static override description = `Lists the devices paired with cast web (cast web pair), or revokes one: its credential
-stops working at its next request.`
+stops working at its next request and its open live streams close within a second.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {

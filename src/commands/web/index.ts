@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
+import {durationFlag} from '../../lib/cli/time-flags.js'
+import {SESSION_IDLE_MS, SESSION_MAX_MS} from '../../lib/web/guard.js'
 import {WEB_PORT} from '../../lib/web/start.js'
 
 export default class Web extends BaseCommand {
@@ -9,9 +11,13 @@ and cast inbox, live (each change of the transitions log reaches the page as it 
 and a composer that types into the agent's terminal through cast send's checks.
 
 It listens on 127.0.0.1 and prints an address with a one-time login token; opening it
-signs that browser in (an HttpOnly, SameSite=Strict cookie) and uses the token up. Every
-request is checked for that cookie, for a Host header naming this server (no DNS
-rebinding) and, on writes, for the page's own Origin.
+signs that browser in (an HttpOnly, SameSite=Strict cookie, named with the port, and a
+key the page keeps in its own storage and sends as a header: the cookie alone, which the
+browser also sends to other servers on this host, lets nothing in) and uses the token up.
+Every request is checked for them, for a Host header naming this server (no DNS
+rebinding) and, on writes, for the page's own Origin. Logout ends the session on the
+server and closes its live stream; a session also ends after 12 hours without a request
+(--idle) or 7 days after sign-in (--lifetime).
 
 Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: run
 "cast web pair" first, open http://ADDR:PORT/pair on the device and type the code; the
@@ -40,8 +46,22 @@ the page offers no verb on it and the server refuses any write to it (403).`
       multiple: true,
       summary: 'Another name the page is reached by (a tailnet name): its Host header is then accepted.',
     }),
+    idle: durationFlag({
+      helpValue: 'D',
+      min: 1000,
+      minText: '1s',
+      summary: 'End a browser session after D without a request (default 12h).',
+    }),
+    lifetime: durationFlag({
+      helpValue: 'D',
+      min: 1000,
+      minText: '1s',
+      summary: 'End a browser session D after sign-in, however it is used (default 7d).',
+    }),
     listen: Flags.string({helpValue: 'ADDR', summary: 'Listen on this address instead of 127.0.0.1 (other devices: pair them first).'}),
-    open: Flags.boolean({summary: 'Open the address in the default browser.'}),
+    open: Flags.boolean({
+      summary: 'Sign in the default browser (through a 0600 file in CAST_HOME/web; the token is on no command line).',
+    }),
     port: Flags.integer({
       default: WEB_PORT,
       helpValue: 'N',
@@ -68,6 +88,7 @@ the page offers no verb on it and the server refuses any write to it (403).`
       config: this.config,
       env: this.env,
       hosts: flags.host,
+      lifetimes: {idleMs: flags.idle ?? SESSION_IDLE_MS, maxMs: flags.lifetime ?? SESSION_MAX_MS},
       listen: flags.listen,
       me: this.me,
       port: flags.port,
@@ -78,20 +99,15 @@ the page offers no verb on it and the server refuses any write to it (403).`
     this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
     if (!web.loopback)
       this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)
-    if (flags.open) await openBrowser(web.url)
+    if (flags.open) {
+      // The browser opens a 0600 sign-in file that posts the token: no command line holds it.
+      const {openSignIn} = await import('../../lib/web/open.js')
+      const {castHome} = await import('../../lib/home/env.js')
+      const token = web.server.guard.token
+      if (token !== null) await openSignIn(castHome(this.env), `http://127.0.0.1:${web.port}`, token, () => web.server.guard.token === null)
+    }
+
     await stopped
     await web.server.close()
-  }
-}
-
-async function openBrowser(url: string): Promise<void> {
-  const {spawn} = await import('node:child_process')
-  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
-  try {
-    spawn(opener, [url], {detached: true, stdio: 'ignore'})
-      .on('error', () => undefined)
-      .unref()
-  } catch {
-    // No opener: the address is printed above.
   }
 }

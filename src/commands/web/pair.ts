@@ -41,6 +41,7 @@ The credential is stored hashed in CAST_HOME/web/devices.json (0600) and revoked
     const {castHome} = await import('../../lib/home/env.js')
     const {newPairCode} = await import('../../lib/web/devices.js')
     const {pairUrl} = await import('../../lib/web/pair-url.js')
+    const {oneLine} = await import('../../core/model/sanitize.js')
     const {code, expiresAt} = newPairCode(castHome(this.env), Date.now())
     const until = new Date(expiresAt).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit'})
     const url = pairUrl(flags.listen, flags.port, code)
@@ -53,8 +54,11 @@ The credential is stored hashed in CAST_HOME/web/devices.json (0600) and revoked
     }
     this.log(`Pairing code: ${code}   (valid until ${until}, once)`)
     if (url) this.log(`On the device, ${qr ? 'scan the QR code or ' : ''}open ${url} (cast web --listen ADDR serves it).`)
-    else this.log('On the device, open http://ADDR:PORT/pair (cast web --listen ADDR) and type it.')
-    if (qr && !url) this.log('No QR code: this machine has no address another device can reach; give it with --listen ADDR.')
+    else if (flags.listen !== undefined && /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i.test(flags.listen))
+      this.log(
+        `${oneLine(flags.listen)} is this machine's loopback address, which no other device can reach: give --listen this machine's LAN or tailnet address.`,
+      )
+    else this.log('This machine has no address another device can reach: give it with --listen ADDR (a LAN or tailnet address).')
     return {code, expires_at: new Date(expiresAt).toISOString()}
   }
 }

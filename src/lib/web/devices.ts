@@ -18,6 +18,8 @@ export interface Device {
   readonly id: string
   readonly name: string
   readonly hash: string
+  /** SHA-256 of the device's key, which its page keeps in its own storage and sends as a header (never a cookie). */
+  readonly key_hash?: string
   readonly created_at: string
   readonly last_seen_at: string | null
 }
@@ -83,7 +85,12 @@ export function pairingPending(home: string, now: number): boolean {
  * Exchange a pairing code (once) for a device credential: the credential is returned to the
  * device alone, its hash kept. Null when the code is unknown, used or expired.
  */
-export function exchangePairCode(home: string, code: string, name: string, now: number): {device: Device; credential: string} | null {
+export function exchangePairCode(
+  home: string,
+  code: string,
+  name: string,
+  now: number,
+): {device: Device; credential: string; key: string} | null {
   const hash = sha256(normalCode(code))
   const pending = readJson<PendingCode[]>(pairFile(home), []).filter((p) => p.expires_at > now)
   const match = pending.find((p) => crypto.timingSafeEqual(Buffer.from(p.hash), Buffer.from(hash)))
@@ -94,25 +101,34 @@ export function exchangePairCode(home: string, code: string, name: string, now: 
   )
   if (!match) return null
   const secret = crypto.randomBytes(32).toString('base64url')
+  const key = crypto.randomBytes(32).toString('base64url')
   const device: Device = {
     created_at: new Date(now).toISOString(),
     hash: sha256(secret),
     id: crypto.randomBytes(4).toString('hex'),
+    key_hash: sha256(key),
     last_seen_at: null,
     name: name.replace(/[^\p{L}\p{N} ._-]/gu, '').slice(0, 40) || 'device',
   }
   writeJson(devicesFile(home), [...listDevices(home), device])
-  return {credential: `${device.id}.${secret}`, device}
+  return {credential: `${device.id}.${secret}`, device, key}
 }
 
-/** The device a credential (`id.secret`) belongs to, or null (unknown, revoked, malformed). */
-export function deviceFor(home: string, credential: string): Device | null {
+/**
+ * The device a credential (`id.secret`, the cookie) and its key (the header) belong to, or null
+ * (unknown, revoked, malformed, wrong key, or paired before devices had keys). `key` null: the
+ * cookie alone, for the page's files, which hold no data.
+ */
+export function deviceFor(home: string, credential: string, key: string | null): Device | null {
   const dot = credential.indexOf('.')
   if (dot <= 0) return null
   const id = credential.slice(0, dot)
   const hash = Buffer.from(sha256(credential.slice(dot + 1)))
   const device = listDevices(home).find((d) => d.id === id)
-  return device && crypto.timingSafeEqual(Buffer.from(device.hash), hash) ? device : null
+  if (!device || !crypto.timingSafeEqual(Buffer.from(device.hash), hash)) return null
+  if (key === null) return device
+  const k = Buffer.from(sha256(key))
+  return device.key_hash !== undefined && crypto.timingSafeEqual(Buffer.from(device.key_hash), k) ? device : null
 }
 
 /** Revoke a device by id (or every device with "all"); the ones removed. */

@@ -29,9 +29,40 @@ export const HEARTBEAT_MS = 15_000
  */
 export const LISTING_QUIET_MS = 250
 export const LISTING_MAX_MS = 1500
+/**
+ * A client that stops reading. While its socket has not taken what was written (backed up), a
+ * new listing is not queued behind the last one: the client is marked stale and gets the latest
+ * listing when it drains (a listing replaces the one before, so one is ever pending per client).
+ * Transitions and heartbeats still queue; once more than CLIENT_BUFFER_MAX of them waits, or it
+ * has stayed backed up STALL_MS, the client is dropped with one line on stderr. So a silent
+ * client holds at most one listing and a megabyte, and not for longer than STALL_MS.
+ */
+export const CLIENT_BUFFER_MAX = 1024 * 1024
+export const STALL_MS = 30_000
+/** How often open streams are checked against their session or device (revoked, logged out, expired) and for a stall. */
+export const ALIVE_CHECK_MS = 400
+
+interface Client {
+  /** Whose stream it is (guard.ts ownerOf). */
+  readonly owner: string
+  /** Backed up since (wall clock), or null while its socket keeps up. */
+  since: number | null
+  /** Bytes queued while backed up (not counting the listing it was backed up by). */
+  backlog: number
+  /** A listing was held back while backed up: the latest goes out when it drains. */
+  stale: boolean
+}
 
 export class EventHub {
-  private readonly clients = new Set<ServerResponse>()
+  /** Each open stream, whose it is, and how far behind its socket is. */
+  private readonly clients = new Map<ServerResponse, Client>()
+  /** The latest listing sent (what a stale client gets when it drains). */
+  private latest: string | null = null
+  /** How long a client may stay backed up before it is dropped. */
+  stallMs = STALL_MS
+  private aliveTimer: NodeJS.Timeout | null = null
+  /** Is this owner still let in? (Set by the server: the guard's check.) */
+  alive: (owner: string) => boolean = () => true
   private lastSeq: number
   private mark: HistoryMark
   private follower: Follower | null = null
@@ -64,14 +95,105 @@ export class EventHub {
       onWake: () => this.pump(),
       store: this.store,
     })
-    this.heartbeat = setInterval(() => this.broadcast(`: heartbeat ${new Date(this.clock()).toISOString()}\n\n`), HEARTBEAT_MS)
+    this.heartbeat = setInterval(
+      () => this.broadcast(`: heartbeat ${new Date(this.clock()).toISOString()}\n\n`, false, false),
+      HEARTBEAT_MS,
+    )
     this.heartbeat.unref()
+    this.aliveTimer = setInterval(() => this.checkAlive(), ALIVE_CHECK_MS)
+    this.aliveTimer.unref()
+  }
+
+  /** End every open stream whose session or device is no longer let in (revoked, logged out, expired), or that stalled. */
+  checkAlive(): void {
+    if (this.clients.size === 0) return
+    const verdict = new Map<string, boolean>()
+    const now = Date.now()
+    for (const [res, c] of this.clients) {
+      if (c.since !== null && now - c.since > this.stallMs) {
+        this.slow(res, `backed up ${Math.round((now - c.since) / 1000)} s`)
+        continue
+      }
+
+      const owner = c.owner
+      let ok = verdict.get(owner)
+      if (ok === undefined) {
+        try {
+          ok = this.alive(owner)
+        } catch {
+          ok = true
+        }
+
+        verdict.set(owner, ok)
+      }
+
+      if (!ok) this.drop(res)
+    }
+  }
+
+  /** End this owner's open streams now (logout). */
+  closeOwner(owner: string): void {
+    for (const [res, c] of this.clients) if (c.owner === owner) this.drop(res)
+  }
+
+  /** Bytes written to open streams and not yet taken by their sockets. */
+  get buffered(): number {
+    let n = 0
+    for (const res of this.clients.keys()) n += res.writableLength
+    return n
+  }
+
+  private drop(res: ServerResponse): void {
+    this.clients.delete(res)
+    res.destroy()
+  }
+
+  /** Drop a client that stopped reading, with the one line that says so. */
+  private slow(res: ServerResponse, why: string): void {
+    if (!this.clients.has(res)) return
+    process.stderr.write(
+      `cast web: dropped a live-stream client that stopped reading (${why}, ${res.writableLength} bytes unsent, ${res.socket?.remoteAddress ?? 'gone'})\n`,
+    )
+    this.drop(res)
+  }
+
+  /**
+   * Write to an open stream, minding its socket: a listing to a backed-up client is held (the
+   * latest goes out on drain); anything else queues, up to CLIENT_BUFFER_MAX.
+   */
+  private send(res: ServerResponse, text: string, listing: boolean): void {
+    const c = this.clients.get(res)
+    if (!c) return
+    if (listing && c.since !== null) {
+      c.stale = true
+      return
+    }
+
+    const behind = c.since !== null
+    if (!write(res, text)) return void this.clients.delete(res)
+    if (!res.writableNeedDrain) return
+    if (behind) c.backlog += Buffer.byteLength(text)
+    else c.since = Date.now()
+    if (c.backlog > CLIENT_BUFFER_MAX) this.slow(res, `over ${CLIENT_BUFFER_MAX} bytes behind`)
+  }
+
+  /** The socket took what was queued: the client keeps up again, and gets the latest listing it missed. */
+  private drained(res: ServerResponse): void {
+    const c = this.clients.get(res)
+    if (!c) return
+    c.since = null
+    c.backlog = 0
+    if (c.stale && this.latest !== null) {
+      c.stale = false
+      this.send(res, rawEvent('listing', this.latest), true)
+    }
   }
 
   async stop(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat)
     if (this.listingTimer) clearTimeout(this.listingTimer)
-    for (const res of this.clients) end(res)
+    if (this.aliveTimer) clearInterval(this.aliveTimer)
+    for (const res of this.clients.keys()) end(res)
     this.clients.clear()
     await this.follower?.stop()
   }
@@ -81,7 +203,7 @@ export class EventHub {
   }
 
   /** A new stream: what it missed since Last-Event-ID (when given), then the listing now. */
-  async add(res: ServerResponse, lastEventId: number | null): Promise<void> {
+  async add(res: ServerResponse, lastEventId: number | null, owner: string): Promise<void> {
     res.writeHead(200, {'cache-control': 'no-store', connection: 'keep-alive', 'content-type': 'text/event-stream; charset=utf-8'})
     res.on('close', () => this.clients.delete(res))
     res.on('error', () => this.clients.delete(res))
@@ -93,12 +215,16 @@ export class EventHub {
         if (batch.length === 0) break
         seq = batch[batch.length - 1]!.seq
         if (!write(res, this.transitionEvents(batch))) return
+        if (res.writableLength > CLIENT_BUFFER_MAX) return void res.destroy()
       }
     }
 
     const built = await this.listing()
     if (!write(res, rawEvent('snapshot', built.json, built.seq))) return
-    this.clients.add(res)
+    // Revoked or logged out while the snapshot was built.
+    if (!this.alive(owner)) return void res.destroy()
+    this.clients.set(res, {backlog: 0, owner, since: res.writableNeedDrain ? Date.now() : null, stale: false})
+    res.on('drain', () => this.drained(res))
   }
 
   /**
@@ -162,7 +288,8 @@ export class EventHub {
     try {
       do {
         this.again = false
-        this.broadcast(rawEvent('listing', (await this.listing()).json))
+        this.latest = (await this.listing()).json
+        this.broadcast(rawEvent('listing', this.latest), true)
       } while (this.again)
     } catch {
       // The next change sends it.
@@ -186,8 +313,10 @@ export class EventHub {
     return out
   }
 
-  private broadcast(text: string): void {
-    for (const res of this.clients) if (!write(res, text)) this.clients.delete(res)
+  /** Send to every open stream; `data` (not a heartbeat): first drop the streams whose owner is no longer let in. */
+  private broadcast(text: string, listing = false, data = true): void {
+    if (data) this.checkAlive()
+    for (const res of [...this.clients.keys()]) this.send(res, text, listing)
   }
 }
 

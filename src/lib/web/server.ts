@@ -18,9 +18,10 @@ import {errorEnvelope} from '../cli/errors.js'
 import {cardWritable, HttpError, sameAsk, writable} from './writable.js'
 import {EXIT} from '../base/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
-import {exchangePairCode} from './devices.js'
+import {exchangePairCode, revokeDevices} from './devices.js'
 import {EventHub} from './events.js'
-import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
+import {type Caller, cookie, Guard, type Lifetimes, ownerOf, SECURITY_HEADERS, sendJson} from './guard.js'
+import {PairLimiter} from './pair-limit.js'
 import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
 import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
@@ -40,6 +41,10 @@ export interface WebServerOptions {
   readonly hostNames: readonly string[]
   /** `cast web --team`: every session of the team (as `cast sessions --team`), teammates' read-only unless I own or run them. */
   readonly team?: boolean
+  /** A browser session's idle and absolute lifetimes (default 12 h and 7 days). */
+  readonly lifetimes?: Lifetimes
+  /** How long a live-stream client may stay backed up before it is dropped (events.ts STALL_MS). */
+  readonly stallMs?: number
 }
 
 /** The largest request body (a reply is at most 65,536 characters, src/lib/cli/base-command.ts). */
@@ -60,7 +65,7 @@ export class WebServer {
   readonly guard: Guard
   readonly hub: EventHub
   readonly server: http.Server
-  private failures: number[] = []
+  private readonly pairLimit = new PairLimiter()
   /** The team actions this server queued (a page may follow only those). */
   private readonly actions = new Set<number>()
   private readonly hosts = new Set<string>()
@@ -78,7 +83,7 @@ export class WebServer {
   }
 
   constructor(private readonly o: WebServerOptions) {
-    this.guard = new Guard(this.hosts, o.home)
+    this.guard = new Guard(this.hosts, o.home, o.lifetimes)
     const local = localBuilder(o.store, o.env, o.clock, o.me, o.team === true)
     this.cache = new ListingCache(o.store, async () => {
       this.worker ??= workerBuilder(o.env, o.me, o.team === true).catch(() => null)
@@ -88,6 +93,8 @@ export class WebServer {
     })
     this.shell = readShell(o.assets)
     this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
+    this.hub.alive = (owner) => this.guard.alive(owner)
+    if (o.stallMs !== undefined) this.hub.stallMs = o.stallMs
     this.server = http.createServer((req, res) => {
       req.on('error', () => undefined)
       res.on('error', () => undefined)
@@ -115,6 +122,7 @@ export class WebServer {
     })
     const addr = this.server.address()
     const bound = typeof addr === 'object' && addr ? addr.port : port
+    this.guard.bound(bound)
     for (const name of this.o.hostNames) this.hosts.add(`${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase())
     // The first page load should not wait for the first build.
     void this.cache.rebuild().catch(() => undefined)
@@ -133,32 +141,39 @@ export class WebServer {
     const url = new URL(req.url ?? '/', 'http://cast.invalid')
     if (!this.guard.hostAllowed(req))
       throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
+    // The sign-in form of `cast web --open` (a local file, so Origin null) posts the token here.
+    if (url.pathname === '/login' && req.method === 'POST') return this.login(await readToken(req), res, true)
     // The service worker, the app's icons and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
     if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null))
     const write = req.method !== 'GET' && req.method !== 'HEAD'
     if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
-    if (url.pathname === '/login' && req.method === 'GET') return this.login(url, res)
+    if (url.pathname === '/login' && req.method === 'GET') return this.login(url.searchParams.get('token') ?? '', res, false)
     if (url.pathname === '/api/pair' && req.method === 'POST') return this.pair(req, res)
     if (req.method === 'GET' && PUBLIC.has(url.pathname)) return this.file(res, url.pathname === '/pair' ? '/pair.html' : url.pathname)
-    const caller = this.guard.caller(req)
+    // The page and its files hold no data: the cookie is enough for them; every /api/ call also needs the key header.
+    const api = url.pathname.startsWith('/api/')
+    // The service worker's notification action has no page storage; its one-use action token is its secret (push-routes.ts).
+    const caller = this.guard.caller(req, !api || url.pathname === '/api/push/act')
     if (!caller) {
       if (req.method === 'GET' && url.pathname === '/') return this.file(res, '/login.html', 401)
       throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
     }
 
     if (await pushRoute(this.phone, url, req, res, caller)) return
-    if (req.method === 'GET') return this.get(url, req, res)
+    if (req.method === 'GET') return this.get(url, req, res, caller)
     if (req.method === 'POST') return this.post(url, req, res, caller)
     throw new HttpError(405, `${req.method} is not served.`, EXIT.USAGE)
   }
 
-  private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async get(url: URL, req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
     const p = url.pathname
     if (p === '/') return this.index(res)
-    if (p === '/api/listing') return sendRaw(res, (await this.cache.fresh()).json)
+    // ?head: what the page's first paint draws (the head of the open sections), before its stream's snapshot.
+    if (p === '/api/listing')
+      return sendRaw(res, url.searchParams.has('head') ? (await this.cache.quick()).head : (await this.cache.fresh()).json)
     if (p === '/api/events') {
       const last = Number(req.headers['last-event-id'] ?? url.searchParams.get('since') ?? NaN)
-      return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null)
+      return this.hub.add(res, Number.isInteger(last) && last >= 0 ? last : null, ownerOf(caller))
     }
 
     if (p === '/api/presence') return this.answer(res, await runInProcess(this.o.config, ['presence']))
@@ -228,8 +243,15 @@ export class WebServer {
         return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args], this.o))
       }
 
-      case '/api/logout':
-        return sendJson(res, 200, {ok: true, who: caller.kind}, {'set-cookie': cookie(SESSION_COOKIE, '', 0)})
+      case '/api/logout': {
+        // Ends on the server: a session is forgotten, a device revoked; their open streams close now.
+        if (caller.kind === 'local') this.guard.logout(caller.sid)
+        else revokeDevices(this.o.home, caller.id)
+        this.hub.closeOwner(ownerOf(caller))
+        const name = caller.kind === 'local' ? this.guard.names.session : this.guard.names.device
+        return sendJson(res, 200, {ok: true, who: caller.kind}, {'set-cookie': cookie(name, '', 0, this.guard.secure)})
+      }
+
       default:
         throw new HttpError(404, `Nothing at ${url.pathname}.`, EXIT.NOT_FOUND)
     }
@@ -287,50 +309,69 @@ export class WebServer {
     this.hub.pump(true)
   }
 
-  private login(url: URL, res: http.ServerResponse): void {
-    const sid = this.guard.login(url.searchParams.get('token') ?? '')
-    if (!sid) return this.file(res, '/login.html', 401)
-    res.writeHead(303, {...SECURITY_HEADERS, 'cache-control': 'no-store', location: '/', 'set-cookie': cookie(SESSION_COOKIE, sid)})
-    res.end()
+  /**
+   * The login token (once) becomes a session: its id in a cookie, its key in the address's
+   * fragment (never sent to a server), which the page moves into its own origin's storage.
+   * `posted`: from a form on another origin (`cast web --open`'s local file): a SameSite=Strict
+   * cookie rides only on a navigation this origin starts, so a page here goes on (a meta refresh).
+   */
+  private login(token: string, res: http.ServerResponse, posted: boolean): void {
+    const got = this.guard.login(token)
+    if (!got) return this.file(res, '/login.html', 401)
+    const to = `/#key=${got.key}`
+    const headers = {
+      ...SECURITY_HEADERS,
+      'cache-control': 'no-store',
+      'set-cookie': cookie(this.guard.names.session, got.sid, undefined, this.guard.secure),
+    }
+    if (!posted) {
+      res.writeHead(303, {...headers, location: to})
+      return void res.end()
+    }
+
+    const body = Buffer.from(
+      `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>cast inbox</title><p>Signed in.</p>`,
+    )
+    res.writeHead(200, {...headers, 'content-length': body.length, 'content-type': TYPES['.html']!})
+    res.end(body)
   }
 
   /** A device exchanges a pairing code for its credential (a year-long cookie; revocable). */
   private async pair(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const now = this.o.clock()
-    this.failures = this.failures.filter((t) => now - t < 10 * 60_000)
-    if (this.failures.length >= 10)
-      throw new HttpError(429, 'Too many wrong codes: wait ten minutes, then run "cast web pair" again.', EXIT.REFUSED)
+    const from = req.socket.remoteAddress ?? ''
     const body = await readBody(req)
-    const got = exchangePairCode(this.o.home, field(body, 'code', true)!, field(body, 'name', false) ?? 'device', now)
+    const code = field(body, 'code', true)!
+    if (!this.pairLimit.allowed(from, code, now))
+      throw new HttpError(429, 'Too many wrong codes from this address: wait ten minutes, then try again.', EXIT.REFUSED)
+    const got = exchangePairCode(this.o.home, code, field(body, 'name', false) ?? 'device', now)
     if (!got) {
-      this.failures.push(now)
+      this.pairLimit.failed(from, code, now)
       throw new HttpError(401, 'That code is wrong, used or expired: run "cast web pair" for a new one.', EXIT.REFUSED)
     }
 
+    // The key goes to the pairing page alone (it keeps it in this origin's storage and sends it as a header).
     sendJson(
       res,
       200,
-      {device: {id: got.device.id, name: got.device.name}},
-      {'set-cookie': cookie(DEVICE_COOKIE, got.credential, 365 * 86_400)},
+      {device: {id: got.device.id, name: got.device.name}, key: got.key},
+      {'set-cookie': cookie(this.guard.names.device, got.credential, 365 * 86_400, this.guard.secure)},
     )
   }
 
   /**
-   * The page with what its first paint needs: the head of the listing (data.ts listingHead) as a
-   * JSON data block (`<script type="application/json">`: never run, so the CSP's no-inline-script
-   * stands; `<` escaped so no text in it can close the element), and a modulepreload link per
-   * module. The page draws from it at once and its stream resumes after its seq.
+   * The page's shell, with a modulepreload link per module. It holds no data (the cookie alone
+   * serves it, and the cookie reaches every server on this host): the listing needs the
+   * key header (GET /api/listing?head and the stream).
    */
-  private async index(res: http.ServerResponse): Promise<void> {
+  private index(res: http.ServerResponse): void {
     if (!this.shell) return this.file(res, '/index.html')
-    const data = (await this.cache.quick()).head.replace(/</g, '\\u003c')
     const v = `/v/${this.shell.version}/`
     const preload = this.shell.modules.map((m) => `<link rel="modulepreload" href="${v}${m}" />`).join('')
     const html = this.shell.html
       .replace('src="/main.js"', `src="${v}main.js"`)
       .replace('href="/style.css"', `href="${v}style.css"`)
       .replace('</head>', `${preload}</head>`)
-      .replace('</body>', `<script type="application/json" id="first-listing">${data}</script></body>`)
     const body = Buffer.from(html)
     res.writeHead(200, {
       ...SECURITY_HEADERS,
@@ -358,6 +399,17 @@ export class WebServer {
     })
     res.end(data)
   }
+}
+
+/** The token of the sign-in form (application/x-www-form-urlencoded, a few hundred bytes at most). */
+async function readToken(req: http.IncomingMessage): Promise<string> {
+  let text = ''
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    text += chunk.toString('latin1')
+    if (text.length > 4096) throw new HttpError(413, 'The sign-in form is over 4096 bytes.', EXIT.USAGE)
+  }
+
+  return new URLSearchParams(text).get('token') ?? ''
 }
 
 /** A JSON object body, at most MAX_BODY bytes, sent as application/json; else a 400. */

@@ -14,6 +14,7 @@ import {loadConfig} from '../home/config.js'
 import {castHome, type Env} from '../home/env.js'
 import {EXIT} from '../base/exit-codes.js'
 import {listDevices, pairingPending} from './devices.js'
+import type {Lifetimes} from './guard.js'
 import {WebServer} from './server.js'
 
 /** The port `cast web` listens on unless --port says otherwise. */
@@ -30,6 +31,8 @@ export interface StartOptions {
   readonly hosts?: readonly string[]
   /** Every session of the team (`cast sessions --team`), teammates' read-only unless I own or run them. */
   readonly team?: boolean
+  /** A browser session's idle and absolute lifetimes (guard.ts; default 12 h and 7 days). */
+  readonly lifetimes?: Lifetimes
 }
 
 export interface Started {
@@ -56,8 +59,10 @@ export async function startWeb(o: StartOptions): Promise<Started> {
     env: o.env,
     home,
     hostNames: [...names],
+    lifetimes: o.lifetimes,
     me: o.me,
     recencyMs: (await loadConfig(o.env)).inbox.recencyMs,
+    stallMs: stallMs(o.env),
     store: o.store,
     team: o.team === true,
   })
@@ -77,4 +82,10 @@ export async function startWeb(o: StartOptions): Promise<Started> {
 
   const shown = loopback || listen === '0.0.0.0' ? '127.0.0.1' : listen.includes(':') ? `[${listen}]` : listen
   return {loopback, port, server, shown, url: `http://${shown}:${port}/login?token=${server.guard.token}`}
+}
+
+/** CAST_WEB_STALL_MS (100 ms to 10 min): how long a live-stream client may stay backed up (events.ts STALL_MS). */
+function stallMs(env: Env): number | undefined {
+  const ms = Number(env.CAST_WEB_STALL_MS)
+  return Number.isInteger(ms) && ms >= 100 && ms <= 600_000 ? ms : undefined
 }
