@@ -226,6 +226,8 @@ describe('cast web --team: the whole team, teammates’ sessions read-only', () 
     // (A string: the test runner would rewrite an import() written as code.)
     await page.evaluate(`(async () => {
       const m = await import('/main.js')
+      // The page fetches its listing as its first call (the HTML carries none): wait for it.
+      for (let i = 0; i < 300 && !m.state.listing; i++) await new Promise((r) => setTimeout(r, 100))
       m.state.listing.read_only = {}
       const s = m.state.listing.sessions.find((x) => x.id === ${JSON.stringify(ID2)})
       s.owners = ['ana@example.com']
