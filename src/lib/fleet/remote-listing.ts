@@ -80,13 +80,3 @@ export function parseRemoteListing(host: string, stdout: string, truncated: bool
   const at = (raw as {generated_at?: unknown}).generated_at
   return {generatedAt: typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? at : null, ok: true, sessions}
 }
-
-/** What a refusing remote cast printed with --json (src/lib/base/cast-error.ts errorEnvelope), as one line, or null. */
-export function remoteErrorLine(stdout: string): string | null {
-  try {
-    const e = (JSON.parse(stdout) as {error?: {message?: unknown}}).error
-    return typeof e?.message === 'string' ? e.message : null
-  } catch {
-    return null
-  }
-}
