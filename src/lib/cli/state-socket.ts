@@ -95,7 +95,7 @@ function what(st: fs.Stats, folder: boolean): string {
 }
 
 /** Control, bidi and zero-width characters of a path shown in a line, as `?`. */
-const shown = (p: string): string => p.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '?')
+const shown = (p: string): string => [...p].map((c) => (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(c) ? '?' : c)).join('')
 
 type Located = {kind: 'none'} | {kind: 'refused'; why: string} | {kind: 'socket'; at: string; release: () => void}
 
