@@ -11,7 +11,7 @@
  *   parent of every `cast state` it runs (a claim as a registry or lock file gives one). With a
  *   daemon only: without one the stored claims may be stale, so the route goes through the
  *   command (a full sync).
- * With a daemon every route must go through its socket (src/lib/cli/state-socket.ts: the probe
+ * With a daemon every route must go through its socket (src/lib/state/state-socket.ts: the probe
  * test/helpers/oclif-probe.mjs says "socket", neither oclif nor better-sqlite3 loaded), without
  * one through the local fast path ("fast"); a route that does not is recorded, not timed.
  * The generated sessions have no files: without a daemon the fast path stats none and syncs

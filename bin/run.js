@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `cast status` runs in a status bar every few seconds, `cast state` in every agent turn, and
 // `cast sessions` is the command people and scripts run most: answer them without loading oclif
-// (src/lib/notify/status-fast.ts, src/lib/cli/state-fast.ts, src/lib/cli/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
+// (src/lib/notify/status-fast.ts, src/lib/state/state-fast.ts, src/lib/cli/sessions-fast.ts). Anything they do not handle (help, a bad flag, an error) goes to oclif.
 let answered = false
 if (process.argv[2] === 'status') {
   try {
@@ -13,7 +13,7 @@ if (process.argv[2] === 'status') {
 } else if (process.argv[2] === 'state') {
   try {
     // One file (scripts/bundle-fast.mjs) when the build made it, else the module graph.
-    const {fastState} = await import('../dist/lib/cli/state-fast.bundle.js').catch(() => import('../dist/lib/cli/state-fast.js'))
+    const {fastState} = await import('../dist/lib/state/state-fast.bundle.js').catch(() => import('../dist/lib/state/state-fast.js'))
     answered = await fastState(process.argv.slice(3))
   } catch {
     // oclif reports it properly

@@ -13,14 +13,14 @@ import {fileURLToPath} from 'node:url'
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'))
 const ENTRIES = [
   {
-    entry: 'dist/lib/cli/state-fast.js',
-    out: 'dist/lib/cli/state-fast.bundle.js',
+    entry: 'dist/lib/state/state-fast.js',
+    out: 'dist/lib/state/state-fast.bundle.js',
     // The local path (the store, better-sqlite3) is a bundle of its own, loaded only when the daemon does not answer.
     lazy: ['./state-local.js', '../views/views.js'],
   },
   {
-    entry: 'dist/lib/cli/state-local.js',
-    out: 'dist/lib/cli/state-local.bundle.js',
+    entry: 'dist/lib/state/state-local.js',
+    out: 'dist/lib/state/state-local.bundle.js',
     // Loaded only when needed: a sync with no live ingester (every adapter), --json's views.
     lazy: ['../ingest/ingest.js', '../views/views.js'],
   },
@@ -34,6 +34,24 @@ try {
   process.exit(0)
 }
 
+/**
+ * An agent's light definition (dist/adapters/<agent>/definition.js) loads the agent's whole module
+ * with import('./index.js') only when the registry asks: left out of the bundle, its path made
+ * relative to the bundle's folder so it resolves from there.
+ */
+const agentModulesLazy = (outDir) => ({
+  name: 'agent-modules-lazy',
+  setup(build) {
+    build.onResolve({filter: /^\.\/index\.js$/}, (args) => {
+      if (args.kind !== 'dynamic-import' || !args.importer.endsWith(`${path.sep}definition.js`)) return undefined
+      const target = path.join(path.dirname(args.importer), 'index.js')
+      let rel = path.relative(outDir, target).split(path.sep).join('/')
+      if (!rel.startsWith('.')) rel = `./${rel}`
+      return {external: true, path: rel}
+    })
+  },
+})
+
 for (const {entry, out, lazy} of ENTRIES) {
   fs.rmSync(path.join(root, out), {force: true})
   await esbuild.build({
@@ -44,6 +62,7 @@ for (const {entry, out, lazy} of ENTRIES) {
     logLevel: 'warning',
     outfile: path.join(root, out),
     platform: 'node',
+    plugins: [agentModulesLazy(path.dirname(path.join(root, out)))],
     target: 'node20',
   })
 }

@@ -1,26 +1,34 @@
 /**
- * The only list of agents cast knows, in the order `cast doctor` lists them.
- * Each agent is one `AgentModule` from its own folder; every other place asks the registry
- * (`registry()`): by id, by alias, the spawnable ones, the session variables, the screen
+ * The registry: every agent's whole module, loaded from the one list of agents
+ * (src/adapters/agents.ts), in the order `cast doctor` lists them. Every other place asks the
+ * registry (`registry()`): by id, by alias, the spawnable ones, the session variables, the screen
  * patterns, the hook specs, the display names. Commands reach it only through src/lib.
  *
- * Adding an agent: its folder under src/adapters/, and one line in MODULES.
+ * Adding an agent: its folder under src/adapters/ (a definition.ts and an index.ts), and one line
+ * in src/adapters/agents.ts.
  */
 import type {Adapter} from '../core/ingest/adapter.js'
-import {claudeCodeAgent} from './claude-code/index.js'
-import {codexAgent} from './codex/index.js'
-import {copilotAgent} from './copilot/index.js'
-import {cursorAgent} from './cursor/index.js'
-import {geminiAgent} from './gemini/index.js'
+import {AGENTS} from './agents.js'
 import {noteRegistryReplaced} from './light.js'
-import {type AgentModule, binOf, type HookInstallSpec} from './module.js'
-import {opencodeAgent} from './opencode/index.js'
-import {piAgent} from './pi/index.js'
+import {type AgentDefinition, type AgentModule, binOf, type HookInstallSpec} from './module.js'
 import type {ScreenPatterns} from './screen-types.js'
 
-export const MODULES: readonly AgentModule[] = [claudeCodeAgent, codexAgent, opencodeAgent, piAgent, geminiAgent, copilotAgent, cursorAgent]
+/** A definition's module, checked against it: a folder whose two halves disagree fails at start. */
+export async function loadAgent(d: AgentDefinition): Promise<AgentModule> {
+  const m = await d.load()
+  const same =
+    m.id === d.id &&
+    m.sessionVariable === d.sessionVariable &&
+    m.screen === d.screen &&
+    (m.reading.openFileProcesses ?? []).join() === d.openFileProcesses.join() &&
+    m.reading.roots === d.rules.roots
+  if (!same) throw new Error(`agent registry: the definition of "${d.id}" does not match its module`)
+  return m
+}
 
-export type {AgentCommands, AgentHooks, AgentModule, HookInstallSpec} from './module.js'
+export const MODULES: readonly AgentModule[] = await Promise.all(AGENTS.map(loadAgent))
+
+export type {AgentCommands, AgentDefinition, AgentHooks, AgentModule, HookInstallSpec} from './module.js'
 export {binOf} from './module.js'
 
 /** A spelling as the registry compares it: lowercase, spaces and dashes as `_`. */
@@ -50,7 +58,7 @@ export interface Registry {
   /** Every environment variable some agent honours, deduplicated. */
   readonly envVariables: readonly string[]
   byId(id: string): AgentModule | undefined
-  /** By any spelling: the id, an alias, the CLI's binary (`claude-code`, `Claude`, `claude_code`). */
+  /** By any spelling: the id, an alias, the CLI's binary (any case; spaces and dashes as `_`). */
   byAlias(name: string): AgentModule | undefined
   adapterFor(id: string): Adapter | undefined
   /** The install spec by its command-line name, the agent id or an alias. */

@@ -4,7 +4,7 @@
  * other place asks that registry (by id, by alias, the spawnable ones, the session variables, …)
  * instead of keeping a list of its own. Agent-neutral: no agent is named here.
  */
-import type {Adapter, HookReducer} from '../core/ingest/adapter.js'
+import type {Adapter, AdapterRules, HookReducer} from '../core/ingest/adapter.js'
 import type {HookSpec} from '../core/ingest/hook-spec.js'
 import type {AskTabsScreen, ScreenPatterns} from './screen-types.js'
 
@@ -63,6 +63,25 @@ export interface AgentModule<S extends HookInstallSpec = HookInstallSpec> {
   readonly sharedDaemon?: (argv: readonly string[]) => boolean
   /** The project file it reads instructions from (`cast agent-instructions`). */
   readonly instructionsFile: string
+}
+
+/**
+ * What an agent's folder states without loading its parsers (its `definition.ts`): the fast paths
+ * (a no-op sync, `cast state`) read these, and `load` brings the whole module. One line per agent
+ * in src/adapters/agents.ts lists them; every other list of agents is built from that one.
+ */
+export interface AgentDefinition {
+  readonly id: string
+  /** The variable its CLI sets in the shells it spawns, naming its own session; null when none. */
+  readonly sessionVariable: string | null
+  /** Process names whose open files the engine claims for a session (a running CLI that holds its transcript). */
+  readonly openFileProcesses: readonly string[]
+  /** Its path rules: the part of its adapter a sync that finds nothing changed needs. */
+  readonly rules: AdapterRules
+  /** Its screen patterns (data): process names, prompt and dialog shapes. */
+  readonly screen: ScreenPatterns
+  /** The whole module: reading, hooks, commands, names. */
+  readonly load: () => Promise<AgentModule>
 }
 
 /** The name of the CLI binary: the npm package's, else the first process name of its screen patterns. */

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {nudgeHookNames, registry} from '../lib/cli/agent-commands.js'
+import {nudgeHookNames, registry} from '../lib/agents/agent-commands.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 /** Which file each agent reads project instructions from (each agent module's instructionsFile), for the help text. */
 function filesText(): string {
@@ -31,7 +31,7 @@ With "cast hooks install ${NUDGED}" the agents get the same guidance at each ses
 
   async run(): Promise<{agent: string | null; file: string; text: string}> {
     const {flags} = await this.parse(AgentInstructions)
-    const {AGENT_GUIDANCE} = await import('../lib/agents/turn-marks.js')
+    const {AGENT_GUIDANCE} = await import('../lib/ingest/turn-marks.js')
     let agent: string | null = null
     if (flags.agent !== undefined) {
       const m = registry().byAlias(flags.agent)

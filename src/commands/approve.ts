@@ -1,11 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
-import type {DialogAnswer} from '../lib/agents/dialog-answer.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {teamFlags} from '../lib/cli/flags.js'
 import {verb} from '../core/model/verbs.js'
 
-export default class Approve extends BaseCommand {
+export default class Approve extends TriageCommand {
   static override args = {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
   }
@@ -37,22 +36,8 @@ terminal.`
   }
   static override summary = verb('approve').summary
 
-  async run(): Promise<DialogAnswer | RemoteVerbJson> {
+  async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Approve)
-    const remote = await this.remoteVerb('approve', args.session, {always: flags.always}, flags)
-    if (remote) return remote
-    const store = await this.openStore()
-    const {runDialogVerb} = await import('../lib/agents/dialog-answer.js')
-    const {answer, line} = await runDialogVerb(
-      store,
-      this.env,
-      this.clock(),
-      this.me,
-      args.session,
-      flags.always ? 'approve_always' : 'approve',
-      null,
-    )
-    if (!this.jsonEnabled()) this.log(line)
-    return answer
+    return this.verb('approve', {always: flags.always, session: args.session}, flags)
   }
 }

@@ -1,11 +1,9 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../lib/cli/base-command.js'
-import type {ChooseJson} from '../lib/agents/dialog-choose.js'
-import type {ChooseManyJson} from '../lib/agents/dialog-ask-many.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {TriageCommand} from '../lib/triage/triage.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
-export default class Choose extends BaseCommand {
+export default class Choose extends TriageCommand {
   static override args = {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
     option: Args.string({
@@ -35,26 +33,14 @@ Exit 5 when no question is open, when its options are not known, when the screen
   static override usage = '<%= command.id %> SESSION OPTION... [--json]'
   static override summary = 'Pick an option of the question the agent asks, in its terminal.'
 
-  async run(): Promise<ChooseJson | ChooseManyJson> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Choose)
-    const [session, ...given] = argv as string[]
+    const [session = '', ...given] = argv.map(String)
     const answers = given.map((a) => {
       if (!/^\d{1,2}(,\d{1,2}){0,19}$/.test(a) || a.split(',').some((n) => Number(n) < 1))
         this.fail(`"${a}" is not an answer: an option number (1, 2, …), or numbers joined by commas (1,3).`, EXIT.USAGE)
       return a.split(',').map(Number)
     })
-    const store = await this.openStore()
-    const {chooseAnswers} = await import('../lib/agents/dialog-choose.js')
-    const r = await chooseAnswers(store, this.env, this.clock(), this.me, session!, answers)
-    if (this.jsonEnabled()) return r
-    if ('answers' in r)
-      this.log(
-        `Answered ${r.answers.map((a) => `"${a.question}" with ${a.labels.join(', ')}`).join('; ')} in ${r.short_id} (tmux ${r.pane}; keys ${r.keys.join(' ')}): the dialog closed after ${r.closed_after_ms} ms.`,
-      )
-    else
-      this.log(
-        `Chose ${r.choice}. ${r.label} for "${r.question}" in ${r.short_id} (tmux ${r.pane}; keys ${r.keys.join(' ')}): the dialog closed after ${r.closed_after_ms} ms.`,
-      )
-    return r
+    return this.verb('choose', {answers, session})
   }
 }

@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Defer extends TriageCommand {
@@ -10,9 +10,8 @@ nothing is hidden.`
   static override summary = verb('defer').summary
   static override usage = ['<%= command.id %> SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Defer)
-    const {planDefer} = await import('../core/model/triage.js')
-    return this.triage('defer', this.sessionArgs(argv), (row, now) => planDefer(row, now), {done: () => 'deferred'})
+    return this.verb('defer', {sessions: this.sessionArgs(argv)})
   }
 }

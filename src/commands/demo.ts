@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {registry} from '../lib/cli/agent-commands.js'
+import {registry} from '../lib/agents/agent-commands.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
 import type {SessionRow} from '../core/store/store.js'
 import type {DemoFilings} from '../lib/home/demo-home.js'
@@ -121,7 +121,7 @@ cast sessions -w, …).`
     o: {castHome: string; home: string; keep: boolean; files: number; lines: number; now: number; standIns: readonly number[]},
   ): Promise<void> {
     const {renderListing} = await import('../lib/views/views.js')
-    const {terminalStyle} = await import('../lib/cli/style.js')
+    const {terminalStyle} = await import('../lib/views/style.js')
     const style = await terminalStyle()
     this.logStyled(renderListing(listing, rows, o.now, o.home, style, 'cast demo'))
     this.log('')

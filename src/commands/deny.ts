@@ -1,11 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, type RemoteVerbJson} from '../lib/cli/base-command.js'
-import type {DialogAnswer} from '../lib/agents/dialog-answer.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {teamFlags} from '../lib/cli/flags.js'
 import {verb} from '../core/model/verbs.js'
 
-export default class Deny extends BaseCommand {
+export default class Deny extends TriageCommand {
   static override args = {
     session: Args.string({description: 'Session id, native id, or a unique prefix (4+ characters).', required: true}),
   }
@@ -35,14 +34,8 @@ still open afterwards.`
   }
   static override summary = verb('deny').summary
 
-  async run(): Promise<DialogAnswer | RemoteVerbJson> {
+  async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Deny)
-    const remote = await this.remoteVerb('deny', args.session, {note: flags.note ?? null}, flags)
-    if (remote) return remote
-    const store = await this.openStore()
-    const {runDialogVerb} = await import('../lib/agents/dialog-answer.js')
-    const {answer, line} = await runDialogVerb(store, this.env, this.clock(), this.me, args.session, 'deny', flags.note ?? null)
-    if (!this.jsonEnabled()) this.log(line)
-    return answer
+    return this.verb('deny', {note: flags.note ?? null, session: args.session}, flags)
   }
 }

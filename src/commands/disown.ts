@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
 
 export default class Disown extends TriageCommand {

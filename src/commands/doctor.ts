@@ -41,7 +41,7 @@ what to run, and exits 0.`
     if (report.problems.length > 0) process.exitCode = 1
     if (this.jsonEnabled()) return report
     const {renderDoctor} = await import('../lib/views/doctor/render.js')
-    const {fitLines, terminalWidth} = await import('../lib/cli/style.js')
+    const {fitLines, terminalWidth} = await import('../lib/views/style.js')
     const {wrapWords} = await import('../lib/cli/help.js')
     const {visible} = await import('../core/model/sanitize.js')
     // Long lines (a problem's fix) wrap at word boundaries to the terminal's width; a single word

@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import type {Bucket, Classification, FactSource, Reason, Rule, SessionRecords, WorkState} from '../core/model/types.js'
 import type {FileRow, SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {humanTime} from '../lib/cli/time-format.js'
+import {humanTime} from '../lib/base/time-format.js'
 import type {RestExplanation} from '../lib/ingest/classifier.js'
 import type {HoldsJson} from '../lib/views/holds-view.js'
 import type {SessionJson} from '../lib/views/views.js'
@@ -54,7 +54,7 @@ files read for it with their parse errors.`
       process.stderr.write(staleLine(store.home) + '\n')
     }
 
-    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {resolveSession} = await import('../lib/base/resolve.js')
     const {sessionJson} = await import('../lib/views/views.js')
     const {classifyWorkState} = await import('../core/model/work-state.js')
     const {restOf} = await import('../lib/ingest/classifier.js')

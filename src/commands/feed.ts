@@ -39,7 +39,7 @@ it. --label filters by your own label.`
     const {loadConfig, resolveIdentity} = await import('../lib/home/config.js')
     const {feedJson, feedRows, renderFeed} = await import('../lib/views/feed.js')
     const {deviceName, homeDir} = await import('../lib/home/env.js')
-    const {teamRows} = await import('../team/index.js')
+    const {teamRows} = await import('../lib/team/index.js')
     const config = await loadConfig(this.env)
     const member = flags.mine ? this.me : flags.member === undefined ? null : resolveIdentity(config, flags.member)
     const {clock, store} = await this.syncedStore()
@@ -58,7 +58,7 @@ it. --label filters by your own label.`
     }
     const rows = feedRows(store, this.me, now, filters, remote)
     if (!this.jsonEnabled()) {
-      const {terminalWidth} = await import('../lib/cli/style.js')
+      const {terminalWidth} = await import('../lib/views/style.js')
       for (const line of await renderFeed(rows, now, cwd, homeDir(this.env), flags.global, terminalWidth(this.env))) this.log(line)
     }
     return feedJson(rows, this.me, now, cwd)

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 export default class Inbox extends BaseCommand {
   static override description = `A full-screen, live view of the same sections and tally as cast sessions, that you triage

@@ -1,10 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {EXIT} from '../lib/base/exit-codes.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
-
-export const MAX_LABEL = 40
 
 export default class Label extends TriageCommand {
   static override description = `Files sessions under one of your personal labels. A session carries at most
@@ -25,21 +23,11 @@ argument is a session.`
   static override summary = verb('label').summary
   static override usage = ['<%= command.id %> NAME SESSION...', '<%= command.id %> --clear SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Label)
     const args = argv.map(String)
-    let label: string | null = null
-    if (!flags.clear) {
-      label = (args.shift() ?? '').trim()
-      if (label === '') this.fail('Name the label, then the sessions: cast label NAME SESSION...', EXIT.USAGE)
-      if (label.length > MAX_LABEL || /[\s,]/.test(label)) {
-        this.fail(`"${label}" is not a label: one word of at most ${MAX_LABEL} characters, no spaces or commas.`, EXIT.USAGE)
-      }
-    }
-
-    const {planLabel} = await import('../core/model/triage.js')
-    return this.triage(flags.clear ? 'label --clear' : 'label', this.sessionArgs(args), (row) => planLabel(row, this.me, label), {
-      done: () => (label === null ? 'label cleared' : `labelled ${label}`),
-    })
+    const label = flags.clear ? null : (args.shift() ?? '')
+    if (label !== null && label.trim() === '') this.fail('Name the label, then the sessions: cast label NAME SESSION...', EXIT.USAGE)
+    return this.verb('label', {label, sessions: this.sessionArgs(args)})
   }
 }

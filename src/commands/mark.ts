@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import type {MarkAs} from '../core/model/triage.js'
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 
 const MARKS = ['done', 'dormant', 'needs-input', 'needs_input', 'unread', 'read'] as const
 const MARK_AS: Record<(typeof MARKS)[number], MarkAs> = {
@@ -36,14 +36,9 @@ is not a verdict: nobody can declare that an agent is producing.`
   static override summary = 'Mark sessions done, dormant, needs-input, unread or read.'
   static override usage = ['<%= command.id %> done|dormant|needs-input|unread|read SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {args, argv} = await this.parse(Mark)
     const as = args.verdict as (typeof MARKS)[number]
-    const {planMark} = await import('../core/model/triage.js')
-    const sessions = this.sessionArgs(argv.slice(1))
-    const verb = `mark ${as === 'needs_input' ? 'needs-input' : as}`
-    return this.triage(verb, sessions, (row, now) => planMark(row, now, MARK_AS[as]), {
-      done: () => `marked ${as === 'needs_input' ? 'needs-input' : as}`,
-    })
+    return this.verb('mark', {as: MARK_AS[as], sessions: this.sessionArgs(argv.slice(1))})
   }
 }

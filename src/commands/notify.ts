@@ -40,11 +40,11 @@ cast daemon --notify does the same inside the daemon.`
   static override flags = {
     backend: Flags.string({
       multiple: true,
-      options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'],
+      options: ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout', 'push', 'ntfy'],
       delimiter: ',',
       helpValue: 'BACKEND',
       summary:
-        'Where notifications go: auto, freedesktop, macos, tmux, bell, command or stdout (repeat it or use commas); overrides notify.backends.',
+        'Where notifications go: auto, freedesktop, macos, tmux, bell, command, stdout, push (paired devices) or ntfy (repeat it or use commas); overrides notify.backends.',
     }),
     since: Flags.integer({
       helpValue: 'SEQ',

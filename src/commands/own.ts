@@ -1,8 +1,7 @@
 import {Args} from '@oclif/core'
 
-import type {RemoteVerbJson} from '../lib/cli/base-command.js'
 import {teamFlags} from '../lib/cli/flags.js'
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 
 export default class Own extends TriageCommand {
   static override args = {
@@ -24,17 +23,8 @@ WHO is checked against the team list when the config names one (key "team").`
   static override flags = {...teamFlags}
   static override summary = 'Add an owner to a session (hand it off, or claim it).'
 
-  async run(): Promise<TriageResult | RemoteVerbJson> {
+  async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Own)
-    const {loadConfig, resolveIdentity} = await import('../lib/home/config.js')
-    const {isOwnedBy} = await import('../core/model/ownership.js')
-    const {planOwn} = await import('../core/model/triage.js')
-    const config = await loadConfig(this.env)
-    const who = resolveIdentity(config, args.who ?? this.me)
-    const remote = await this.remoteVerb('own', args.session, {who}, flags)
-    if (remote) return remote
-    return this.triage('own', [args.session], (row) => planOwn(row, who), {
-      done: (row) => (isOwnedBy(row.records.owners, who) ? `owned by ${row.records.owners.join(', ')}` : 'unchanged'),
-    })
+    return this.verb('own', {session: args.session, who: args.who ?? null}, flags)
   }
 }

@@ -25,7 +25,7 @@ on which device, and whether it is in your inbox.`
 
   async run(): Promise<OwnersJson> {
     const {args} = await this.parse(Owners)
-    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {resolveSession} = await import('../lib/base/resolve.js')
     const {ownersOf} = await families.ownership()
     const {titleOf} = await import('../lib/views/views.js')
     const {inView} = await import('../core/model/view.js')
@@ -46,7 +46,7 @@ on which device, and whether it is in your inbox.`
       title: titleOf(row),
     }
     if (!this.jsonEnabled()) {
-      const {humanTime} = await import('../lib/cli/time-format.js')
+      const {humanTime} = await import('../lib/base/time-format.js')
       const lines = [
         `${result.short_id}  ${result.title ?? '(untitled)'}`,
         `run by ${row.runner ?? 'unknown'}${row.device ? ` on ${row.device}` : ''}`,

@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Pin extends TriageCommand {
@@ -10,9 +10,8 @@ honest; an open question still files it under Questions.`
   static override summary = verb('pin').summary
   static override usage = ['<%= command.id %> SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Pin)
-    const {planPin} = await import('../core/model/triage.js')
-    return this.triage('pin', this.sessionArgs(argv), (row) => planPin(row, true), {done: () => 'pinned'})
+    return this.verb('pin', {sessions: this.sessionArgs(argv)})
   }
 }

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {nudgeHookNames} from '../lib/cli/agent-commands.js'
+import {nudgeHookNames} from '../lib/agents/agent-commands.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {durationFlag} from '../lib/cli/time-flags.js'
 import {families} from '../core/store/families.js'
 
@@ -17,6 +17,8 @@ export interface PresenceJson {
   until: string | null
   wait_budget_ms: number | null
   who: string
+  /** At the desk or away, as paging sees it: while active the phone is held and the desktop shows. */
+  paging: {active: boolean; why: string | null; window_ms: number; signals: {source: string; at: string; detail: string}[]}
 }
 
 export default class Presence extends BaseCommand {
@@ -69,7 +71,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       const {setPresence} = await families.presence()
       setPresence(store, {presence: name, setAt: now, until, who: this.me})
       const {presenceFor: pf} = await import('../lib/triage/decide.js')
-      const {writePresenceNotice} = await import('../lib/agents/turn-marks.js')
+      const {writePresenceNotice} = await import('../lib/ingest/turn-marks.js')
       const cur = pf(store, config, this.me, now)
       writePresenceNotice(this.env, {id: String(now), text: noticeText(cur.who, cur.name, until, cur.instructions)})
       if (flags['notify-agents']) await this.notifyAgents(store, String(now), noticeText(cur.who, cur.name, until, cur.instructions))
@@ -88,13 +90,13 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
             ? 'questions never block'
             : `questions block at most ${formatMs(p.waitBudgetMs)}`
       this.log(
-        `${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/cli/time-format.js')).humanTime(p.until, now)}`} (${budget})`,
+        `${p.who}: ${p.name}${p.until === null ? '' : ` until ${(await import('../lib/base/time-format.js')).humanTime(p.until, now)}`} (${budget})`,
       )
       if (p.instructions) this.log(`instructions: ${p.instructions}`)
     }
 
     // Who heard the current notice: the hook marks each session it told (and --notify-agents' sends).
-    const {readPresenceNotice, toldOf} = await import('../lib/agents/turn-marks.js')
+    const {readPresenceNotice, toldOf} = await import('../lib/ingest/turn-marks.js')
     const {castId, shortId} = await import('../core/model/ids.js')
     const notice = readPresenceNotice(this.env)
     const told =
@@ -109,7 +111,9 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       )
     }
 
+    const paging = await this.paging(store, now, config.notify?.activeWindowMs)
     return {
+      paging,
       instructions: p.instructions,
       notice: notice?.text ?? null,
       told,
@@ -122,10 +126,40 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
     }
   }
 
+  /** What paging believes (src/lib/notify/activity.ts): at the desk (the phone held) or away, and why. */
+  private async paging(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    now: number,
+    windowMs?: number,
+  ): Promise<PresenceJson['paging']> {
+    const {DEFAULT_ACTIVE_WINDOW_MS, deskPresence} = await import('../lib/notify/activity.js')
+    const {castHome} = await import('../lib/home/env.js')
+    const {humanTime} = await import('../lib/base/time-format.js')
+    const {oneLine} = await import('../core/model/sanitize.js')
+    await this.sync(store, this.clock())
+    const rows = store.loadSessions().filter((r) => r.facts.process?.alive === true)
+    const d = await deskPresence({env: this.env, home: castHome(this.env), now, rows, windowMs: windowMs ?? DEFAULT_ACTIVE_WINDOW_MS})
+    const mins = Math.round(d.windowMs / 60_000)
+    if (!this.jsonEnabled()) {
+      this.log(
+        d.why
+          ? `paging: at the desk (${oneLine(d.why.detail)}, ${humanTime(d.why.at, now)}): the phone is held, the desktop shows`
+          : `paging: away (no keystroke in cast inbox, the page or an agent's tmux pane in the last ${mins} min): pages go to the phone`,
+      )
+    }
+
+    return {
+      active: d.active,
+      signals: d.signals.map((s) => ({at: new Date(s.at).toISOString(), detail: s.detail, source: s.source})),
+      why: d.why?.detail ?? null,
+      window_ms: d.windowMs,
+    }
+  }
+
   /** --notify-agents: send the notice to each live session resting at its prompt, with cast send's safety rules. */
   private async notifyAgents(store: Awaited<ReturnType<BaseCommand['openStore']>>, id: string, text: string): Promise<void> {
     const {sendMessage} = await import('../lib/agents/deliver.js')
-    const {setPresenceMark} = await import('../lib/agents/turn-marks.js')
+    const {setPresenceMark} = await import('../lib/ingest/turn-marks.js')
     const {shortId} = await import('../core/model/ids.js')
     const clock = this.clock()
     await this.sync(store, clock)

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 /** One message of `cast queued --json`. */
 export interface QueuedItemJson {
@@ -76,7 +76,7 @@ export default class Queued extends BaseCommand {
     if (flags.drop !== undefined) result.dropped = flags.drop.trim()
     if (!this.jsonEnabled()) {
       const {oneLine} = await import('../core/model/sanitize.js')
-      const {humanTime} = await import('../lib/cli/time-format.js')
+      const {humanTime} = await import('../lib/base/time-format.js')
       const now = this.now()
       const lines: string[] = []
       if (result.dropped) lines.push(`withdrew ${result.dropped}`)

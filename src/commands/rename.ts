@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {EXIT} from '../lib/base/exit-codes.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
-
-export const MAX_TITLE = 200
 
 export default class Rename extends TriageCommand {
   static override args = {
@@ -24,16 +22,10 @@ are not touched. --clear goes back to the agent's title.`
   static override summary = verb('rename').summary
   static override usage = ['<%= command.id %> SESSION TITLE', '<%= command.id %> SESSION --clear']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {args, argv, flags} = await this.parse(Rename)
     const title = argv.slice(1).map(String).join(' ').replace(/\s+/g, ' ').trim()
     if (flags.clear && title !== '') this.fail('Give a TITLE or --clear, not both.', EXIT.USAGE)
-    if (!flags.clear && title === '') this.fail('Give the new title: cast rename SESSION TITLE (or --clear).', EXIT.USAGE)
-    if (title.length > MAX_TITLE) this.fail(`The title is ${title.length} characters; keep it under ${MAX_TITLE}.`, EXIT.USAGE)
-    const renamed = flags.clear ? null : title
-    const {planRename} = await import('../core/model/triage.js')
-    return this.triage('rename', [args.session], (row) => planRename(row, renamed), {
-      done: () => (renamed === null ? 'title reset' : 'renamed'),
-    })
+    return this.verb('rename', {session: args.session, title: flags.clear ? null : title})
   }
 }

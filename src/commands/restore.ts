@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Restore extends TriageCommand {
@@ -11,9 +11,8 @@ process: the agent stays stopped until you send to it.`
   static override summary = verb('restore').summary
   static override usage = ['<%= command.id %> SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Restore)
-    const {planRestore} = await import('../core/model/triage.js')
-    return this.triage('restore', this.sessionArgs(argv), (row) => planRestore(row), {done: () => 'restored'})
+    return this.verb('restore', {sessions: this.sessionArgs(argv)})
   }
 }

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/cli/base-command.js'
 import {type Column, COLUMNS, parseColumns} from '../lib/views/holds-view.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {AGENT_SPELLING, filterFlags} from '../lib/cli/flags.js'
 import type {Listing} from '../lib/views/views.js'
 import {teamFamilies} from '../core/store/families.js'
@@ -95,7 +95,7 @@ pipe or with --json.`
   private async watchTeam(flags: {since?: number; state?: string[]; agent?: string[]}): Promise<boolean> {
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/home/config.js')
-    const {teamContext} = await import('../team/index.js')
+    const {teamContext} = await import('../lib/team/index.js')
     const ctx = teamContext(store, this.env, await loadConfig(this.env))
     if (!ctx) return false
     const {watchTeam} = await teamFamilies.watch()

@@ -4,9 +4,9 @@ import {shortId} from '../core/model/ids.js'
 import type {Store} from '../core/store/store.js'
 import {families, type Reservation} from '../core/store/families.js'
 import type {SessionJson} from '../lib/views/json-shapes.js'
-import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/cli/agent-commands.js'
+import {presetIdExample, spawnableAgents, spawnEnvironment} from '../lib/agents/agent-commands.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 
 /** Variables a spawned agent inherits from cast even when the tmux server was started elsewhere (and those the agents honour). */
 const PASS_THROUGH = [...new Set(['CAST_HOME', 'CAST_USER', 'HOME', 'PATH', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', ...spawnEnvironment()])]
@@ -54,12 +54,12 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const {args, flags} = await this.parse(Spawn)
     const {randomUUID} = await import('node:crypto')
     const {castId} = await import('../core/model/ids.js')
-    const {fillTemplate, takesPresetId} = await import('../lib/cli/agent-commands.js')
+    const {fillTemplate, takesPresetId} = await import('../lib/agents/agent-commands.js')
     const {agent, cwd, prompt, template, timeoutMs} = await this.prepare(args.prompt, flags)
     const store = await this.openStore()
     const clock = this.clock()
     const {syncBeforeRead} = await import('../lib/ingest/ingest.js')
-    const {resolveSession} = await import('../lib/cli/resolve.js')
+    const {resolveSession} = await import('../lib/base/resolve.js')
     const {dropSpawn, linkSpawn, MAX_TREE_DEPTH, MAX_TREE_SIZE, reserveSpawn, setSpawnTarget} = await families.spawns()
     syncBeforeRead(store, this.env, clock, this.me)
     const parentId = flags.parent === undefined ? null : resolveSession(store, flags.parent)
@@ -182,7 +182,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
     const fs = await import('node:fs')
     const path = await import('node:path')
     const {parseDuration} = await import('../core/model/durations.js')
-    const {agentFromName, commandTemplate} = await import('../lib/cli/agent-commands.js')
+    const {agentFromName, commandTemplate} = await import('../lib/agents/agent-commands.js')
     const {loadConfig} = await import('../lib/home/config.js')
     const timeoutMs = parseDuration(flags.timeout)
     if (timeoutMs === null) this.fail(`--timeout "${flags.timeout}" is not a duration (try 30s, 2m).`, EXIT.USAGE)
@@ -254,7 +254,7 @@ Where the agent lets cast choose its session id${PRESET ? ` (${PRESET})` : ''}, 
         stillRunning = () => Promise.resolve(pidAlive(started.pid))
       } else {
         // Said before tmux starts, as headless says it: no window and no tmux server for a missing CLI.
-        const {notRunnable} = await import('../lib/cli/agent-commands.js')
+        const {notRunnable} = await import('../lib/agents/agent-commands.js')
         const missing = notRunnable(argv[0] ?? '', {...this.env, PWD: o.cwd})
         if (missing !== null) throw new Error(missing)
         const {openWindow, paneAlive} = await import('../lib/agents/tmux.js')

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {EXIT} from '../lib/cli/exit-codes.js'
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Stash extends TriageCommand {
@@ -45,27 +44,13 @@ Takes several sessions at once; cast undo puts them all back.`
   static override summary = verb('stash').summary
   static override usage = ['<%= command.id %> SESSION... [--hide] [--until-ready OTHER [--note TEXT]]']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Stash)
-    if (flags['until-ready'] !== undefined) return this.park(this.sessionArgs(argv), flags['until-ready'], flags.note ?? null, flags.hide)
-    if (flags.note !== undefined) this.fail('--note goes with --until-ready (a park keeps its note).', EXIT.USAGE)
-    const {planStash} = await import('../core/model/triage.js')
-    return this.triage(flags.hide ? 'stash --hide' : 'stash', this.sessionArgs(argv), (row, now) => planStash(row, now, flags.hide), {
-      done: () => (flags.hide ? 'stashed (hidden)' : 'stashed'),
+    return this.verb('stash', {
+      hide: flags.hide,
+      note: flags.note ?? null,
+      sessions: this.sessionArgs(argv),
+      untilReady: flags['until-ready'] ?? null,
     })
-  }
-
-  /** Stash and park on OTHER: every refusal before any change (src/lib/triage/park.ts). */
-  private async park(queries: string[], other: string, note: string | null, hide: boolean): Promise<TriageResult> {
-    const {clock, store} = await this.syncedStore()
-    const {resolveSession, resolveSessions} = await import('../lib/cli/resolve.js')
-    const {parkSessions} = await import('../lib/triage/park.js')
-    const {parkLine} = await import('../lib/views/park-view.js')
-    const ids = resolveSessions(store, queries)
-    const otherId = resolveSession(store, other)
-    const now = clock()
-    const r = await parkSessions(store, {hide, ids, note, now, otherId, who: this.me})
-    if (!r.ok) this.fail(r.message, r.kind === 'usage' ? EXIT.USAGE : EXIT.REFUSED)
-    return this.report('stash --until-ready', r.action, ids, now, (row) => parkLine(row.park, now) ?? 'parked')
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import type {StatusCounts} from '../lib/notify/status.js'
 
 /** `cast status --json`: the counts and the line they fill in; `synced` false before the first sync. */

@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Unpin extends TriageCommand {
@@ -8,9 +8,8 @@ export default class Unpin extends TriageCommand {
   static override summary = verb('unpin').summary
   static override usage = ['<%= command.id %> SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Unpin)
-    const {planPin} = await import('../core/model/triage.js')
-    return this.triage('unpin', this.sessionArgs(argv), (row) => planPin(row, false), {done: () => 'unpinned'})
+    return this.verb('unpin', {sessions: this.sessionArgs(argv)})
   }
 }

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {WORK_STATES} from '../core/model/types.js'
 import type {SessionRow} from '../core/store/store.js'
 import {BaseCommand} from '../lib/cli/base-command.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
+import {EXIT} from '../lib/base/exit-codes.js'
 import {durationFlag} from '../lib/cli/time-flags.js'
 import type {SessionJson} from '../lib/views/views.js'
 
@@ -68,7 +68,7 @@ syncs the agents' files itself.`
         `cast wait --until ${wanted.join(',')} --any`,
       ])
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../lib/cli/resolve.js')
+    const {resolveSessions} = await import('../lib/base/resolve.js')
     const {sessionJson} = await import('../lib/views/views.js')
     const ids = named.length > 0 ? resolveSessions(store, named) : null
     const inbox = ids === null ? await this.inboxRows(wanted) : null

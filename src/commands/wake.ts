@@ -1,4 +1,4 @@
-import {TriageCommand, type TriageResult} from '../lib/triage/triage.js'
+import {TriageCommand} from '../lib/triage/triage.js'
 import {verb} from '../core/model/verbs.js'
 
 export default class Wake extends TriageCommand {
@@ -11,9 +11,8 @@ killed session is refused (exit 5): cast restore brings its card back.`
   static override summary = verb('wake').summary
   static override usage = ['<%= command.id %> SESSION...']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv} = await this.parse(Wake)
-    const {planWake} = await import('../core/model/triage.js')
-    return this.triage('wake', this.sessionArgs(argv), (row, now) => planWake(row, now), {done: () => 'woken'})
+    return this.verb('wake', {sessions: this.sessionArgs(argv)})
   }
 }

@@ -7,10 +7,10 @@
 import type {Hook} from '@oclif/core'
 
 import {errorEnvelope, humanError} from '../lib/cli/errors.js'
-import {EXIT} from '../lib/cli/exit-codes.js'
-import {nearest} from '../lib/cli/nearest.js'
+import {EXIT} from '../lib/base/exit-codes.js'
+import {nearest} from '../lib/base/nearest.js'
 
-export {distance, nearest} from '../lib/cli/nearest.js'
+export {distance, nearest} from '../lib/base/nearest.js'
 
 const hook: Hook.CommandNotFound = async function (opts) {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)

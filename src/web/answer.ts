@@ -36,6 +36,8 @@ export function renderAnswer(
   /** A teammate's session I may not act on: its title and ask line, why, and nothing to press. */
   readOnly: string | null,
   on: AnswerHandlers,
+  /** The listing holds sessions of more than one machine (render.ts manyMachines): say which one runs it. */
+  machines = false,
 ): void {
   const parts: Node[] = [
     h(
@@ -45,7 +47,7 @@ export function renderAnswer(
       h('span', {class: `state st-${s.state}`}, `${s.state.replace('_', ' ')}:${s.quiet ? 'quiet' : s.reason}`),
       h('h1', {class: 'answer-title'}, s.title === null ? '(untitled)' : oneLine(s.title, 500)),
     ),
-    h('p', {class: 'meta'}, metaLine(s, me, Date.now(), home)),
+    h('p', {class: 'meta'}, metaLine(s, me, Date.now(), home, machines)),
   ]
   if (s.state_line) parts.push(h('p', {class: 'stateline'}, `${s.state_line.status}: ${visible(s.state_line.text, 4000)}`))
   if (readOnly !== null) parts.push(h('p', {class: 'readonly-line', role: 'note'}, oneLine(readOnly, 300)))
@@ -130,10 +132,12 @@ function question(s: Session, detail: Detail | null, on: AnswerHandlers | null):
   }
 
   const parts: Node[] = []
-  if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
   const questions = s.ask?.kind === 'question' ? detail?.question?.questions : null
+  // The question is shown once: in full when this machine holds it (each of an ask of several
+  // under its own heading), else the ask line of the card.
   if (questions) parts.push(askMany(questions, on))
-  else if (detail?.question) parts.push(h('pre', {class: 'question'}, visible(detail.question.text)))
+  else if (detail?.question) parts.push(h('h2', {class: 'ask ask-question question'}, visible(detail.question.text, 8000)))
+  else if (s.ask) parts.push(h('h2', {class: `ask ask-${s.ask.kind}`}, askLine(s) ?? ''))
   const choices = s.ask?.kind === 'question' ? detail?.question?.choices : null
   if (choices)
     parts.push(

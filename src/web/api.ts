@@ -2,76 +2,14 @@
  * The page's side of the server's JSON (src/lib/web/server.ts): the shapes it reads (the
  * session object of docs/contract.md, the listing of `cast sessions --json`) and the calls.
  */
+import type {AskJson, DecisionJson, DetailJson, ErrorJson, PageListingJson, SessionJson, VerbJson} from './wire.js'
 
-export interface Ask {
-  kind: 'approval' | 'question' | 'error' | 'decision'
-  text: string
-  tool: string | null
-}
-
-export interface Decision {
-  id: string
-  question: string
-  why: string | null
-  recommend: number | null
-  answer: number | null
-  options: {n: number; label: string; effect: string}[]
-}
-
-export interface Session {
-  id: string
-  short_id: string
-  agent: string
-  title: string | null
-  cwd: string | null
-  state: string
-  reason: string
-  bucket: string
-  messages: number
-  last_activity_at: string | null
-  live: boolean
-  pinned: boolean
-  filing: string | null
-  quiet: boolean
-  owners: string[]
-  runner: string | null
-  device: string | null
-  labels: string[]
-  snoozed_until: string | null
-  state_line: {text: string; status: string; at: string; messages_since: number} | null
-  ask: Ask | null
-  decision: Decision | null
-}
-
-export interface VerbInfo {
-  name: string
-  label: string
-  key: string
-  summary: string
-  prompt: string | null
-  takes: 'none' | 'time' | 'label' | 'text' | 'confirm'
-  needs_approval: boolean
-  global: boolean
-  drop_on: string | null
-}
-
-export interface Listing {
-  me: string
-  generated_at: string
-  counts: Record<string, number>
-  tally: string
-  seq: number
-  sessions: Session[]
-  verbs: VerbInfo[]
-  /** `cast web --team`: every session of the team. */
-  team?: boolean
-  /** Teammates' sessions I may not act on, by id, and why ("read-only: owned by X on host-y"). */
-  read_only?: Record<string, string>
-  /** The first answer in the page holds only the head of the open sections (the stream brings the rest)... */
-  head?: true
-  /** ...and how many cards each section has. */
-  sections?: Record<string, number>
-}
+// The shapes are the server's own (src/core/model/wire.ts), under the names the page uses.
+export type Ask = AskJson
+export type Decision = DecisionJson
+export type Session = SessionJson
+export type VerbInfo = VerbJson
+export type Listing = PageListingJson
 
 /** Why the page may not act on this session (the server refuses it too), or null. */
 export function readOnlyOf(l: Listing | null, id: string | undefined): string | null {
@@ -80,21 +18,7 @@ export function readOnlyOf(l: Listing | null, id: string | undefined): string | 
   return typeof line === 'string' ? line : null
 }
 
-export interface Detail {
-  session: Session
-  last_assistant_text: string | null
-  approval: {text: string; at: string} | null
-  question: {
-    text: string
-    at: string
-    choices: {label: string; description: string | null}[] | null
-    /** Several questions or a multiple choice: every question and its options (answered in the terminal). */
-    questions:
-      {question: string; header: string | null; multiSelect: boolean; options: {label: string; description: string | null}[]}[] | null
-  } | null
-  error: {text: string; at: string} | null
-  screen_dialog: string | null
-}
+export type Detail = DetailJson
 
 /** What a verb came to on another machine of the team, as that machine reported it. */
 export interface Outcome {
@@ -103,7 +27,7 @@ export interface Outcome {
 }
 
 export interface Failure {
-  error: {code: string; exit_code: number; message: string; suggestions: string[]}
+  error: ErrorJson
 }
 
 export type Result = {ok: true; json: unknown} | {ok: false; error: Failure['error']}

@@ -1,32 +1,22 @@
 /**
  * The page's DOM helper: elements built with createElement and text set with textContent only
  * (never innerHTML), so agent text (titles, asks, state lines, messages) is always text. Control
- * and bidi characters are shown as in the CLI (src/core/model/sanitize.ts): `^[` for ESC, `<U+202E>`
+ * and bidi characters are shown as in the CLI (src/core/model/wire.ts): `^[` for ESC, `<U+202E>`
  * for a bidi override, so nothing an agent writes can reorder or hide what the person reads.
+ * The sanitizer is the CLI's own function (src/core/model/wire.ts, served beside the page as wire.js).
  */
-
-// C0 controls and DEL, C1 controls, and the bidi embedding/override/isolate characters.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001F\u007F\u0080-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g
-
-function show(c: string, keep: string): string {
-  if (keep.includes(c)) return c
-  const code = c.codePointAt(0)!
-  if (code < 0x20) return '^' + String.fromCodePoint(code + 0x40)
-  if (code === 0x7f) return '^?'
-  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`
-}
+import {oneLine as shownLine, visible as shownText} from './wire.js'
 
 /** Multi-line agent text, controls made visible, cut at `max` characters. */
 export function visible(s: string | null | undefined, max = 20_000): string {
-  const t = (s ?? '').length > max ? `${(s ?? '').slice(0, max)}… (${(s ?? '').length - max} more characters)` : (s ?? '')
-  return t.replace(CONTROL, (c) => show(c, '\n\t'))
+  const t = s ?? ''
+  return shownText(t.length > max ? `${t.slice(0, max)}… (${t.length - max} more characters)` : t)
 }
 
 /** One line of agent text for a card, controls made visible, cut at `max` characters. */
 export function oneLine(s: string | null | undefined, max = 300): string {
-  const t = (s ?? '').length > max ? `${(s ?? '').slice(0, max)}…` : (s ?? '')
-  return t.replace(/[\r\n\t]+/g, (m) => (m === '\r' ? '^M' : ' ')).replace(CONTROL, (c) => show(c, ''))
+  const t = s ?? ''
+  return shownLine(t.length > max ? `${t.slice(0, max)}…` : t)
 }
 
 export type Child = Node | string | null | undefined | false

@@ -29,6 +29,17 @@ export interface KeyContext {
   help(): void
 }
 
+/** True on a Mac (or iPhone, iPad), where the modifier is ⌘; elsewhere it is Ctrl. */
+export function onMac(nav: Pick<Navigator, 'platform' | 'userAgent'> = navigator): boolean {
+  const platform = (nav as {userAgentData?: {platform?: string}}).userAgentData?.platform ?? nav.platform ?? ''
+  return /mac|iphone|ipad|ipod/i.test(platform || nav.userAgent)
+}
+
+/** A shortcut as this platform names it: `⌘K` on a Mac, `Ctrl+K` elsewhere. */
+export function shortcut(key: string, mac = onMac()): string {
+  return mac ? `⌘${key}` : `Ctrl+${key}`
+}
+
 const typing = (e: KeyboardEvent): boolean => {
   const t = e.target as HTMLElement | null
   return t !== null && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.isContentEditable)

@@ -11,10 +11,11 @@ import {firstListing, live, presence} from './stream.js'
 import {anchorOn, drawOnScroll} from './window.js'
 import {awaitOutcome, type Queued, teamAction} from './remote.js'
 import {refuseReadOnly} from './readonly.js'
-import {$, fill, oneLine} from './dom.js'
-import {bindKeys} from './keys.js'
+import {$, fill, h, oneLine} from './dom.js'
+import {bindKeys, shortcut} from './keys.js'
 import {type PaletteItem, paletteItems, type PaletteMode, renderPalette} from './palette.js'
-import {isOpen, type ListView, navigable, renderList} from './render.js'
+import {isOpen, type ListView, manyMachines, navigable, renderList} from './render.js'
+import {setBadge, setupPush} from './push.js'
 
 interface State {
   listing: Listing | null
@@ -81,6 +82,7 @@ export function draw(): void {
   // The page title counts what needs you: the sessions waiting on you (questions are among them).
   const waiting = l.counts['needs_input'] ?? 0
   document.title = `${waiting > 0 ? `(${waiting}) ` : ''}cast inbox`
+  setBadge(l.counts['questions'] ?? 0)
   $('#me').textContent = `${oneLine(l.me, 80)}${l.team ? ' · team view' : ''}`
   const list = $('#list')
   const answer = $('#answer')
@@ -88,15 +90,26 @@ export function draw(): void {
   if (state.answering && s) {
     list.hidden = true
     answer.hidden = false
-    renderAnswer(answer, s, state.detail, l.me, state.home, state.pending.get(s.id), state.outcomes.get(s.id), readOnlyOf(l, s.id), {
-      approve: () => void act('approve', s, undefined, true),
-      close: closeAnswer,
-      answer: (a, asked) => void choose(s, a, asked),
-      choose: (n) => void choose(s, n),
-      decide: (n) => void decide(s, n),
-      deny: () => void act('deny', s, undefined, true),
-      send: (text, then) => void reply(s, text, then),
-    })
+    renderAnswer(
+      answer,
+      s,
+      state.detail,
+      l.me,
+      state.home,
+      state.pending.get(s.id),
+      state.outcomes.get(s.id),
+      readOnlyOf(l, s.id),
+      {
+        approve: () => void act('approve', s, undefined, true),
+        close: closeAnswer,
+        answer: (a, asked) => void choose(s, a, asked),
+        choose: (n) => void choose(s, n),
+        decide: (n) => void decide(s, n),
+        deny: () => void act('deny', s, undefined, true),
+        send: (text, then) => void reply(s, text, then),
+      },
+      manyMachines(l),
+    )
     return
   }
 
@@ -208,6 +221,10 @@ async function run(
 ): Promise<boolean> {
   const key = s?.id ?? 'undo'
   if (!v.global && refuseReadOnly(state.listing, s, say)) return false
+  // Where the cursor is, when it is on this row: a verb that files the row away leaves it there.
+  const at = s && state.focus === s.id && !state.answering ? rows().findIndex((r) => r.id === s.id) : -1
+  // Its section now (the stream may move the row before the verb's answer comes back).
+  const was = s?.bucket
   state.pending.set(key, `${v.label}`)
   say(`${v.label}…`)
   draw()
@@ -218,9 +235,26 @@ async function run(
   if (queued) return followRemote(v, key, queued, advanceAfter)
   state.pending.delete(key)
   say(out.ok ? resultLine(v.label, out.json) : `${v.label} refused: ${out.error.message}`)
+  if (out.ok && s && at >= 0) fileAway(s.id, was, out.json, at)
   if (out.ok && advanceAfter && s) advance(s.id)
   else draw()
   return out.ok
+}
+
+/**
+ * The row a verb moved to another section (the verb's answer carries it, as `cast <verb> --json`
+ * prints it) is drawn there at once, and the cursor stays at the position it had: on the row that
+ * now takes that place, as when a stash takes the row out of the list (draw). The listing that
+ * follows on the stream brings the order.
+ */
+function fileAway(id: string, was: string | undefined, json: unknown, at: number): void {
+  const o = json && typeof json === 'object' ? (json as {session?: unknown; sessions?: unknown}) : {}
+  const now = (Array.isArray(o.sessions) ? (o.sessions as Session[]) : o.session ? [o.session as Session] : []).find((x) => x?.id === id)
+  const row = state.listing?.sessions.find((x) => x.id === id)
+  if (!now || !row || now.bucket === was || state.focus !== id) return
+  Object.assign(row, now)
+  const rest = rows().filter((r) => r.id !== id)
+  state.focus = rest[Math.min(at, rest.length - 1)]?.id ?? null
 }
 
 /** Pending until the machine that runs the agent reports (remote.ts); then what it reported, on the card. */
@@ -343,7 +377,12 @@ function boot(): void {
     const name = (e.target as HTMLSelectElement).value
     void post('/api/presence', {name}).then((out) => say(out.ok ? `Presence: ${name}` : `Presence refused: ${out.error.message}`))
   })
-  $('#palette-button').addEventListener('click', () => openPalette({kind: 'search'}))
+  // The shortcuts under this platform's names (Ctrl+K off macOS); a phone shows the word alone (style.css).
+  const search = $('#palette-button')
+  fill(search, h('span', {class: 'word'}, 'Search'), ' ', h('kbd', {class: 'key-hint'}, shortcut('K')))
+  search.title = `Search and verbs (${shortcut('K')})`
+  $('#undo-button').title = `Undo (${shortcut('Z')})`
+  search.addEventListener('click', () => openPalette({kind: 'search'}))
   $('#undo-button').addEventListener('click', () => void act('undo', null))
   document.addEventListener('click', (e) => {
     if (state.menu && !(e.target as Element).closest('#menu')) {
@@ -395,6 +434,7 @@ function boot(): void {
   drawOnScroll(() => !state.answering && !state.palette, draw)
   live(state, draw, firstListing(state, draw))
   void presence()
+  setupPush(say)
 }
 
 boot()

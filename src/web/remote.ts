@@ -24,7 +24,7 @@ const DONE: Record<string, string> = {approve: 'approved', deny: 'denied', kill:
 
 /**
  * What the executing machine reported: long polls /api/action/ID; stops watching (not the action)
- * after six minutes, past the signature's five-minute expiry (src/team/protocol.ts MAX_EXPIRY_MS).
+ * after six minutes, past the signature's five-minute expiry (src/lib/team/protocol.ts MAX_EXPIRY_MS).
  */
 export async function awaitOutcome(verb: string, q: Queued): Promise<Outcome> {
   const where = oneLine(q.device, 60)

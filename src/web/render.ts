@@ -6,10 +6,11 @@
  * device and last activity. Rows arrive in display order from the server.
  */
 import {type Listing, type Outcome, readOnlyOf, type Session} from './api.js'
+import type {Bucket} from './wire.js'
 import {ago, fill, h, oneLine} from './dom.js'
 import {measure, windowRows} from './window.js'
 
-export const SECTIONS: readonly {bucket: string; title: string; collapsed?: boolean}[] = [
+export const SECTIONS: readonly {bucket: Bucket; title: string; collapsed?: boolean}[] = [
   {bucket: 'questions', title: 'Questions'},
   {bucket: 'pinned', title: 'Pinned'},
   {bucket: 'new', title: 'New'},
@@ -73,8 +74,13 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
     if (rows) rows.push(s)
     else byBucket.set(s.bucket, [s])
   }
-  const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is string => b !== null))
-  const parts: Node[] = [h('p', {class: 'tally', id: 'tally'}, view.listing.tally)]
+  const drops = new Set(view.listing.verbs.map((v) => v.drop_on).filter((b): b is Bucket => b !== null))
+  const machines = manyMachines(view.listing)
+  // The tally's parenthesis (pinned, live, filed) is a span of its own: a phone leaves it out (style.css).
+  const more = view.listing.tally.indexOf(' (')
+  const tally =
+    more < 0 ? [view.listing.tally] : [view.listing.tally.slice(0, more), h('span', {class: 'tally-more'}, view.listing.tally.slice(more))]
+  const parts: Node[] = [h('p', {class: 'tally', id: 'tally', title: view.listing.tally}, ...tally)]
   for (const sec of SECTIONS) {
     const rows = byBucket.get(sec.bucket) ?? []
     // The page's first listing may hold only the head of each section: its count is the section's.
@@ -97,7 +103,7 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
     )
     const section = h('section', {class: `section s-${sec.bucket}`, 'data-bucket': sec.bucket}, head)
     if (drops.has(sec.bucket)) dropTarget(section, sec.bucket, on)
-    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on), total - rows.length))
+    if (open) section.append(...windowRows(sec.bucket, rows, (s) => card(s, view, now, on, machines), total - rows.length))
     parts.push(section)
   }
 
@@ -134,7 +140,18 @@ function tildify(p: string | null, home: string | null): string {
   return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p
 }
 
-export function metaLine(s: Session, me: string, now: number, home: string | null): string {
+/**
+ * True when a card should say which machine runs it: the listing holds sessions of more than one
+ * machine, or its one machine is not the one serving the page (a one-machine inbox of this
+ * machine's own sessions says nothing).
+ */
+export function manyMachines(l: Listing): boolean {
+  const devices = new Set<string>()
+  for (const s of l.sessions) if (s.device) devices.add(s.device)
+  return devices.size > 1 || (devices.size === 1 && !devices.has(l.device))
+}
+
+export function metaLine(s: Session, me: string, now: number, home: string | null, machines = false): string {
   const bits = [
     ago(s.last_activity_at, now),
     `${s.messages} msg${s.messages === 1 ? '' : 's'}`,
@@ -145,12 +162,12 @@ export function metaLine(s: Session, me: string, now: number, home: string | nul
   if (s.labels[0]) bits.push(`label ${oneLine(s.labels[0], 40)}`)
   if (s.owners.length > 0) bits.push(`owners ${oneLine(s.owners.join(', '), 120)}`)
   if (s.runner && s.runner.toLowerCase() !== me.toLowerCase()) bits.push(`run by ${oneLine(s.runner, 80)}`)
-  if (s.device) bits.push(`on ${oneLine(s.device, 60)}`)
+  if (s.device && machines) bits.push(`on ${oneLine(s.device, 60)}`)
   if (s.snoozed_until && s.bucket === 'snoozed') bits.push(`until ${new Date(s.snoozed_until).toLocaleString()}`)
   return bits.join('  ·  ')
 }
 
-function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLElement {
+function card(s: Session, view: ListView, now: number, on: ListHandlers, machines: boolean): HTMLElement {
   const detail = s.quiet ? 'quiet' : s.reason
   const ask = askLine(s)
   const sl = s.state_line
@@ -184,7 +201,7 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers): HTMLEl
           sl.messages_since > 0 ? h('span', {class: 'since'}, `  (${sl.messages_since} msgs since)`) : null,
         )
       : null,
-    h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home)),
+    h('div', {class: 'meta'}, metaLine(s, view.listing.me, now, view.home, machines)),
     readOnly === null ? null : h('div', {class: 'readonly-line'}, oneLine(readOnly, 300)),
     pending ? h('div', {class: 'pending-line', role: 'status'}, `${pending}…`) : null,
     outcomeLine(view.outcomes.get(s.id)),

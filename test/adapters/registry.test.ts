@@ -91,7 +91,31 @@ describe('an agent is one module', () => {
     expect([...byFolder.values()].sort((a, b) => a.id.localeCompare(b.id))).toEqual([...MODULES].sort((a, b) => a.id.localeCompare(b.id)))
   })
 
-  it("no agent's name appears under src/ outside its folder and src/adapters/index.ts", async () => {
+  it("every agent folder has a definition.ts whose definition src/adapters/agents.ts lists, and it loads that folder's module", async () => {
+    const {AGENTS} = await import('../../src/adapters/agents.js')
+    const dirs = fs.readdirSync(ADAPTERS_DIR, {withFileTypes: true}).filter((e) => e.isDirectory() && !SHARED_FOLDERS.has(e.name))
+    const defs = []
+    for (const d of dirs) {
+      const mod = (await import(path.join(ADAPTERS_DIR, d.name, 'definition.ts'))) as Record<string, unknown>
+      const found = Object.values(mod).filter((v) => AGENTS.includes(v as (typeof AGENTS)[number]))
+      expect(found, `${d.name}/definition.ts exports one listed definition`).toHaveLength(1)
+      defs.push(found[0])
+    }
+
+    expect(defs).toHaveLength(AGENTS.length)
+    for (const [i, d] of AGENTS.entries()) expect(await d.load()).toBe(MODULES[i])
+  })
+
+  it('a definition that does not match its module fails the registry at start', async () => {
+    const {AGENTS} = await import('../../src/adapters/agents.js')
+    const {loadAgent} = await import('../../src/adapters/index.js')
+    const [a] = AGENTS
+    await expect(loadAgent({...a!, sessionVariable: 'SOMETHING_ELSE'})).rejects.toThrow(/does not match its module/)
+    await expect(loadAgent({...a!, id: 'another'})).rejects.toThrow(/does not match its module/)
+    await expect(loadAgent(a!)).resolves.toBe(MODULES[0])
+  })
+
+  it("no agent's name appears under src/ outside its folder and src/adapters/agents.ts", async () => {
     if (byFolder.size === 0) {
       for (const d of fs.readdirSync(ADAPTERS_DIR, {withFileTypes: true}).filter((e) => e.isDirectory() && !SHARED_FOLDERS.has(e.name))) {
         const mod = (await import(path.join(ADAPTERS_DIR, d.name, 'index.ts'))) as Record<string, unknown>
@@ -103,9 +127,8 @@ describe('an agent is one module', () => {
     const bad: string[] = []
     for (const file of files(SRC)) {
       const rel = path.relative(SRC, file)
-      // The registry, and the lists beside it that import each agent's identity.ts or rules.ts alone.
-      const lists = ['index.ts', 'session-variables.ts', 'light.ts'].map((f) => path.join('adapters', f))
-      if (lists.includes(rel) || pending(rel)) continue
+      // The one list: each agent's definition, one line each (adding an agent is its folder and that line).
+      if (rel === path.join('adapters', 'agents.ts') || pending(rel)) continue
       for (const [folder, m] of byFolder) {
         if (rel.startsWith(path.join('adapters', folder) + path.sep)) continue
         bad.push(...hits(file, m))

@@ -162,6 +162,22 @@ describe('cast decide', () => {
     )
   })
 
+  it('exits non-zero when the answer is recorded but reaches nobody (a script can tell)', async () => {
+    const card = json(await ask(['--json']))
+    // The agent's resume command cannot start: the headless delivery fails.
+    writeFakeConfig(h.castHome, {agents: {claude: {resume: ['/nonexistent/claude', '--resume', '{id}', '-p', '--', '{prompt}']}}})
+
+    const r = await runCommand(['decide', 'answer', card.id, '2', '--json'], {env: h.env})
+
+    expect(r.code).not.toBe(0)
+    expect([1, 5]).toContain(r.code)
+    expect(json(r).delivered).toBeNull()
+    expect(json(r).delivery_error).toBeTruthy()
+    expect(r.stderr).toContain('The answer is recorded, but it did not reach session')
+    // The answer stands: a second one is refused.
+    expect((await runCommand(['decide', 'answer', card.id, '1'], {env: h.env})).code).toBe(5)
+  })
+
   it('show prints a card; unknown cards exit 3; a second answer exits 5; a bad choice exits 2', async () => {
     const card = json(await ask(['--recommend', '1', '--json']))
 

@@ -7,7 +7,7 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ERROR_KINDS, errorEnvelope, errorKind, parseErrorMessage} from '../../src/lib/cli/errors.js'
-import {EXIT} from '../../src/lib/cli/exit-codes.js'
+import {EXIT} from '../../src/lib/base/exit-codes.js'
 import {json, killStarted, makeHome, startCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 

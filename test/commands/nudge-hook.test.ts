@@ -10,7 +10,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {AGENT_GUIDANCE, NUDGE_REASON, setDeclaredMark, writePresenceNotice} from '../../src/lib/agents/turn-marks.js'
+import {AGENT_GUIDANCE, NUDGE_REASON, setDeclaredMark, writePresenceNotice} from '../../src/lib/ingest/turn-marks.js'
 
 const HOOK = fileURLToPath(new URL('../../bin/cast-hook', import.meta.url))
 const dirs: string[] = []

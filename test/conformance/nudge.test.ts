@@ -15,7 +15,7 @@ import type {AgentPane} from './harness/tmux.js'
 import {CLAUDE, type ClaudeHome, makeClaudeHome} from './claude_code/setup.js'
 import {CODEX, type CodexHome, dropPackagesTemplate, makeCodexHome, trustHooks} from './codex/setup.js'
 
-/** The first words of what the Stop hook answers (src/lib/agents/turn-marks.ts NUDGE_REASON). */
+/** The first words of what the Stop hook answers (src/lib/ingest/turn-marks.ts NUDGE_REASON). */
 const NUDGE = 'cast: this turn ended without saying who acts next'
 /** The first words of the SessionStart guidance (AGENT_GUIDANCE). */
 const GUIDANCE = 'This session is tracked by cast'

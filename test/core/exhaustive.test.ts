@@ -49,7 +49,7 @@ const SITES: Record<string, readonly string[]> = {
     'core/model/placement.ts placeSession',
     'core/model/tally.ts tally',
     'lib/views/inbox/app.ts makeStyle',
-    'lib/cli/style.ts colours',
+    'lib/views/style.ts colours',
     'lib/views/views.ts MARKERS',
   ],
   screen_added_by_test: ['core/ingest/screen-overlay.ts KINDS', 'core/ingest/screen-overlay.ts overlay switch'],

@@ -1,6 +1,8 @@
 /**
- * No god files (issue 12 point 4): no source file over 400 lines, no function, method or arrow
- * over 80 lines. Measured with the TypeScript compiler's own parse (lines from a function's first
+ * Size by cohesion, not by a cap: a source file over 400 lines or a function, method or arrow over
+ * 80 lines is reported as a warning (split it where it mixes jobs); what fails is a file over 600
+ * lines or a function over 120, which no single job here needs. Cycles and ping-pong pairs fail in
+ * test/core/import-graph.test.ts. Measured with the TypeScript compiler's own parse (lines from a function's first
  * token to its last), so a comment above a function does not count and a nested function counts
  * on its own (and inside its parent).
  */
@@ -12,6 +14,9 @@ import {describe, expect, it} from 'vitest'
 const SRC = path.resolve(import.meta.dirname, '../../src')
 const MAX_FILE_LINES = 400
 const MAX_FUNCTION_LINES = 80
+/** Over these the test fails: the warning's limits, half again. */
+const HARD_FILE_LINES = 600
+const HARD_FUNCTION_LINES = 120
 
 /** Generated DDL: one long list of statements, not logic. Allowed for good. */
 const GENERATED: ReadonlySet<string> = new Set(['core/store/migrations.ts'])
@@ -70,10 +75,15 @@ export function overLimits(file: string, text: string): Over[] {
 describe('source size limits', () => {
   const all = files(SRC).flatMap((f) => overLimits(f, fs.readFileSync(f, 'utf8')))
 
-  it(`no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES}, outside the allow-list`, () => {
-    const bad = all
-      .filter((o) => !GENERATED.has(o.file) && !PENDING_MERGE.has(o.file))
-      .map((o) => `${o.file}: ${o.what} (${o.lines} lines)`)
+  it(`no file over ${HARD_FILE_LINES} lines and no function over ${HARD_FUNCTION_LINES}; over ${MAX_FILE_LINES} / ${MAX_FUNCTION_LINES} is a warning`, () => {
+    const listed = all.filter((o) => !GENERATED.has(o.file) && !PENDING_MERGE.has(o.file))
+    const line = (o: Over): string => `${o.file}: ${o.what} (${o.lines} lines)`
+    const warned = listed.map(line)
+    if (warned.length > 0)
+      console.warn(
+        `size: over ${MAX_FILE_LINES} lines or ${MAX_FUNCTION_LINES} a function (split where it mixes jobs):\n  ${warned.join('\n  ')}`,
+      )
+    const bad = listed.filter((o) => o.lines > (o.what === 'file' ? HARD_FILE_LINES : HARD_FUNCTION_LINES)).map(line)
     expect(bad).toEqual([])
   })
 

@@ -1,6 +1,6 @@
 /**
  * Issue 13 point 7: one time style. People read local time (`14:05` today, else
- * `2026-11-29 14:05`, src/lib/cli/time-format.ts over views.ts' localTime); JSON keeps ISO 8601 UTC.
+ * `2026-11-29 14:05`, src/lib/base/time-format.ts over views.ts' localTime); JSON keeps ISO 8601 UTC.
  * The commands run on the demo store in Asia/Kolkata (UTC+05:30, so a UTC time printed by mistake
  * cannot pass for local) on a fixed clock.
  */
@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {humanTime} from '../../src/lib/cli/time-format.js'
+import {humanTime} from '../../src/lib/base/time-format.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 

@@ -9,7 +9,7 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {hasControl, oneLine, visible} from '../../src/core/model/sanitize.js'
-import {fitLine} from '../../src/lib/cli/style.js'
+import {fitLine} from '../../src/lib/views/style.js'
 import {BIN, json, killStarted, makeHome, runCast, startCast, type TempHome, waitForWatcher} from '../helpers/cli.js'
 
 const DAY = 86_400_000

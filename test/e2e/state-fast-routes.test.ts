@@ -1,5 +1,5 @@
 /**
- * `cast state`'s fast path (src/lib/cli/state-fast.ts) against the command it stands in for, route
+ * `cast state`'s fast path (src/lib/state/state-fast.ts) against the command it stands in for, route
  * by route: two homes built alike, every call made in one through bin/run.js and in the other
  * through oclif alone (test/helpers/oclif-only.mjs), from inside a running agent (a fake Claude
  * Code whose script is named claude-*, so the caller's ancestry names the agent) or from outside.
@@ -7,7 +7,7 @@
  * daemon: the fast path syncs what the command would have read, and leaves the process tree to it
  * (the stored claims are current only while a live ingester keeps them). Then the same table with
  * `cast daemon` running on both sides: the fast path's declarations go through the daemon's socket
- * (src/lib/cli/state-serve.ts; the probe says "socket": neither oclif nor better-sqlite3 loaded),
+ * (src/lib/state/state-serve.ts; the probe says "socket": neither oclif nor better-sqlite3 loaded),
  * the process tree included, and what the daemon declines goes to the command as before.
  */
 import fs from 'node:fs'

@@ -1,6 +1,6 @@
 /**
  * `cast state` answers without oclif while a live ingester keeps the store current
- * (src/lib/cli/state-fast.ts): the same bytes and exit codes as the command itself, which the test
+ * (src/lib/state/state-fast.ts): the same bytes and exit codes as the command itself, which the test
  * runs in-process through oclif (test/helpers/run-command.ts) beside the spawned fast path.
  */
 import fs from 'node:fs'

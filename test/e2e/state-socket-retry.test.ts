@@ -1,8 +1,8 @@
 /**
- * `cast state`'s side of the daemon's socket (src/lib/cli/state-socket.ts) against a socket the
+ * `cast state`'s side of the daemon's socket (src/lib/state/state-socket.ts) against a socket the
  * test serves where the daemon listens: a daemon that stops after declaring but before replying
  * (the caller answers itself under the same request id, and the declaration is made once,
- * src/lib/cli/state-declare.ts), a socket in a folder others can reach (never connected to), and
+ * src/lib/state/state-declare.ts), a socket in a folder others can reach (never connected to), and
  * a reply it does not understand (another version, garbage): each time the caller declares itself.
  */
 import fs from 'node:fs'
@@ -10,9 +10,9 @@ import net from 'node:net'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {Store} from '../../src/core/store/store.js'
-import {parseStateArgs} from '../../src/lib/cli/state-args.js'
-import {declare, findOwn} from '../../src/lib/cli/state-declare.js'
-import {type StateRequest, socketDir, socketPath} from '../../src/lib/cli/state-socket.js'
+import {parseStateArgs} from '../../src/lib/state/state-args.js'
+import {declare, findOwn} from '../../src/lib/state/state-declare.js'
+import {type StateRequest, socketDir, socketPath} from '../../src/lib/state/state-socket.js'
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
 
 const SID = 'aaaaaaaa-1111-4222-8333-0000000000a7'

@@ -1,5 +1,5 @@
 /**
- * The daemon's `cast state` socket (src/lib/cli/state-serve.ts, src/lib/cli/state-socket.ts) when
+ * The daemon's `cast state` socket (src/lib/state/state-serve.ts, src/lib/state/state-socket.ts) when
  * something else is put where it listens, and when it is flooded. A FIFO or a symbolic link in
  * CAST_HOME/run/ in place of state.sock: the daemon says so in one line and leaves it, `cast state`
  * says so in one line, never blocks, never connects through the link (not even while the path is
@@ -15,8 +15,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {processStartTime} from '../../src/core/ingest/process-table.js'
 import {Store} from '../../src/core/store/store.js'
-import {MAX_CONNECTIONS} from '../../src/lib/cli/state-serve.js'
-import {protocolVersion, socketDir, socketPath} from '../../src/lib/cli/state-socket.js'
+import {MAX_CONNECTIONS} from '../../src/lib/state/state-serve.js'
+import {protocolVersion, socketDir, socketPath} from '../../src/lib/state/state-socket.js'
 import {waitFor} from '../fakes/agents.js'
 import {BIN, claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
 

@@ -1,5 +1,5 @@
 /**
- * The daemon's `cast state` socket (src/lib/cli/state-serve.ts) as an attacker on the same machine
+ * The daemon's `cast state` socket (src/lib/state/state-serve.ts) as an attacker on the same machine
  * uses it: a process that names another process's pid (one inside a session it does not run, its
  * descriptors one by one) gets nothing declared, and a request that is garbage, half sent or 10 MB
  * long gets one line in the daemon's log and a closed connection, and the daemon keeps answering.
@@ -12,7 +12,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {processStartTime} from '../../src/core/ingest/process-table.js'
 import {Store} from '../../src/core/store/store.js'
-import {protocolVersion, socketPath} from '../../src/lib/cli/state-socket.js'
+import {protocolVersion, socketPath} from '../../src/lib/state/state-socket.js'
 import {waitFor} from '../fakes/agents.js'
 import {BIN, claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
 

@@ -14,7 +14,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startTmux, type TmuxServer, waitFor} from '../fakes/agents.js'
 import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
-import {displayWidth} from '../../src/lib/cli/style.js'
+import {displayWidth} from '../../src/lib/views/style.js'
 
 let h: TempHome
 let server: TmuxServer

@@ -2,7 +2,7 @@
  * Preloaded (NODE_OPTIONS=--import) by tests that must know which path a cast command took: at
  * exit, appends to the file CAST_TEST_PROBE names "oclif" (@oclif/core was loaded), "fast" (the
  * fast path, with the store: better-sqlite3 was loaded) or "socket" (neither: `cast state` was
- * answered by the daemon over its socket, src/lib/cli/state-socket.ts).
+ * answered by the daemon over its socket, src/lib/state/state-socket.ts).
  */
 import fs from 'node:fs'
 import {createRequire} from 'node:module'

@@ -16,8 +16,8 @@ const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'hel
 const NOW = '2026-12-02T07:00:00.000Z'
 const ID = 'a1f0c2de-0001-4000-8000-000000000001'
 
-/** An adapter module that is not its path rules (rules, paths, identity, screen patterns, the unwritten run, text helpers). */
-const PARSER_MODULE = /\/adapters\/[^/]+\/(?!(?:rules|paths|identity|screen-patterns|unwritten|text)\.js$)[^/]+\.js$/
+/** An adapter module that is not its path rules (rules, paths, identity, screen patterns, the light definition, the unwritten run, text helpers). */
+const PARSER_MODULE = /\/adapters\/[^/]+\/(?!(?:rules|paths|identity|definition|screen-patterns|unwritten|text)\.js$)[^/]+\.js$/
 
 let h: TempHome
 let runs = 0

@@ -6,7 +6,7 @@ import {Parser} from '@oclif/core'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {CastError, FlagValueError, parseFailure} from '../../src/lib/cli/errors.js'
-import {EXIT} from '../../src/lib/cli/exit-codes.js'
+import {EXIT} from '../../src/lib/base/exit-codes.js'
 import {durationFlag, flagInput, parseDurationFlag, parseTimeFlag, timeFlag} from '../../src/lib/cli/time-flags.js'
 
 const NOW = Date.parse('2026-12-01T12:00:00Z')

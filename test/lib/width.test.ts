@@ -5,10 +5,10 @@
  */
 import {describe, expect, it} from 'vitest'
 
-import {pagerCommand, shouldPage} from '../../src/lib/cli/pager.js'
+import {pagerCommand, shouldPage} from '../../src/lib/views/pager.js'
 import {oneLine} from '../../src/core/model/sanitize.js'
-import {displayWidth, fitColumns, truncateCells} from '../../src/lib/cli/style.js'
-import {boxTable} from '../../src/lib/cli/table.js'
+import {displayWidth, fitColumns, truncateCells} from '../../src/lib/views/style.js'
+import {boxTable} from '../../src/lib/views/table.js'
 
 describe('displayWidth', () => {
   it('counts CJK and emoji as two cells, combining marks as none, colour as none', () => {

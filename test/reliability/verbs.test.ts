@@ -102,15 +102,28 @@ describe('cast kill signals only a verified process', () => {
     // The agent that had this pid started an hour before the process that has it now.
     registry(h, String(reused), {cwd: proj, pid: reused, sessionId: sid(2), startedAt: startedAtOf(reused) - 3_600_000})
 
+    const dry = json(await runCast(['kill', sid(1), sid(2), '--dry-run', '--json'], {env: h.env}))
+    expect(dry.killed.map((k: any) => k.signalled)).toEqual([[], []])
+    expect(dry.killed[0].refused[0]).toMatchObject({pid: victim, why: expect.stringContaining('records no start time')})
+    expect(dry.killed[1].refused[0]).toMatchObject({pid: reused, why: expect.stringContaining('another process has that pid now')})
+
     const r = await runCast(['kill', sid(1), sid(2), '--grace', '0', '--json'], {env: h.env})
 
-    expect(r.code).toBe(0)
+    // The unverified claim names a running pid: nothing could be signalled, so that session is
+    // not filed (exit 5, one line); the one whose pid another process took is filed as killed.
+    expect(r.code).toBe(5)
+    expect(r.stderr).toContain(`was not killed: its process is live but nothing could be signalled (pid ${victim}: `)
     const out = json(r)
-    expect(out.killed.map((k: any) => k.signalled)).toEqual([[], []])
-    expect(out.killed[0].refused[0]).toMatchObject({pid: victim, why: expect.stringContaining('records no start time')})
-    expect(out.killed[1].refused[0]).toMatchObject({pid: reused, why: expect.stringContaining('another process has that pid now')})
+    expect(out.killed).toHaveLength(1)
+    expect(out.killed[0]).toMatchObject({refused: [{pid: reused}], signalled: []})
     expect(alive(victim)).toBe(true)
     expect(alive(reused)).toBe(true)
+    const listed = json(await runCast(['sessions', '--json', '--all'], {env: h.env}))
+    expect(listed.sessions.find((s: any) => s.native_id === sid(1)).reason).not.toBe('killed')
+    expect(listed.sessions.find((s: any) => s.native_id === sid(2)).reason).toBe('killed')
+    const alone = await runCast(['kill', sid(1), '--grace', '0'], {env: h.env})
+    expect(alone.code).toBe(5)
+    expect(alone.stderr).toContain('It stays in the inbox.')
     const human = await runCast(['kill', sid(2), '--grace', '0'], {env: h.env})
     expect(human.stdout).toContain(`pid ${reused} not signalled: pid ${reused} started at`)
   })

@@ -19,7 +19,7 @@ import {
   writeFile,
 } from '../helpers/cli.js'
 import {writeFakeConfig} from '../fakes/agents.js'
-import {machineKey, trustKey} from '../../src/team/keys.js'
+import {machineKey, trustKey} from '../../src/lib/team/keys.js'
 import type {Cluster} from './pg.js'
 
 export interface Machine {
@@ -86,7 +86,7 @@ export async function link(target: number): Promise<Link> {
 const teams = new WeakMap<Cluster, Machine[]>()
 
 /**
- * Each machine pins the other's key as `cast team trust` would (src/team/keys.ts trustKey): what
+ * Each machine pins the other's key as `cast team trust` would (src/lib/team/keys.ts trustKey): what
  * a team does once by checking fingerprints, so teammates' actions are carried out.
  */
 function trustEachOther(m: Machine, others: readonly Machine[]): void {

@@ -1,5 +1,5 @@
 /**
- * The team's action protocol without a server (src/team/protocol.ts, src/team/keys.ts): what is
+ * The team's action protocol without a server (src/lib/team/protocol.ts, src/lib/team/keys.ts): what is
  * signed, what the executing machine refuses before anything runs, arguments by kind, and the
  * key files' modes. The same checks against a real PostgreSQL and a superuser are in
  * test/team/signed.test.ts.
@@ -11,7 +11,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {sameIdentity} from '../../src/core/model/ownership.js'
-import {ArgError, canonicalJson, commandFor, payloadOf, type QueuedAction, signPayload, verifyAction} from '../../src/team/protocol.js'
+import {ArgError, canonicalJson, commandFor, payloadOf, type QueuedAction, signPayload, verifyAction} from '../../src/lib/team/protocol.js'
 import {
   fingerprint,
   KEY_FILE,
@@ -23,7 +23,7 @@ import {
   TRUST_FILE,
   trustKey,
   untrustKey,
-} from '../../src/team/keys.js'
+} from '../../src/lib/team/keys.js'
 import {json, makeHome, runCast} from '../helpers/cli.js'
 
 const dirs: string[] = []

@@ -1,5 +1,5 @@
 /**
- * The daemon survives a dropped connection at any moment (src/team/sync.ts, the 'error' listeners
+ * The daemon survives a dropped connection at any moment (src/lib/team/sync.ts, the 'error' listeners
  * in src/core/store/team/client.ts): while it ingests and publishes 600 new sessions (twelve before
  * each fault), its server connections are terminated (pg_terminate_backend) and the server is
  * killed with SIGKILL and restarted, 50 times at random points. The daemon process lives

@@ -136,5 +136,5 @@ describe('cast web acts on a teammate’s session through the team store', () =>
     const other = await page.evaluate(async () => (await fetch('/api/action/999999')).status)
     expect(other).toBe(404)
     expect(json(await a.cast(['sessions', '--json'])).sessions.map((s: {id: string}) => s.id)).toEqual(expect.arrayContaining([ID1, ID3]))
-  })
+  }, 300_000)
 })

@@ -48,6 +48,9 @@ export const claudeCodeHookSpec: HookSpec = {
   notes: [
     'Claude Code reads its hooks when a session starts: sessions already running pick them up after a restart (or a look at /hooks).',
   ],
+  // User-scope MCP servers (2.1.328): what `claude mcp add --scope user` writes, each
+  // {"type":"stdio","command","args","env"} under mcpServers.
+  mcpConfigPath: (ctx) => join(ctx.env['CLAUDE_CONFIG_DIR'] || ctx.home, '.claude.json'),
   settingsPath: (ctx) => join(configDir(ctx), 'settings.json'),
   where: '$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json',
   settingsNotes(doc) {

@@ -39,6 +39,7 @@ import {
   startSession,
   startTurn,
   toolMoved,
+  hookMoments,
 } from '../kit/hook-steps.js'
 import type {ClaudeHookFacts} from './facts.js'
 import {clip, isObject, oneLine, str, type Json} from './text.js'
@@ -255,19 +256,12 @@ export function hookContribution(s: HookState, nativeId: string): Contribution<C
   if (s.model !== null) facts.model = s.model
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
+  // Not facts (hooks alone, with no file of the agent's own, do not make a session): hookMoments.
   const extra: ClaudeHookFacts = {
-    activityAt: s.activityAt,
+    ...hookMoments(s),
     approvalAgent: s.approval?.agent ?? null,
-    at: s.at,
-    // Not a fact: hooks alone (no transcript found) do not make a session.
-    cwd: s.cwd,
-    event: s.event,
-    exitedAt: s.exitedAt,
-    promptAt: s.promptAt,
     questionAgent: s.question?.agent ?? null,
-    role: 'hooks',
     sessionStartAt: s.sessionStartAt,
-    settledAt: s.settledAt,
   }
   return contributionOf(nativeId, facts, extra)
 }

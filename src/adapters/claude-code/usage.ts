@@ -14,24 +14,22 @@
  *   is written after); the hooks' PreCompact status is the process's (`facts.process.status`).
  */
 import type {Contribution, JsonRecord} from '../../core/ingest/adapter.js'
-import {addUsage, lineUsage, subUsage, ZERO_USAGE} from '../../core/model/holds.js'
-import type {TokenUsage} from '../../core/model/types.js'
+import {lineUsage} from '../../core/model/holds.js'
 import {
   addChanged,
   addModel,
   closeCall,
+  countMessageUsage,
   type HoldsReader,
-  type HoldsState,
   initHolds,
   isRecord,
+  type MessageUsageState,
   openCall,
   text,
   timeOf,
 } from '../kit/holds.js'
 import {factsOf} from './facts.js'
 
-/** How many recent message ids are remembered to de-duplicate their lines. */
-const RECENT_IDS = 64
 const WRITE_TOOLS: Readonly<Record<string, string>> = {
   Edit: 'file_path',
   MultiEdit: 'file_path',
@@ -39,9 +37,7 @@ const WRITE_TOOLS: Readonly<Record<string, string>> = {
   Write: 'file_path',
 }
 
-export interface ClaudeHoldsState extends HoldsState {
-  /** Recent message ids with the usage each added (null: read as unknown). */
-  recent: [string, TokenUsage | null][]
+export interface ClaudeHoldsState extends MessageUsageState {
   /** Write calls waiting for their result: call id -> path. */
   writes: Record<string, string>
 }
@@ -55,18 +51,8 @@ function onUsage(s: ClaudeHoldsState, id: string | null, raw: unknown): void {
         output: raw['output_tokens'],
       })
     : null
-  const hit = id === null ? undefined : s.recent.find((r) => r[0] === id)
-  if (hit) {
-    // The same message again (one line per content block): its newest usage replaces the last.
-    if (hit[1] !== null) s.usage = subUsage(s.usage ?? ZERO_USAGE, hit[1])
-    else s.unknownUsage -= 1
-    hit[1] = u
-  } else if (id !== null) {
-    s.recent.push([id, u])
-    if (s.recent.length > RECENT_IDS) s.recent.shift()
-  }
-  if (u === null) s.unknownUsage += 1
-  else s.usage = addUsage(s.usage ?? ZERO_USAGE, u)
+  // The same message again (one line per content block): its newest usage replaces the last.
+  countMessageUsage(s, id, u)
 }
 
 function onAssistant(s: ClaudeHoldsState, rec: JsonRecord): void {

@@ -35,6 +35,7 @@ import {
   startSession,
   startTurn,
   toolMoved,
+  hookMoments,
 } from '../kit/hook-steps.js'
 import type {CopilotHookFacts} from './facts.js'
 import {isObject, oneLine, str, type Json} from './text.js'
@@ -224,18 +225,11 @@ export function copilotHookContribution(s: CopilotHookState, nativeId: string): 
   blockSources(facts, sources, ['approval', 'question', 'error'])
   settledFact(s, facts, sources)
   facts.sources = sources
+  // Not facts (hooks alone, with no file of the agent's own, do not make a session): hookMoments.
   const extra: CopilotHookFacts = {
-    activityAt: s.activityAt,
-    at: s.at,
+    ...hookMoments(s),
     compactAt: s.compactAt,
-    // Not a fact: hooks alone (no session folder) do not make a session.
-    cwd: s.cwd,
-    event: s.event,
-    exitedAt: s.exitedAt,
-    promptAt: s.promptAt,
-    role: 'hooks',
     sessionStartAt: s.sessionStartAt,
-    settledAt: s.settledAt,
   }
   return contributionOf(nativeId, facts, extra)
 }

@@ -1,6 +1,6 @@
 /**
  * Copilot CLI's id, stated once: every part of this folder takes it from here. With it, the variable Copilot CLI sets in the shells it spawns, naming its own session
- * (read by src/lib/cli/state-fast.ts through src/adapters/session-variables.ts without loading the adapters).
+ * (read by src/lib/state/state-fast.ts through src/adapters/session-variables.ts without loading the adapters).
  */
 export const AGENT_ID = 'copilot'
 export const SESSION_VARIABLE: string | null = 'COPILOT_SESSION_ID'

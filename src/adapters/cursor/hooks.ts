@@ -16,7 +16,7 @@
  */
 import type {Contribution, HookEvent, HookReducer} from '../../core/ingest/adapter.js'
 import type {FactSource, HardBlock} from '../../core/model/types.js'
-import {contributionOf, endSession, type HookFacts, hookSource, settle, settledFact, startTurn} from '../kit/hook-steps.js'
+import {contributionOf, endSession, type HookFacts, hookMoments, hookSource, settle, settledFact, startTurn} from '../kit/hook-steps.js'
 import type {CursorHookFacts} from './facts.js'
 import {clip, oneLine, str} from './text.js'
 
@@ -146,17 +146,10 @@ export function cursorHookContribution(s: CursorHookState, nativeId: string): Co
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
+  // Not facts (hooks alone, with no file of the agent's own, do not make a session): hookMoments.
   const extra: CursorHookFacts = {
-    activityAt: s.activityAt,
-    at: s.at,
-    // Not facts: hooks alone (no chat store) do not make a session.
-    cwd: s.cwd,
-    event: s.event,
-    exitedAt: s.exitedAt,
+    ...hookMoments(s),
     model: s.model,
-    promptAt: s.promptAt,
-    role: 'hooks',
-    settledAt: s.settledAt,
     textAt: s.textAt,
   }
   return contributionOf(nativeId, facts, extra)

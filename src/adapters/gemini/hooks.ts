@@ -31,6 +31,7 @@ import {
   settledFact,
   startSession,
   startTurn,
+  hookMoments,
 } from '../kit/hook-steps.js'
 import type {GeminiHookFacts} from './facts.js'
 import {clip, isObject, oneLine, str} from './text.js'
@@ -200,18 +201,11 @@ export function geminiHookContribution(s: GeminiHookState, nativeId: string): Co
 
   if (s.lastAssistantText !== null) facts.lastAssistantText = s.lastAssistantText
   facts.sources = sources
+  // Not facts (hooks alone, with no file of the agent's own, do not make a session): hookMoments.
   const extra: GeminiHookFacts = {
-    activityAt: s.activityAt,
-    at: s.at,
+    ...hookMoments(s),
     compactAt: s.compactAt,
-    // Not a fact: hooks alone (no chat file) do not make a session.
-    cwd: s.cwd,
-    event: s.event,
-    exitedAt: s.exitedAt,
-    promptAt: s.promptAt,
-    role: 'hooks',
     sessionStartAt: s.sessionStartAt,
-    settledAt: s.settledAt,
   }
   return contributionOf(nativeId, facts, extra)
 }

@@ -11,15 +11,23 @@
  * - Running tools: the log has a call only once it finished (0.61 re-appends the message with
  *   the finished call), so an open call is not known from the file.
  */
-import {addUsage, lineUsage, subUsage, ZERO_USAGE} from '../../core/model/holds.js'
+import {lineUsage} from '../../core/model/holds.js'
 import type {TokenUsage} from '../../core/model/types.js'
-import {addChanged, addModel, type HoldsReader, type HoldsState, initHolds, isRecord, text} from '../kit/holds.js'
+import {
+  addChanged,
+  addModel,
+  countMessageUsage,
+  type HoldsReader,
+  initHolds,
+  isRecord,
+  type MessageUsageState,
+  RECENT_MESSAGE_IDS,
+  text,
+} from '../kit/holds.js'
 
-const RECENT = 64
 const WRITE_TOOLS = new Set(['write_file', 'replace'])
 
-export interface GeminiHoldsState extends HoldsState {
-  recent: [string, TokenUsage | null][]
+export interface GeminiHoldsState extends MessageUsageState {
   calls: string[]
 }
 
@@ -39,24 +47,14 @@ export const geminiHolds: HoldsReader<GeminiHoldsState> = {
     const id = text(rec['id'])
     addModel(s, text(rec['model']))
     const u = tokensOf(rec['tokens'])
-    const hit = id === null ? undefined : s.recent.find((r) => r[0] === id)
-    if (hit) {
-      if (hit[1] !== null) s.usage = subUsage(s.usage ?? ZERO_USAGE, hit[1])
-      else s.unknownUsage -= 1
-      hit[1] = u
-    } else if (id !== null) {
-      s.recent.push([id, u])
-      if (s.recent.length > RECENT) s.recent.shift()
-    }
-    if (u === null) s.unknownUsage += 1
-    else s.usage = addUsage(s.usage ?? ZERO_USAGE, u)
+    countMessageUsage(s, id, u)
     const calls = rec['toolCalls']
     for (const c of Array.isArray(calls) ? calls : []) {
       if (!isRecord(c) || c['status'] !== 'success' || !WRITE_TOOLS.has(String(c['name']))) continue
       const callId = text(c['id'])
       if (callId === null || s.calls.includes(callId)) continue
       s.calls.push(callId)
-      if (s.calls.length > RECENT) s.calls.shift()
+      if (s.calls.length > RECENT_MESSAGE_IDS) s.calls.shift()
       const args = c['args']
       addChanged(s, isRecord(args) ? text(args['file_path']) : null)
     }

@@ -6,7 +6,7 @@
  * changed, only wrapped (each adapter's index.ts).
  */
 import type {CheckedContribution, Contribution, FileMatch, JsonlParser, JsonRecord, LineParser} from '../../core/ingest/adapter.js'
-import {EMPTY_HOLDS, MAX_CHANGED_PATHS, MAX_MODELS, MAX_RUNNING} from '../../core/model/holds.js'
+import {addUsage, EMPTY_HOLDS, MAX_CHANGED_PATHS, MAX_MODELS, MAX_RUNNING, subUsage, ZERO_USAGE} from '../../core/model/holds.js'
 import type {SessionFacts, SessionHolds, TokenUsage} from '../../core/model/types.js'
 
 /** Where the holds state sits in the parser's state (JSON: the engine stores it with the offset). */
@@ -49,6 +49,33 @@ export function addChanged(s: HoldsState, path: string | null): void {
   if (hit) hit[1] += 1
   else if (s.changed.length < MAX_CHANGED_PATHS) s.changed.push([path.slice(0, 400), 1])
   else s.changedMore += 1
+}
+
+/** A holds state that counts a message's usage once, however many lines repeat the message. */
+export interface MessageUsageState extends HoldsState {
+  /** Recent message ids with the usage each added (null: read as unknown), oldest first. */
+  recent: [string, TokenUsage | null][]
+}
+
+/** How many recent message ids are remembered to de-duplicate their lines. */
+export const RECENT_MESSAGE_IDS = 64
+
+/**
+ * Count one line's usage `u` of message `id`: a message seen again (an agent that writes one line
+ * per content block, each with the message's usage) replaces what that id added before.
+ */
+export function countMessageUsage(s: MessageUsageState, id: string | null, u: TokenUsage | null): void {
+  const hit = id === null ? undefined : s.recent.find((r) => r[0] === id)
+  if (hit) {
+    if (hit[1] !== null) s.usage = subUsage(s.usage ?? ZERO_USAGE, hit[1])
+    else s.unknownUsage -= 1
+    hit[1] = u
+  } else if (id !== null) {
+    s.recent.push([id, u])
+    if (s.recent.length > RECENT_MESSAGE_IDS) s.recent.shift()
+  }
+  if (u === null) s.unknownUsage += 1
+  else s.usage = addUsage(s.usage ?? ZERO_USAGE, u)
 }
 
 export function openCall(s: HoldsState, id: string, name: string, since: number | null): void {

@@ -135,6 +135,23 @@ export type HookMoments = {
   readonly settledAt: number | null
 }
 
+/** What a hook state holds of those moments. */
+export type MomentsState = {readonly [K in Exclude<keyof HookMoments, 'role'>]: HookMoments[K]}
+
+/** The moments of a hook state, as its contribution carries them (the rest of the extra is the agent's own). */
+export function hookMoments(s: MomentsState): HookMoments {
+  return {
+    activityAt: s.activityAt,
+    at: s.at,
+    cwd: s.cwd,
+    event: s.event,
+    exitedAt: s.exitedAt,
+    promptAt: s.promptAt,
+    role: 'hooks',
+    settledAt: s.settledAt,
+  }
+}
+
 export type HookFacts = {-readonly [K in keyof SessionFacts]?: SessionFacts[K]}
 
 /** The source of a fact a hook event gave. */

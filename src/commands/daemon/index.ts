@@ -5,7 +5,7 @@ import type {SettleRunner} from '../../core/ingest/classifier.js'
 import type {Ingester, SyncStats} from '../../core/ingest/engine.js'
 import type {LiveIngester} from '../../core/ingest/live.js'
 import type {Store} from '../../core/store/store.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {oneLine} from '../../core/model/sanitize.js'
 
 /** The daemon's log line: what it says may carry agent text (titles, errors), made visible (sanitize.ts). */
@@ -139,7 +139,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
 
   /**
    * Every second: scheduled messages that came due, and the status files kept current. And the
-   * socket `cast state` declares through (src/lib/cli/state-serve.ts): this daemon has the store
+   * socket `cast state` declares through (src/lib/state/state-serve.ts): this daemon has the store
    * open; a declaration made there is a change (`changed`, the status files).
    */
   private async everySecond(
@@ -150,7 +150,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {deliverDue} = await import('../../lib/agents/deliver-hook.js')
     const keeper = await this.statusKeeper(store, clock)
     keeper.tick()
-    const {serveState} = await import('../../lib/cli/state-serve.js')
+    const {serveState} = await import('../../lib/state/state-serve.js')
     const {castHome} = await import('../../lib/home/env.js')
     const onChange = (): void => (changed(), keeper.markDirty())
     const stateSocket = await serveState(store, castHome(this.env), {log: say, me: this.me, onChange})
@@ -202,7 +202,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   ): Promise<{kick(): void; stop(): Promise<void>; readonly passes: number} | null> {
     const {loadConfig} = await import('../../lib/home/config.js')
     const {deviceName} = await import('../../lib/home/env.js')
-    const {startTeamSync} = await import('../../team/index.js')
+    const {startTeamSync} = await import('../../lib/team/index.js')
     const log = say
     const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
     if (team && !quiet) log(`publishing to the team store as ${deviceName(this.env)}`)

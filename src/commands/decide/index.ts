@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {sessionFlag} from '../../lib/cli/flags.js'
 import {durationFlag, flagInput} from '../../lib/cli/time-flags.js'
 import type {DecisionJson} from '../../lib/views/views.js'

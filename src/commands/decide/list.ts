@@ -33,8 +33,8 @@ export default class DecideList extends BaseCommand {
       if (mine.length === 0) {
         this.log('No open decision cards.')
       } else {
-        const {boxTable} = await import('../../lib/cli/table.js')
-        const {terminalWidth} = await import('../../lib/cli/style.js')
+        const {boxTable} = await import('../../lib/views/table.js')
+        const {terminalWidth} = await import('../../lib/views/style.js')
         const cells: string[][] = []
         for (const c of mine) {
           const options = c.options.map((o, i) => `${i + 1} ${o.label}${c.recommend === i + 1 ? '*' : ''}`).join(' · ')

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
-import type {InstallResult} from '../../lib/agents/hooks/index.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
+import type {InstallResult, McpOutcome} from '../../lib/agents/hooks/index.js'
 import {exampleHookAgent, hookAgentNames, hookFilesText, nudgeAgentLabels} from '../../lib/agents/hooks/specs.js'
 
 export default class HooksInstall extends BaseCommand {
@@ -28,6 +28,9 @@ Where: ${hookFilesText()}.`
   ]
   static override flags = {
     'dry-run': Flags.boolean({summary: 'Show what would change and the resulting file; write nothing.'}),
+    mcp: Flags.boolean({
+      summary: "Also add cast's MCP server (cast mcp) to the agent's own MCP configuration (its mcpServers), where cast knows the file.",
+    }),
     nudge: Flags.boolean({
       allowNo: true,
       default: true,
@@ -36,14 +39,22 @@ Where: ${hookFilesText()}.`
   }
   static override summary = "Add cast's hooks to an agent CLI's settings."
 
-  async run(): Promise<InstallResult> {
+  async run(): Promise<InstallResult & {mcp?: McpOutcome}> {
     const {args, flags} = await this.parse(HooksInstall)
     const {HooksFileError, installHooks, lookupHookSpec, tildePath} = await import('../../lib/agents/hooks/index.js')
     const found = lookupHookSpec(args.agent)
     if (!('spec' in found)) this.fail(found.message, EXIT.USAGE, found.suggestions)
-    let result: InstallResult
+    const {installMcp, mcpConfigPath} = await import('../../lib/agents/hooks/mcp.js')
+    if (flags.mcp && mcpConfigPath(found.spec, this.env) === null)
+      this.fail(
+        `--mcp: cast writes no MCP configuration for ${found.spec.label} yet; add "cast mcp" to its MCP servers by hand.`,
+        EXIT.USAGE,
+        ['See docs/mcp.md.'],
+      )
+    let result: InstallResult & {mcp?: McpOutcome}
     try {
       result = installHooks(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now(), nudge: flags.nudge})
+      if (flags.mcp) result = {...result, mcp: installMcp(found.spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})}
     } catch (error) {
       if (error instanceof HooksFileError)
         this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
@@ -80,6 +91,7 @@ Where: ${hookFilesText()}.`
         this.log(`  ${tm.key.padEnd(9)} ${result.dry_run ? 'would set' : 'set'} in ${file}${tm.backup ? ` (backup ${t(tm.backup)})` : ''}`)
     }
 
+    if (result.mcp) this.log(`  mcp       ${mcpLine(result.mcp, result.dry_run, t)}`)
     if (result.changed) for (const note of result.notes) this.log(`  note: ${note}`)
     if (result.dry_run && result.preview !== undefined) {
       this.log('')
@@ -89,4 +101,12 @@ Where: ${hookFilesText()}.`
 
     return result
   }
+}
+
+function mcpLine(m: McpOutcome, dry: boolean, t: (p: string) => string): string {
+  const where = t(m.file)
+  if (m.result === 'unchanged') return `"${m.name}" already in ${where}`
+  if (m.result === 'taken') return `${where} has an MCP server named "${m.name}" that is not cast's; left as it is`
+  const verb = dry ? 'would add' : m.result === 'updated' ? 'updated' : 'added'
+  return `${verb} "${m.name}" (cast mcp) in ${where}${m.backup ? ` (backup ${t(m.backup)})` : ''}`
 }

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import type {StatusResult} from '../../lib/agents/hooks/index.js'
 import {exampleHookAgent, hookAgentNames} from '../../lib/agents/hooks/specs.js'
 

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
-import type {HookSpec, UninstallResult} from '../../lib/agents/hooks/index.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
+import type {HookSpec, McpOutcome, UninstallResult} from '../../lib/agents/hooks/index.js'
 import {exampleHookAgent, hookAgentNames, hooksOnlyFilesText, tomlProgramsText} from '../../lib/agents/hooks/specs.js'
 
 export type HooksUninstallResult = UninstallResult | {readonly agents: UninstallResult[]}
@@ -39,10 +39,14 @@ export default class HooksUninstall extends BaseCommand {
       specs = [found.spec]
     }
 
-    const results: UninstallResult[] = []
+    const {uninstallMcp} = await import('../../lib/agents/hooks/mcp.js')
+    const results: (UninstallResult & {mcp?: McpOutcome})[] = []
     for (const spec of specs) {
       try {
-        results.push(uninstallHooks(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()}))
+        const r = uninstallHooks(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
+        // cast's MCP server entry (hooks install --mcp) goes with the hooks; a foreign "cast" entry stays.
+        const mcp = uninstallMcp(spec, {dryRun: flags['dry-run'], env: this.env, now: Date.now()})
+        results.push(mcp?.result === 'removed' ? {...r, mcp} : r)
       } catch (error) {
         if (error instanceof HooksFileError)
           this.fail(error.message, EXIT.FAILURE, [`Fix ${error.file} (or move it aside), then run this again.`])
@@ -54,7 +58,11 @@ export default class HooksUninstall extends BaseCommand {
     return flags.all ? {agents: results} : results[0]!
   }
 
-  private show(result: UninstallResult, quietWhenNone: boolean, t: (p: string) => string): void {
+  private show(result: UninstallResult & {mcp?: McpOutcome}, quietWhenNone: boolean, t: (p: string) => string): void {
+    if (result.mcp)
+      this.log(
+        `${result.dry_run ? 'Would remove' : 'Removed'} cast's MCP server "${result.mcp.name}" from ${t(result.mcp.file)}${result.mcp.backup ? ` (backup ${t(result.mcp.backup)})` : ''}`,
+      )
     const verb = result.dry_run ? 'Would remove' : 'Removed'
     if (result.removed.length === 0) {
       if (!quietWhenNone || !result.toml || result.toml.result !== 'removed')

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {ScheduleJson} from '../../lib/agents/deliver.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {families} from '../../core/store/families.js'
 
 export default class ScheduleCancel extends BaseCommand {

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import type {ScheduleJson} from '../../lib/agents/deliver.js'
 import {sessionFlag} from '../../lib/cli/flags.js'
 import {durationFlag, flagInput, timeFlag} from '../../lib/cli/time-flags.js'
@@ -67,7 +67,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const everyMs = flags.every ?? null
     // One of the three is set (checked above); --at and --in are exclusive.
     const dueAt = flags.at ?? now + (flags.in ?? everyMs!)
-    const {resolveSession} = await import('../../lib/cli/resolve.js')
+    const {resolveSession} = await import('../../lib/base/resolve.js')
     const {findOwnSession} = await import('../../lib/agents/self-session.js')
     const {createSchedule} = await families.schedules()
     const {scheduleJson} = await import('../../lib/agents/deliver.js')
@@ -76,7 +76,7 @@ Times: ISO 8601, epoch ms, or words ("tomorrow 9am", "friday 3pm", "in 2 hours")
     const json = scheduleJson(s)
     if (!this.jsonEnabled()) {
       const {formatIn} = await import('../../core/model/age.js')
-      const {humanTime} = await import('../../lib/cli/time-format.js')
+      const {humanTime} = await import('../../lib/base/time-format.js')
       const row = store.loadSessions([sessionId])[0]!
       this.log(
         `${s.id}: into ${json.short_id} at ${humanTime(dueAt, now)} (${formatIn(dueAt - now)})${everyMs ? `, every ${flagInput(raw, 'every')}` : ''}; session now ${row.state}:${row.reason}`,

@@ -20,7 +20,7 @@ export default class ScheduleList extends BaseCommand {
     const {args, flags} = await this.parse(ScheduleList)
     const store = await this.openStore()
     const now = this.now()
-    const {resolveSession} = await import('../../lib/cli/resolve.js')
+    const {resolveSession} = await import('../../lib/base/resolve.js')
     const {listSchedules} = await families.schedules()
     const {scheduleJson} = await import('../../lib/agents/deliver.js')
     const sessionId = args.session === undefined ? undefined : resolveSession(store, args.session)
@@ -29,11 +29,11 @@ export default class ScheduleList extends BaseCommand {
       if (list.length === 0) {
         this.log(flags.all ? 'No scheduled messages.' : 'No armed scheduled messages. (--all shows past ones.)')
       } else {
-        const {boxTable} = await import('../../lib/cli/table.js')
-        const {terminalWidth} = await import('../../lib/cli/style.js')
+        const {boxTable} = await import('../../lib/views/table.js')
+        const {terminalWidth} = await import('../../lib/views/style.js')
         const {shortId} = await import('../../core/model/ids.js')
         const {formatIn} = await import('../../core/model/age.js')
-        const {humanTime} = await import('../../lib/cli/time-format.js')
+        const {humanTime} = await import('../../lib/base/time-format.js')
         const cells: string[][] = []
         for (const s of list) {
           const pending = s.status === 'armed' ? `\n${s.dueAt > now ? formatIn(s.dueAt - now) : 'due now'}` : ''

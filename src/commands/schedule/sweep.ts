@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {DeliveryReport} from '../../lib/agents/deliver.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 
 /** `cast schedule sweep --json`: what this sweep delivered. */
 export interface ScheduleSweepJson {
@@ -19,7 +19,7 @@ export default class ScheduleSweep extends BaseCommand {
     const delivered = await deliverDueSchedules(store, this.env, this.clock(), this.me)
     if (!this.jsonEnabled()) {
       if (delivered.length === 0) this.log('Nothing due.')
-      const {humanTime} = await import('../../lib/cli/time-format.js')
+      const {humanTime} = await import('../../lib/base/time-format.js')
       const now = this.now()
       for (const d of delivered) {
         this.log(

@@ -1,5 +1,5 @@
 import {durationFlag, timeFlag} from '../../lib/cli/time-flags.js'
-import {TriageCommand, type TriageResult} from '../../lib/triage/triage.js'
+import {TriageCommand} from '../../lib/triage/triage.js'
 import {verb} from '../../core/model/verbs.js'
 
 export default class Snooze extends TriageCommand {
@@ -30,18 +30,10 @@ use this machine's time zone.`
   static override summary = verb('snooze').summary
   static override usage = ['<%= command.id %> SESSION... --for D', '<%= command.id %> SESSION... --until T', '<%= command.id %> sweep']
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Snooze)
     const sessions = this.sessionArgs(argv)
-    // exactlyOne: one of the two is set.
-    const now = this.now()
-    const until = flags.for === undefined ? flags.until! : now + flags.for
-    const {humanTime} = await import('../../lib/cli/time-format.js')
-    const {planSnooze} = await import('../../core/model/triage.js')
-    const when = humanTime(until, now)
-    // --for counts from the moment the snooze is filed, so it is never past; an --until that
-    // passed while the store synced is refused by the plan.
-    const untilAt = (at: number): number => (flags.for === undefined ? until : at + flags.for)
-    return this.triage('snooze', sessions, (row, at) => planSnooze(row, at, untilAt(at)), {done: () => `snoozed until ${when}`})
+    // exactlyOne: one of the two is set. --for counts from the moment the snooze is filed.
+    return this.verb('snooze', flags.for === undefined ? {sessions, until: flags.until} : {forMs: flags.for, sessions})
   }
 }

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../lib/cli/base-command.js'
 import type {DeliveryReport} from '../../lib/agents/deliver.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import type {SessionJson} from '../../lib/views/views.js'
 import {families} from '../../core/store/families.js'
 

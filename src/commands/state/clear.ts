@@ -25,7 +25,7 @@ export default class StateClear extends BaseCommand {
       store.reconcile(now, [self.id])
     })
     const row = store.loadSessions([self.id])[0]!
-    const {setDeclaredMark} = await import('../../lib/agents/turn-marks.js')
+    const {setDeclaredMark} = await import('../../lib/ingest/turn-marks.js')
     setDeclaredMark(this.env, row.agent, row.nativeId, false)
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled()) this.log(`${json.short_id}: state cleared (now ${row.state}:${row.reason})`)

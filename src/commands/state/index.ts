@@ -2,10 +2,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {DECLARED_STATUSES} from '../../core/model/types.js'
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {sessionFlag} from '../../lib/cli/flags.js'
 import type {SelfSession} from '../../lib/agents/self-session.js'
-import {MAX_STATE_TEXT} from '../../lib/cli/state-args.js'
+import {MAX_STATE_TEXT} from '../../lib/state/state-args.js'
 import type {SessionJson} from '../../lib/views/views.js'
 
 /** `cast state --json`: the session after the declaration, and how it was found. */
@@ -14,7 +14,7 @@ export interface StateJson {
   via: SelfSession['via']
 }
 
-export {MAX_STATE_TEXT} from '../../lib/cli/state-args.js'
+export {MAX_STATE_TEXT} from '../../lib/state/state-args.js'
 
 export default class State extends BaseCommand {
   static override args = {
@@ -86,7 +86,7 @@ The session is found from --session, else CAST_SESSION, else the agent's own var
     })
     const row = store.loadSessions([self.id])[0]!
     // The hook's marker: a rest declaration spares this turn the nudge (docs/hooks.md).
-    const {setDeclaredMark} = await import('../../lib/agents/turn-marks.js')
+    const {setDeclaredMark} = await import('../../lib/ingest/turn-marks.js')
     setDeclaredMark(this.env, row.agent, row.nativeId, status !== 'working')
     const json = sessionJson(row, this.me, now)
     if (!this.jsonEnabled())

@@ -26,7 +26,7 @@ passed since it was written — with the session's current state and reason.`
     const {args, flags} = await this.parse(StateShow)
     const {clock, store} = await this.syncedStore()
     const {findOwnSession} = await import('../../lib/agents/self-session.js')
-    const {resolveSession} = await import('../../lib/cli/resolve.js')
+    const {resolveSession} = await import('../../lib/base/resolve.js')
     const {sessionJson} = await import('../../lib/views/views.js')
     const id = args.session ? resolveSession(store, args.session) : findOwnSession(store, flags.session, this.env).id
     const now = clock()
@@ -36,7 +36,7 @@ passed since it was written — with the session's current state and reason.`
       this.log(`${json.short_id}  ${json.title ?? '(untitled)'}  — ${row.state}:${row.reason}`)
       if (json.state_line) {
         this.log(
-          `${json.state_line.status} at ${(await import('../../lib/cli/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`,
+          `${json.state_line.status} at ${(await import('../../lib/base/time-format.js')).humanTime(json.state_line.at, now)} (${json.state_line.messages_since} messages since)`,
         )
         this.log(json.state_line.text)
       } else {

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {teamAdminCall} from '../../team/admin.js'
+import {teamAdminCall} from '../../lib/team/admin.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team admit --json`: the binding made. */

@@ -6,8 +6,8 @@ import type {Pool} from 'pg'
 import type {Store} from '../../core/store/store.js'
 import {families, teamFamilies} from '../../core/store/families.js'
 
-import {writeTeamConfig} from '../../team/config-file.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {writeTeamConfig} from '../../lib/team/config-file.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 
 /** `cast team join --json`: the machine that joined, and what it published first. */
 export interface TeamJoinJson {
@@ -15,7 +15,7 @@ export interface TeamJoinJson {
   /** This machine's key fingerprint (SHA256:…), published on its row (null: the admin's setup, no machine joined). */
   fingerprint: string | null
   /** The other machines' keys and whether this machine trusts them (cast team keys). */
-  keys: {device: string; who: string; fingerprint: string | null; status: import('../../team/keys.js').KeyStatus}[]
+  keys: {device: string; who: string; fingerprint: string | null; status: import('../../lib/team/keys.js').KeyStatus}[]
   name: string | null
   published: number
   schema_version: number
@@ -125,9 +125,9 @@ policy (each machine its own credentials) and the admin's setup.`
     return result
   }
 
-  /** This machine's signing key (src/team/keys.ts), made on first use; a key file others can read is refused. */
-  private async machineKey(): Promise<import('../../team/keys.js').MachineKey> {
-    const {KeyFileError, machineKey} = await import('../../team/keys.js')
+  /** This machine's signing key (src/lib/team/keys.ts), made on first use; a key file others can read is refused. */
+  private async machineKey(): Promise<import('../../lib/team/keys.js').MachineKey> {
+    const {KeyFileError, machineKey} = await import('../../lib/team/keys.js')
     const {castHome} = await import('../../lib/home/env.js')
     try {
       return machineKey(castHome(this.env))
@@ -167,7 +167,7 @@ policy (each machine its own credentials) and the admin's setup.`
   private async logKeys(fingerprint: string, keys: TeamJoinJson['keys']): Promise<void> {
     this.log(`This machine's key: ${fingerprint}`)
     if (keys.length === 0) return
-    const {keyLineText} = await import('../../team/trust.js')
+    const {keyLineText} = await import('../../lib/team/trust.js')
     this.log(`Teammates' machines (this machine carries out actions only from keys it trusts):`)
     for (const l of keys) this.log(keyLineText({...l, pinned: null}))
     this.log('Check a fingerprint with its owner, then: cast team trust DEVICE')
@@ -176,7 +176,7 @@ policy (each machine its own credentials) and the admin's setup.`
   /** Teammates' keys beside this machine's trust list, for the person joining to check and trust. */
   private async teammateKeys(url: string, device: string): Promise<TeamJoinJson['keys']> {
     const {castHome} = await import('../../lib/home/env.js')
-    const {linesFor, serverKeys} = await import('../../team/trust.js')
+    const {linesFor, serverKeys} = await import('../../lib/team/trust.js')
     let lines
     try {
       lines = linesFor(castHome(this.env), await serverKeys(url), device)

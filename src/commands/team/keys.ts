@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team keys --json`: this machine's key and every teammate's beside the trust list. */
@@ -39,8 +39,8 @@ only when signed with a key trusted here.
     const {loadConfig} = await import('../../lib/home/config.js')
     const {teamTarget} = await teamFamilies.client()
     const {castHome, deviceName} = await import('../../lib/home/env.js')
-    const {KeyFileError, machineKey, rotateKey} = await import('../../team/keys.js')
-    const {keyLineText, linesFor, publishKey, serverKeys} = await import('../../team/trust.js')
+    const {KeyFileError, machineKey, rotateKey} = await import('../../lib/team/keys.js')
+    const {keyLineText, linesFor, publishKey, serverKeys} = await import('../../lib/team/trust.js')
     const target = teamTarget(this.env, await loadConfig(this.env))
     if (!target) this.fail('Not in a team. Join one with: cast team join postgres://USER:PASSWORD@HOST/DB', EXIT.USAGE)
     const home = castHome(this.env)

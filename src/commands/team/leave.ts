@@ -26,7 +26,7 @@ released for another member; team.url / team.name leave the config. Local sessio
     const {teamTarget, redact, cleanError, openPool} = await teamFamilies.client()
     const {markLeft, teamJoin} = await families.outbox()
     const {deviceName} = await import('../../lib/home/env.js')
-    const {writeTeamConfig} = await import('../../team/config-file.js')
+    const {writeTeamConfig} = await import('../../lib/team/config-file.js')
     const {leaveMachine} = await teamFamilies.calls()
     const {joinedDevice} = await teamFamilies.machines()
     const config = await loadConfig(this.env)

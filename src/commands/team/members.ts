@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {teamAdminCall} from '../../team/admin.js'
+import {teamAdminCall} from '../../lib/team/admin.js'
 import {teamFamilies, text} from '../../core/store/families.js'
 
 export interface TeamMemberJson {

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import type {Store} from '../../core/store/store.js'
 import {families, type MachineRow, type SkippedRow, teamFamilies, text} from '../../core/store/families.js'
 
@@ -111,7 +111,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     } catch (error) {
       const why = cleanError(error, target.url)
       if (!this.jsonEnabled()) {
-        const {humanTime} = await import('../../lib/cli/time-format.js')
+        const {humanTime} = await import('../../lib/base/time-format.js')
         this.log(
           `team ${join.name ?? '(unnamed)'} · ${redact(target.url)} · UNREACHABLE: ${why}\nthis machine: ${device} · outbox ${pending} pending (kept until the server is back)`,
         )
@@ -134,7 +134,7 @@ sessions. Exit 1 when the server cannot be reached (the outbox keeps everything 
     joinedAs: string | null,
     now: number,
   ): Promise<void> {
-    const {humanTime} = await import('../../lib/cli/time-format.js')
+    const {humanTime} = await import('../../lib/base/time-format.js')
     const {redact} = await teamFamilies.client()
     // Device names, identities and reasons come from teammates and the server: one line, escaped.
     const {oneLine: text} = await import('../../core/model/sanitize.js')

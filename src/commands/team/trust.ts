@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 import {teamFamilies} from '../../core/store/families.js'
 
 /** `cast team trust DEVICE --json`: the key now pinned, and the one it replaced. */
@@ -36,7 +36,7 @@ fingerprint with its owner first (cast team keys on their machine shows it), or 
     const {loadConfig} = await import('../../lib/home/config.js')
     const {teamTarget} = await teamFamilies.client()
     const {castHome, deviceName} = await import('../../lib/home/env.js')
-    const {serverKeys, trustDevice} = await import('../../team/trust.js')
+    const {serverKeys, trustDevice} = await import('../../lib/team/trust.js')
     const target = teamTarget(this.env, await loadConfig(this.env))
     if (!target) this.fail('Not in a team. Join one with: cast team join postgres://USER:PASSWORD@HOST/DB', EXIT.USAGE)
     const r = trustDevice(castHome(this.env), await serverKeys(target.url), args.device, deviceName(this.env), {

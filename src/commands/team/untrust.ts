@@ -22,7 +22,7 @@ Exit 3 when DEVICE was not trusted.`
   async run(): Promise<TeamUntrustJson> {
     const {args} = await this.parse(TeamUntrust)
     const {castHome} = await import('../../lib/home/env.js')
-    const {untrustDevice} = await import('../../team/trust.js')
+    const {untrustDevice} = await import('../../lib/team/trust.js')
     untrustDevice(castHome(this.env), args.device)
     if (!this.jsonEnabled()) this.log(`${args.device} is no longer trusted: its actions are refused on this machine.`)
     return {device: args.device, removed: true}

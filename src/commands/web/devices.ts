@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/cli/base-command.js'
-import {EXIT} from '../../lib/cli/exit-codes.js'
+import {EXIT} from '../../lib/base/exit-codes.js'
 
 export interface DevicesJson {
   devices: {id: string; name: string; created_at: string}[]
@@ -33,6 +33,7 @@ stops working at its next request.`
     let revoked: string[] = []
     if (flags.revoke !== undefined) {
       const gone = revokeDevices(home, flags.revoke)
+      for (const d of gone) (await import('../../lib/push/files.js')).dropSubscriptions(home, d.id)
       if (gone.length === 0 && flags.revoke !== 'all')
         this.fail(`No paired device ${flags.revoke} ("cast web devices" lists them).`, EXIT.NOT_FOUND)
       revoked = gone.map((d) => d.id)

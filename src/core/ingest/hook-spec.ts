@@ -77,6 +77,11 @@ export interface HookSpec {
    * protocol takes no answer cast can use.
    */
   readonly nudgeEvents?: readonly string[]
+  /**
+   * The JSON file holding the agent's own MCP servers under `mcpServers`, when cast can add its
+   * `cast mcp` entry there (`cast hooks install --mcp`); omitted: the user adds it by hand.
+   */
+  mcpConfigPath?(ctx: AdapterEnv): string
 }
 
 /** An agent cast reads without shell hooks, and why (the refusal `cast hooks install` gives). */

@@ -106,3 +106,81 @@ export function signature(p: string): string {
 
   return `${one(p)}|${one(p + '-wal')}`
 }
+
+/** How often the live ingester's folder sweep looks at the folders under the roots. */
+export const FOLDER_SWEEP_MS = 10_000
+/** How deep under a root the folder sweep looks (project folders, dated folders, chat folders). */
+const FOLDER_DEPTH = 4
+/** The most folders the sweep keeps (a home bigger than this is swept in its first folders only). */
+const FOLDER_MAX = 20_000
+
+/**
+ * The folders under the roots with their modification times. A folder's time moves when an entry
+ * is made, removed or renamed in it, so a folder whose time moved since the last look holds a
+ * file (or folder) the watcher may never have reported: when the kernel's inotify queue overflows
+ * (the daemon starved while other files take many writes) the events past the queue's size are
+ * dropped, and a new project folder's is one of them; nothing in Node reports the overflow. Each
+ * sweep costs one lstat per folder; the live ingester runs it every FOLDER_SWEEP_MS and hands
+ * what moved to NewDirs (its files read) and the watcher (watched from then on).
+ */
+export class FolderSweep {
+  private readonly folders = new Map<string, {mtimeMs: number; depth: number}>()
+
+  constructor(roots: readonly string[]) {
+    for (const r of roots) this.learn(r, FOLDER_DEPTH, [])
+  }
+
+  /** Folders whose listing changed since the last look, and the folders new to the sweep (none once `stopped`). */
+  sweep(stopped = false): string[] {
+    const out: string[] = []
+    if (stopped) return out
+    for (const [dir, known] of [...this.folders]) {
+      let mtimeMs: number
+      try {
+        const st = fs.lstatSync(dir)
+        if (!st.isDirectory()) throw new Error('not a folder')
+        mtimeMs = st.mtimeMs
+      } catch {
+        this.folders.delete(dir)
+        continue
+      }
+
+      if (mtimeMs === known.mtimeMs) continue
+      known.mtimeMs = mtimeMs
+      out.push(dir)
+      if (known.depth > 0) for (const sub of subfolders(dir)) if (!this.folders.has(sub)) this.learn(sub, known.depth - 1, out)
+    }
+
+    return out
+  }
+
+  /** Record `dir` and its folders `depth` deep; the ones recorded are added to `found`. */
+  private learn(dir: string, depth: number, found: string[]): void {
+    if (this.folders.size >= FOLDER_MAX || IGNORED.test(dir)) return
+    let mtimeMs: number
+    try {
+      const st = fs.lstatSync(dir)
+      if (!st.isDirectory()) return
+      mtimeMs = st.mtimeMs
+    } catch {
+      return
+    }
+
+    this.folders.set(dir, {depth, mtimeMs})
+    found.push(dir)
+    if (depth > 0) for (const sub of subfolders(dir)) this.learn(sub, depth - 1, found)
+  }
+}
+
+/** The folders directly in `dir` (symlinks not followed, blob folders left out). */
+function subfolders(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, {withFileTypes: true})
+      .filter((e) => e.isDirectory())
+      .map((e) => `${dir}/${e.name}`)
+      .filter((p) => !IGNORED.test(p))
+  } catch {
+    return []
+  }
+}

@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import type {Store} from '../store/store.js'
 import type {Ingester} from './engine.js'
-import {NewDirs, openWatcher, signature} from './live-watch.js'
+import {FOLDER_SWEEP_MS, FolderSweep, NewDirs, openWatcher, signature} from './live-watch.js'
 import {SCREEN_SWEEP_MS, screenSweepOf} from './screen.js'
 
 export interface LiveOptions {
@@ -230,6 +230,9 @@ export class LiveIngester {
     this.guard('heartbeat', () => this.beat())
     if (this.stopped) return
     this.startTimers(w, missing)
+    const folders = new FolderSweep(existing) // folders whose listing moved without an event: watched and rescanned
+    const sweep = (): void => folders.sweep(this.stopped).forEach((d) => (w.add(d), this.newDirs.add(d, Date.now(), extra)))
+    this.intervals.push(setInterval(() => this.guard('folder sweep', sweep), FOLDER_SWEEP_MS))
     for (const t of this.intervals) t.unref()
     this.armTimeTimer()
   }

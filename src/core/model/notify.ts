@@ -13,7 +13,7 @@
  */
 import {ASK_OF_REASON} from './attention.js'
 import {exhaustive} from './exhaustive.js'
-import type {Bucket, LogReason, Reason, WorkState} from './types.js'
+import type {Bucket, LogReason, Reason, TransitionEvent, WorkState} from './types.js'
 
 export const NOTIFY_KINDS = ['approval', 'error', 'question', 'decision', 'needs_input', 'done', 'quiet', 'released'] as const
 export type NotifyKind = (typeof NOTIFY_KINDS)[number]
@@ -53,7 +53,7 @@ export interface NotifySubject {
 export interface NotifyTransition {
   readonly seq: number
   readonly ts: number
-  readonly event: 'new' | 'transition' | 'gone'
+  readonly event: TransitionEvent
   readonly to: WorkState
   readonly reason: LogReason
   readonly bucket: Bucket

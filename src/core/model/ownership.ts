@@ -74,7 +74,7 @@ export function inboxLeavesAt({
 /**
  * Why I may not act on a session another machine runs, or null when I may: I own it or I run it,
  * the rule the machine that runs it checks again before it carries out anything
- * (src/team/executor.ts refusal). The runner is the one the team store binds to the publishing
+ * (src/lib/team/executor.ts refusal). The runner is the one the team store binds to the publishing
  * machine's member (docs/team.md); the owners are what that machine published.
  */
 export function readOnlyLine(

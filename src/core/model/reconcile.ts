@@ -9,7 +9,17 @@
  * `transition`).
  */
 import {placeSession, shouldReleaseFiling} from './placement.js'
-import type {Bucket, ChildSummary, Classification, Filing, Reason, SessionFacts, SessionRecords, WorkState} from './types.js'
+import type {
+  Bucket,
+  ChildSummary,
+  Classification,
+  Filing,
+  Reason,
+  SessionFacts,
+  SessionRecords,
+  TransitionEvent,
+  WorkState,
+} from './types.js'
 import {classifyWorkState} from './work-state.js'
 
 /** The placement columns of the sessions row as stored; `state` null: never reconciled (first sight). */
@@ -31,7 +41,7 @@ export interface ReconcileInput {
   readonly stored: StoredPlacement
 }
 
-export type ReconcileEvent = 'new' | 'transition' | 'gone'
+export type ReconcileEvent = TransitionEvent
 
 export interface ReconcilePlan {
   readonly classification: Classification

@@ -11,33 +11,9 @@
  * desktop, tmux and macOS notifications (notificationText).
  */
 
-// C0 controls and DEL, C1 controls, and the bidi embedding/override/isolate characters.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001F\u007F\u0080-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g
-
-function show(c: string, keep: string): string {
-  if (keep.includes(c)) return c
-  const code = c.codePointAt(0)!
-  if (code < 0x20) return '^' + String.fromCodePoint(code + 0x40)
-  if (code === 0x7f) return '^?'
-  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`
-}
-
-/** Every control character made visible; newlines and tabs kept (multi-line text). */
-export function visible(s: string): string {
-  return s.replace(CONTROL, (c) => show(c, '\n\t'))
-}
-
-/** One line for a row: newlines and tabs become spaces, every other control is made visible. */
-export function oneLine(s: string): string {
-  return s.replace(/[\r\n\t]+/g, (m) => (m === '\r' ? '^M' : ' ')).replace(CONTROL, (c) => show(c, ''))
-}
-
-/** True when the string holds a character human output would have to make visible. */
-export function hasControl(s: string): boolean {
-  CONTROL.lastIndex = 0
-  return CONTROL.test(s)
-}
+// The page shows agent text with the same functions: they live in wire.ts, the one module the
+// page's build shares with the CLI's.
+export {hasControl, oneLine, visible} from './wire.js'
 
 // Controls a notification drops: every C0 control but newline, DEL, C1, bidi controls.
 // eslint-disable-next-line no-control-regex

@@ -49,6 +49,13 @@ export type LogReason = (typeof LOG_REASONS)[number]
 
 export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
 
+/**
+ * The events of the transitions log: a session seen for the first time, a change of state,
+ * reason or bucket, and a session filed away as killed or dismissed (model/reconcile.ts).
+ */
+export const TRANSITION_EVENTS = ['new', 'transition', 'gone'] as const
+export type TransitionEvent = (typeof TRANSITION_EVENTS)[number]
+
 export const PROCESS_STATUSES = [
   'working',
   'thinking',

@@ -3,8 +3,8 @@
  * right-click menu, the keyboard and the intro tour all render from"), ordered as the seed orders
  * them: answering first, then parking from lightest to heaviest, then filing. The CLI's verb
  * commands take their summaries from it, `cast inbox` its keys and help page, `cast web` its
- * triage bar, menu, keys and palette. Every verb runs as the cast command line `argv` gives, so
- * each keeps exactly that command's rules (src/commands/<command>.ts). Pure data.
+ * triage bar, menu, keys and palette. Every verb runs through the one verb runner
+ * (src/lib/verbs/index.ts), whichever front-end asks: its handler holds the verb's rules. Pure data.
  */
 import {parseDuration} from './durations.js'
 import type {Bucket} from './types.js'
@@ -33,6 +33,9 @@ export type VerbName =
   | 'restore'
   | 'undo'
 
+/** The actions a teammate's machine may ask this one to carry out (src/lib/team/protocol.ts). */
+export type TeamAction = 'send' | 'approve' | 'deny' | 'kill' | 'own' | 'answer'
+
 export interface Verb {
   readonly name: VerbName
   /** What the triage bar, the menu and the palette say. */
@@ -48,6 +51,10 @@ export interface Verb {
   readonly needsApproval?: boolean
   /** Acts on no session (undo). */
   readonly global?: boolean
+  /** The team action that carries it out on the session's own machine (absent: this machine only). */
+  readonly remote?: TeamAction
+  /** It files the row away (out of its section): the cursor stays where it was, on the row that takes its place. */
+  readonly filesAway?: boolean
   /** A drop target for a drag of a card into this section (seed 000: Working is none). */
   readonly dropOn?: Bucket
   /** What asks for the value ("{title}" stands for the session's title). */
@@ -55,8 +62,9 @@ export interface Verb {
   /** What a confirmation says beside the question. */
   readonly confirm?: string
   /**
-   * The cast command line; `value` is the time, label, text or nothing; `ifState` (STATE:REASON)
-   * makes a reply refuse (exit 5) when the session is no longer in the state the person saw.
+   * The cast command line for the same verb (shown in help and docs); `value` is the time, label,
+   * text or nothing; `ifState` (STATE:REASON) makes a reply refuse (exit 5) when the session is no
+   * longer in the state the person saw.
    */
   argv(session: string, value?: string, ifState?: string): string[]
 }
@@ -71,6 +79,7 @@ export const VERBS: readonly Verb[] = [
     label: 'Approve',
     name: 'approve',
     needsApproval: true,
+    remote: 'approve',
     plan: null,
     summary: 'Approve the open permission prompt of a session.',
     takes: 'none',
@@ -81,6 +90,7 @@ export const VERBS: readonly Verb[] = [
     label: 'Deny',
     name: 'deny',
     needsApproval: true,
+    remote: 'deny',
     plan: null,
     summary: 'Deny the open permission prompt of a session.',
     takes: 'none',
@@ -92,6 +102,7 @@ export const VERBS: readonly Verb[] = [
     prompt: 'reply to {title}: ',
     name: 'reply',
     plan: null,
+    remote: 'send',
     summary: 'Send a message into a session as its next turn.',
     takes: 'text',
   }),
@@ -109,6 +120,7 @@ export const VERBS: readonly Verb[] = [
     dropOn: 'dormant',
     key: 'o',
     label: 'Dormant',
+    filesAway: true,
     name: 'dormant',
     plan: 'planMark',
     summary: 'Park it: a machine wakes it (mark dormant).',
@@ -118,6 +130,7 @@ export const VERBS: readonly Verb[] = [
     argv: (s) => ['stash', s],
     key: 'x',
     label: 'Stash',
+    filesAway: true,
     name: 'stash',
     plan: 'planStash',
     summary: 'Stash sessions out of the inbox; they come back when they stall or ask.',
@@ -127,6 +140,7 @@ export const VERBS: readonly Verb[] = [
     argv: (s) => ['stash', s, '--hide'],
     key: 'X',
     label: 'Stash and hide',
+    filesAway: true,
     name: 'stash-hide',
     plan: 'planStash',
     summary: 'Stash through trigger wakes and stalls: only an ask brings it back.',
@@ -137,8 +151,10 @@ export const VERBS: readonly Verb[] = [
     key: 'K',
     label: 'Kill',
     confirm: 'It tears the agent down (the transcript stays).',
+    filesAway: true,
     name: 'kill',
     plan: 'planKill',
+    remote: 'kill',
     summary: 'Kill sessions: stop the agent, file them under Killed.',
     takes: 'confirm',
   }),
@@ -167,6 +183,7 @@ export const VERBS: readonly Verb[] = [
     key: 's',
     label: 'Snooze',
     prompt: 'snooze {title} for (30m, 2h) or until (tomorrow 9am): ',
+    filesAway: true,
     name: 'snooze',
     plan: 'planSnooze',
     summary: 'Snooze sessions until a time; they come back as needs input.',
@@ -186,6 +203,7 @@ export const VERBS: readonly Verb[] = [
     dropOn: 'done',
     key: 'e',
     label: 'Mark done',
+    filesAway: true,
     name: 'done',
     plan: 'planMark',
     summary: 'Delivered; read it when you like (mark done).',
@@ -241,15 +259,23 @@ export const VERBS: readonly Verb[] = [
   }),
 ]
 
+/**
+ * The team's actions: the remote marks of the catalog, and the two a teammate may ask that no
+ * triage bar shows (own: a handoff; answer: a decision card).
+ */
+export const TEAM_ACTIONS: readonly TeamAction[] = [...VERBS.flatMap((x) => (x.remote ? [x.remote] : [])), 'own', 'answer']
+
 const BY_NAME = new Map(VERBS.map((verb) => [verb.name, verb]))
 const BY_KEY = new Map(VERBS.map((verb) => [verb.key, verb]))
 
 export function verb(name: VerbName): Verb {
-  return BY_NAME.get(name)!
+  const found = BY_NAME.get(name)
+  if (!found) throw new TypeError(`no verb ${name}`)
+  return found
 }
 
 export function isVerbName(name: string): name is VerbName {
-  return BY_NAME.has(name as VerbName)
+  return VERBS.some((x) => x.name === name)
 }
 
 /** The verb a key runs, or undefined. */
@@ -257,17 +283,22 @@ export function verbForKey(key: string): Verb | undefined {
   return BY_KEY.get(key)
 }
 
-/** The catalog as data (for a page or a help screen): everything but the command line. */
-export function verbTable(): {
+/** A verb of the catalog as data (the `verbs` of `cast web`'s listing, src/core/model/wire.ts). */
+export interface VerbJson {
   name: VerbName
   label: string
   key: string
   summary: string
+  /** What asks for the value ("{title}" stands for the session's title), or null. */
+  prompt: string | null
   takes: VerbInput
   needs_approval: boolean
   global: boolean
   drop_on: Bucket | null
-}[] {
+}
+
+/** The catalog as data (for a page or a help screen): everything but the command line. */
+export function verbTable(): VerbJson[] {
   return VERBS.map((x) => ({
     drop_on: x.dropOn ?? null,
     global: x.global === true,

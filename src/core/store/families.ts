@@ -10,7 +10,7 @@
  *     listSchedules(store, now)
  *
  * A loader is a dynamic import, so a command loads the modules of the families it asks for and
- * no others: importing this file loads no family (the fast paths in src/lib/cli/state-fast.ts and
+ * no others: importing this file loads no family (the fast paths in src/lib/state/state-fast.ts and
  * src/lib/notify/status-fast.ts count on that). src/lib and src/team, the application layer
  * commands call, import family modules directly. docs/architecture.md, "Calling the store".
  */

@@ -340,7 +340,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     up(db) {
       // The request id (uid) of each team action this machine carried out: a request seen once is
-      // refused every other time, whatever server row carries it (src/team/executor.ts).
+      // refused every other time, whatever server row carries it (src/lib/team/executor.ts).
       db.exec(`
         ALTER TABLE team_done ADD COLUMN uid TEXT;
         CREATE UNIQUE INDEX team_done_uid ON team_done (uid) WHERE uid IS NOT NULL;

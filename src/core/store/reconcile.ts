@@ -3,7 +3,7 @@
  * log one transitions row per change, in one transaction; and reading that log back.
  */
 import {planReconcile, type StoredPlacement, summarizeChildren} from '../model/reconcile.js'
-import type {Bucket, LogReason, Reason, SessionFacts, WorkState} from '../model/types.js'
+import type {Bucket, LogReason, Reason, SessionFacts, TransitionEvent, WorkState} from '../model/types.js'
 import {evaluateParks} from './parks.js'
 import {num, parseJson, type Row, str} from './rows.js'
 import {loadSessions, type SessionRow} from './sessions.js'
@@ -13,7 +13,7 @@ export interface Transition {
   readonly seq: number
   readonly ts: number
   readonly sessionId: string
-  readonly event: 'new' | 'transition' | 'gone'
+  readonly event: TransitionEvent
   readonly from: WorkState | null
   readonly to: WorkState
   /** The classification's reason, or `park_released` (a park's release, store/parks.ts). */

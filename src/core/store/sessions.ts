@@ -131,7 +131,7 @@ export function sessionIds(store: Conn): {id: string; nativeId: string; agent: s
 /**
  * The sessions a typed id can resolve to: those whose cast id or native id equals it or starts
  * with it (as typed, or lowercased). Every candidate resolvePrefix and its ambiguity check can
- * return, without loading every id (src/lib/cli/resolve.ts).
+ * return, without loading every id (src/lib/base/resolve.ts).
  *
  * The rows carry the facts (kilobytes each): a scan of the table reads them all (180 ms at 10,000
  * sessions). The cast ids are searched as a range of their primary key's index, and the native

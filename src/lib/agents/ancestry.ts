@@ -1,7 +1,7 @@
 /**
  * The caller's process ancestry, read from /proc without the adapters (src/adapters/session-variables.ts
  * holds the variables and process names it needs): the command (src/lib/agents/self-session.ts) and
- * `cast state`'s fast path (src/lib/cli/state-fast.ts) share it.
+ * `cast state`'s fast path (src/lib/state/state-fast.ts) share it.
  */
 import {AGENT_PROCESSES, SESSION_VARIABLES} from '../../adapters/session-variables.js'
 import {parentPid, processNames, sandboxedView} from '../../core/ingest/process-table.js'

@@ -7,10 +7,10 @@ import type {DialogKeys} from '../../adapters/screen.js'
 import {shortId} from '../../core/model/ids.js'
 import type {Agent} from '../../core/model/types.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
-import {CastError} from '../cli/base-command.js'
+import {CastError} from '../base/cast-error.js'
 import {dialogKeys, findPane, type OpenDialog, paneName, reasonOf, screenDialog, storedDialog} from './dialog.js'
 import type {Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {checkMessageText} from './message-text.js'
 import {captureScreen, type Pane, type Typist, typist} from './tmux.js'
 
@@ -220,7 +220,7 @@ export async function runDialogVerb(
   note: string | null,
 ): Promise<{answer: DialogAnswer; line: string}> {
   const {syncBeforeRead} = await import('../ingest/ingest.js')
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   if (note !== null) note = checkMessageText(note, 'The note')
   syncBeforeRead(store, env, clock, me)
   const id = resolveSession(store, query)

@@ -10,11 +10,11 @@
 import {shortId} from '../../core/model/ids.js'
 import type {QuestionChoice} from '../../core/model/types.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {dialogKeys, findPane, paneName, reasonOf, screenDialog} from './dialog.js'
 import {CLOSE_TIMEOUT_MS} from './dialog-answer.js'
 import type {Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {captureScreen, typist} from './tmux.js'
 import type {ChooseManyJson} from './dialog-ask-many.js'
 
@@ -60,7 +60,7 @@ export async function chooseAnswers(
   answers: readonly (readonly number[])[],
 ): Promise<ChooseJson | ChooseManyJson> {
   const {syncBeforeRead} = await import('../ingest/ingest.js')
-  const {resolveSession} = await import('../cli/resolve.js')
+  const {resolveSession} = await import('../base/resolve.js')
   syncBeforeRead(store, env, clock, me)
   const id = resolveSession(store, query)
   const row = store.loadSessions([id])[0]

@@ -2,8 +2,8 @@
  * The text a verb types into an agent (`cast send`, `cast deny --note`, the web composer): data
  * only. One check for all of them, before anything is typed.
  */
-import {CastError} from '../cli/cast-error.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {CastError} from '../base/cast-error.js'
+import {EXIT} from '../base/exit-codes.js'
 
 /** The largest message cast types or passes on: above it, exit 2 (never E2BIG from exec). */
 export const MAX_MESSAGE_BYTES = 64 * 1024

@@ -8,11 +8,11 @@ import {registry} from '../../adapters/index.js'
 import {processNames} from '../../core/ingest/screen.js'
 import {isSameProcessAlive, parentPid} from '../../core/ingest/process-table.js'
 import type {Store} from '../../core/store/store.js'
-import {CastError} from '../cli/base-command.js'
+import {CastError} from '../base/cast-error.js'
 import type {Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/ingest.js'
-import {resolveSession} from '../cli/resolve.js'
+import {resolveSession} from '../base/resolve.js'
 
 /**
  * How long the process tree is re-read when an agent process is above us but no claim names it

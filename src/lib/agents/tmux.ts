@@ -7,9 +7,9 @@
  */
 
 import {tmuxEnv, tmuxServers} from '../../core/ingest/tmux.js'
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import type {Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 export interface Pane {
   /** The first process in the pane (a shell, or the agent itself). */

@@ -5,12 +5,12 @@ import {format} from 'node:util'
 
 import type {SyncStats} from '../../core/ingest/engine.js'
 import type {Store} from '../../core/store/store.js'
-import type {RemoteOutcome} from '../../team/request.js'
-import {CastError} from './cast-error.js'
+import type {RemoteOutcome} from '../team/request.js'
+import {CastError} from '../base/cast-error.js'
 import {classifyError, errorEnvelope, humanError, parseFailure, readOnlyHome, writable} from './errors.js'
 import {castHome, clockFrom, type Env, whoAmI} from '../home/env.js'
-import {EXIT} from './exit-codes.js'
-import {MAX_TEXT_ARG} from './limits.js'
+import {EXIT} from '../base/exit-codes.js'
+import {MAX_TEXT_ARG} from '../base/limits.js'
 import type {SyncBeforeReadOptions} from '../ingest/ingest.js'
 import * as sanitizeModule from '../../core/model/sanitize.js'
 
@@ -48,7 +48,7 @@ export interface SyncedStore {
   readonly synced: SyncStats | null
 }
 
-/** The JSON of a verb carried out on another machine of the team (src/team/request.ts). */
+/** The JSON of a verb carried out on another machine of the team (src/lib/team/request.ts). */
 export type RemoteVerbJson = RemoteOutcome
 
 export abstract class BaseCommand extends Command {
@@ -127,18 +127,18 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * The team branch of a verb (src/team/request.ts): when QUERY names a session (or, for
+   * The team branch of a verb (src/lib/team/request.ts): when QUERY names a session (or, for
    * "answer", a card) that runs on another machine of the team, the action is queued there and
    * its outcome printed and returned; null when it is this machine's (or no team).
    */
   protected async remoteVerb(
-    verb: import('../../team/protocol.js').ActionVerb,
+    verb: import('../team/protocol.js').ActionVerb,
     query: string,
     args: Readonly<Record<string, unknown>>,
     flags: {'no-wait'?: boolean; timeout?: number},
   ): Promise<RemoteVerbJson | null> {
     if (this.env.CAST_TEAM_LOCAL === '1') return null
-    const {remoteVerb} = await import('../../team/request.js')
+    const {remoteVerb} = await import('../team/request.js')
     const r = await remoteVerb(await this.openStore(), this.env, this.me, {args, query, verb}, flags)
     if (!r) return null
     if (!this.jsonEnabled()) this.log(r.line)
@@ -200,7 +200,7 @@ export abstract class BaseCommand extends Command {
    * after every control character was made visible, so an escaped title takes the cells it shows.
    */
   protected async logFitted(text: string): Promise<void> {
-    const {fitLines, terminalWidth} = await import('./style.js')
+    const {fitLines, terminalWidth} = await import('../views/style.js')
     super.log(fitLines(sanitizeModule.visible(text), terminalWidth(this.env)))
   }
 

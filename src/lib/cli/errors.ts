@@ -11,13 +11,13 @@ import fs from 'node:fs'
 
 import {diskFull, noSpaceMessage} from '../../core/store/disk.js'
 import {UsageError} from '../home/env.js'
-import {CastError} from './cast-error.js'
-import {stripAnsi} from './ansi.js'
-import {EXIT} from './exit-codes.js'
+import {CastError} from '../base/cast-error.js'
+import {stripAnsi} from '../base/ansi.js'
+import {EXIT} from '../base/exit-codes.js'
 import {type ParseContext, parseSentence} from './parse-words.js'
 import {visible} from '../../core/model/sanitize.js'
 
-export {EXIT, type ExitCode} from './exit-codes.js'
+export {EXIT, type ExitCode} from '../base/exit-codes.js'
 
 export const ERROR_KINDS = ['usage', 'not_found', 'ambiguous', 'refused', 'timeout', 'failure'] as const
 export type ErrorKind = (typeof ERROR_KINDS)[number]
@@ -52,7 +52,7 @@ export function errorKind(exit: number): ErrorKind {
 
 /** Errors a command raises on purpose: a one-line message and an exit code from EXIT. */
 // CastError lives in its own module (no oclif), so code that runs without oclif can throw it.
-export {CastError} from './cast-error.js'
+export {CastError} from '../base/cast-error.js'
 
 /**
  * A flag value that does not parse (src/lib/cli/time-flags.ts): exit 2 with its own one line.
@@ -157,7 +157,7 @@ export function parseErrorMessage(err: Error): string {
   )
 }
 
-export {stripAnsi} from './ansi.js'
+export {stripAnsi} from '../base/ansi.js'
 
 /** A human error line on stderr: control characters from users or agents shown, not obeyed. */
 export function humanError(message: string, suggestions: readonly string[] = []): string {

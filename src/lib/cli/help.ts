@@ -16,7 +16,7 @@
  */
 import {Command, CommandHelp, Help, Interfaces} from '@oclif/core'
 
-import {cellWidth} from './style.js'
+import {cellWidth} from '../views/style.js'
 
 const LF = /\r\n|\n/
 /** A preformatted line: it starts with two spaces or more, or a tab. */

@@ -10,8 +10,8 @@
  * Matched by the error's class (oclif's parser error classes, which @oclif/core does not export:
  * by their constructor's name), never by its English.
  */
-import {stripAnsi} from './ansi.js'
-import {nearest} from './nearest.js'
+import {stripAnsi} from '../base/ansi.js'
+import {nearest} from '../base/nearest.js'
 
 type FlagDefs = Readonly<Record<string, {char?: string; summary?: string; description?: string; hidden?: boolean; aliases?: string[]}>>
 

@@ -152,7 +152,7 @@ export async function fastSessions(argv: readonly string[]): Promise<boolean> {
       return false
     }
 
-    const {EXIT} = await import('./exit-codes.js')
+    const {EXIT} = await import('../base/exit-codes.js')
     const {errorEnvelope, humanError} = await import('./errors.js')
     const message = (error as Error).message
     if (parsed.json) process.stdout.write(JSON.stringify(errorEnvelope(message, EXIT.FAILURE)) + '\n')

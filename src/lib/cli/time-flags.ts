@@ -10,7 +10,7 @@
  * A duration flag's value is milliseconds; a time flag's is epoch milliseconds, read against the
  * command's clock (CAST_NOW, else the real one).
  */
-import {humanTime} from './time-format.js'
+import {humanTime} from '../base/time-format.js'
 import {Flags} from '@oclif/core'
 
 import {parseDuration, parseTime} from '../../core/model/durations.js'

@@ -1,8 +1,8 @@
 import {z} from 'zod'
 
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {parseDuration} from '../../core/model/duration-text.js'
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx) => {
@@ -44,13 +44,24 @@ const Config = z.strictObject({
   notify: z
     .strictObject({
       backends: z
-        .array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout']))
+        .array(z.enum(['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout', 'push', 'ntfy']))
         .min(1)
         .default(['auto']),
       command: z.union([argv, z.null()]).default(null),
       done: z.enum(['soft', 'normal', 'off']).default('soft'),
       group_window: duration.refine((ms) => ms <= 10_000, 'at most 10s (try "150ms")').default(150),
       quiet: z.boolean().default(true),
+      // The phone (docs/web.md, "The phone"): held while you are at the desk.
+      active_window: duration.default(3 * 60_000),
+      push: z.strictObject({content: z.enum(['full', 'none']).default('full')}).default({content: 'full'}),
+      ntfy: z
+        .strictObject({
+          server: z.string().url().default('https://ntfy.sh'),
+          topic: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, "-" and "_" (at most 64)'),
+          token: z.union([z.string(), z.null()]).default(null),
+          actions_url: z.union([z.string().url(), z.null()]).default(null),
+        })
+        .optional(),
     })
     .optional(),
   presences: z
@@ -126,6 +137,11 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
           done: c.notify.done,
           groupWindowMs: c.notify.group_window,
           quiet: c.notify.quiet,
+          activeWindowMs: c.notify.active_window,
+          push: c.notify.push,
+          ntfy: c.notify.ntfy
+            ? {actionsUrl: c.notify.ntfy.actions_url, server: c.notify.ntfy.server, token: c.notify.ntfy.token, topic: c.notify.ntfy.topic}
+            : null,
         }
       : undefined,
     presences: [...BUILTIN_PRESENCES.filter((p) => !names.has(p.name)), ...custom],

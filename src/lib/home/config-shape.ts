@@ -33,11 +33,24 @@ export interface CastConfig {
 }
 
 export interface NotifyConfig {
-  readonly backends: readonly ('auto' | 'freedesktop' | 'macos' | 'tmux' | 'bell' | 'command' | 'stdout')[]
+  readonly backends: readonly ('auto' | 'freedesktop' | 'macos' | 'tmux' | 'bell' | 'command' | 'stdout' | 'push' | 'ntfy')[]
   readonly command: readonly string[] | null
   readonly done: 'soft' | 'normal' | 'off'
   readonly quiet: boolean
   readonly groupWindowMs: number
+  /** The phone is held while a keystroke at the desk is this recent (ms). */
+  readonly activeWindowMs?: number
+  /** Web Push: the full text, or a count only. */
+  readonly push?: {readonly content: 'full' | 'none'}
+  /** ntfy: the server, the topic, a token, and cast web's HTTPS address for the action URLs. */
+  readonly ntfy?: NtfyConfig | null
+}
+
+export interface NtfyConfig {
+  readonly server: string
+  readonly topic: string
+  readonly token: string | null
+  readonly actionsUrl: string | null
 }
 
 export const BUILTIN_PRESENCES: readonly PresenceConfig[] = [

@@ -6,9 +6,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {type Env, homeDir} from './env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 export {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE, type NotifyConfig, type PresenceConfig} from './config-shape.js'
 import {BUILTIN_PRESENCES, type CastConfig, IDENTITY_SHAPE} from './config-shape.js'

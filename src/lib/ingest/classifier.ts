@@ -88,7 +88,7 @@ export async function restOf(
   const by = REST_REASONS[reason] ?? null
   if (by === null) return null
   const {getSettleVerdict} = await import('../../core/store/settle-verdicts.js')
-  const {wasNudged} = await import('../agents/turn-marks.js')
+  const {wasNudged} = await import('./turn-marks.js')
   const {loadConfig} = await import('../home/config.js')
   let configured = false
   try {

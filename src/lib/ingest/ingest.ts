@@ -120,7 +120,7 @@ export function syncBeforeRead(
 
 /**
  * The sync a command that concerns one known session needs when no live ingester keeps the store
- * (`cast state`'s fast path, src/lib/cli/state-fast.ts): that session's own files read where they
+ * (`cast state`'s fast path, src/lib/state/state-fast.ts): that session's own files read where they
  * changed, the hook spool consumed, snoozes that came due woken. Other sessions wait for the next
  * full sync.
  */

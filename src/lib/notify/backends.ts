@@ -14,13 +14,15 @@ import {notificationText} from '../../core/model/sanitize.js'
 import type {Env} from '../home/env.js'
 import {tmuxSockets} from '../agents/tmux.js'
 
-export const BACKENDS = ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout'] as const
+export const BACKENDS = ['auto', 'freedesktop', 'macos', 'tmux', 'bell', 'command', 'stdout', 'push', 'ntfy'] as const
 export type BackendName = (typeof BACKENDS)[number]
 
 export interface NotifyBackendConfig {
   readonly backends: readonly BackendName[]
   /** argv for the command backend: {summary}, {body}, {kind}, {urgency}, {sessions} are filled in; the notification as JSON on stdin. */
   readonly command: readonly string[] | null
+  /** ntfy's server and topic, when set: `auto` includes ntfy. */
+  readonly ntfy?: object | null
 }
 
 export interface Delivery {
@@ -43,7 +45,11 @@ function onPath(cmd: string, env: Env): boolean {
   return false
 }
 
-/** What `auto` means here: the desktop when there is one, tmux inside tmux, else the bell. */
+/**
+ * What `auto` means here: the desktop when there is one, tmux inside tmux, else the bell; and
+ * the phone's backends (Web Push, silent while no device subscribed; ntfy when configured) are
+ * added by resolveBackends.
+ */
 export function autoBackends(env: Env, platform: NodeJS.Platform = process.platform): BackendName[] {
   const out: BackendName[] = []
   if (platform === 'darwin') out.push('macos')
@@ -54,7 +60,8 @@ export function autoBackends(env: Env, platform: NodeJS.Platform = process.platf
 }
 
 export function resolveBackends(config: NotifyBackendConfig, env: Env): BackendName[] {
-  const list = config.backends.flatMap((b) => (b === 'auto' ? autoBackends(env) : [b]))
+  const phone: BackendName[] = ['push', ...(config.ntfy ? (['ntfy'] as const) : [])]
+  const list = config.backends.flatMap((b) => (b === 'auto' ? [...autoBackends(env), ...phone] : [b]))
   return [...new Set(list)]
 }
 
@@ -242,6 +249,7 @@ export async function deliver(
       else if (b === 'tmux') await tmux(n, env)
       else if (b === 'bell') bell()
       else if (b === 'command') await command(n, config.command, env)
+      else if (b === 'push' || b === 'ntfy') throw new Error('the phone is paged by the notifier (cast notify, cast daemon --notify)')
       out.push({backend: b, ok: true})
     } catch (error) {
       const e = error as {stderr?: string; shortMessage?: string; message?: string}

@@ -20,11 +20,18 @@ import type {SessionRow, Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {inView} from '../../core/model/view.js'
 import {askOf, titleOf} from '../views/views.js'
+import type {NtfyConfig} from '../home/config-shape.js'
 import {type BackendName, type Delivery, deliver, type NotifyBackendConfig} from './backends.js'
+import {PhonePager} from './pager.js'
+import {PHONE_BACKENDS, type PhoneBackend} from './phone.js'
 
 export interface NotifierConfig extends NotifyBackendConfig, NotifyOptions {
   /** A burst ends this long after its last candidate (ms), at most 4 windows after its first. */
   readonly groupWindowMs: number
+  /** The phone (pager.ts): held while a keystroke at the desk is this recent; Web Push's content; ntfy. */
+  readonly activeWindowMs?: number
+  readonly push?: {readonly content: 'full' | 'none'}
+  readonly ntfy?: NtfyConfig | null
 }
 
 export const DEFAULT_NOTIFIER_CONFIG: NotifierConfig = {backends: ['auto'], command: null, done: 'soft', groupWindowMs: 150, quiet: true}
@@ -39,7 +46,11 @@ export interface Sent {
   readonly notification: Notification
   readonly deliveries: readonly Delivery[]
   readonly at: number
+  /** The phone's page was held: you are at the desk (why cast thinks so). */
+  readonly held?: string | null
 }
+
+const isPhone = (b: BackendName): b is PhoneBackend => (PHONE_BACKENDS as readonly string[]).includes(b)
 
 export function subjectOf(row: SessionRow, me: string, now: number, recencyMs: number | undefined): NotifySubject {
   const ask = askOf(row)
@@ -75,6 +86,7 @@ export class Notifier {
   private lastQueued = 0
   private stopped = false
   private readonly metaKey: string
+  private readonly pager: PhonePager | null
 
   constructor(
     private readonly store: Store,
@@ -88,6 +100,13 @@ export class Notifier {
     since?: number,
   ) {
     this.metaKey = `notify:${me}`
+    const phone = backends.filter(isPhone)
+    this.pager =
+      phone.length === 0
+        ? null
+        : new PhonePager(store, env, clock, phone, config, (notification, deliveries) =>
+            this.onSent({at: this.clock(), deliveries, notification}),
+          )
     let saved: {cursor?: number; sent?: string[]} = {}
     try {
       saved = JSON.parse(store.getMeta(this.metaKey) ?? '{}') as typeof saved
@@ -182,8 +201,14 @@ export class Notifier {
 
   private async send(n: Notification): Promise<void> {
     for (const k of n.keys) this.remember(k)
-    const deliveries = await deliver(n, this.backends, this.config, this.env)
-    this.onSent({at: this.clock(), deliveries, notification: n})
+    const deliveries = await deliver(
+      n,
+      this.backends.filter((b) => !isPhone(b)),
+      this.config,
+      this.env,
+    )
+    const phone = this.pager ? await this.pager.page(n) : null
+    this.onSent({at: this.clock(), deliveries: [...deliveries, ...(phone?.deliveries ?? [])], held: phone?.held ?? null, notification: n})
   }
 
   private remember(key: string): void {
@@ -228,6 +253,7 @@ export class Notifier {
     if (this.quietTimer) clearTimeout(this.quietTimer)
     if (this.quietScan) clearTimeout(this.quietScan)
     await this.busy
+    await this.pager?.stop()
     this.save()
   }
 }
@@ -246,7 +272,7 @@ export async function startNotifying(o: {
   onSent: (s: Sent) => void
   log?: (m: string) => void
 }): Promise<{notifier: Notifier; stop(): Promise<void>}> {
-  const {followLog} = await import('./follow.js')
+  const {followLog} = await import('../ingest/follow.js')
   const notifier = new Notifier(o.store, o.env, o.clock, o.me, o.config, o.backends, o.recencyMs, o.onSent, o.since)
   const follower = await followLog({
     clock: o.clock,

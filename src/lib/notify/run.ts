@@ -19,6 +19,7 @@ export function describeSent(s: Sent, human?: boolean): Record<string, unknown> 
       at: new Date(s.at).toISOString(),
       body: n.body,
       delivered: s.deliveries.map((d) => ({backend: d.backend, error: d.error ?? null, ok: d.ok})),
+      held: s.held ?? null,
       kind: n.kind,
       sessions: n.sessions,
       summary: n.summary,
@@ -29,5 +30,6 @@ export function describeSent(s: Sent, human?: boolean): Record<string, unknown> 
   // A terminal reads this line (cast notify's stdout, the daemon's log): agent text made visible.
   const via = s.deliveries.map((d) => (d.ok ? d.backend : `${d.backend} failed: ${oneLine(d.error ?? '')}`)).join(', ')
   const body = n.body.split('\n').map(oneLine).join(' · ')
-  return `${localTime(s.at, s.at)}  ${oneLine(n.summary)} — ${body}${via ? `  [${via}]` : ''}`
+  const held = s.held ? `  [phone held: ${oneLine(s.held)}]` : ''
+  return `${localTime(s.at, s.at)}  ${oneLine(n.summary)} — ${body}${via ? `  [${via}]` : ''}${held}`
 }

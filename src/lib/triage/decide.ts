@@ -7,9 +7,9 @@ import {shortId} from '../../core/model/ids.js'
 import {findDecision} from '../../core/store/decisions.js'
 import {effectivePresence, getPresence} from '../../core/store/presence.js'
 import type {DecisionCard, Store} from '../../core/store/store.js'
-import {CastError} from '../cli/base-command.js'
+import {CastError} from '../base/cast-error.js'
 import type {CastConfig, PresenceConfig} from '../home/config.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 export const MIN_OPTIONS = 2
 export const MAX_OPTIONS = 9

@@ -6,9 +6,10 @@
 import type {TriagePlan, TriageRefusal} from '../../core/model/triage.js'
 import type {SessionRow} from '../../core/store/store.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {listOf} from '../cli/lists.js'
 import type {SessionJson} from '../views/views.js'
+import type {RunnerVerb} from '../verbs/index.js'
 
 export interface TriageResult {
   verb: string
@@ -26,6 +27,31 @@ export interface TriageOptions {
 const REFUSAL_EXIT: Record<TriageRefusal['kind'], number> = {not_found: EXIT.NOT_FOUND, refused: EXIT.REFUSED, usage: EXIT.USAGE}
 
 export abstract class TriageCommand extends BaseCommand {
+  /**
+   * Run a verb through the one runner (src/lib/verbs/index.ts) as the person at this terminal, and
+   * render its result: its lines (or JSON), its warnings on stderr, its exit code; a refusal is
+   * one line and its exit code.
+   */
+  protected async verb(name: RunnerVerb, input: unknown, wait: {'no-wait'?: boolean; timeout?: number} = {}): Promise<unknown> {
+    const store = await this.openStore()
+    const {runVerbData} = await import('../verbs/index.js')
+    const {oneLine} = await import('../../core/model/sanitize.js')
+    const r = await runVerbData({clock: this.clock(), env: this.env, me: this.me, store, team: true, wait}, name, input)
+    if (!r.ok) {
+      // The team branch's refusal: the action's JSON still goes out, the line to the person.
+      if (r.json === undefined) this.fail(r.line, r.exit, [...r.hints])
+      if (this.jsonEnabled()) process.stderr.write(`cast: ${oneLine(r.line)}\n`)
+      else this.log(r.line)
+      process.exitCode = r.exit
+      return r.json
+    }
+
+    if (!this.jsonEnabled()) for (const line of r.lines) this.log(line)
+    for (const line of r.warnings) process.stderr.write(`cast: ${oneLine(line)}\n`)
+    if (r.exit !== 0) process.exitCode = r.exit
+    return r.json
+  }
+
   /** The session arguments: every positional argument is a session. */
   protected sessionArgs(argv: readonly unknown[], what = 'SESSION'): string[] {
     const list = listOf(argv)
@@ -45,7 +71,7 @@ export abstract class TriageCommand extends BaseCommand {
     options: TriageOptions,
   ): Promise<TriageResult> {
     const {clock, store} = await this.syncedStore()
-    const {resolveSessions} = await import('../cli/resolve.js')
+    const {resolveSessions} = await import('../base/resolve.js')
     const {applyTriage} = await import('../../core/store/triage.js')
     const {isRefusal} = await import('../../core/model/triage.js')
     const ids = resolveSessions(store, queries)

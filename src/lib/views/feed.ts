@@ -100,7 +100,7 @@ export async function renderFeed(
 ): Promise<string[]> {
   const scope = cwd === null ? 'every directory' : tildify(cwd, home)
   if (rows.length === 0) return [`No recent sessions in ${scope}${global ? '' : ' (-g: every directory)'}.`]
-  const {boxTable} = await import('../cli/table.js')
+  const {boxTable} = await import('./table.js')
   const head = ['ID', 'STATE', 'TITLE', 'WHO', 'ACTIVE', 'AGENT']
   if (cwd === null) head.push('CWD')
   const cells: string[][] = []
@@ -118,7 +118,7 @@ export async function renderFeed(
   }
 
   // The title gives up width first, then who and the folder; on a narrow terminal the folder, the
-  // agent, who and when are left out, in that order (src/lib/cli/table.ts).
+  // agent, who and when are left out, in that order (src/lib/views/table.ts).
   const table = await boxTable(cells, {drop: [6, 5, 3, 4], flex: cwd === null ? [2, 3, 6] : [2, 3], head, max: {2: 60}, width})
   return [`cast feed · ${oneLine(scope)} · ${rows.length} session${rows.length === 1 ? '' : 's'}`, table]
 }

@@ -11,7 +11,7 @@
 import type {SyncStats} from '../../core/ingest/engine.js'
 import type {Agent, WorkState} from '../../core/model/types.js'
 import type {Store} from '../../core/store/store.js'
-import {teamRows} from '../../team/index.js'
+import {teamRows} from '../team/index.js'
 import {readOnlyLine} from '../../core/model/ownership.js'
 import {oneLine} from '../../core/model/sanitize.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
@@ -125,7 +125,7 @@ export async function listSessions(
   return listing
 }
 
-/** The human listing, gathered and printed at once: through the pager when it is taller than the terminal (src/lib/cli/pager.ts). */
+/** The human listing, gathered and printed at once: through the pager when it is taller than the terminal (src/lib/views/pager.ts). */
 async function printHuman(
   store: Store,
   env: Env,
@@ -153,7 +153,7 @@ async function printHuman(
   const human: string[] = []
   const styled = (text: string): number => human.push(text)
   const line = (text: string): number => human.push(visible(text))
-  const {fitLines, terminalStyle, terminalWidth} = await import('../cli/style.js')
+  const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
   const style = await terminalStyle()
   const title = flags.team ? 'cast sessions · team' : 'cast sessions'
   const columns = columnsLine(flags, now, style)
@@ -183,7 +183,7 @@ async function printHuman(
   }
 
   const text = human.join('\n')
-  const {page, shouldPage} = await import('../cli/pager.js')
+  const {page, shouldPage} = await import('./pager.js')
   if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
   else out.styled(text)
 }

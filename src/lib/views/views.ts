@@ -7,20 +7,20 @@ import {formatAge, localTime} from '../../core/model/age.js'
 import {shortId} from '../../core/model/ids.js'
 import {isAssignedAwayFromOwnerSet, isOwnedBy} from '../../core/model/ownership.js'
 import {inView, type ViewFilters} from '../../core/model/view.js'
-import {type Counts, formatTally, tally} from '../../core/model/tally.js'
+import {formatTally, tally} from '../../core/model/tally.js'
 import type {Bucket, WorkState} from '../../core/model/types.js'
 import {SECTION_ORDER, SECTION_TITLES} from '../../core/model/types.js'
 import type {ListedRow} from '../../core/store/listing-rows.js'
 import type {DecisionCard, SessionRow, Transition} from '../../core/store/store.js'
-import type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
+import type {AskJson, DecisionJson, ListingJson, SessionJson, WatchEvent, WatchLineJson} from '../../core/model/wire.js'
 import {changedCount, treeOf, usageJson} from './holds-view.js'
 import {parkJson, parkLine} from './park-view.js'
 import {oneLine} from '../../core/model/sanitize.js'
 
 const iso = (t: number | null | undefined): string | null => (t === null || t === undefined ? null : new Date(t).toISOString())
 
-// The JSON shapes (docs/contract.md §6.1) live in their own module; re-exported for the commands.
-export type {AskJson, DecisionJson, SessionJson} from './json-shapes.js'
+// The JSON shapes (docs/contract.md §6.1) live in src/core/model/wire.ts; re-exported for the commands.
+export type {AskJson, DecisionJson, SessionJson} from '../../core/model/wire.js'
 
 export function decisionJson(d: DecisionCard): DecisionJson {
   return {
@@ -133,12 +133,8 @@ export function sessionJson(row: ListedRow, me: string, now: number): SessionJso
 }
 
 /** The watch line of docs/contract.md §6.1: codecast's field names, so scripts written for it keep working. */
-/**
- * What a line of `cast sessions -w` says happened (docs/contract.md §6.1): an event of the
- * transitions log, a session entering or leaving the watched view (a person's action or its own
- * transition moved it across the filters), or a `--snapshot` line (the session as it is now).
- */
-export type WatchEvent = Transition['event'] | 'enter' | 'leave' | 'snapshot'
+// What a line of `cast sessions -w` says happened: src/core/model/wire.ts WatchEvent.
+export type {WatchEvent} from '../../core/model/wire.js'
 
 /** A change the watch stream prints: a log row, or one it made for an entry or a leave. */
 export type WatchChange = Omit<Transition, 'event'> & {readonly event: Exclude<WatchEvent, 'snapshot'>}
@@ -150,7 +146,7 @@ export function watchLine(
   t: WatchChange | {event: 'snapshot'; seq: number; ts: number},
   row: SessionRow | undefined,
   me: string,
-): Record<string, unknown> {
+): WatchLineJson {
   const label = row?.labels[me] ?? null
   const isTransition = t.event !== 'snapshot'
   return {
@@ -227,23 +223,8 @@ export function sortRows<R extends SortableRow>(rows: R[]): R[] {
   return rows
 }
 
-export interface Listing {
-  me: string
-  generated_at: string
-  counts: Counts
-  /** Sessions of my inbox left out by the recency window only (`--all` lists them); 0 with --all. */
-  older_hidden: number
-  /**
-   * Present (true) only while older files are still being read in the background (a recent-first
-   * answer, src/lib/ingest/ingest.ts): the listing may lack sessions those files hold.
-   */
-  partial?: true
-  /** With partial: how many files this answer left unread, or null when another pass is reading them. */
-  unread_files?: number | null
-  sessions: SessionJson[]
-  /** Present (true) when CAST_HOME is read-only: the stored inbox, not synced (docs/contract.md §6.1). */
-  stale?: true
-}
+/** The listing of `cast sessions --json` (src/core/model/wire.ts ListingJson). */
+export type Listing = ListingJson
 
 /**
  * The listing of `cast sessions`: counts over my inbox (children folded), rows in display order.

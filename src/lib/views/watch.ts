@@ -17,10 +17,10 @@ import {castHome, clockFrom, type Env, whoAmI} from '../home/env.js'
 import {INGESTER_LEASE, leaseIsLive, makeIngester} from '../ingest/ingest.js'
 import {consumeSpool, spoolDir} from '../../core/ingest/spool.js'
 import {historyMark, historySessionsAfter} from '../../core/store/watch-marks.js'
-import {onReaderGone} from '../cli/reader-gone.js'
+import {onReaderGone} from '../base/reader-gone.js'
 import {oneLine} from '../../core/model/sanitize.js'
 import {inView} from '../../core/model/view.js'
-import {fitLine, terminalWidth} from '../cli/style.js'
+import {fitLine, terminalWidth} from './style.js'
 import {type ListFilters, localTime, titleOf, type WatchChange, type WatchEvent, watchLine, type WatchSnapshot} from './views.js'
 
 export interface WatchFlags {
@@ -175,7 +175,7 @@ class SessionWatch {
   private async startTeam(): Promise<TeamHandle | null> {
     const {loadConfig} = await import('../home/config.js')
     const {deviceName} = await import('../home/env.js')
-    const {startTeamSync} = await import('../../team/index.js')
+    const {startTeamSync} = await import('../team/index.js')
     const log = (m: string): boolean => process.stderr.write(`cast: ${m}\n`)
     return startTeamSync(this.store, this.env, await loadConfig(this.env), {
       clock: this.clock,

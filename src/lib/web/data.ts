@@ -10,7 +10,7 @@ import {verbTable} from '../../core/model/verbs.js'
 import {storeChangeKey} from '../../core/store/screen.js'
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {historyMark} from '../../core/store/watch-marks.js'
-import {type Env, homeDir} from '../home/env.js'
+import {deviceName, type Env, homeDir} from '../home/env.js'
 import {listSessions} from '../views/sessions-list.js'
 import {decisionJson, type Listing, type SessionJson, sessionJson} from '../views/views.js'
 
@@ -19,6 +19,8 @@ export type PageListing = Listing & {
   verbs: ReturnType<typeof verbTable>
   seq: number
   home: string
+  /** This machine's name (what its own sessions' `device` says): a card on another machine names it. */
+  device: string
   /** The view: my inbox, or (`cast web --team`) every session of the team, as `cast sessions --team`. */
   team: boolean
   /** Teammates' sessions listed that I may not act on, by id: the line the page shows instead of acting. */
@@ -38,7 +40,7 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
     write: ignore,
   }
   const listing = (await listSessions(store, env, clock, me, team ? {team: true} : {}, out)) as Listing
-  return {...listing, home: homeDir(env), read_only: readOnly, seq, tally: formatTally(listing.counts), team, verbs: verbTable()}
+  return {...listing, device: deviceName(env), home: homeDir(env), read_only: readOnly, seq, tally: formatTally(listing.counts), team, verbs: verbTable()}
 }
 
 /**

@@ -2,7 +2,7 @@
  * The page's live stream (Server-Sent Events): on connect the listing ("snapshot"), then each
  * transition of the log as it is written, with its seq as the event id, so a reconnect sends
  * Last-Event-ID and gets what it missed (nothing lost, nothing twice), then a fresh listing after
- * each batch. It follows the log the way `cast inbox` and `cast notify` do (src/lib/notify/follow.ts:
+ * each batch. It follows the log the way `cast inbox` and `cast notify` do (src/lib/ingest/follow.ts:
  * the store's files wake it, and it runs the ingester in-process when nobody holds the lease).
  * A person's action that wrote no transition (pin, label, undo) is seen by the history mark, as
  * `cast sessions -w` sees it (src/lib/views/watch.ts). A client that goes away mid-stream is dropped;
@@ -11,10 +11,11 @@
 import type {ServerResponse} from 'node:http'
 
 import {inView} from '../../core/model/view.js'
+import type {StreamEvent} from '../../core/model/wire.js'
 import type {Store} from '../../core/store/store.js'
 import {historyMark, type HistoryMark} from '../../core/store/watch-marks.js'
 import type {Env} from '../home/env.js'
-import type {Follower} from '../notify/follow.js'
+import type {Follower} from '../ingest/follow.js'
 import {watchLine} from '../views/views.js'
 import type {BuiltListing} from './data.js'
 
@@ -54,7 +55,7 @@ export class EventHub {
   }
 
   async start(): Promise<void> {
-    const {followLog} = await import('../notify/follow.js')
+    const {followLog} = await import('../ingest/follow.js')
     this.follower = await followLog({
       clock: this.clock,
       env: this.env,
@@ -190,13 +191,13 @@ export class EventHub {
   }
 }
 
-function event(name: string, data: unknown, id?: number): string {
+function event(name: StreamEvent, data: unknown, id?: number): string {
   // JSON has no raw newlines: one data line.
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 /** An event whose data is JSON already serialized (one line: JSON has no raw newlines). */
-function rawEvent(name: string, json: string, id?: number): string {
+function rawEvent(name: StreamEvent, json: string, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`
 }
 

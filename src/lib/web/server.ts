@@ -16,14 +16,15 @@ import type {Store} from '../../core/store/store.js'
 import type {Env} from '../home/env.js'
 import {errorEnvelope} from '../cli/errors.js'
 import {cardWritable, HttpError, sameAsk, writable} from './writable.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {ListingCache, localBuilder, sessionDetail, workerBuilder} from './data.js'
 import {exchangePairCode} from './devices.js'
 import {EventHub} from './events.js'
 import {type Caller, cookie, DEVICE_COOKIE, Guard, SECURITY_HEADERS, sendJson, SESSION_COOKIE} from './guard.js'
-import {runInProcess, type VerbOutcome} from './run-verb.js'
+import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
+import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
-import {followAction, TEAM_COMMANDS} from './team-action.js'
+import {followAction} from './team-action.js'
 
 export interface WebServerOptions {
   readonly store: Store
@@ -70,6 +71,11 @@ export class WebServer {
   private worker: ReturnType<typeof workerBuilder> | null = null
   /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
   private readonly shell: Shell | null
+
+  /** What the phone's routes (push-routes.ts) read. */
+  private get phone(): PushRouteContext {
+    return {...this.o, changed: () => this.hub.pump(true)}
+  }
 
   constructor(private readonly o: WebServerOptions) {
     this.guard = new Guard(this.hosts, o.home)
@@ -127,6 +133,8 @@ export class WebServer {
     const url = new URL(req.url ?? '/', 'http://cast.invalid')
     if (!this.guard.hostAllowed(req))
       throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
+    // The service worker, the app's icons and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
+    if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null))
     const write = req.method !== 'GET' && req.method !== 'HEAD'
     if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
     if (url.pathname === '/login' && req.method === 'GET') return this.login(url, res)
@@ -138,6 +146,7 @@ export class WebServer {
       throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
     }
 
+    if (await pushRoute(this.phone, url, req, res, caller)) return
     if (req.method === 'GET') return this.get(url, req, res)
     if (req.method === 'POST') return this.post(url, req, res, caller)
     throw new HttpError(405, `${req.method} is not served.`, EXIT.USAGE)
@@ -195,7 +204,7 @@ export class WebServer {
         const choice = body['choice']
         if (!Number.isInteger(choice)) throw new HttpError(400, '"choice" is the number of an option.', EXIT.USAGE)
         await cardWritable(this.o, card, field(body, 'session', false))
-        return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)]))
+        return this.answer(res, await runInProcess(this.o.config, ['decide', 'answer', card, String(choice)], this.o))
       }
 
       case '/api/choose': {
@@ -216,7 +225,7 @@ export class WebServer {
             ...errorEnvelope('The question changed since the page drew it: nothing was sent.', EXIT.REFUSED),
           })
         const args = many ? (answers as number[][]).map((a) => a.join(',')) : [String(choice)]
-        return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args]))
+        return this.answer(res, await runInProcess(this.o.config, ['choose', session, ...args], this.o))
       }
 
       case '/api/logout':
@@ -256,13 +265,16 @@ export class WebServer {
         }
     }
 
-    const argv = queue
-      ? ['send', '--queue', session, '--', value!]
-      : v.argv(session, value ?? undefined, v.name === 'reply' ? (expect ?? undefined) : undefined)
-    // Not this machine's: the command's team branch queues it (signed) and the page follows it
+    // Not this machine's: the runner's team branch queues it (signed) and the page follows it
     // (GET /api/action/ID) rather than hold every other verb while the other machine answers.
-    const remote = where !== null && where.remote && TEAM_COMMANDS.has(argv[0]!)
-    const out = await runInProcess(this.o.config, remote ? [argv[0]!, '--no-wait', ...argv.slice(1)] : argv)
+    const remote = where !== null && where.remote && v.remote !== undefined
+    const out = await runCatalogVerb(this.o, v.name, {
+      expect: expect ?? undefined,
+      noWait: remote,
+      queue,
+      session,
+      value: value ?? undefined,
+    })
     const queued = out.ok ? (out.json as {action_id?: unknown}) : null
     if (remote && queued && typeof queued.action_id === 'number') this.actions.add(queued.action_id)
     return out

@@ -9,10 +9,10 @@ import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
 
 import type {Store} from '../../core/store/store.js'
-import {CastError} from '../cli/cast-error.js'
+import {CastError} from '../base/cast-error.js'
 import {loadConfig} from '../home/config.js'
 import {castHome, type Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 import {listDevices, pairingPending} from './devices.js'
 import {WebServer} from './server.js'
 

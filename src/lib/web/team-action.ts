@@ -1,17 +1,14 @@
 /**
  * A verb the page runs on a teammate's session goes where the CLI's goes: the command's team
- * branch (src/team/request.ts) signs it with this machine's key and queues it on the team store
+ * branch (src/lib/team/request.ts) signs it with this machine's key and queues it on the team store
  * for the machine that runs the agent. The page asks for it with --no-wait, so a machine that is
  * slow or offline holds no other verb of the page; it then follows the action here until the
- * executing machine reports its result (src/team/executor.ts). Only the actions this server
+ * executing machine reports its result (src/lib/team/executor.ts). Only the actions this server
  * queued can be followed.
  */
 import type {Store} from '../../core/store/store.js'
 import {loadConfig} from '../home/config.js'
 import type {Env} from '../home/env.js'
-
-/** The catalog verbs whose command has a team branch (teamFlags), as the command line names them. */
-export const TEAM_COMMANDS = new Set(['approve', 'deny', 'send', 'kill'])
 
 export interface ActionReport {
   readonly action_id: number
@@ -25,7 +22,7 @@ export interface ActionReport {
 
 /** The outcome the executing machine reported, waiting up to waitMs for it (LISTEN, then polling). */
 export async function followAction(store: Store, env: Env, id: number, waitMs: number): Promise<ActionReport | null> {
-  const {teamContext} = await import('../../team/context.js')
+  const {teamContext} = await import('../team/context.js')
   const ctx = teamContext(store, env, await loadConfig(env))
   if (!ctx) return null
   const {openPool} = await import('../../core/store/team/client.js')

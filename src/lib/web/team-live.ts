@@ -15,7 +15,7 @@ export interface TeamFollower {
 }
 
 export async function followTeam(store: Store, env: Env, changed: () => void): Promise<TeamFollower | null> {
-  const {teamContext} = await import('../../team/index.js')
+  const {teamContext} = await import('../team/index.js')
   const ctx = teamContext(store, env, await loadConfig(env))
   if (!ctx) return null
   const {openClient} = await import('../../core/store/team/client.js')

@@ -8,7 +8,7 @@ import {readOnlyLine} from '../../core/model/ownership.js'
 import {oneLine} from '../../core/model/sanitize.js'
 import {loadConfig} from '../home/config.js'
 import {deviceName, type Env} from '../home/env.js'
-import {EXIT} from '../cli/exit-codes.js'
+import {EXIT} from '../base/exit-codes.js'
 
 /** A refusal with its HTTP status and exit code. */
 export class HttpError extends Error {
@@ -38,7 +38,7 @@ export interface WriteContext {
 export async function writable(o: WriteContext, session: string): Promise<{remote: boolean; row: SessionRow}> {
   const local = o.store.loadSessions([session])[0]
   if (local) return {remote: false, row: local}
-  const {teamRow} = await import('../../team/index.js')
+  const {teamRow} = await import('../team/index.js')
   let row: SessionRow | null | undefined
   try {
     row = await teamRow(o.store, o.env, await loadConfig(o.env), deviceName(o.env), session)

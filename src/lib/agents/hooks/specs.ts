@@ -62,6 +62,19 @@ export function hookFilesText(): string {
 }
 
 /** A real name for a help example: the n-th agent with hooks (so examples run as written). */
+/** The agents whose MCP configuration `cast hooks install --mcp` writes, by their names on the command line. */
+export function mcpAgentNames(): string {
+  return list(
+    HOOK_SPECS.filter((s) => s.mcpConfigPath !== undefined).map((s) => s.name),
+    ', ',
+  )
+}
+
+/** The first agent whose MCP configuration cast writes (for examples). */
+export function exampleMcpAgent(): string {
+  return HOOK_SPECS.find((s) => s.mcpConfigPath !== undefined)?.name ?? exampleHookAgent(0)
+}
+
 export function exampleHookAgent(n = 0): string {
   return HOOK_SPECS[n % HOOK_SPECS.length]!.name
 }

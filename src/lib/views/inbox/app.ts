@@ -1,14 +1,16 @@
 /**
  * `cast inbox` at run time: the alternate screen, raw keys, the log follower, and the verbs. Every
- * verb runs cast's own command as a child process (cast approve, deny, send, snooze, stash, pin,
- * mark, kill, undo), so the inbox keeps exactly their rules: dialog.ts's checks for approve and
- * deny, deliver.ts's safety rules for a reply, the undo history for every triage action.
+ * verb runs through the one verb runner (src/lib/verbs/index.ts) in this process, as the person at
+ * this terminal, so the inbox keeps exactly the CLI's rules: dialog.ts's checks for approve and
+ * deny, deliver.ts's safety rules for a reply, the undo history for every triage action. Keys
+ * typed while a verb runs wait their turn, in order.
  */
 import {emitKeypressEvents} from 'node:readline'
 
 import type {SessionRow, Store} from '../../../core/store/store.js'
 import {verb, verbForKey, type Verb, type VerbName} from '../../../core/model/verbs.js'
-import type {Env} from '../../home/env.js'
+import {castHome, type Env} from '../../home/env.js'
+import {recordKeystroke} from '../../notify/activity.js'
 import {oneLine} from '../../../core/model/sanitize.js'
 import {buildListing, PLAIN, type Listing, titleOf} from '../views.js'
 import {filterRows, type InboxState, type Mode, nextWaiting, renderInbox, type Style} from './view.js'
@@ -47,9 +49,6 @@ export async function runInbox(o: InboxOptions): Promise<void> {
 type Purpose = 'filter' | VerbName
 
 /** The inbox's state and its steps: listing, drawing, the verbs, and one handler per kind of key. */
-/** Verbs that move the card out of the way: the cursor stays on the row that takes its place. */
-const ADVANCES: ReadonlySet<string> = new Set(['snooze', 'stash'])
-
 class Inbox {
   private readonly out = process.stdout
   private listing!: Listing
@@ -60,8 +59,8 @@ class Inbox {
   private filter = ''
   private mode: Mode = {kind: 'list'}
   private message = ''
-  private busy = false
-  private doingNow = ''
+  /** The keys so far, handled one after another: a key typed while a verb runs waits for it. */
+  private keys: Promise<void> = Promise.resolve()
   private suspended = false
   private quitting = false
   private finish!: () => void
@@ -117,43 +116,30 @@ class Inbox {
   }
 
   /**
-   * Run cast itself with these arguments; the first line of what it said becomes the message.
-   * `advance`: a verb that moves the card out of the way (snooze, stash) leaves the cursor on the
-   * row that takes its place, as a mail client does, so the same key clears a section row by row.
+   * Run a verb of the catalog on `session` through the runner; its first line (or its refusal)
+   * becomes the message. A verb that files the card away (the catalog's filesAway: snooze, stash,
+   * mark done, dormant, kill) leaves the cursor where it was, on the row that takes its place, as
+   * a mail client does, so the same key clears a section row by row.
    */
-  private async cast(args: readonly string[], doing: string, advance = false): Promise<boolean> {
-    if (this.busy) return false
-    const next = advance ? (this.rows[this.cursor + 1]?.id ?? this.rows[this.cursor - 1]?.id ?? null) : undefined
-    this.busy = true
-    this.doingNow = doing
+  private async runVerb(v: Verb, session: string, value?: string): Promise<boolean> {
+    const away = v.filesAway === true
+    const next = away ? (this.rows[this.cursor + 1]?.id ?? this.rows[this.cursor - 1]?.id ?? null) : undefined
+    const doing = doingWord(v)
     this.say(`${doing}…`)
     const o = this.o
     try {
-      const {execa} = await import('execa')
-      const r = await execa(o.self[0]!, [...o.self.slice(1), ...args], {
-        env: {...(o.env as Record<string, string>), NO_COLOR: '1'},
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 120_000,
-      })
-      const first = (t: string): string =>
-        t
-          .split('\n')
-          .map((l) => l.trim())
-          .find((l) => l !== '' && !l.startsWith('›')) ?? ''
-      const text =
-        r.exitCode === 0
-          ? first(r.stdout) || `${doing}: done`
-          : first(r.stderr.replace(/^\s*(Error|›)\s*:?\s*/gm, '')) || first(r.stdout) || `${doing} failed (exit ${r.exitCode})`
-      this.busy = false
-      if (r.exitCode === 0 && next !== undefined) this.selectedId = next
+      const {catalogCall, runVerbData} = await import('../../verbs/index.js')
+      const call = catalogCall(v.name, {session, value})
+      const r = await runVerbData({clock: o.clock, env: o.env, me: o.me, store: o.store, team: true}, call.name, call.input)
+      const ok = r.ok && r.exit === 0
+      if (ok && next !== undefined) this.selectedId = next
       this.reload()
-      this.say(`${r.exitCode === 0 ? 'ok' : `refused (exit ${r.exitCode})`}: ${text}`)
-      return r.exitCode === 0
+      const text = r.ok ? (r.exit === 0 ? r.lines[0] : (r.warnings[0] ?? r.lines[0])) : r.line
+      this.say(`${ok ? 'ok' : `refused (exit ${r.exit})`}: ${text || `${doing}: done`}`)
+      return ok
     } catch (error) {
-      this.busy = false
-      this.say(`${doing} failed: ${(error as Error).message}`)
+      this.reload()
+      this.say(`${doing} failed: ${error instanceof Error ? error.message : String(error)}`)
       return false
     }
   }
@@ -216,8 +202,7 @@ class Inbox {
     }
 
     if (!row || text.trim() === '') return this.render()
-    const v = verb(purpose)
-    await this.cast(v.argv(row.id, text), doingWord(v), ADVANCES.has(v.name))
+    await this.runVerb(verb(purpose), row.id, text)
   }
 
   private readonly quit = (): void => {
@@ -226,10 +211,15 @@ class Inbox {
     this.finish()
   }
 
+  /** A key as typed: Ctrl+C quits at once; every other key waits for the ones before it (a running verb). */
+  private typed(str: string | undefined, key: Key): void {
+    if (key.ctrl && key.name === 'c') return this.quit()
+    this.keys = this.keys.then(() => this.onKey(str, key)).catch((error: Error) => this.say(`error: ${error.message}`))
+  }
+
   async onKey(str: string | undefined, key: Key = {}): Promise<void> {
     if (key.ctrl && key.name === 'c') return this.quit()
-    // One verb at a time: say so rather than drop the key silently.
-    if (this.busy) return this.say(`${this.doingNow}… (wait for it to finish; key ignored)`)
+    if (this.quitting) return
     const m = this.mode
     if (m.kind === 'help') {
       this.mode = {kind: 'list'}
@@ -242,7 +232,7 @@ class Inbox {
       this.mode = {kind: 'list'}
       const v = verb(m.purpose)
       if (str === 'y' || str === 'Y') {
-        if (row) await this.cast(v.argv(row.id), doingWord(v))
+        if (row) await this.runVerb(v, row.id)
       } else this.say(`${v.label.toLowerCase()} cancelled`)
       return this.render()
     }
@@ -310,7 +300,7 @@ class Inbox {
         this.startInput('filter', 'filter: ', this.filter)
         return true
       case verb('undo').key:
-        await this.cast(verb('undo').argv(''), doingWord(verb('undo')))
+        await this.runVerb(verb('undo'), '')
         return true
       default:
         return false
@@ -331,7 +321,7 @@ class Inbox {
     }
 
     if (v.takes !== 'none') return this.startInput(v.name, (v.prompt ?? `${v.label.toLowerCase()} {title}: `).replace('{title}', title))
-    await this.cast(v.argv(row.id), doingWord(v), ADVANCES.has(v.name))
+    await this.runVerb(v, row.id)
   }
 
   async run(): Promise<void> {
@@ -340,11 +330,13 @@ class Inbox {
     // Keys first: nothing typed while the follower starts is lost.
     emitKeypressEvents(process.stdin)
     process.stdin.on('keypress', (str: string | undefined, key: Key) => {
-      void this.onKey(str, key).catch((error: Error) => this.say(`error: ${error.message}`))
+      // Paging holds the phone while you type here (src/lib/notify/activity.ts).
+      recordKeystroke(castHome(o.env), 'inbox', Date.now())
+      this.typed(str, key)
     })
     this.enter()
     this.render()
-    const {followLog} = await import('../../notify/follow.js')
+    const {followLog} = await import('../../ingest/follow.js')
     const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: this.refresh, store: o.store})
     this.refresh()
     // The clock in the header, ages and the quiet band move with time: redraw once a minute.
@@ -363,7 +355,7 @@ class Inbox {
 
 /** "approving", "stashing", "marking done": what the message line says while a verb runs. */
 function doingWord(v: Verb): string {
-  const word = v.argv('x')[0]!
+  const word = v.argv('x')[0] ?? v.name
   const stem = word.endsWith('e') ? word.slice(0, -1) : word.endsWith('pin') ? word + 'n' : word
   return `${stem}ing${word === 'mark' ? ' ' + v.argv('x')[1] : ''}`
 }

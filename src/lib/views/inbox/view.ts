@@ -8,7 +8,7 @@ import {type Bucket, SECTION_TITLES} from '../../../core/model/types.js'
 import {verb, type VerbName, VERBS} from '../../../core/model/verbs.js'
 import type {SessionRow} from '../../../core/store/store.js'
 import {oneLine} from '../../../core/model/sanitize.js'
-import {fitLine} from '../../cli/style.js'
+import {fitLine} from '../style.js'
 import {type Listing, type RenderStyle, renderRow, titleOf} from '../views.js'
 
 export type Mode =

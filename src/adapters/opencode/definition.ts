@@ -1,0 +1,18 @@
+/**
+ * This agent's light definition: what the fast paths need without loading its parsers (its id,
+ * session variable, path rules, screen patterns), and the loader of the whole module (index.ts).
+ * Listed once, in src/adapters/agents.ts.
+ */
+import type {AgentDefinition} from '../module.js'
+import {AGENT_ID, SESSION_VARIABLE} from './identity.js'
+import {opencodeRules} from './rules.js'
+import {opencodeScreenPatterns} from './screen-patterns.js'
+
+export const opencodeDefinition: AgentDefinition = {
+  id: AGENT_ID,
+  load: async () => (await import('./index.js')).opencodeAgent,
+  openFileProcesses: [],
+  rules: opencodeRules,
+  screen: opencodeScreenPatterns,
+  sessionVariable: SESSION_VARIABLE,
+}
