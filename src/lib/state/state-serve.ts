@@ -123,17 +123,22 @@ export async function serveState(
   const server = net.createServer((socket) => connection(socket, store, ctx))
   server.maxConnections = MAX_CONNECTIONS
   server.on('drop', () => logs.log(`cast state's socket: a connection over the limit of ${MAX_CONNECTIONS} open at once; closed`))
-  let inode: number
-  // Made 0600 as it is made (a chmod by path afterwards would follow a link put there meanwhile).
+  let made: fs.Stats
+  // Bound under a name of this process's, then renamed into place: libuv unlinks the path a pipe
+  // server listened on when it closes (uv__pipe_close), by name, whatever is there by then; the
+  // name it unlinks is this one, never state.sock. Made 0600 as it is made (a chmod by path
+  // afterwards would follow a link put there meanwhile).
+  const bound = `${file}.${process.pid}`
   const umask = process.umask(0o177)
   try {
+    if (fs.lstatSync(bound, {throwIfNoEntry: false})?.isSocket()) fs.rmSync(bound)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen(file, () => resolve())
+      server.listen(bound, () => resolve())
     })
-    const st = fs.lstatSync(file)
-    if (!st.isSocket()) throw new Error(`${file} is ${kindOf(st)} right after listening`)
-    inode = st.ino
+    made = fs.lstatSync(bound)
+    if (!made.isSocket()) throw new Error(`${bound} is ${kindOf(made)} right after listening`)
+    fs.renameSync(bound, file)
   } catch (error) {
     o.log(`cast state's socket not started: ${(error as Error).message}`)
     logs.stop()
@@ -150,8 +155,11 @@ export async function serveState(
       new Promise<void>((resolve) => {
         logs.stop()
         server.close(() => resolve())
-        // Only this daemon's own socket: whatever was renamed into the path stays.
-        if (fs.lstatSync(file, {throwIfNoEntry: false})?.ino === inode) fs.rmSync(file, {force: true})
+        // Only this daemon's own socket: whatever was put at the path stays (a link made after the
+        // socket was removed may be given its inode number, so the kind and birth are compared too).
+        const st = fs.lstatSync(file, {throwIfNoEntry: false})
+        if (st?.isSocket() && st.ino === made.ino && st.dev === made.dev && st.birthtimeMs === made.birthtimeMs)
+          fs.rmSync(file, {force: true})
       }),
   }
 }
