@@ -119,16 +119,16 @@ export async function serveState(
 
   const logs = throttled(o.log, LOG_LINES_PER_MINUTE)
   const prove = gate(PROOFS_AT_ONCE, PROOFS_WAITING)
-  const ctx: Context = {...o, file, log: logs.log, prove}
+  // Bound under a name of this process's, then renamed into place: libuv unlinks the path a pipe
+  // server listened on when it closes (uv__pipe_close), by name, whatever is there by then; the
+  // name it unlinks is this one, never state.sock. `ss -x` names the socket by it too.
+  const bound = `${file}.${process.pid}`
+  const ctx: Context = {...o, bound, log: logs.log, prove}
   const server = net.createServer((socket) => connection(socket, store, ctx))
   server.maxConnections = MAX_CONNECTIONS
   server.on('drop', () => logs.log(`cast state's socket: a connection over the limit of ${MAX_CONNECTIONS} open at once; closed`))
   let made: fs.Stats
-  // Bound under a name of this process's, then renamed into place: libuv unlinks the path a pipe
-  // server listened on when it closes (uv__pipe_close), by name, whatever is there by then; the
-  // name it unlinks is this one, never state.sock. Made 0600 as it is made (a chmod by path
-  // afterwards would follow a link put there meanwhile).
-  const bound = `${file}.${process.pid}`
+  // Made 0600 as it is made (a chmod by path afterwards would follow a link put there meanwhile).
   const umask = process.umask(0o177)
   try {
     if (fs.lstatSync(bound, {throwIfNoEntry: false})?.isSocket()) fs.rmSync(bound)
@@ -174,7 +174,8 @@ function kindOf(st: fs.Stats): string {
 }
 
 interface Context {
-  file: string
+  /** The name the socket was bound under (what `ss -x` shows for it). */
+  bound: string
   log: Log
   onChange: () => void
   me: string
@@ -227,8 +228,17 @@ function connection(socket: net.Socket, store: Store, o: Context): void {
 /** Found through an agent's own variable: the ancestry may prove that agent alive (ancestry.ts). */
 const ancestryNamed = (via: string): boolean => SESSION_VARIABLES.some((v) => v.name === via)
 
+/**
+ * The reply, then the connection closed from this end: once the reply is in the caller's buffer,
+ * or after REQUEST_TIMEOUT_MS if it never gets there. A caller that never reads nor closes (its
+ * end of the connection then never sees the end) holds no connection slot past that.
+ */
 function reply(socket: net.Socket, r: StateReply): void {
-  if (!socket.destroyed) socket.end(JSON.stringify(r) + '\n')
+  if (socket.destroyed) return
+  const timer = setTimeout(() => socket.destroy(), REQUEST_TIMEOUT_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  socket.end(JSON.stringify(r) + '\n', () => socket.destroy())
 }
 
 function wellFormed(r: StateRequest): boolean {
@@ -269,7 +279,7 @@ async function answer(socket: net.Socket, r: StateRequest, store: Store, o: Cont
     (ancestryNamed(unproved.via) && !isProcessLive(store.loadFactsByNative(unproved.agent, unproved.nativeId)?.process ?? null))
   let ppid: number | null = 0
   if (walks) {
-    const proof = o.prove(() => provenPeer(socket, r.pid, r.fd, o.file))
+    const proof = o.prove(() => provenPeer(socket, r.pid, r.fd, o.bound))
     if (proof === null) {
       o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${PROOFS_AT_ONCE + PROOFS_WAITING} others are being proved`)
       return declined
