@@ -1,7 +1,7 @@
 import {defineConfig} from 'vitest/config'
 
 /**
- * The conformance suite: the real agent CLIs (devDependencies), driven in private tmux servers
+ * The conformance suite: the real agent CLIs (`npm run conformance:setup` installs them), driven in private tmux servers
  * against the project's mock model server. `npm run conformance`; `.ci/run` runs it after
  * `npm test`. Each agent file runs in its own fork; files run side by side.
  */

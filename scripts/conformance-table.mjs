@@ -12,6 +12,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {conformanceDir} from './conformance-dir.mjs'
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const results = path.join(root, 'test/conformance/.results')
 const latestAt = process.argv.indexOf('--latest')
@@ -31,7 +33,8 @@ const versionIn = (modules, agent) => {
     return '?'
   }
 }
-const pinned = (agent) => versionIn(path.join(root, 'node_modules'), agent)
+// The pinned CLIs: where `npm run conformance:setup` installed them (scripts/conformance-dir.mjs).
+const pinned = (agent) => versionIn(process.env.CAST_CONFORMANCE_MODULES || path.join(conformanceDir(), 'node_modules'), agent)
 const tested = (agent) => (latestDir ? versionIn(path.join(latestDir, 'node_modules'), agent) : pinned(agent))
 
 const reports = latestDir

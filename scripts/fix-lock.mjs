@@ -4,7 +4,7 @@
 // precedes `string-width`), so a later `npm install` leaves the file byte for byte as it is.
 import {readFileSync, writeFileSync} from 'node:fs'
 
-const path = process.argv[2] ?? 'package-lock.json'
+const path = process.argv[2] ?? 'conformance/package-lock.json'
 const lock = JSON.parse(readFileSync(path, 'utf8'))
 const pk = lock.packages
 const plat = {
@@ -19,10 +19,10 @@ const plat = {
   'opencode-windows-x64': [['win32'], ['x64']],
   'opencode-windows-x64-baseline': [['win32'], ['x64']],
 }
-const version = pk['node_modules/opencode-ai'].version
+const {dev, version} = pk['node_modules/opencode-ai']
 for (const [name, [os, cpu, libc]] of Object.entries(plat)) {
   if (pk[`node_modules/${name}`]) continue
-  pk[`node_modules/${name}`] = {version, cpu, dev: true, ...(libc ? {libc} : {}), license: 'MIT', optional: true, os}
+  pk[`node_modules/${name}`] = {version, cpu, ...(dev ? {dev} : {}), ...(libc ? {libc} : {}), license: 'MIT', optional: true, os}
 }
 const keys = Object.keys(pk).sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en')))
 lock.packages = Object.fromEntries(keys.map((k) => [k, pk[k]]))

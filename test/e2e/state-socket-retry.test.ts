@@ -76,7 +76,10 @@ describe('cast state when the daemon declared but never replied', () => {
 
     const said = await runCast(['state', '--session', SID, 'Not there'], {env: h.env})
 
-    expect(said).toMatchObject({code: 0, stderr: ''})
+    expect(said).toMatchObject({
+      code: 0,
+      stderr: `cast: ${socketDir(h.castHome)} is reachable by other users (mode 755), not cast daemon's socket: not connected to\n`,
+    })
     expect(connections).toBe(0)
     expect(json(await runCast(['explain', SID, '--json'], {env: h.env})).session.state_line).toMatchObject({text: 'Not there'})
   }, 60_000)

@@ -58,6 +58,9 @@ export async function fastState(argv: readonly string[]): Promise<boolean> {
     return true
   }
 
+  // Something other than the daemon's socket in its place: one line, then the answer without it.
+  if (asked.refused) write(2, `cast: ${asked.refused}\n`)
+
   const {localState} = (await import(LOCAL_BUNDLE).catch(() => import('./state-local.js'))) as typeof import('./state-local.js')
   return localState(args, env, asked.sent ? id : undefined)
 }

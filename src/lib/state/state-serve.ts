@@ -35,6 +35,55 @@ import {
 
 /** How long a connection may take to send its whole request. */
 const REQUEST_TIMEOUT_MS = 2000
+/** Connections open at once; more are closed as they come (their callers answer themselves). */
+export const MAX_CONNECTIONS = 32
+/** Proofs of a caller's pid (each runs `ss`) at once, and waiting; a request past them is declined. */
+const PROOFS_AT_ONCE = 1
+const PROOFS_WAITING = 8
+/** Lines the socket writes to the daemon's log per minute; the rest are counted in one line. */
+const LOG_LINES_PER_MINUTE = 10
+
+type Log = (m: string) => void
+
+/**
+ * At most `perMinute` lines a minute; the ones past that are counted and said in one line when the
+ * minute ends. A flood of bad connections costs the log a dozen lines a minute, not one each.
+ */
+function throttled(log: Log, perMinute: number): {log: Log; stop: () => void} {
+  let used = 0
+  let dropped = 0
+  const timer = setInterval(() => {
+    if (dropped > 0) log(`cast state's socket: ${dropped} more lines like the above in the last minute, not logged`)
+    used = 0
+    dropped = 0
+  }, 60_000)
+  timer.unref()
+  return {
+    log: (m) => {
+      if (used++ < perMinute) log(m)
+      else dropped++
+    },
+    stop: () => clearInterval(timer),
+  }
+}
+
+/** A counting gate: run `task` when fewer than `atOnce` run, else wait among at most `waiting`; null when full. */
+function gate(atOnce: number, waiting: number): <T>(task: () => Promise<T>) => Promise<T> | null {
+  let running = 0
+  const queue: (() => void)[] = []
+  return <T>(task: () => Promise<T>): Promise<T> | null => {
+    if (running >= atOnce && queue.length >= waiting) return null
+    const start = (): Promise<T> => {
+      running++
+      return task().finally(() => {
+        running--
+        queue.shift()?.()
+      })
+    }
+
+    return running < atOnce ? start() : new Promise<T>((resolve, reject) => queue.push(() => start().then(resolve, reject)))
+  }
+}
 
 export interface StateSocket {
   readonly path: string
@@ -60,38 +109,80 @@ export async function serveState(
     if (!ownedPrivate(fs.lstatSync(dir), true)) throw new Error(`${dir} is not a folder of this user's alone`)
     const old = fs.lstatSync(file, {throwIfNoEntry: false})
     // The lease makes this daemon the only one for this home: a socket left here is a stopped one's.
-    if (old?.isSocket()) fs.rmSync(file)
-    else if (old) throw new Error(`${file} exists and is not a socket`)
+    // Anything else (a symbolic link, a FIFO, a file) is left as it is: never opened, never followed.
+    if (old?.isSocket() && old.uid === process.getuid?.()) fs.rmSync(file)
+    else if (old) throw new Error(`${file} is ${kindOf(old)}, not a socket; left as it is`)
   } catch (error) {
     o.log(`cast state's socket not started: ${(error as Error).message}`)
     return null
   }
 
-  const server = net.createServer((socket) => connection(socket, store, file, o))
+  const logs = throttled(o.log, LOG_LINES_PER_MINUTE)
+  const prove = gate(PROOFS_AT_ONCE, PROOFS_WAITING)
+  // Bound under a name of this process's, then renamed into place: libuv unlinks the path a pipe
+  // server listened on when it closes (uv__pipe_close), by name, whatever is there by then; the
+  // name it unlinks is this one, never state.sock. `ss -x` names the socket by it too.
+  const bound = `${file}.${process.pid}`
+  const ctx: Context = {...o, bound, log: logs.log, prove}
+  const server = net.createServer((socket) => connection(socket, store, ctx))
+  server.maxConnections = MAX_CONNECTIONS
+  server.on('drop', () => logs.log(`cast state's socket: a connection over the limit of ${MAX_CONNECTIONS} open at once; closed`))
+  let made: fs.Stats
+  // Made 0600 as it is made (a chmod by path afterwards would follow a link put there meanwhile).
+  const umask = process.umask(0o177)
   try {
+    if (fs.lstatSync(bound, {throwIfNoEntry: false})?.isSocket()) fs.rmSync(bound)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen(file, () => resolve())
+      server.listen(bound, () => resolve())
     })
-    fs.chmodSync(file, 0o600)
+    made = fs.lstatSync(bound)
+    if (!made.isSocket()) throw new Error(`${bound} is ${kindOf(made)} right after listening`)
+    fs.renameSync(bound, file)
   } catch (error) {
     o.log(`cast state's socket not started: ${(error as Error).message}`)
+    logs.stop()
     server.close()
     return null
+  } finally {
+    process.umask(umask)
   }
 
-  server.on('error', (error) => o.log(`cast state's socket: ${error.message}`))
+  server.on('error', (error) => logs.log(`cast state's socket: ${error.message}`))
   return {
     path: file,
     close: () =>
       new Promise<void>((resolve) => {
+        logs.stop()
         server.close(() => resolve())
-        fs.rmSync(file, {force: true})
+        // Only this daemon's own socket: whatever was put at the path stays (a link made after the
+        // socket was removed may be given its inode number, so the kind and birth are compared too).
+        const st = fs.lstatSync(file, {throwIfNoEntry: false})
+        if (st?.isSocket() && st.ino === made.ino && st.dev === made.dev && st.birthtimeMs === made.birthtimeMs)
+          fs.rmSync(file, {force: true})
       }),
   }
 }
 
-function connection(socket: net.Socket, store: Store, file: string, o: {log: (m: string) => void; onChange: () => void; me: string}): void {
+/** What a path is, in words, for a line saying why it was not used. */
+function kindOf(st: fs.Stats): string {
+  if (st.isSymbolicLink()) return 'a symbolic link'
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isSocket()) return "another user's socket"
+  if (st.isDirectory()) return 'a folder'
+  return st.isFile() ? 'a regular file' : 'a device'
+}
+
+interface Context {
+  /** The name the socket was bound under (what `ss -x` shows for it). */
+  bound: string
+  log: Log
+  onChange: () => void
+  me: string
+  prove: ReturnType<typeof gate>
+}
+
+function connection(socket: net.Socket, store: Store, o: Context): void {
   const chunks: Buffer[] = []
   let size = 0
   let handled = false
@@ -125,7 +216,7 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
       return o.log(`cast state's socket: a request not understood (${(error as Error).message.slice(0, 200)}); declined`)
     }
 
-    void answer(socket, request, store, file, o)
+    void answer(socket, request, store, o)
       .catch((error: Error) => {
         o.log(`cast state's socket: ${error.message}; declined`)
         return {ok: false, v: protocolVersion()} satisfies StateReply
@@ -137,8 +228,17 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
 /** Found through an agent's own variable: the ancestry may prove that agent alive (ancestry.ts). */
 const ancestryNamed = (via: string): boolean => SESSION_VARIABLES.some((v) => v.name === via)
 
+/**
+ * The reply, then the connection closed from this end: once the reply is in the caller's buffer,
+ * or after REQUEST_TIMEOUT_MS if it never gets there. A caller that never reads nor closes (its
+ * end of the connection then never sees the end) holds no connection slot past that.
+ */
 function reply(socket: net.Socket, r: StateReply): void {
-  if (!socket.destroyed) socket.end(JSON.stringify(r) + '\n')
+  if (socket.destroyed) return
+  const timer = setTimeout(() => socket.destroy(), REQUEST_TIMEOUT_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  socket.end(JSON.stringify(r) + '\n', () => socket.destroy())
 }
 
 function wellFormed(r: StateRequest): boolean {
@@ -161,13 +261,7 @@ function wellFormed(r: StateRequest): boolean {
   )
 }
 
-async function answer(
-  socket: net.Socket,
-  r: StateRequest,
-  store: Store,
-  file: string,
-  o: {log: (m: string) => void; onChange: () => void; me: string},
-): Promise<StateReply> {
+async function answer(socket: net.Socket, r: StateRequest, store: Store, o: Context): Promise<StateReply> {
   const declined: StateReply = {ok: false, v: protocolVersion()}
   // Another build's client: it answers itself (its code and this daemon's may differ).
   if (r.v !== protocolVersion()) return declined
@@ -185,7 +279,13 @@ async function answer(
     (ancestryNamed(unproved.via) && !isProcessLive(store.loadFactsByNative(unproved.agent, unproved.nativeId)?.process ?? null))
   let ppid: number | null = 0
   if (walks) {
-    const refused = await provenPeer(socket, r.pid, r.fd, file)
+    const proof = o.prove(() => provenPeer(socket, r.pid, r.fd, o.bound))
+    if (proof === null) {
+      o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${PROOFS_AT_ONCE + PROOFS_WAITING} others are being proved`)
+      return declined
+    }
+
+    const refused = await proof
     if (refused !== null) {
       o.log(`cast state's socket: declined a request naming pid ${r.pid}: ${refused}`)
       return declined

@@ -81,22 +81,85 @@ export function ownedPrivate(st: fs.Stats, folder: boolean): boolean {
   return folder ? st.isDirectory() && (st.mode & 0o077) === 0 : st.isSocket()
 }
 
-export type Asked = {answered: true; reply: StateReply} | {answered: false; sent: boolean}
+export type Asked = {answered: true; reply: StateReply} | {answered: false; sent: boolean; refused?: string}
+
+/** Linux's O_PATH (fs.constants lacks it): a descriptor that names the file without opening it, so a FIFO never blocks. */
+const O_PATH = 0o10000000
+
+/** What lstat-like stats show, for the one line that says why a path was not connected to. */
+function what(st: fs.Stats, folder: boolean): string {
+  if (st.isSymbolicLink()) return 'a symbolic link'
+  if (st.uid !== process.getuid?.()) return `another user's ${st.isSocket() ? 'socket' : st.isDirectory() ? 'folder' : 'file'}`
+  if (folder) return st.isDirectory() ? `reachable by other users (mode ${(st.mode & 0o777).toString(8)})` : 'not a folder'
+  return st.isFIFO() ? 'a FIFO' : st.isFile() ? 'a regular file' : st.isDirectory() ? 'a folder' : 'not a socket'
+}
+
+/** Control, bidi and zero-width characters of a path shown in a line, as `?`. */
+const shown = (p: string): string => [...p].map((c) => (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(c) ? '?' : c)).join('')
+
+type Located = {kind: 'none'} | {kind: 'refused'; why: string} | {kind: 'socket'; at: string; release: () => void}
+
+/**
+ * The daemon's socket, checked and connected to without following a link. On Linux the folder and
+ * then the socket are opened O_PATH|O_NOFOLLOW (the socket through the folder's descriptor), their
+ * stats read from those descriptors, and the connection made through /proc/self/fd/N: the very
+ * inode that was checked, whatever is renamed into the path meanwhile. Elsewhere lstat and the path.
+ */
+function locate(home: string): Located {
+  const dir = socketDir(home)
+  const file = socketPath(home)
+  const refuse = (p: string, st: fs.Stats, folder: boolean): Located => ({kind: 'refused', why: `${shown(p)} is ${what(st, folder)}`})
+  if (process.platform !== 'linux') {
+    try {
+      const d = fs.lstatSync(dir, {throwIfNoEntry: false})
+      if (d === undefined) return {kind: 'none'}
+      if (!ownedPrivate(d, true)) return refuse(dir, d, true)
+      const f = fs.lstatSync(file, {throwIfNoEntry: false})
+      if (f === undefined) return {kind: 'none'}
+      return ownedPrivate(f, false) ? {at: file, kind: 'socket', release: () => {}} : refuse(file, f, false)
+    } catch {
+      return {kind: 'none'}
+    }
+  }
+
+  const fds: number[] = []
+  const release = (): void => {
+    for (const fd of fds.splice(0)) fs.closeSync(fd)
+  }
+
+  try {
+    fds.push(fs.openSync(dir, O_PATH | fs.constants.O_NOFOLLOW))
+    const d = fs.fstatSync(fds[0]!)
+    if (!ownedPrivate(d, true)) {
+      release()
+      return refuse(dir, d, true)
+    }
+
+    fds.push(fs.openSync(`/proc/self/fd/${fds[0]}/${path.basename(file)}`, O_PATH | fs.constants.O_NOFOLLOW))
+    const f = fs.fstatSync(fds[1]!)
+    if (!ownedPrivate(f, false)) {
+      release()
+      return refuse(file, f, false)
+    }
+
+    return {at: `/proc/self/fd/${fds[1]}`, kind: 'socket', release}
+  } catch {
+    release()
+    return {kind: 'none'}
+  }
+}
 
 /**
  * Ask the daemon to declare. Not answered (sent false: nothing reached it) when there is no socket,
  * it is not this user's, the connection is refused, or anything goes wrong before the request is
  * written; not answered (sent true) when no reply that this request understands came in time.
+ * `refused` says, in one line, why a path that is there was not connected to (a symbolic link, a
+ * FIFO, another user's, a folder others reach).
  */
 export async function askDaemon(home: string, request: Omit<StateRequest, 'fd' | 'pid' | 'v'>): Promise<Asked> {
-  const file = socketPath(home)
-  try {
-    if (!ownedPrivate(fs.lstatSync(socketDir(home)), true) || !ownedPrivate(fs.lstatSync(file), false))
-      return {answered: false, sent: false}
-  } catch {
-    return {answered: false, sent: false}
-  }
-
+  const found = locate(home)
+  if (found.kind === 'none') return {answered: false, sent: false}
+  if (found.kind === 'refused') return {answered: false, refused: `${found.why}, not cast daemon's socket: not connected to`, sent: false}
   const net = await import('node:net')
   return new Promise<Asked>((resolve) => {
     let sent = false
@@ -104,10 +167,11 @@ export async function askDaemon(home: string, request: Omit<StateRequest, 'fd' |
     const done = (a: Asked): void => {
       clearTimeout(timer)
       socket.destroy()
+      found.release()
       resolve(a)
     }
 
-    const socket = net.connect(file)
+    const socket = net.connect(found.at)
     const timer = setTimeout(() => done({answered: false, sent}), replyTimeout())
     socket.setEncoding('utf8')
     socket.on('error', () => done({answered: false, sent}))

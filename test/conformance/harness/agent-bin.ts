@@ -1,18 +1,20 @@
 /**
- * Where the suite finds each agent CLI: the project's devDependencies (`node_modules/.bin`), or
- * the folder `CAST_CONFORMANCE_MODULES` names (a `node_modules` that `npm run conformance:latest`
- * filled with the newest published versions, scripts/conformance-latest.mjs).
+ * Where the suite finds each agent CLI: the folder `CAST_CONFORMANCE_MODULES` names (a
+ * `node_modules` that `npm run conformance:latest` filled with the newest published versions,
+ * scripts/conformance-latest.mjs), else the pinned versions `npm run conformance:setup` installed
+ * into $CAST_CONFORMANCE_DIR or ~/.cache/cast-conformance (scripts/conformance-dir.mjs, the same
+ * rule). The project's own `npm ci` does not install them.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 
 /** The node_modules the agent CLIs come from. */
 export function agentModules(): string {
   const dir = process.env['CAST_CONFORMANCE_MODULES']
-  return dir ? path.resolve(dir) : path.join(REPO, 'node_modules')
+  if (dir) return path.resolve(dir)
+  const setup = process.env['CAST_CONFORMANCE_DIR'] || path.join(os.homedir(), '.cache', 'cast-conformance')
+  return path.join(path.resolve(setup), 'node_modules')
 }
 
 /** The CLI's entry (`<modules>/.bin/<name>`). */
