@@ -179,7 +179,12 @@ async function printHuman(
     line('Try "cast demo" to see the inbox over a bundled example.')
   } else if (rows.length === 0) {
     line('')
-    line('Nothing in your inbox under these filters. "cast sessions --all" lists everything.')
+    // Under --all nothing is hidden but by the filters themselves: the way out is to drop them.
+    line(
+      flags.all
+        ? 'No session matches these filters. Drop --state, --label, --agent or --cwd to list every session.'
+        : 'Nothing in your inbox under these filters. "cast sessions --all" lists everything.',
+    )
   }
 
   const text = human.join('\n')
