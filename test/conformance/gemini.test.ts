@@ -8,11 +8,12 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {afterAll, describe, expect} from 'vitest'
 
 import {BIN, HOOK_BIN} from '../helpers/cli.js'
 import {castEnv, type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {repeat, sequence, startMock, status, text, tool, type Mock, type Reply} from './harness/mock/server.js'
+import {atCaseEnd, concurrentCase} from './harness/scope.js'
 import {descendants, Tmux, type AgentPane} from './harness/tmux.js'
 import {agentBin} from './harness/agent-bin.js'
 
@@ -107,7 +108,7 @@ async function rig(
     PATH: `${binDir}:${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
   }
   const r: Rig = {agentEnv, dir, env, home, mock, tmux, watches: [], work}
-  cleanups.push(async () => {
+  atCaseEnd(cleanups, async () => {
     for (const w of r.watches) await w.stop()
     killTree(tmux)
     tmux.stop()
@@ -231,7 +232,7 @@ const ask = {
 }
 
 describe(AGENT, () => {
-  it.concurrent('fresh: a TUI with nothing asked is new/idle, never working', () =>
+  concurrentCase('fresh: a TUI with nothing asked is new/idle, never working', () =>
     slot(async () => {
       const r = await rig('fresh', [])
       const w = watch(r)
@@ -248,7 +249,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('plain: an answered prompt is needs_input/settled', () =>
+  concurrentCase('plain: an answered prompt is needs_input/settled', () =>
     slot(async () => {
       const r = await rig('plain', [text('Hello from the mock.')])
       const w = watch(r)
@@ -264,7 +265,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('approval: the permission dialog is needs_input/approval and the tool has not run', () =>
+  concurrentCase('approval: the permission dialog is needs_input/approval and the tool has not run', () =>
     slot(async () => {
       const r = await rig('approval', [
         tool('run_shell_command', {command: 'echo ran > approved.txt', description: 'write a file'}),
@@ -284,7 +285,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('question: an ask_user dialog is needs_input/question with the question as the ask', () =>
+  concurrentCase('question: an ask_user dialog is needs_input/question with the question as the ask', () =>
     slot(async () => {
       const r = await rig('question', [tool('ask_user', ask), text('Thanks.')])
       const w = watch(r)
@@ -300,7 +301,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('long_command: a 35 s shell command reads working the whole time (also past "Shell awaiting input")', () =>
+  concurrentCase('long_command: a 35 s shell command reads working the whole time (also past "Shell awaiting input")', () =>
     slot(async () => {
       const r = await rig(
         'long',
@@ -341,7 +342,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('retrying: 429s being retried read working', () =>
+  concurrentCase('retrying: 429s being retried read working', () =>
     slot(async () => {
       const r = await rig('retrying', repeat(status(429), 200))
       const pane = await startTui(r)
@@ -363,7 +364,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('error: a 401 is needs_input/error', () =>
+  concurrentCase('error: a 401 is needs_input/error', () =>
     slot(async () => {
       const r = await rig('e401', [status(401)])
       const w = watch(r)
@@ -377,7 +378,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('error: the daily-quota dialog ("Usage limit reached … Keep trying / Stop") is needs_input/error', () =>
+  concurrentCase('error: the daily-quota dialog ("Usage limit reached … Keep trying / Stop") is needs_input/error', () =>
     slot(async () => {
       const body = JSON.stringify({
         error: {
@@ -401,7 +402,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('declared_done: the agent runs `cast state --status done` and reads done/declared_done', () =>
+  concurrentCase('declared_done: the agent runs `cast state --status done` and reads done/declared_done', () =>
     slot(async () => {
       const r = await rig(
         'done',
@@ -420,7 +421,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('send: `cast send` at the prompt arrives as the next turn', () =>
+  concurrentCase('send: `cast send` at the prompt arrives as the next turn', () =>
     slot(async () => {
       const r = await rig('send', [text('First answer.'), text('Second answer.')])
       const pane = await startTui(r)
@@ -439,7 +440,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('two_sessions: two TUIs in one home each keep their own state', () =>
+  concurrentCase('two_sessions: two TUIs in one home each keep their own state', () =>
     slot(async () => {
       const script = (req: import('./harness/mock/server.js').MockRequest): Reply | undefined => {
         if (req.side) return undefined
@@ -465,7 +466,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('bad_stream: a truncated stream and a garbage chunk; cast reads what the CLI wrote without crashing', () =>
+  concurrentCase('bad_stream: a truncated stream and a garbage chunk; cast reads what the CLI wrote without crashing', () =>
     slot(async () => {
       const r = await rig('bad', [
         {kind: 'truncated', text: 'partial answer here'},
@@ -497,7 +498,7 @@ describe(AGENT, () => {
     }
   }
 
-  it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', () =>
+  concurrentCase('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', () =>
     slot(async () => {
       const r = await rig('kill9', [{kind: 'stall', text: 'Thinking about it'}])
       // The watch runs from before the TUI starts, so it is live (its working line arrived) when the crash comes.
@@ -518,7 +519,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('kill9_unseen: a crash before cast ever looked reads needs_input/dead', () =>
+  concurrentCase('kill9_unseen: a crash before cast ever looked reads needs_input/dead', () =>
     slot(async () => {
       const r = await rig('kill9u', [{kind: 'stall', text: 'Thinking about it'}])
       const pane = await startTui(r)
@@ -537,7 +538,7 @@ describe(AGENT, () => {
     let out = ''
     child.stdout!.on('data', (c) => (out += String(c)))
     ;(child as any).out = () => out
-    cleanups.push(() => {
+    atCaseEnd(cleanups, () => {
       try {
         process.kill(child.pid!, 'SIGKILL')
       } catch {
@@ -547,7 +548,7 @@ describe(AGENT, () => {
     return child
   }
 
-  it.concurrent('headless: `gemini -p` run to completion is needs_input/settled', () =>
+  concurrentCase('headless: `gemini -p` run to completion is needs_input/settled', () =>
     slot(async () => {
       const r = await rig('headless', [text('Headless answer.')])
       const child = headless(r, 'answer headless')
@@ -559,7 +560,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('headless_killed: `gemini -p` killed -9 mid-run reads needs_input/dead', () =>
+  concurrentCase('headless_killed: `gemini -p` killed -9 mid-run reads needs_input/dead', () =>
     slot(async () => {
       const r = await rig('headlessk', [{kind: 'stall', text: 'Thinking'}])
       const child = headless(r, 'never finishes')
@@ -580,7 +581,7 @@ describe(AGENT, () => {
     text('Wrote it.'),
   ]
 
-  it.concurrent('approve: `cast approve` answers the dialog, the tool runs and the session moves on', () =>
+  concurrentCase('approve: `cast approve` answers the dialog, the tool runs and the session moves on', () =>
     slot(async () => {
       const r = await rig('approve', approvalScript())
       const pane = await startTui(r)
@@ -595,7 +596,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('deny: `cast deny` closes the dialog and the tool does not run', () =>
+  concurrentCase('deny: `cast deny` closes the dialog and the tool does not run', () =>
     slot(async () => {
       const r = await rig('deny', approvalScript())
       const pane = await startTui(r)
@@ -618,7 +619,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('send_refused: `cast send` into an open permission dialog exits 5 and the tool does not run', () =>
+  concurrentCase('send_refused: `cast send` into an open permission dialog exits 5 and the tool does not run', () =>
     slot(async () => {
       const r = await rig('sendref', approvalScript())
       const pane = await startTui(r)
@@ -634,7 +635,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('approval (hooks): with `cast hooks install gemini` the dialog is needs_input/approval naming the command', () =>
+  concurrentCase('approval (hooks): with `cast hooks install gemini` the dialog is needs_input/approval naming the command', () =>
     slot(async () => {
       const r = await rig('approvalh', approvalScript(), {hooks: true})
       const settings = JSON.parse(fs.readFileSync(path.join(r.home, '.gemini', 'settings.json'), 'utf8'))
@@ -656,7 +657,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('question (hooks): an ask_user dialog is needs_input/question with the question as the ask', () =>
+  concurrentCase('question (hooks): an ask_user dialog is needs_input/question with the question as the ask', () =>
     slot(async () => {
       const r = await rig('questionh', [tool('ask_user', ask), text('Thanks.')], {hooks: true})
       const w = watch(r)
@@ -675,7 +676,7 @@ describe(AGENT, () => {
     }),
   )
 
-  it.concurrent('plain (hooks): an answered prompt is needs_input/settled', () =>
+  concurrentCase('plain (hooks): an answered prompt is needs_input/settled', () =>
     slot(async () => {
       const r = await rig('plainh', [text('Hello with hooks.')], {hooks: true})
       const pane = await startTui(r)

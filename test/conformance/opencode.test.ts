@@ -12,9 +12,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect} from 'vitest'
 import {type CastSession, DEAD_BOUND_MS, recordFigure, runCast, sessions, until, Watch} from './harness/cast.js'
 import {type Mock, type MockRequest, type Reply, type Script, sequence, startMock, status, text, tool} from './harness/mock/server.js'
+import {atCaseEnd, concurrentCase} from './harness/scope.js'
 import {type AgentPane, descendants} from './harness/tmux.js'
 import {OPENCODE, type OcHome, READY, makeHome, warmConfig} from './opencode/home.js'
 
@@ -47,10 +48,8 @@ interface Run {
 async function setup(name: string, script: Script): Promise<Run> {
   const mock = await startMock(script)
   const h = makeHome(root, name, mock.url)
-  cleanups.push(
-    () => h.cleanup(),
-    () => mock.close(),
-  )
+  atCaseEnd(cleanups, () => mock.close())
+  atCaseEnd(cleanups, () => h.cleanup())
   return {env: h.cast, h, mock}
 }
 
@@ -114,7 +113,7 @@ async function watchFor(
 
 function startWatch(env: Record<string, string>): Watch {
   const w = new Watch(env)
-  cleanups.push(() => w.stop())
+  atCaseEnd(cleanups, () => w.stop())
   return w
 }
 
@@ -153,7 +152,7 @@ function gone(pid: number): boolean {
 const sleep = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms))
 
 describe(AGENT, () => {
-  it.concurrent('fresh: a TUI with nothing asked yet is not listed as working', async () => {
+  concurrentCase('fresh: a TUI with nothing asked yet is not listed as working', async () => {
     const r = await setup('fresh', sequence([]))
     const pane = await startTui(r, null)
     const screen = r.h.tmux.capture(pane)
@@ -168,7 +167,7 @@ describe(AGENT, () => {
     }
   })
 
-  it.concurrent('plain: an answered prompt reads needs_input/settled, one-shot and in watch', async () => {
+  concurrentCase('plain: an answered prompt reads needs_input/settled, one-shot and in watch', async () => {
     const r = await setup('plain', sequence([text('Hello from the mock.', {chunks: 4, delayMs: 50})]))
     const pane = await startTui(r, null)
     const w = startWatch(r.env)
@@ -183,7 +182,7 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'plain', {watch_ms: l.at - seenAt})
   })
 
-  it.concurrent('approval: the external-directory permission dialog reads needs_input/approval', async () => {
+  concurrentCase('approval: the external-directory permission dialog reads needs_input/approval', async () => {
     const r = await setup('approval', sequence([tool('read', {filePath: '/etc/hostname'}), text('Read it.')]))
     const pane = await startTui(r, null)
     const w = startWatch(r.env)
@@ -213,7 +212,7 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'approval', {watch_ms: l.at - seenAt})
   })
 
-  it.concurrent('approve: cast approve answers the dialog and the tool runs', async () => {
+  concurrentCase('approve: cast approve answers the dialog and the tool runs', async () => {
     const r = await setup('approve', sequence([tool('read', {filePath: '/etc/hostname'}), text('Read it.')]))
     const pane = await startTui(r, 'Read the file /etc/hostname')
     await r.h.tmux.waitFor(pane, /Permission required[\s\S]*Allow once/, 60_000)
@@ -229,7 +228,7 @@ describe(AGENT, () => {
     await until(r.env, at(ses!.id, 'needs_input', 'settled'), 90_000, 'settled after the tool ran')
   })
 
-  it.concurrent('deny: cast deny rejects the dialog and the tool does not run', async () => {
+  concurrentCase('deny: cast deny rejects the dialog and the tool does not run', async () => {
     const r = await setup('deny', sequence([tool('read', {filePath: '/etc/hostname'}), text('Understood.')]))
     const pane = await startTui(r, 'Read the file /etc/hostname')
     await r.h.tmux.waitFor(pane, /Permission required[\s\S]*Allow once/, 60_000)
@@ -258,7 +257,7 @@ describe(AGENT, () => {
     expect(r.mock.mainCount()).toBe(1)
   })
 
-  it.concurrent('question: the question tool reads needs_input/question with the question as the ask', async () => {
+  concurrentCase('question: the question tool reads needs_input/question with the question as the ask', async () => {
     const q = 'Which colour should the button be?'
     const r = await setup(
       'question',
@@ -292,7 +291,7 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'question', {watch_ms: l.at - seenAt})
   })
 
-  it.concurrent('long_command: a running bash tool reads working the whole time, then settled', async () => {
+  concurrentCase('long_command: a running bash tool reads working the whole time, then settled', async () => {
     const r = await setup(
       'long',
       sequence([tool('bash', {command: 'sleep 20; echo slept', description: 'Sleep a while'}), text('The command finished.')]),
@@ -329,7 +328,7 @@ describe(AGENT, () => {
     await w.wait((l) => l.id === id && l.to === 'needs_input' && l.reason === 'settled', 90_000)
   })
 
-  it.concurrent('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
+  concurrentCase('kill9: kill -9 mid-turn reads needs_input/dead within 2 s', async () => {
     const r = await setup('kill9', sequence([tool('bash', {command: 'sleep 60', description: 'Sleep'}), text('never')]))
     const pane = await startTui(r, null)
     const w = startWatch(r.env)
@@ -347,7 +346,7 @@ describe(AGENT, () => {
     await until(r.env, at(ses!.id, 'needs_input', 'dead'), 10_000, 'needs_input/dead one-shot')
   })
 
-  it.concurrent('kill9_unseen: a crash before cast first looks reads needs_input/dead', async () => {
+  concurrentCase('kill9_unseen: a crash before cast first looks reads needs_input/dead', async () => {
     const r = await setup('kill9u', sequence([tool('bash', {command: 'sleep 60', description: 'Sleep'}), text('never')]))
     const pane = await startTui(r, 'Run the long command')
     await r.h.tmux.waitFor(pane, /sleep 60/, 60_000)
@@ -360,7 +359,7 @@ describe(AGENT, () => {
     expect(s.live).toBe(false)
   })
 
-  it.concurrent('retrying: retries after 500s in progress read working', async () => {
+  concurrentCase('retrying: retries after 500s in progress read working', async () => {
     const r = await setup('retry', () => status(500))
     const pane = await startTui(r, 'Say something')
     await r.h.tmux.waitFor(pane, /retrying attempt #\d/i, 90_000)
@@ -374,7 +373,7 @@ describe(AGENT, () => {
     expect(s?.state).toBe('working')
   })
 
-  it.concurrent('error: a 401 reads needs_input/error with the API message', async () => {
+  concurrentCase('error: a 401 reads needs_input/error with the API message', async () => {
     const r = await setup('e401', sequence([], {after: status(401)}))
     const w = startWatch(r.env)
     const pane = await startTui(r, 'Say something')
@@ -399,7 +398,7 @@ describe(AGENT, () => {
     recordFigure(AGENT, 'error', {watch_ms: l.at - seenAt})
   })
 
-  it.concurrent('declared_done: the agent runs cast state --status done and reads done/declared_done', async () => {
+  concurrentCase('declared_done: the agent runs cast state --status done and reads done/declared_done', async () => {
     const r = await setup(
       'done',
       sequence([tool('bash', {command: 'cast state --status done "Shipped the fix"', description: 'Declare done'}), text('Declared.')]),
@@ -411,7 +410,7 @@ describe(AGENT, () => {
     expect((s.state_line as {text?: string} | null)?.text).toBe('Shipped the fix')
   })
 
-  it.concurrent('headless: opencode run to completion reads needs_input/settled', async () => {
+  concurrentCase('headless: opencode run to completion reads needs_input/settled', async () => {
     const r = await setup('headless', sequence([text('Headless answer.')]))
     const out = await runHeadless(r, 'Answer headless')
     expect(out.code).toBe(0)
@@ -422,7 +421,7 @@ describe(AGENT, () => {
     expect(s.live).toBe(false)
   })
 
-  it.concurrent('headless_killed: opencode run killed mid-run reads needs_input/dead', async () => {
+  concurrentCase('headless_killed: opencode run killed mid-run reads needs_input/dead', async () => {
     const r = await setup('headless-kill', sequence([tool('bash', {command: 'sleep 60', description: 'Sleep'}), text('never')]))
     const child = spawnHeadless(r, 'Run the long command')
     // A loaded machine can take a minute or two to get `opencode run` to its first request.
@@ -440,7 +439,7 @@ describe(AGENT, () => {
     await until(r.env, at(ses!.id, 'needs_input', 'dead'), 20_000, 'needs_input/dead')
   })
 
-  it.concurrent('send: cast send at the prompt arrives as the next turn', async () => {
+  concurrentCase('send: cast send at the prompt arrives as the next turn', async () => {
     const r = await setup('send', sequence([text('First answer.'), text('Second answer.')]))
     const pane = await startTui(r, 'First question')
     await r.h.tmux.waitFor(pane, /First answer\./, 60_000)
@@ -460,7 +459,7 @@ describe(AGENT, () => {
     expect(after.reason).toBe('settled')
   })
 
-  it.concurrent('two_sessions: two TUIs in one home keep their own state (a permission in one, a command in the other)', async () => {
+  concurrentCase('two_sessions: two TUIs in one home keep their own state (a permission in one, a command in the other)', async () => {
     // One mock: the prompt says which session asks.
     const r = await setup('two', (req: MockRequest): Reply | undefined => {
       if (req.side) return undefined
@@ -495,7 +494,7 @@ describe(AGENT, () => {
     await until(r.env, at(alpha.id, 'needs_input', 'dead'), 20_000, 'alpha dead with its dialog gone')
   })
 
-  it.concurrent('older_run: a TUI opened where opencode run ran before is tied to its own session, not the older one', async () => {
+  concurrentCase('older_run: a TUI opened where opencode run ran before is tied to its own session, not the older one', async () => {
     const r = await setup('older', (req: MockRequest): Reply | undefined => {
       if (req.side) return undefined
       if (req.lastUserText.includes('first')) return text('First run answer.')
@@ -545,28 +544,31 @@ describe(AGENT, () => {
     expect(r.mock.requests.some((q) => q.lastUserText.includes('not here'))).toBe(false)
   })
 
-  it.concurrent('background_subagent: a background task child producing, parent at its prompt, reads dormant/child_producing', async () => {
-    const r = await setup('bgsub', (req: MockRequest): Reply | undefined => {
-      if (req.side) return undefined
-      if (req.lastUserText.includes('CHILD TASK')) return {kind: 'stall', text: 'Counting'}
-      if (req.toolResults > 0) return text('Started it in the background.')
-      return tool('task', {
-        background: true,
-        description: 'Count in background',
-        prompt: 'CHILD TASK: count to a million',
-        subagent_type: 'general',
+  concurrentCase(
+    'background_subagent: a background task child producing, parent at its prompt, reads dormant/child_producing',
+    async () => {
+      const r = await setup('bgsub', (req: MockRequest): Reply | undefined => {
+        if (req.side) return undefined
+        if (req.lastUserText.includes('CHILD TASK')) return {kind: 'stall', text: 'Counting'}
+        if (req.toolResults > 0) return text('Started it in the background.')
+        return tool('task', {
+          background: true,
+          description: 'Count in background',
+          prompt: 'CHILD TASK: count to a million',
+          subagent_type: 'general',
+        })
       })
-    })
-    const pane = await startTui(r, 'Start the background job', {OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1'})
-    await r.h.tmux.waitFor(pane, /Started it in the background\./, 90_000)
-    const rows = dbAll(r.h, 'SELECT id, parent_id FROM session ORDER BY time_created')
-    const parent = rows.find((x) => x.parent_id === null)!
-    expect(rows.some((x) => x.parent_id === parent.id)).toBe(true)
-    await until(r.env, at(parent.id, 'dormant', 'child_producing'), 90_000, 'dormant/child_producing')
-    r.mock.release()
-  })
+      const pane = await startTui(r, 'Start the background job', {OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1'})
+      await r.h.tmux.waitFor(pane, /Started it in the background\./, 90_000)
+      const rows = dbAll(r.h, 'SELECT id, parent_id FROM session ORDER BY time_created')
+      const parent = rows.find((x) => x.parent_id === null)!
+      expect(rows.some((x) => x.parent_id === parent.id)).toBe(true)
+      await until(r.env, at(parent.id, 'dormant', 'child_producing'), 90_000, 'dormant/child_producing')
+      r.mock.release()
+    },
+  )
 
-  it.concurrent('bad_stream: a cut stream is retried, a garbage chunk is the error cast shows', async () => {
+  concurrentCase('bad_stream: a cut stream is retried, a garbage chunk is the error cast shows', async () => {
     const r = await setup(
       'bad',
       sequence([{kind: 'truncated', text: 'Cut off mid'}], {after: {kind: 'garbage', text: 'Garbled but whole answer.'}}),
@@ -596,7 +598,7 @@ describe(AGENT, () => {
 function spawnHeadless(r: Run, prompt: string) {
   const env = r.h.agentEnv({PWD: r.h.project})
   const child = spawn(OPENCODE, ['run', prompt], {cwd: r.h.project, env, stdio: ['ignore', 'pipe', 'pipe']})
-  cleanups.push(() => killTree(child.pid!))
+  atCaseEnd(cleanups, () => killTree(child.pid!))
   return child
 }
 
