@@ -23,11 +23,16 @@ beforeEach(async () => {
   writeFile(claudeTranscriptPath(h.home, cwd, SID), claudeLines({at, cwd, prompt: 'Fix the test', sessionId: SID}))
   writeFile(claudeTranscriptPath(h.home, cwd, OTHER), claudeLines({at, cwd, prompt: 'Other', sessionId: OTHER}))
   daemon = startCast(['daemon'], h.env)
-  for (let i = 0; i < 80; i++) {
-    if (json(await runCast(['daemon', 'status', '--json'], {env: h.env})).running) break
+  // Until the daemon runs and its socket is in place (it is bound under another name and renamed
+  // there once listening): a case that asserts the socket route must not start before it. 90 s
+  // bounds a daemon's start at load 10+ (its first sync reads the two transcripts).
+  const sock = path.join(h.castHome, 'run', 'state.sock')
+  const deadline = Date.now() + 90_000
+  while (!(fs.existsSync(sock) && json(await runCast(['daemon', 'status', '--json'], {env: h.env})).running)) {
+    if (Date.now() > deadline) throw new Error(`cast daemon did not start within 90 s (no ${sock})`)
     await new Promise((r) => setTimeout(r, 250))
   }
-})
+}, 120_000)
 afterEach(async () => {
   await daemon?.stop()
   h.cleanup()
