@@ -45,7 +45,7 @@ cast sessions -w, …).`
     const {makeIngester} = await import('../lib/ingest/ingest.js')
     const {buildListing} = await import('../lib/views/views.js')
     const {consumeSpool} = await import('../core/ingest/spool.js')
-    const {copyDemoTree, fileDemoRecords, fillDemoTokens, writeDemoRegistry} = await import('../lib/home/demo-home.js')
+    const {copyDemoTree, fileDemoRecords, fillDemoTokens, writeDemoMarker, writeDemoRegistry} = await import('../lib/home/demo-home.js')
     const {default: Database} = await import('better-sqlite3')
 
     const source = fileURLToPath(new URL('../../demo', import.meta.url))
@@ -66,6 +66,12 @@ cast sessions -w, …).`
       processStartTime,
     )
 
+    if (flags.keep)
+      writeDemoMarker(
+        castHome,
+        stand.map((p) => ({pid: p.pid!, startedAt: processStartTime(p.pid!)})),
+        now + STAND_IN_KEPT_S * 1000,
+      )
     const env: Record<string, string | undefined> = {...this.env, CAST_HOME: castHome, HOME: home}
     // Every variable an agent honours would point the demo at the real files: the registry's list.
     for (const name of registry().envVariables) delete env[name]
@@ -132,7 +138,7 @@ cast sessions -w, …).`
       this.log(`  export HOME=${shellQuote(o.home)} CAST_HOME=${shellQuote(o.castHome)} CAST_USER=${shellQuote(this.me)}`)
       this.log('  cast explain <id>     cast sessions --all     cast sessions -w')
       this.log(
-        `(the two stand-in agent processes, pids ${o.standIns.join(' and ')}, keep the live sessions live for an hour, or until the folder is removed; kill ${o.standIns.join(' ')} ends them sooner, and those two sessions then read dead.)`,
+        `(the two stand-in agent processes, pids ${o.standIns.join(' and ')}, keep the live sessions live for eight hours, or until the folder is removed; kill ${o.standIns.join(' ')} ends them sooner, and those two sessions then read dead, as cast sessions then says.)`,
       )
     } else {
       this.log(`The demo read ${o.files} files (${o.lines} lines) into a fresh store, removed again (--keep keeps it).`)
@@ -141,7 +147,7 @@ cast sessions -w, …).`
 }
 
 /** How long the stand-in agent processes of a kept demo live at most (seconds). */
-const STAND_IN_KEPT_S = 3600
+const STAND_IN_KEPT_S = 8 * 3600
 /** A kept stand-in: lives while the demo folder ($1) is there, for at most $2 seconds. */
 const KEPT_STAND_IN = 'end=$(( $(date +%s) + $2 )); while [ -d "$1" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 2; done'
 

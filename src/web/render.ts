@@ -80,7 +80,10 @@ function drawList(root: HTMLElement, view: ListView, on: ListHandlers): void {
   const more = view.listing.tally.indexOf(' (')
   const tally =
     more < 0 ? [view.listing.tally] : [view.listing.tally.slice(0, more), h('span', {class: 'tally-more'}, view.listing.tally.slice(more))]
-  const parts: Node[] = [h('p', {class: 'tally', id: 'tally', title: view.listing.tally}, ...tally)]
+  const parts: Node[] = [
+    ...(view.listing.notice ? [h('p', {class: 'notice', id: 'notice', role: 'status'}, view.listing.notice)] : []),
+    h('p', {class: 'tally', id: 'tally', title: view.listing.tally}, ...tally),
+  ]
   for (const sec of SECTIONS) {
     const rows = byBucket.get(sec.bucket) ?? []
     // The page's first listing may hold only the head of each section: its count is the section's.

@@ -320,6 +320,8 @@ export interface PageListingJson extends ListingJson {
   team: boolean
   /** Teammates' sessions I may not act on, by id, and why ("read-only: owned by X on host-y"). */
   read_only: Record<string, string>
+  /** A line the page shows above the tally: why the inbox reads as it does (a kept demo whose stand-in agents ended). */
+  notice?: string
   /** The first answer in the page holds only the head of the open sections (the stream brings the rest)... */
   head?: true
   /** ...and how many cards each section has. */

@@ -155,3 +155,41 @@ export function writeDemoRegistry(
     fs.writeFileSync(path.join(to, `${pid}.json`), text)
   }
 }
+
+/** Where a kept demo records its stand-in agent processes: CAST_HOME/demo.json. */
+const DEMO_FILE = 'demo.json'
+
+interface DemoMarker {
+  readonly stand_ins: readonly {readonly pid: number; readonly started_at: number | null}[]
+  readonly lives_until: number
+}
+
+/** Record a kept demo's stand-ins (pid and start time), so a later look can tell they stopped. */
+export function writeDemoMarker(castHome: string, standIns: readonly {pid: number; startedAt: number | null}[], livesUntil: number): void {
+  const marker: DemoMarker = {lives_until: livesUntil, stand_ins: standIns.map((s) => ({pid: s.pid, started_at: s.startedAt}))}
+  fs.mkdirSync(castHome, {mode: 0o700, recursive: true})
+  fs.writeFileSync(path.join(castHome, DEMO_FILE), JSON.stringify(marker) + '\n', {mode: 0o600})
+}
+
+/**
+ * In a kept demo's CAST_HOME whose stand-in processes are gone (their time ran out, or someone
+ * killed them): the line that says why its live sessions now read dead. Null anywhere else.
+ */
+export function demoStoppedLine(
+  castHome: string,
+  sameAlive: (pid: number, startedAt: number | null) => boolean,
+  now: number,
+): string | null {
+  let marker: DemoMarker
+  try {
+    marker = JSON.parse(fs.readFileSync(path.join(castHome, DEMO_FILE), 'utf8')) as DemoMarker
+  } catch {
+    return null
+  }
+
+  if (!Array.isArray(marker.stand_ins) || marker.stand_ins.length === 0) return null
+  const alive = (s: DemoMarker['stand_ins'][number]): boolean => Number.isInteger(s.pid) && sameAlive(s.pid, s.started_at)
+  if (marker.stand_ins.every(alive)) return null
+  const why = typeof marker.lives_until === 'number' && now >= marker.lives_until ? 'their time ran out' : 'they were stopped'
+  return `This kept demo's two stand-in agent processes have ended (${why}): its live sessions now read needs input:dead. "cast demo --keep" makes a fresh one.`
+}

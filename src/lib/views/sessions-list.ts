@@ -187,6 +187,15 @@ async function printHuman(
     )
   }
 
+  // A kept demo whose stand-in agents ended: say why its live sessions read dead.
+  const {demoStoppedLine} = await import('../home/demo-home.js')
+  const {isSameProcessAlive} = await import('../../core/ingest/process-table.js')
+  const demo = demoStoppedLine(store.home, isSameProcessAlive, now)
+  if (demo !== null) {
+    line('')
+    line(demo)
+  }
+
   const text = human.join('\n')
   const {page, shouldPage} = await import('./pager.js')
   if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)

@@ -25,6 +25,8 @@ export type PageListing = Listing & {
   team: boolean
   /** Teammates' sessions listed that I may not act on, by id: the line the page shows instead of acting. */
   read_only: Record<string, string>
+  /** A line the page shows above the tally (a kept demo whose stand-in agents ended). */
+  notice?: string
 }
 
 /** The listing of `cast sessions --json` (`--team --json` for the team's view), with the tally line, the catalog and what is read-only. */
@@ -40,8 +42,12 @@ export async function pageListing(store: Store, env: Env, clock: () => number, m
     write: ignore,
   }
   const listing = (await listSessions(store, env, clock, me, team ? {team: true} : {}, out)) as Listing
+  const {demoStoppedLine} = await import('../home/demo-home.js')
+  const {isSameProcessAlive} = await import('../../core/ingest/process-table.js')
+  const notice = demoStoppedLine(store.home, isSameProcessAlive, clock())
   return {
     ...listing,
+    ...(notice === null ? {} : {notice}),
     device: deviceName(env),
     home: homeDir(env),
     read_only: readOnly,
