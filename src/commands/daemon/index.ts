@@ -224,6 +224,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       team,
       tls: cert && key ? {cert, key} : undefined,
     })
+    if (flags['web-behind-proxy']) this.log(`The proxy forwards ${web.origin} to http://127.0.0.1:${web.port} (loopback only).`)
     this.log(`cast web${team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     return web.server
   }

@@ -116,6 +116,7 @@ the page offers no verb on it and the server refuses any write to it (403).`
       team: flags.team,
       tls: flags['tls-cert'] && flags['tls-key'] ? {cert: flags['tls-cert'], key: flags['tls-key']} : undefined,
     })
+    if (flags['behind-proxy']) this.log(`The proxy forwards ${web.origin} to http://127.0.0.1:${web.port} (loopback only).`)
     this.log(`cast web${flags.team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
     if (!web.loopback) this.log(`Paired devices open ${web.origin}/ (new ones pair at /pair with a "cast web pair" code).`)

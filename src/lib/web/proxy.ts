@@ -82,3 +82,12 @@ function forwarded(req: IncomingMessage, name: string): string[] {
 
   return out
 }
+
+/**
+ * The address of the client the proxy served (the last X-Forwarded-For entry, which the proxy
+ * on this machine appended), else the connection's: pairing limits count per client, not per proxy.
+ */
+export function clientAddress(req: IncomingMessage): string {
+  const last = values(req.headers['x-forwarded-for']).at(-1)
+  return last && /^[\d.:a-f]{2,45}$/i.test(last) ? last : (req.socket.remoteAddress ?? '')
+}

@@ -27,7 +27,7 @@ import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
 import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction} from './team-action.js'
-import {forwardedRefusal, fromLoopback, type PublicAddress} from './proxy.js'
+import {clientAddress, forwardedRefusal, fromLoopback, type PublicAddress} from './proxy.js'
 import {type TlsFiles, type TlsPair, watchPair} from './tls.js'
 
 export interface WebServerOptions {
@@ -371,7 +371,7 @@ export class WebServer {
   /** A device exchanges a pairing code for its credential (a year-long cookie; revocable). */
   private async pair(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const now = this.o.clock()
-    const from = req.socket.remoteAddress ?? ''
+    const from = this.o.proxy ? clientAddress(req) : (req.socket.remoteAddress ?? '')
     const body = await readBody(req)
     const code = field(body, 'code', true)!
     if (!this.pairLimit.allowed(from, code, now))
