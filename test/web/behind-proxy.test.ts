@@ -124,6 +124,13 @@ describe('cast web --behind-proxy', () => {
     }
   }, 180_000)
 
+  it('cast web pair --https prints an https pairing address (443 left out)', async () => {
+    const on443 = await runCast(['web', 'pair', '--listen', 'box.example', '--port', '443', '--https', '--no-qr'], {env: h.env})
+    expect(on443.stdout).toMatch(/open https:\/\/box\.example\/pair#[\w-]+ /)
+    const onPort = await runCast(['web', 'pair', '--listen', 'box.example', '--port', '4280', '--https', '--no-qr'], {env: h.env})
+    expect(onPort.stdout).toMatch(/open https:\/\/box\.example:4280\/pair#[\w-]+ /)
+  }, 60_000)
+
   it('a public address that is not an origin is one line and exit 2', async () => {
     for (const bad of ['box.example', 'https://box.example/inbox', 'ftp://box.example']) {
       const r = await runCast(['web', '--port', '0', '--behind-proxy', bad], {env: h.env})
