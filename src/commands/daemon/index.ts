@@ -49,6 +49,22 @@ what it writes instead of syncing themselves. Logs go to stderr.`
       dependsOn: ['web'],
       summary: "With --web: every session of the team, as cast web --team (teammates' read-only unless you own or run them).",
     }),
+    'web-behind-proxy': Flags.string({
+      dependsOn: ['web'],
+      exclusive: ['web-tls-cert'],
+      helpValue: 'URL',
+      summary: 'With --web: as cast web --behind-proxy URL (a TLS proxy on this machine serves the page at URL).',
+    }),
+    'web-tls-cert': Flags.string({
+      dependsOn: ['web', 'web-tls-key'],
+      helpValue: 'FILE',
+      summary: 'With --web: as cast web --tls-cert FILE.',
+    }),
+    'web-tls-key': Flags.string({
+      dependsOn: ['web', 'web-tls-cert'],
+      helpValue: 'FILE',
+      summary: 'With --web: as cast web --tls-key FILE.',
+    }),
     'web-port': Flags.integer({default: 4280, helpValue: 'N', max: 65_535, min: 0, summary: 'The port of --web (0 picks a free one).'}),
     once: Flags.boolean({
       summary: 'One pass (files, tmux, spool, timers, schedules, the settle classifier, the team store) and exit.',
@@ -127,7 +143,7 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     status = second.keeper
     const paging = flags.notify ? await this.startPaging(store, clock) : null
     team = await this.startTeam(store, clock)
-    const web = flags.web ? await this.startWeb(store, clock, flags['web-port'], flags.team) : null
+    const web = flags.web ? await this.startWeb(store, clock, flags) : null
     await stopped
     await web?.close()
     await second.stop()
@@ -187,9 +203,28 @@ what it writes instead of syncing themselves. Logs go to stderr.`
   }
 
   /** --web [--team]: cast web's server beside the ingester (src/lib/web/start.ts); its address on stdout. */
-  private async startWeb(store: Awaited<ReturnType<BaseCommand['openStore']>>, clock: () => number, port: number, team: boolean) {
+  private async startWeb(
+    store: Awaited<ReturnType<BaseCommand['openStore']>>,
+    clock: () => number,
+    flags: {'web-port': number; team: boolean; 'web-behind-proxy'?: string; 'web-tls-cert'?: string; 'web-tls-key'?: string},
+  ) {
     const {startWeb} = await import('../../lib/web/start.js')
-    const web = await startWeb({clock, config: this.config, env: this.env, me: this.me, port, store, team})
+    const cert = flags['web-tls-cert']
+    const key = flags['web-tls-key']
+    const team = flags.team
+    const web = await startWeb({
+      behindProxy: flags['web-behind-proxy'],
+      clock,
+      config: this.config,
+      env: this.env,
+      log: (line) => this.logToStderr(line),
+      me: this.me,
+      port: flags['web-port'],
+      store,
+      team,
+      tls: cert && key ? {cert, key} : undefined,
+    })
+    if (flags['web-behind-proxy']) this.log(`The proxy forwards ${web.origin} to http://127.0.0.1:${web.port} (loopback only).`)
     this.log(`cast web${team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     return web.server
   }

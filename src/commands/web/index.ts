@@ -24,6 +24,13 @@ Other devices (a phone on the LAN or a tailnet) need --listen ADDR and pairing: 
 device gets its own credential, revocable with "cast web devices --revoke ID".
 docs/web.md describes the security model.
 
+HTTPS: --tls-cert FILE --tls-key FILE (PEM, as "tailscale cert" or mkcert write them) serves
+the page over HTTPS, with Secure __Host- cookies; a renewal of the files is picked up without a
+restart (a new pair that does not load keeps the old one, in one line on stderr). Behind a
+reverse proxy that terminates TLS on this machine (Caddy, "tailscale serve"), --behind-proxy
+URL names the public address: then only loopback connections are let in and the forwarded
+scheme and host must be URL's. docs/web.md shows the three setups.
+
 With a team joined, the page lists teammates' sessions you own, as cast sessions does;
 --team lists every session of the team, as cast sessions --team does, marked with their
 machine and who runs them. A teammate's session you neither own nor run is read-only:
@@ -41,6 +48,11 @@ the page offers no verb on it and the server refuses any write to it (403).`
     },
   ]
   static override flags = {
+    'behind-proxy': Flags.string({
+      exclusive: ['tls-cert', 'tls-key'],
+      helpValue: 'URL',
+      summary: 'A TLS proxy on this machine serves the page at URL (https://box.tail1234.ts.net): loopback only, forwarded host checked.',
+    }),
     host: Flags.string({
       helpValue: 'NAME',
       multiple: true,
@@ -69,6 +81,12 @@ the page offers no verb on it and the server refuses any write to it (403).`
       min: 0,
       summary: `The port (default ${WEB_PORT}; 0 picks a free one).`,
     }),
+    'tls-cert': Flags.string({
+      dependsOn: ['tls-key'],
+      helpValue: 'FILE',
+      summary: 'Serve HTTPS with this PEM certificate (reloaded when it changes).',
+    }),
+    'tls-key': Flags.string({dependsOn: ['tls-cert'], helpValue: 'FILE', summary: 'The PEM private key of --tls-cert.'}),
     team: Flags.boolean({summary: "Every session of the team (cast sessions --team); teammates' read-only unless you own or run them."}),
   }
   static override summary = 'Serve the inbox to a browser (127.0.0.1; other devices after pairing).'
@@ -84,27 +102,30 @@ the page offers no verb on it and the server refuses any write to it (403).`
     const {startWeb} = await import('../../lib/web/start.js')
     const store = await this.openStore()
     const web = await startWeb({
+      behindProxy: flags['behind-proxy'],
       clock: this.clock(),
       config: this.config,
       env: this.env,
       hosts: flags.host,
       lifetimes: {idleMs: flags.idle ?? SESSION_IDLE_MS, maxMs: flags.lifetime ?? SESSION_MAX_MS},
       listen: flags.listen,
+      log: (line) => this.logToStderr(line),
       me: this.me,
       port: flags.port,
       store,
       team: flags.team,
+      tls: flags['tls-cert'] && flags['tls-key'] ? {cert: flags['tls-cert'], key: flags['tls-key']} : undefined,
     })
+    if (flags['behind-proxy']) this.log(`The proxy forwards ${web.origin} to http://127.0.0.1:${web.port} (loopback only).`)
     this.log(`cast web${flags.team ? ' --team' : ''} · ${this.me} · ${web.url}`)
     this.log('Open the address once: signing in uses the token up. Ctrl-C stops.')
-    if (!web.loopback)
-      this.log(`Paired devices open http://${flags.listen}:${web.port}/ (new ones pair at /pair with a "cast web pair" code).`)
+    if (!web.loopback) this.log(`Paired devices open ${web.origin}/ (new ones pair at /pair with a "cast web pair" code).`)
     if (flags.open) {
       // The browser opens a 0600 sign-in file that posts the token: no command line holds it.
       const {openSignIn} = await import('../../lib/web/open.js')
       const {castHome} = await import('../../lib/home/env.js')
       const token = web.server.guard.token
-      if (token !== null) await openSignIn(castHome(this.env), `http://127.0.0.1:${web.port}`, token, () => web.server.guard.token === null)
+      if (token !== null) await openSignIn(castHome(this.env), web.origin, token, () => web.server.guard.token === null)
     }
 
     await stopped

@@ -22,8 +22,15 @@ The credential is stored hashed in CAST_HOME/web/devices.json (0600) and revoked
       command: '<%= config.bin %> <%= command.id %> --listen my-laptop.tailnet.ts.net --port 4280',
       description: 'The address a phone on the tailnet opens (serve it with cast web --listen ... --host ...).',
     },
+    {
+      command: '<%= config.bin %> <%= command.id %> --listen my-laptop.tailnet.ts.net --port 443 --https',
+      description: 'Behind tailscale serve or Caddy (cast web --behind-proxy https://my-laptop.tailnet.ts.net).',
+    },
   ]
   static override flags = {
+    https: Flags.boolean({
+      summary: 'cast web serves HTTPS (--tls-cert, or --behind-proxy with its public port, 443 left out): an https:// address.',
+    }),
     listen: Flags.string({
       helpValue: 'ADDR',
       summary: "The address or name the device reaches cast web by (default: this machine's LAN address).",
@@ -44,7 +51,7 @@ The credential is stored hashed in CAST_HOME/web/devices.json (0600) and revoked
     const {oneLine} = await import('../../core/model/sanitize.js')
     const {code, expiresAt} = newPairCode(castHome(this.env), Date.now())
     const until = new Date(expiresAt).toLocaleTimeString('en-GB', {hour: '2-digit', minute: '2-digit'})
-    const url = pairUrl(flags.listen, flags.port, code)
+    const url = pairUrl(flags.listen, flags.port, code, undefined, flags.https)
     const qr = !this.jsonEnabled() && (flags.qr ?? process.stdout.isTTY === true)
     if (qr && url) {
       const {encodeQr} = await import('../../lib/web/qr.js')

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
 import path from 'node:path'
 
 import type {Config} from '@oclif/core'
@@ -26,6 +27,8 @@ import {runCatalogVerb, runInProcess, type VerbOutcome} from './run-verb.js'
 import {phonePublic, type PushRouteContext, pushRoute} from './push-routes.js'
 import {readShell, sendRaw, type Shell} from './shell.js'
 import {followAction} from './team-action.js'
+import {clientAddress, forwardedRefusal, fromLoopback, type PublicAddress} from './proxy.js'
+import {type TlsFiles, type TlsPair, watchPair} from './tls.js'
 
 export interface WebServerOptions {
   readonly store: Store
@@ -45,6 +48,12 @@ export interface WebServerOptions {
   readonly lifetimes?: Lifetimes
   /** How long a live-stream client may stay backed up before it is dropped (events.ts STALL_MS). */
   readonly stallMs?: number
+  /** `--tls-cert/--tls-key`: serve HTTPS with this pair, reloaded when its files change (tls.ts). */
+  readonly tls?: {readonly files: TlsFiles; readonly pair: TlsPair}
+  /** `--behind-proxy URL`: a TLS proxy on this machine serves the page at this public address (proxy.ts). */
+  readonly proxy?: PublicAddress
+  /** Where a line about the server goes (a TLS reload): stderr. */
+  readonly log?: (line: string) => void
 }
 
 /** The largest request body (a reply is at most 65,536 characters, src/lib/cli/base-command.ts). */
@@ -64,7 +73,7 @@ const STATUS: Record<number, number> = {1: 500, 2: 400, 3: 404, 4: 409, 5: 409, 
 export class WebServer {
   readonly guard: Guard
   readonly hub: EventHub
-  readonly server: http.Server
+  readonly server: http.Server | https.Server
   private readonly pairLimit = new PairLimiter()
   /** The team actions this server queued (a page may follow only those). */
   private readonly actions = new Set<number>()
@@ -76,6 +85,9 @@ export class WebServer {
   private worker: ReturnType<typeof workerBuilder> | null = null
   /** index.html and the page's modules (preloaded from it: one round trip, not one per import level). */
   private readonly shell: Shell | null
+  /** This server's loopback host:port spellings (the Host a proxy sends when it rewrites it). */
+  private readonly upstream = new Set<string>()
+  private unwatch: (() => void) | null = null
 
   /** What the phone's routes (push-routes.ts) read. */
   private get phone(): PushRouteContext {
@@ -83,7 +95,7 @@ export class WebServer {
   }
 
   constructor(private readonly o: WebServerOptions) {
-    this.guard = new Guard(this.hosts, o.home, o.lifetimes)
+    this.guard = new Guard(this.hosts, o.home, o.lifetimes, o.tls !== undefined || o.proxy?.protocol === 'https:')
     const local = localBuilder(o.store, o.env, o.clock, o.me, o.team === true)
     this.cache = new ListingCache(o.store, async () => {
       this.worker ??= workerBuilder(o.env, o.me, o.team === true).catch(() => null)
@@ -95,14 +107,18 @@ export class WebServer {
     this.hub = new EventHub(o.store, o.env, o.clock, o.me, () => this.cache.fresh(), o.recencyMs)
     this.hub.alive = (owner) => this.guard.alive(owner)
     if (o.stallMs !== undefined) this.hub.stallMs = o.stallMs
-    this.server = http.createServer((req, res) => {
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       req.on('error', () => undefined)
       res.on('error', () => undefined)
       this.handle(req, res).catch((error: unknown) => {
         const e = error instanceof HttpError ? error : new HttpError(500, (error as Error).message, EXIT.FAILURE)
         sendJson(res, e.status, errorEnvelope(e.message, e.exit))
       })
-    })
+    }
+
+    this.server = o.tls ? https.createServer({cert: o.tls.pair.cert, key: o.tls.pair.key}, serve) : http.createServer(serve)
+    // A client that is not speaking TLS (plain http to the https port) is dropped; nothing is logged for it.
+    this.server.on('tlsClientError', (_error: Error, socket: import('node:net').Socket) => socket.destroy())
     // A slow or silent client cannot hold a request open for ever (the event stream is exempt: it writes).
     this.server.requestTimeout = 60_000
     this.server.headersTimeout = 20_000
@@ -123,13 +139,25 @@ export class WebServer {
     const addr = this.server.address()
     const bound = typeof addr === 'object' && addr ? addr.port : port
     this.guard.bound(bound)
-    for (const name of this.o.hostNames) this.hosts.add(`${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase())
+    const spell = (name: string): string => `${name.includes(':') ? `[${name}]` : name}:${bound}`.toLowerCase()
+    // Behind a proxy the browser's address is the public one alone; this server's own are the proxy's upstream.
+    for (const name of this.o.hostNames) (this.o.proxy ? this.upstream : this.hosts).add(spell(name))
+    if (this.o.proxy) this.hosts.add(this.o.proxy.host)
+    const tlsServer = this.server instanceof https.Server ? this.server : null
+    if (this.o.tls && tlsServer)
+      this.unwatch = watchPair(
+        this.o.tls.files,
+        this.o.tls.pair,
+        (p) => tlsServer.setSecureContext({cert: p.cert, key: p.key}),
+        this.o.log ?? (() => undefined),
+      )
     // The first page load should not wait for the first build.
     void this.cache.rebuild().catch(() => undefined)
     return bound
   }
 
   async close(): Promise<void> {
+    this.unwatch?.()
     await this.team?.stop()
     await this.hub.stop()
     await (await this.worker)?.stop().catch(() => undefined)
@@ -139,12 +167,16 @@ export class WebServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://cast.invalid')
-    if (!this.guard.hostAllowed(req))
+    if (this.o.proxy) {
+      if (!fromLoopback(req)) throw new HttpError(403, 'cast web --behind-proxy answers its proxy on this machine only.', EXIT.REFUSED)
+      const refused = forwardedRefusal(req, this.o.proxy, this.upstream)
+      if (refused) throw new HttpError(403, refused, EXIT.REFUSED)
+    } else if (!this.guard.hostAllowed(req))
       throw new HttpError(403, 'This address is not one cast web serves (Host header refused).', EXIT.REFUSED)
     // The sign-in form of `cast web --open` (a local file, so Origin null) posts the token here.
     if (url.pathname === '/login' && req.method === 'POST') return this.login(await readToken(req), res, true)
     // The service worker, the app's icons and ntfy's action URLs (push-routes.ts): no cookie, no Origin.
-    if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null))
+    if (phonePublic(url.pathname)) return void (await pushRoute(this.phone, url, req, res, null, () => this.guard.secure))
     const write = req.method !== 'GET' && req.method !== 'HEAD'
     if (write && !this.guard.originAllowed(req)) throw new HttpError(403, 'A write from another origin is refused.', EXIT.REFUSED)
     if (url.pathname === '/login' && req.method === 'GET') return this.login(url.searchParams.get('token') ?? '', res, false)
@@ -159,7 +191,7 @@ export class WebServer {
       throw new HttpError(401, 'Not signed in: open the address "cast web" printed, or pair this device ("cast web pair").', EXIT.REFUSED)
     }
 
-    if (await pushRoute(this.phone, url, req, res, caller)) return
+    if (await pushRoute(this.phone, url, req, res, caller, () => this.guard.secure)) return
     if (req.method === 'GET') return this.get(url, req, res, caller)
     if (req.method === 'POST') return this.post(url, req, res, caller)
     throw new HttpError(405, `${req.method} is not served.`, EXIT.USAGE)
@@ -339,7 +371,7 @@ export class WebServer {
   /** A device exchanges a pairing code for its credential (a year-long cookie; revocable). */
   private async pair(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const now = this.o.clock()
-    const from = req.socket.remoteAddress ?? ''
+    const from = this.o.proxy ? clientAddress(req) : (req.socket.remoteAddress ?? '')
     const body = await readBody(req)
     const code = field(body, 'code', true)!
     if (!this.pairLimit.allowed(from, code, now))

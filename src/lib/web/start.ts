@@ -16,6 +16,8 @@ import {EXIT} from '../base/exit-codes.js'
 import {listDevices, pairingPending} from './devices.js'
 import type {Lifetimes} from './guard.js'
 import {WebServer} from './server.js'
+import {publicAddress} from './proxy.js'
+import {loadPair} from './tls.js'
 
 /** The port `cast web` listens on unless --port says otherwise. */
 export const WEB_PORT = 4280
@@ -33,6 +35,12 @@ export interface StartOptions {
   readonly team?: boolean
   /** A browser session's idle and absolute lifetimes (guard.ts; default 12 h and 7 days). */
   readonly lifetimes?: Lifetimes
+  /** `--tls-cert FILE --tls-key FILE`: serve HTTPS with this PEM pair (reloaded when the files change). */
+  readonly tls?: {readonly cert: string; readonly key: string}
+  /** `--behind-proxy URL`: the public address a TLS proxy on this machine serves the page at. */
+  readonly behindProxy?: string
+  /** Where a line about the running server goes (a TLS reload). */
+  readonly log?: (line: string) => void
 }
 
 export interface Started {
@@ -41,10 +49,17 @@ export interface Started {
   readonly loopback: boolean
   readonly shown: string
   readonly port: number
+  /** The page's origin as the browser opens it (https://… over TLS or through the proxy). */
+  readonly origin: string
 }
 
 export async function startWeb(o: StartOptions): Promise<Started> {
   const home = castHome(o.env)
+  if (o.tls && o.behindProxy !== undefined)
+    throw new CastError('--behind-proxy serves plain HTTP to its proxy: give it --tls-cert/--tls-key or the proxy, not both.', EXIT.USAGE)
+  // Read and checked before anything listens: a missing or mismatched file is one line, exit 2.
+  const pair = o.tls ? loadPair(o.tls) : undefined
+  const proxy = o.behindProxy === undefined ? undefined : publicAddress(o.behindProxy)
   const listen = o.listen ?? '127.0.0.1'
   const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(listen)
   if (!loopback && listDevices(home).length === 0 && !pairingPending(home, Date.now()))
@@ -60,11 +75,14 @@ export async function startWeb(o: StartOptions): Promise<Started> {
     home,
     hostNames: [...names],
     lifetimes: o.lifetimes,
+    log: o.log,
+    proxy,
     me: o.me,
     recencyMs: (await loadConfig(o.env)).inbox.recencyMs,
     stallMs: stallMs(o.env),
     store: o.store,
     team: o.team === true,
+    tls: o.tls && pair ? {files: o.tls, pair} : undefined,
   })
   let port: number
   try {
@@ -81,7 +99,10 @@ export async function startWeb(o: StartOptions): Promise<Started> {
   }
 
   const shown = loopback || listen === '0.0.0.0' ? '127.0.0.1' : listen.includes(':') ? `[${listen}]` : listen
-  return {loopback, port, server, shown, url: `http://${shown}:${port}/login?token=${server.guard.token}`}
+  // Over TLS the certificate names the page's host: the first --host (a tailnet name) when given.
+  const named = pair && o.hosts?.[0] ? o.hosts[0] : shown
+  const origin = proxy ? proxy.origin : `${pair ? 'https' : 'http'}://${named}:${port}`
+  return {loopback, origin, port, server, shown, url: `${origin}/login?token=${server.guard.token}`}
 }
 
 /** CAST_WEB_STALL_MS (100 ms to 10 min): how long a live-stream client may stay backed up (events.ts STALL_MS). */
