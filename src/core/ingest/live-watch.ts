@@ -35,6 +35,7 @@ export const NEW_DIR_WINDOW_MS = 10_000
 export class NewDirs {
   private readonly dirs = new Map<string, number>()
   private readonly seen = new Map<string, string>()
+  private truncated = false
 
   /** `rescan`: called shortly after a folder is added (and the stat sweep calls it too). */
   constructor(private readonly rescan: () => void = () => {}) {}
@@ -57,7 +58,9 @@ export class NewDirs {
         continue
       }
 
-      for (const f of listFiles(dir, 3, 500)) {
+      const files = listFiles(dir, 3, LIST_MAX)
+      if (files.length >= LIST_MAX) this.truncated = true
+      for (const f of files) {
         const sig = signature(f)
         if (this.seen.get(f) === sig) continue
         this.seen.set(f, sig)
@@ -67,7 +70,17 @@ export class NewDirs {
 
     return out
   }
+
+  /** A scan since the last call met a folder with more files than it lists (LIST_MAX): read everything instead. */
+  takeTruncated(): boolean {
+    const t = this.truncated
+    this.truncated = false
+    return t
+  }
 }
+
+/** The most files NewDirs lists under one folder. */
+const LIST_MAX = 500
 
 /** Regular files under `dir`, `depth` folders deep at most, `max` at most; symlinks not followed. */
 function listFiles(dir: string, depth: number, max: number): string[] {
@@ -105,6 +118,55 @@ export function signature(p: string): string {
   }
 
   return `${one(p)}|${one(p + '-wal')}`
+}
+
+/**
+ * The trailing re-stat after a burst: the paths a pass read, with their stat signature from before
+ * the read, stat'ed again `afterMs` later (and once more three times later when nothing moved, as a
+ * loaded machine may deliver the write after the first look); the ones that changed go to `reread`.
+ */
+export class TrailingRestat {
+  private readonly sigs = new Map<string, string>()
+  private timer: NodeJS.Timeout | null = null
+  private round = 0
+
+  constructor(
+    private readonly afterMs: number,
+    private readonly reread: (paths: string[]) => void,
+  ) {}
+
+  /** `p` is about to be read. */
+  note(p: string): void {
+    this.sigs.set(p, signature(p))
+  }
+
+  /** A pass ended: look again later. */
+  arm(): void {
+    if (this.sigs.size === 0) return
+    this.round = 0
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.look(), this.afterMs)
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  private look(): void {
+    this.timer = null
+    const again: string[] = []
+    for (const [p, sig] of this.sigs) if (signature(p) !== sig) again.push(p)
+    if (again.length === 0 && this.round === 0) {
+      this.round = 1
+      this.timer = setTimeout(() => this.look(), this.afterMs * 3)
+      return
+    }
+
+    this.round = 0
+    this.sigs.clear()
+    if (again.length > 0) this.reread(again)
+  }
 }
 
 /** How often the live ingester's folder sweep looks at the folders under the roots. */

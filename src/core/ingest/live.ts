@@ -10,7 +10,8 @@ import path from 'node:path'
 
 import type {Store} from '../store/store.js'
 import type {Ingester} from './engine.js'
-import {FOLDER_SWEEP_MS, FolderSweep, NewDirs, openWatcher, signature} from './live-watch.js'
+import {FOLDER_SWEEP_MS, FolderSweep, NewDirs, openWatcher, TrailingRestat} from './live-watch.js'
+import {LostEvents} from './lost-events.js'
 import {SCREEN_SWEEP_MS, screenSweepOf} from './screen.js'
 
 export interface LiveOptions {
@@ -71,10 +72,16 @@ export class LiveIngester {
   private lastBeat = 0
   private lost = false
   /** Paths the last passes read, with their stat signature before the read: the trailing re-stat. */
-  private restat = new Map<string, string>()
-  private restatTimer: NodeJS.Timeout | null = null
-  private restatRound = 0
+  private readonly restat = new TrailingRestat(TRAILING_RESTAT_MS, (again) => {
+    if (this.stopped) return
+    for (const p of again) this.pending.add(p)
+    this.flushTimer ??= setTimeout(() => this.flush(), 0)
+  })
   private readonly newDirs = new NewDirs(() => this.rescanNewDirs())
+  /** Watches for lost watcher events (lost-events.ts): a stall, a burst, an error, a folder too big to list. */
+  private lostEvents: LostEvents | null = null
+  /** The folder sweep's step (set once the watcher is ready). */
+  private sweepFolders: (() => void) | null = null
 
   constructor(
     private readonly store: Store,
@@ -119,8 +126,9 @@ export class LiveIngester {
     this.onStop?.()
     if (this.flushTimer) clearTimeout(this.flushTimer)
     if (this.timeTimer) clearTimeout(this.timeTimer)
-    if (this.restatTimer) clearTimeout(this.restatTimer)
+    this.restat.stop()
     for (const t of this.intervals) clearInterval(t)
+    this.lostEvents?.stop()
     void this.watcher?.close().catch(() => {})
   }
 
@@ -212,7 +220,12 @@ export class LiveIngester {
         this.pending.add(p)
         this.flushTimer ??= setTimeout(() => this.flush(true), this.opts.debounceMs ?? 15)
       })
-    w.on('error', (e: unknown) => this.opts.log?.(`watch error: ${(e as Error).message}`))
+    const lost = (this.lostEvents = new LostEvents((why) => this.rescanAll(why), Date.now()))
+    w.on('raw', () => lost.event())
+    w.on('error', (e: unknown) => {
+      this.opts.log?.(`watch error: ${(e as Error).message}`)
+      lost.suspect(`watch error: ${(e as Error).message}`, Date.now())
+    })
     this.watcher = w
     // The heart beats during the watcher's scan (on a big home it outlasts the lease's staleness), and now.
     const beat = (): void => void (this.stopped || this.guard('heartbeat', () => this.beat()))
@@ -231,8 +244,8 @@ export class LiveIngester {
     if (this.stopped) return
     this.startTimers(w, missing)
     const folders = new FolderSweep(existing) // folders whose listing moved without an event: watched and rescanned
-    const sweep = (): void => folders.sweep(this.stopped).forEach((d) => (w.add(d), this.newDirs.add(d, Date.now(), extra)))
-    this.intervals.push(setInterval(() => this.guard('folder sweep', sweep), FOLDER_SWEEP_MS))
+    this.sweepFolders = () => folders.sweep(this.stopped).forEach((d) => (w.add(d), this.newDirs.add(d, Date.now(), extra)))
+    this.intervals.push(setInterval(() => this.guard('folder sweep', () => this.sweepFolders?.()), FOLDER_SWEEP_MS))
     for (const t of this.intervals) t.unref()
     this.armTimeTimer()
   }
@@ -242,6 +255,7 @@ export class LiveIngester {
     this.intervals.push(
       setInterval(() => {
         if (this.stopped) return
+        this.lostEvents?.tick(Date.now(), PID_RECHECK_MS)
         this.guard('process check', () => {
           const r = this.ingester.recheckProcesses()
           if (r.transitions > 0) this.opts.onChange?.()
@@ -275,11 +289,21 @@ export class LiveIngester {
     )
   }
 
-  /** Files in folders that appeared lately that the watcher may have missed: read them. */
+  /** Files in folders that appeared lately that the watcher may have missed: read them (all, when a folder is too big to list). */
   private rescanNewDirs(): void {
     const found = this.stopped ? [] : this.newDirs.scan(Date.now())
     for (const p of found) this.pending.add(p)
     if (found.length > 0) this.flushTimer ??= setTimeout(() => this.flush(), 0)
+    if (this.newDirs.takeTruncated()) this.lostEvents?.suspect('a changed folder holds more files than a listing reads', Date.now())
+  }
+
+  /** Events may have been lost: sweep the folders (new ones watched) and read everything under the roots. */
+  private rescanAll(why: string): void {
+    if (this.stopped) return
+    this.opts.log?.(`rescanning the roots: ${why}`)
+    this.guard('folder sweep', () => this.sweepFolders?.())
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    this.flush(true)
   }
 
   private flush(full = false): void {
@@ -288,7 +312,7 @@ export class LiveIngester {
     const paths = new Set(this.pending)
     this.pending.clear()
     // Stat'ed before the read: a write after this point shows in the trailing re-stat.
-    if (!full) for (const p of paths) this.restat.set(p, signature(p))
+    if (!full) for (const p of paths) this.restat.note(p)
     // After a failed pass, the files (and hooks) it could not commit are read again in full.
     const again = this.retry
     if (again && !this.guard('spool', () => this.opts.onExtra?.())) return this.retryLater()
@@ -303,31 +327,7 @@ export class LiveIngester {
     this.guard('notify', () => this.opts.onChange?.())
     this.pokeSettle()
     this.armTimeTimer()
-    if (this.restat.size > 0) {
-      this.restatRound = 0
-      if (this.restatTimer) clearTimeout(this.restatTimer)
-      this.restatTimer = setTimeout(() => this.trailing(), TRAILING_RESTAT_MS)
-    }
-  }
-
-  /** The trailing re-stat after a burst: a path that changed since its read is read again. */
-  private trailing(): void {
-    this.restatTimer = null
-    if (this.stopped) return
-    const again: string[] = []
-    for (const [p, sig] of this.restat) if (signature(p) !== sig) again.push(p)
-    if (again.length === 0 && this.restatRound === 0) {
-      // Once more a little later: a loaded machine may deliver the write after the first look.
-      this.restatRound = 1
-      this.restatTimer = setTimeout(() => this.trailing(), TRAILING_RESTAT_MS * 3)
-      return
-    }
-
-    this.restatRound = 0
-    this.restat.clear()
-    if (again.length === 0) return
-    for (const p of again) this.pending.add(p)
-    this.flushTimer ??= setTimeout(() => this.flush(), 0)
+    this.restat.arm()
   }
 
   /** Try the failed pass again in two seconds, whether or not a file changes meanwhile. */
@@ -387,8 +387,9 @@ export class LiveIngester {
     await this.opts.settle?.stop()
     if (this.flushTimer) clearTimeout(this.flushTimer)
     if (this.timeTimer) clearTimeout(this.timeTimer)
-    if (this.restatTimer) clearTimeout(this.restatTimer)
+    this.restat.stop()
     for (const t of this.intervals) clearInterval(t)
+    this.lostEvents?.stop()
     // Never let a watcher that will not close hold up an exit.
     await Promise.race([this.watcher?.close(), new Promise((r) => setTimeout(r, 1000).unref())])
     try {

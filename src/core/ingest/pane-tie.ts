@@ -10,7 +10,7 @@ import type {Store} from '../store/store.js'
 import {childrenOf, isSameProcessAlive, processArgv, processCwd, processNames, processStartTime} from './process-table.js'
 import {listAgentProcesses} from './agent-processes.js'
 import {screenObservationIn} from './screen-overlay.js'
-import {bornOfAnother, type Creator, sessionBornOf} from './thread-birth.js'
+import {birthInDoubt, bornOfAnother, type Creator, sessionBornOf} from './thread-birth.js'
 import {openFileSessions} from './open-files.js'
 import type {PaneInfo} from './tmux.js'
 
@@ -145,7 +145,7 @@ function tieOf(
     // Run by a live process elsewhere, unless that process is a server every TUI shares.
     if (c.alive && c.pid !== null && !ap.pids.has(c.pid) && !isSharedServer(c.pid)) return false
     if (ap.startedAt !== null && (c.lastActivityAt === null || c.lastActivityAt < ap.startedAt - START_SLACK_MS)) return false
-    if (creators !== null && bornOfAnother(creators, ap.pid, c)) return false
+    if (creators !== null && (bornOfAnother(creators, ap.pid, c) || birthInDoubt(creators, ap.pid, c, inCwd))) return false
     return true
   })
   if (candidates.length === 1) return {nativeId: candidates[0]!.nativeId, via: 'cwd'}

@@ -10,6 +10,12 @@
  * them (resumed, or of a process that is gone). A process whose window holds exactly one session
  * is that session's; none, or several (two TUIs started within seconds of each other, one still
  * starting while the other's thread appeared): none. Never a guess between several.
+ *
+ * On a slow machine a TUI's thread can appear after the next TUI started, in that one's window,
+ * while the next one's own thread is not there yet: its window then holds exactly one session,
+ * the wrong one. So a session in a process's window is in doubt while an earlier live process's
+ * window holds none of the folder's sessions and that process could still have created it (its
+ * own BIRTH_WINDOW_MS reaches the session's creation): no process is tied to it by birth.
  */
 
 /** A session's creation follows its process's start by at most this much (a first start installs the daemon). */
@@ -40,12 +46,30 @@ export function birthWindow(creators: readonly Creator[], pid: number): {from: n
   return {from: me.startedAt - BIRTH_SLACK_MS, to}
 }
 
-/** The one session `pid` created, or null (none, several, or the window is empty). */
+const within = (w: {from: number; to: number}, s: Born): boolean => s.createdAt !== null && s.createdAt >= w.from && s.createdAt < w.to
+
+/** The one session `pid` created, or null (none, several, the window is empty, or it is in doubt). */
 export function sessionBornOf(creators: readonly Creator[], pid: number, sessions: readonly Born[]): string | null {
   const w = birthWindow(creators, pid)
   if (w === null || w.to <= w.from) return null
-  const inside = sessions.filter((s) => s.createdAt !== null && s.createdAt >= w.from && s.createdAt < w.to)
-  return inside.length === 1 ? inside[0]!.nativeId : null
+  const inside = sessions.filter((s) => within(w, s))
+  if (inside.length !== 1 || birthInDoubt(creators, pid, inside[0]!, sessions)) return null
+  return inside[0]!.nativeId
+}
+
+/**
+ * Could `session`, created in `pid`'s window, be the late thread of a process that started
+ * before `pid`? Yes while such a live process's own window holds none of `sessions` and its
+ * BIRTH_WINDOW_MS reaches the session's creation.
+ */
+export function birthInDoubt(creators: readonly Creator[], pid: number, session: Born, sessions: readonly Born[]): boolean {
+  const me = creators.find((c) => c.pid === pid)
+  if (!me || session.createdAt === null) return false
+  return creators.some((c) => {
+    if (c.pid === pid || c.startedAt >= me.startedAt || c.startedAt + BIRTH_WINDOW_MS <= session.createdAt!) return false
+    const w = birthWindow(creators, c.pid)
+    return w !== null && !sessions.some((s) => within(w, s))
+  })
 }
 
 /** Was the session created inside the window of a live process other than `pid`? */
@@ -54,6 +78,6 @@ export function bornOfAnother(creators: readonly Creator[], pid: number, session
   return creators.some((c) => {
     if (c.pid === pid) return false
     const w = birthWindow(creators, c.pid)
-    return w !== null && session.createdAt! >= w.from && session.createdAt! < w.to
+    return w !== null && within(w, session)
   })
 }

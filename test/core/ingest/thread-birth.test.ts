@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {birthWindow, bornOfAnother, sessionBornOf} from '../../../src/core/ingest/thread-birth.js'
+import {birthInDoubt, birthWindow, bornOfAnother, sessionBornOf} from '../../../src/core/ingest/thread-birth.js'
 
 // Figures from a real run (docs/agents/codex.md "Which thread a TUI shows"): two Codex TUIs in one
 // folder on one app-server daemon; times in seconds after the first TUI started.
@@ -64,5 +64,51 @@ describe('thread birth: which live TUI created a session', () => {
     ).toBeNull()
     // Its window closes BIRTH_WINDOW_MS after its start.
     expect(sessionBornOf(creators, 100, [{createdAt: s(3600), nativeId: 'later'}])).toBeNull()
+  })
+
+  // On a slow machine: the first TUI's thread appears after the second TUI started, and the
+  // second's own thread is not there yet (or comes later than its window).
+  const slow = [
+    {pid: 100, startedAt: s(0)},
+    {pid: 200, startedAt: s(5)},
+  ]
+  it.each([
+    {name: 'the second TUI still starting', threads: [{createdAt: s(8), nativeId: 'one'}], tied: [null, null]},
+    {
+      name: 'both threads late, in the second window',
+      threads: [
+        {createdAt: s(8), nativeId: 'one'},
+        {createdAt: s(9), nativeId: 'two'},
+      ],
+      tied: [null, null],
+    },
+    {
+      name: 'the first thread in time, the second still starting',
+      threads: [{createdAt: s(1.4), nativeId: 'one'}],
+      tied: ['one', null],
+    },
+    {
+      name: 'each in its own window',
+      threads: [
+        {createdAt: s(1.4), nativeId: 'one'},
+        {createdAt: s(6.5), nativeId: 'two'},
+      ],
+      tied: ['one', 'two'],
+    },
+  ])('under load, $name: never ties a thread that may be an earlier TUI’s', ({threads, tied}) => {
+    expect([sessionBornOf(slow, 100, threads), sessionBornOf(slow, 200, threads)]).toEqual(tied)
+    // The lone-candidate path (pane-tie.ts) asks birthInDoubt for each thread in the folder.
+    const late = threads.find((t) => t.createdAt === s(8))
+    if (late) expect(birthInDoubt(slow, 200, late, threads)).toBe(true)
+  })
+
+  it('an earlier TUI whose window is empty casts no doubt once its own window could not reach the thread', () => {
+    const creators = [
+      {pid: 100, startedAt: s(0)},
+      {pid: 200, startedAt: s(120)},
+    ]
+    const thread = {createdAt: s(121), nativeId: 'two'}
+    expect(birthInDoubt(creators, 200, thread, [thread])).toBe(false)
+    expect(sessionBornOf(creators, 200, [thread])).toBe('two')
   })
 })
