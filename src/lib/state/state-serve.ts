@@ -81,7 +81,7 @@ function gate(atOnce: number, waiting: number): <T>(task: () => Promise<T>) => P
       })
     }
 
-    return running < atOnce ? start() : new Promise<T>((resolve, reject) => queue.push(() => start().then(resolve, reject)))
+    return running < atOnce ? start() : new Promise<T>((resolve, reject) => queue.push(() => void start().then(resolve, reject)))
   }
 }
 
