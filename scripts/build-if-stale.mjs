@@ -24,7 +24,9 @@ function newest(p) {
   return t
 }
 
-const sources = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.client.json', 'scripts/bundle-fast.mjs'].map((f) => path.join(root, f))
+const sources = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.client.json', 'scripts/bundle-fast.mjs'].map(
+  (f) => path.join(root, f),
+)
 const stale = built === null || !fs.existsSync(path.join(root, 'dist')) || sources.some((f) => fs.existsSync(f) && newest(f) > built)
 if (!stale) {
   console.error('prepack: dist/ and oclif.manifest.json are newer than src/: packed as built')
