@@ -11,7 +11,7 @@ import path from 'node:path'
 import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {sid, startedAtOf, writeSession} from '../commands/triage-helpers.js'
-import {fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
+import {FAKE_CLAUDE, fakeInWindow, makeProject, startTmux, type TmuxServer, userTexts, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {claudeLines, claudeTranscriptPath, json, makeHome, runCast, type TempHome, writeFile} from '../helpers/cli.js'
 import {runCommand} from '../helpers/run-command.js'
 
@@ -290,6 +290,44 @@ describe('cast send: text is data, panes need evidence', () => {
     expect(odd.code).toBe(5)
     expect(odd.stderr).toContain('"not-a-session-id" is not a claude_code session id')
     expect(fs.existsSync(path.join(h.castHome, 'runs'))).toBe(false)
+  })
+
+  it('a pane the agent left, now held by another program: nothing typed into that program', async () => {
+    // The pane's shell runs the agent, then (once the agent is gone) `cat`, which would take any keys as its input.
+    const caught = path.join(h.dir, 'caught')
+    const pane = server
+      .tmux([
+        'new-window',
+        '-d',
+        '-P',
+        '-F',
+        '#{pane_id} #{pane_pid}',
+        '-t',
+        'base:',
+        '-c',
+        proj,
+        '--',
+        'sh',
+        '-c',
+        `'${process.execPath}' '${FAKE_CLAUDE}' --session-id ${SID} Start; exec cat > '${caught}'`,
+      ])
+      .trim()
+    const [paneId, shellPid] = [pane.split(' ')[0]!, Number(pane.split(' ')[1])]
+    await settled()
+    const agent = await waitFor(() => childrenOf(shellPid)[0] ?? null)
+    process.kill(agent, 'SIGKILL')
+    // The same pane, now `cat` in the foreground.
+    await waitFor(() => (fs.existsSync(caught) && fs.readFileSync(`/proc/${shellPid}/comm`, 'utf8').trim() === 'cat') || null)
+
+    const r = await runCast(['send', SID, 'secret for the agent'], {env})
+
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    // Never typed into the pane the agent left: cat saw nothing and the pane shows nothing of it.
+    expect(fs.readFileSync(caught, 'utf8')).toBe('')
+    expect(server.tmux(['capture-pane', '-p', '-t', paneId])).not.toContain('secret for the agent')
+    // What happened instead is said: a headless resume of the session (exit 0), or a refusal (exit 5).
+    expect([0, 5]).toContain(r.code)
+    if (r.code === 5) expect(r.stderr).not.toBe('')
   })
 
   it('one session live in two panes: exit 5, nothing typed in either', async () => {
