@@ -1,19 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {sameStart} from '../model/kill-plan.js'
+
 /**
  * The live process table, read from /proc (Linux) with a kill(pid, 0) fallback elsewhere.
  * A pid counts as the claimed process only when it is alive and, when the claim records a start
- * time, the process started within a few seconds of it, so pid reuse cannot fake a live agent.
+ * time, the process started when it says (sameStart, src/core/model/kill-plan.ts), so pid reuse
+ * cannot fake a live agent.
  */
-const START_TOLERANCE_MS = 10_000
-/**
- * An agent writes its start time once it has loaded (a session registry), which on a loaded
- * machine can be well after the kernel started the process: a recorded start up to this much
- * later than the real one is the same process. A pid reused by a later process started after
- * the recorded time, which the tolerance above still refuses.
- */
-const STARTUP_ALLOWANCE_MS = 120_000
 
 let bootTimeMs: number | null | undefined
 function bootTime(): number | null {
@@ -76,7 +71,7 @@ export function isSameProcessAlive(pid: number, startedAt: number | null): boole
   if (startedAt === null || !Number.isFinite(startedAt)) return false
   const actual = processStartTime(pid)
   if (actual === null) return true
-  return actual - startedAt <= START_TOLERANCE_MS && startedAt - actual <= STARTUP_ALLOWANCE_MS
+  return sameStart(actual, startedAt)
 }
 
 /** The parent pid of a process, from /proc; null at the top or where unknown. */

@@ -4,8 +4,8 @@
  * process tree, cast's own ancestry) is read from /proc by src/lib/agents/terminate.ts and passed in;
  * the signalling itself is terminate.ts's.
  *
- * - Only a process whose identity is verified is signalled: it is alive and its start time equals
- *   the claim's (within START_MATCH_MS); a claim without a start time is not verified, nor is a pid ≤ 1.
+ * - Only a process whose identity is verified is signalled: it is alive and its start time matches
+ *   the claim's (sameStart); a claim without a start time is not verified, nor is a pid ≤ 1.
  * - Never cast's own process or one of its ancestors; the walk covers only descendants of the
  *   verified process (never its process group).
  * - A session whose process runs on another machine is only named; a live process no verified
@@ -14,6 +14,19 @@
 
 /** Start times within this much of the claim are the same process (the registry's clock vs /proc's ticks). */
 export const START_MATCH_MS = 10_000
+
+/**
+ * An agent writes its own start time once it has loaded (Claude Code's ~/.claude/sessions/PID.json),
+ * which on a loaded machine is well after the kernel started it: a claim up to this much later
+ * than the real start is the same process. Sound because the claim was written while that pid ran:
+ * any other holder of the pid started after the claim, which START_MATCH_MS still refuses.
+ */
+export const STARTUP_ALLOWANCE_MS = 120_000
+
+/** Is a process started at `actual` the one a claim of `claimed` names? */
+export function sameStart(actual: number, claimed: number): boolean {
+  return actual - claimed <= START_MATCH_MS && claimed - actual <= STARTUP_ALLOWANCE_MS
+}
 
 /** Why a process may not be signalled, or null when it may. */
 export type Refusal = string | null
@@ -43,7 +56,7 @@ export function claimRefusal(pid: number, startedAt: number | null | undefined):
 export function identityRefusal(pid: number, claimedStart: number, seen: ProcessSighting): Refusal {
   if (!seen.running) return `pid ${pid} is not running`
   if (seen.startedAt === null) return `the start time of pid ${pid} cannot be read`
-  if (Math.abs(seen.startedAt - claimedStart) > START_MATCH_MS) {
+  if (!sameStart(seen.startedAt, claimedStart)) {
     return `pid ${pid} started at ${new Date(seen.startedAt).toISOString()}, not at ${new Date(claimedStart).toISOString()} as claimed: another process has that pid now`
   }
 

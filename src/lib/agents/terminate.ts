@@ -96,8 +96,8 @@ export function isRunning(pid: number): boolean {
 }
 
 /**
- * Is this the claimed process? Alive, pid > 1, and its start time equals `startedAt` (within
- * START_MATCH_MS). Returns why not, or null when verified.
+ * Is this the claimed process? Alive, pid > 1, and its start time matches `startedAt` (sameStart
+ * in src/core/model/kill-plan.ts). Returns why not, or null when verified.
  */
 export function verifyIdentity(pid: number, startedAt: number | null | undefined): Refusal {
   // The checks that need nothing looked at come first: no process is looked at for pid ≤ 1.
