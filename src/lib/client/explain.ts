@@ -21,7 +21,7 @@ export async function explainSession(store: Store, env: Env, id: string, me: str
   return {
     schema: SCHEMA_VERSION,
     bucket: row.bucket,
-    rest: await restOf(store, row, c.reason, env),
+    rest: await restOf(store, row, c.reason, env, c.rule),
     chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),
     facts: factsOf(row),
     files: files.map((x) => ({kind: x.kind, offset: x.offset, parse_errors: x.parseErrors, path: x.path, size: x.size})),
