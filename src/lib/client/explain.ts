@@ -60,6 +60,7 @@ function factsOf(row: SessionRow): ExplainFact[] {
     fact('approval', f.approval?.text ?? null),
     fact('error', f.error?.text ?? null),
     fact('background_work', f.backgroundWork, 'backgroundWork'),
+    fact('background_done_at', f.backgroundDoneAt == null ? null : new Date(f.backgroundDoneAt).toISOString(), 'backgroundDoneAt'),
     fact('queued', f.queued),
     {
       fact: 'process',
