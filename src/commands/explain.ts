@@ -39,7 +39,7 @@ files read for it with their parse errors.`
     const c = classifyWorkState({children: row.children, facts: row.facts, records: row.records}, now)
     const files = store.filesFor(row.agent, row.nativeId)
     // Rule 7's rest verdict: which of declaration / classifier / fallback decided it.
-    const rest = await restOf(store, row, c.reason, this.env)
+    const rest = await restOf(store, row, c.reason, this.env, c.rule)
     const {SCHEMA_VERSION} = await import('../core/model/wire.js')
     const result: ExplainJson = {
       schema: SCHEMA_VERSION,
@@ -96,6 +96,7 @@ function factsOf(row: SessionRow): ExplainFact[] {
     fact('approval', f.approval?.text ?? null),
     fact('error', f.error?.text ?? null),
     fact('background_work', f.backgroundWork, 'backgroundWork'),
+    fact('background_done_at', f.backgroundDoneAt == null ? null : new Date(f.backgroundDoneAt).toISOString(), 'backgroundDoneAt'),
     fact('queued', f.queued),
     {
       fact: 'process',

@@ -165,6 +165,7 @@ function listKey(c: KeyContext, e: KeyboardEvent): void {
   const v = c.verbs().find((x) => x.key === e.key)
   if (!v || (!v.global && !s)) return
   if (v.needs_approval && s?.ask?.kind !== 'approval') return
+  if (v.for_reason !== null && s?.reason !== v.for_reason) return
   e.preventDefault()
   // A verb that needs a value or a confirmation opens the palette in that mode (main.ts act).
   c.act(v.name, v.global ? null : s)

@@ -131,6 +131,10 @@ export function draw(): void {
     onFocus: (id) => setFocus(id),
     onKillAll: () => void killAll(),
     onMenu: (id, x, y) => openMenu(id, x, y),
+    onNudge: (id) => {
+      const row = l.sessions.find((x) => x.id === id)
+      if (row && !refuseReadOnly(state.listing, row, say)) void act('nudge', row)
+    },
     onOpen: (id) => void openAnswer(id),
     onSwipe: (id, d) => {
       const row = l.sessions.find((x) => x.id === id)

@@ -17,6 +17,7 @@ export function renderMenu(
       readOnly === null &&
       !v.global &&
       (!v.needs_approval || s.ask?.kind === 'approval') &&
+      (v.for_reason === null || s.reason === v.for_reason) &&
       !(v.name === 'pin' && s.pinned) &&
       !(v.name === 'unpin' && !s.pinned) &&
       !(v.name === 'restore' && s.filing === null) &&

@@ -44,7 +44,12 @@ export function paletteItems(mode: PaletteMode, query: string, c: PaletteContext
   }
 
   const verbs: PaletteItem[] = c.verbs
-    .filter((v) => (v.global || c.focus !== null) && (!v.needs_approval || c.focus?.ask?.kind === 'approval'))
+    .filter(
+      (v) =>
+        (v.global || c.focus !== null) &&
+        (!v.needs_approval || c.focus?.ask?.kind === 'approval') &&
+        (v.for_reason === null || c.focus?.reason === v.for_reason),
+    )
     .filter((v) => q === '' || v.label.toLowerCase().includes(q) || v.name.includes(q))
     .map((v) => ({hint: `verb · ${v.key}`, label: v.label, run: () => c.runVerb(v)}))
   const sessions: PaletteItem[] = c.sessions

@@ -46,6 +46,8 @@ export interface ListHandlers {
   onDrop(id: string, bucket: string): void
   onKillAll(): void
   onSwipe(id: string, direction: 'left' | 'right'): void
+  /** The stalled card's one-click nudge (the catalog's nudge verb). */
+  onNudge(id: string): void
 }
 
 export function isOpen(view: ListView, bucket: string): boolean {
@@ -170,6 +172,26 @@ export function metaLine(s: Session, me: string, now: number, home: string | nul
   return bits.join('  ·  ')
 }
 
+/**
+ * What a stall reason asks of the person, where no ask line says it: a stalled session offers its
+ * nudge (a button; key c), a blocked one that asks nothing says so.
+ */
+function stallLine(s: Session, writable: boolean, on: ListHandlers): HTMLElement | null {
+  if (s.state !== 'needs_input') return null
+  if (s.reason === 'blocked_unclear') return h('div', {class: 'ask ask-blocked'}, 'blocked, and asks nothing: open it to see why')
+  if (s.reason !== 'stalled') return null
+  const nudge = (e: Event): void => {
+    e.stopPropagation()
+    on.onNudge(s.id)
+  }
+  return h(
+    'div',
+    {class: 'ask ask-stalled'},
+    'its background work finished; its turn never resumed  ',
+    writable ? h('button', {class: 'nudge', onclick: nudge, title: 'Nudge (c)', type: 'button'}, 'Nudge') : null,
+  )
+}
+
 function card(s: Session, view: ListView, now: number, on: ListHandlers, machines: boolean): HTMLElement {
   const detail = s.quiet ? 'quiet' : s.reason
   const ask = askLine(s)
@@ -196,6 +218,7 @@ function card(s: Session, view: ListView, now: number, on: ListHandlers, machine
       s.pinned ? h('span', {class: 'pin'}, 'pinned') : null,
     ),
     ask ? h('div', {class: `ask ask-${s.ask!.kind}`}, ask) : null,
+    stallLine(s, readOnly === null, on),
     sl
       ? h(
           'div',

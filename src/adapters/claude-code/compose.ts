@@ -275,11 +275,17 @@ function approvalAndError(d: Draft): void {
   if (t === null && f.messages === 0 && f.approval === null && f.question === null) f.settled = false
 }
 
-/** Open question: the transcript's (it has the text), else a hook's, else the registry's dialog. */
+/**
+ * Open question: the transcript's (it has the text), else a hook's, else the registry's dialog.
+ * The transcript's AskUserQuestion call with no result stands while the registry says `busy`: a
+ * background session blocked on the dialog keeps writing busy (the transcript wins, and the rule-4
+ * note says what the registry said). An idle registry after it still closes it.
+ */
 function question(d: Draft): void {
   const {f, hooks, liveReg, regSource, sources, waiting} = d
   let q: HardBlock | null = f.question
-  if (q !== null && movedOn(d, q.at)) q = null
+  const fromTranscript = q !== null && q.source.kind === 'transcript'
+  if (q !== null && movedOn(d, q.at) && !(fromTranscript && liveReg?.status === 'busy')) q = null
   if (q === null && hookBlockStands(d, hooks?.facts.question, hooks?.questionAgent)) q = hooks.facts.question ?? null
   if (q === null && liveReg !== null && regSource !== null && (waiting === 'dialog open' || waiting === 'input needed')) {
     q = {at: liveReg.statusAt ?? f.lastActivityAt ?? 0, source: regSource, text: waiting}

@@ -108,6 +108,15 @@ export function finishedTask(text: string): string | null {
   return id
 }
 
+/**
+ * A task notification that hands the agent a result to act on: the task completed or failed. A
+ * `killed` one (a person stopped it) hands nothing the agent waits for.
+ */
+export function resultingTask(text: string): boolean {
+  if (finishedTask(text) === null) return false
+  return tag(text, 'status') !== 'killed'
+}
+
 const TITLE_MAX = 200
 
 /** One line, trimmed, at most TITLE_MAX characters. */

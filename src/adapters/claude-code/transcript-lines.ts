@@ -15,6 +15,7 @@ import {
   type Json,
   oneLine,
   resultText,
+  resultingTask,
   str,
   textBlocks,
   toMs,
@@ -28,6 +29,8 @@ import {
   later,
   MAX_OPEN,
   openAgent,
+  finishNoted,
+  finishTaken,
   openBackground,
   setLast,
   type TranscriptState,
@@ -111,6 +114,7 @@ function onUser(s: TranscriptState, rec: Json, at: number | null, off: number): 
     return
   }
   if (texts.some(isTaskNotification)) {
+    finishTaken(s, off)
     for (const text of texts) {
       const done = finishedTask(text)
       if (done !== null) {
@@ -151,6 +155,7 @@ function onPrompt(s: TranscriptState, typed: readonly string[], at: number | nul
   s.src['turnIndex'] = off
   s.src['turnStartedAt'] = off
   closeForegroundTools(s)
+  finishTaken(s, off)
   s.cmd = null
   if (s.error !== null) {
     s.error = null
@@ -169,6 +174,7 @@ function onAssistant(s: TranscriptState, rec: Json, at: number | null, off: numb
   s.lastConvAt = later(s.lastConvAt, at)
   commandReachedModel(s)
   countAssistant(s, id, off)
+  finishTaken(s, off)
 
   if (rec['isApiErrorMessage'] === true) {
     const text = oneLine(textBlocks(message['content']).join('\n')) ?? str(rec['error']) ?? 'API error'
@@ -263,10 +269,12 @@ function onQueue(s: TranscriptState, rec: Json, off: number): void {
   if (op === 'enqueue') {
     s.queued += 1
     s.queuedOff = off
-    const done = finishedTask(str(rec['content']) ?? '')
+    const content = str(rec['content']) ?? ''
+    const done = finishedTask(content)
     if (done !== null) {
       closeBackground(s, done, off)
       closeAgent(s, done)
+      finishNoted(s, resultingTask(content), toMs(rec['timestamp']), off)
     }
   } else if (op === 'dequeue' || op === 'remove') {
     s.queued = Math.max(0, s.queued - 1)
@@ -286,6 +294,8 @@ function onAttachment(s: TranscriptState, rec: Json, off: number): void {
   if (done !== null) {
     closeBackground(s, done, off)
     closeAgent(s, done)
+    // Delivered into the turn as an attachment: the agent has it.
+    finishTaken(s, off)
   }
 }
 

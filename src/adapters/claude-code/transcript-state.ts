@@ -90,6 +90,12 @@ export interface TranscriptState {
   endAt?: number | null
   pendingAgents?: number
   bgOff: number
+  /**
+   * When a task notification (a queued one) reported the last open background task finished with
+   * a result, and nothing of the agent's has followed it: the turn the result should start has not.
+   * Optional: states stored before it was added lack it.
+   */
+  doneAt?: number | null
   queued: number
   queuedOff: number
   error: Block | null
@@ -184,6 +190,20 @@ export function openAgent(s: TranscriptState, id: string): void {
 
 export function closeAgent(s: TranscriptState, id: string): void {
   if (s.agents?.includes(id)) s.agents = s.agents.filter((a) => a !== id)
+}
+
+/** A finish notification: when it leaves no background work open and hands a result, the result waits for a turn. */
+export function finishNoted(s: TranscriptState, result: boolean, at: number | null, off: number): void {
+  if (!result || at === null || s.bg.length > 0 || (s.agents?.length ?? 0) > 0) return
+  s.doneAt = at
+  s.src['backgroundDoneAt'] = off
+}
+
+/** The agent took the result up (a wake line, a delivered attachment, a prompt, its own line). */
+export function finishTaken(s: TranscriptState, off: number): void {
+  if (s.doneAt == null) return
+  s.doneAt = null
+  s.src['backgroundDoneAt'] = off
 }
 
 export function countAssistant(s: TranscriptState, id: string | null, off: number): void {

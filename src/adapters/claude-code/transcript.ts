@@ -77,6 +77,8 @@ export function transcriptContributions(s: TranscriptState, path: string, match:
 
   const facts: Partial<SessionFacts> = {
     backgroundWork: s.bg.length,
+    // Only once the turn has ended: a finish inside a running turn is the turn's to take up.
+    backgroundDoneAt: isSettled(s) ? (s.doneAt ?? null) : null,
     createdAt: s.createdAt,
     cwd: s.cwd,
     error,

@@ -4,7 +4,7 @@
  * comment; the sweep that writes the observations is screen.ts, the pane tying pane-tie.ts.
  */
 import {exhaustive} from '../model/exhaustive.js'
-import type {Agent, FactSource, HardBlock, SessionFacts} from '../model/types.js'
+import {PRODUCING_STATUSES, type Agent, type FactSource, type HardBlock, type SessionFacts} from '../model/types.js'
 import type {Contribution} from './adapter.js'
 
 /** A plain prompt must look the same for this long (two sweeps) before it settles a turn. */
@@ -128,6 +128,8 @@ function overlay(facts: SessionFacts, obs: ScreenObservation): SessionFacts {
   const corrected = registryDialogClosed(facts, obs)
   if (corrected !== null) return corrected
   if (facts.approval !== null || facts.question !== null || facts.error !== null) return facts
+  const asked = screenQuestionOverWorking(facts, obs)
+  if (asked !== null) return asked
   if (facts.process !== null && facts.process.alive && facts.process.status !== null) return facts
   if (facts.settled) return facts
   const source = screenSource(obs)
@@ -162,6 +164,21 @@ function overlay(facts: SessionFacts, obs: ScreenObservation): SessionFacts {
   }
 
   return facts
+}
+
+/**
+ * A question on the screen while the agent's own state (a registry, a hook) says it is producing:
+ * a background session blocked on a dialog keeps reporting busy, and the dialog on the pane wins.
+ * The process keeps what its source said, so `cast explain` shows both (rule 4's note). Null when
+ * it does not apply: a reading older than the files' last activity, or the process not producing.
+ */
+function screenQuestionOverWorking(facts: SessionFacts, obs: ScreenObservation): SessionFacts | null {
+  if (obs.kind !== 'question' || facts.process === null || !facts.process.alive) return null
+  if (facts.process.status === null || !PRODUCING_STATUSES.includes(facts.process.status)) return null
+  if (facts.lastActivityAt !== null && facts.lastActivityAt > obs.since + STALE_SLACK_MS) return null
+  const source = screenSource(obs)
+  const block: HardBlock = {at: obs.since, source, text: obs.text || 'question'}
+  return {...facts, question: block, settled: false, sources: {...facts.sources, question: source}}
 }
 
 /**

@@ -45,6 +45,8 @@ const FILED_BY_REASON: Readonly<Record<Reason, 'snoozed' | 'killed' | null>> = {
   question: null,
   queued: null,
   settled: null,
+  stalled: null,
+  blocked_unclear: null,
   snooze_expired: null,
   trigger: null,
   turn_pending: null,

@@ -23,6 +23,8 @@ export const REASONS = [
   'approval', // rule 4
   'producing', // rule 5: a live process reports it is producing
   'queued', // rule 5: queued work a live process can deliver
+  'stalled', // rule 5: its background work all finished, the live process never resumed the turn
+  'blocked_unclear', // rule 5 (the agent reports it waits, naming no ask) and rule 7 (declared blocked with no text)
   'hibernated', // rule 5
   'dead', // rule 6
   'declared_done', // rule 6 exception and rule 7
@@ -155,6 +157,13 @@ export interface SessionFacts {
   readonly queued: number
   /** Open background work (background shells, monitors). */
   readonly backgroundWork: number
+  /**
+   * When the last of the background work the session launched (background subagents, background
+   * shells) reported finished, while its turn had ended and nothing of the agent's followed the
+   * report: the result waits for a turn that has not started. Null or absent otherwise (where the
+   * adapter reads it: Claude Code's task notifications).
+   */
+  readonly backgroundDoneAt?: number | null
   /** Native id of the parent session, for subagents and forks. */
   readonly parentNativeId: string | null
   /** The last assistant message text, for a settle classifier. */
@@ -388,6 +397,12 @@ export const TIME_LIMITS = {
   DORMANT_CLAIM_TTL_MS: 2 * 60 * 60 * 1000,
   /** An unsettled turn with no process evidence reads working this long (rule 8). */
   TURN_PENDING_TTL_MS: 15 * 60 * 1000,
+  /**
+   * A live process whose background work all finished and that has not resumed its turn this long
+   * after the last finish reads stalled (rule 5). A slow machine resumes later: until then it reads
+   * as before, and the agent's first line after the finish ends the stall whatever the time.
+   */
+  STALL_AFTER_MS: 60 * 1000,
   /** A working session silent this long is quiet (§3.5). */
   QUIET_AFTER_MS: 10 * 60 * 1000,
   /** Default inbox recency window for unowned sessions (§3.7). */

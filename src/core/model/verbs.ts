@@ -7,7 +7,7 @@
  * (src/lib/verbs/index.ts), whichever front-end asks: its handler holds the verb's rules. Pure data.
  */
 import {parseDuration} from './durations.js'
-import type {Bucket} from './types.js'
+import type {Bucket, Reason} from './types.js'
 
 /** What a verb asks for before it runs: nothing, a time, a label, a text, or a confirmation. */
 export type VerbInput = 'none' | 'time' | 'label' | 'text' | 'confirm'
@@ -16,6 +16,7 @@ export type VerbName =
   | 'approve'
   | 'deny'
   | 'reply'
+  | 'nudge'
   | 'defer'
   | 'dormant'
   | 'stash'
@@ -49,6 +50,8 @@ export interface Verb {
   readonly plan: string | null
   /** Only for a session with an open permission prompt. */
   readonly needsApproval?: boolean
+  /** Only for a session that reads this reason now (nudge: a stalled one). */
+  readonly forReason?: Reason
   /** Acts on no session (undo). */
   readonly global?: boolean
   /** The team action that carries it out on the session's own machine (absent: this machine only). */
@@ -68,6 +71,12 @@ export interface Verb {
    */
   argv(session: string, value?: string, ifState?: string): string[]
 }
+
+/**
+ * What a nudge sends: the agent's background results are waiting for it. Short, and a turn of its
+ * own, as `cast send` delivers any message (typed into its pane, or a headless resume).
+ */
+export const NUDGE_MESSAGE = 'Your background tasks have finished: read their results and continue.'
 
 const v = (verb: Verb): Verb => verb
 
@@ -105,6 +114,17 @@ export const VERBS: readonly Verb[] = [
     remote: 'send',
     summary: 'Send a message into a session as its next turn.',
     takes: 'text',
+  }),
+  v({
+    argv: (s) => ['send', s, '--if', 'needs_input:stalled', '--', NUDGE_MESSAGE],
+    forReason: 'stalled',
+    key: 'c',
+    label: 'Nudge',
+    name: 'nudge',
+    plan: null,
+    remote: 'send',
+    summary: 'Send a stalled session (its background work finished, its turn never resumed) a short message to continue.',
+    takes: 'none',
   }),
   v({
     argv: (s) => ['defer', s],
@@ -293,6 +313,8 @@ export interface VerbJson {
   prompt: string | null
   takes: VerbInput
   needs_approval: boolean
+  /** Only for a session that reads this reason (nudge: stalled), else null. */
+  for_reason: Reason | null
   global: boolean
   drop_on: Bucket | null
 }
@@ -306,6 +328,7 @@ export function verbTable(): VerbJson[] {
     label: x.label,
     name: x.name,
     needs_approval: x.needsApproval === true,
+    for_reason: x.forReason ?? null,
     prompt: x.prompt ?? null,
     summary: x.summary,
     takes: x.takes,

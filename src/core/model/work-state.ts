@@ -121,7 +121,10 @@ export function classifyWorkState(input: ClassifyInput, now: number): Classifica
     }
 
     chain.push({matched: true, note: outcome.note, rule})
-    return {chain, nextCheckAt: outcome.nextCheckAt ?? null, reason: outcome.reason, rule, state: outcome.state}
+    // A stall not yet due changes the answer by time alone when its window ends (rule 5).
+    const due = rule >= 5 ? stallDueAt(ctx) : null
+    const next = due !== null && due > now ? Math.min(due, outcome.nextCheckAt ?? due) : (outcome.nextCheckAt ?? null)
+    return {chain, nextCheckAt: next, reason: outcome.reason, rule, state: outcome.state}
   }
 
   // Rule 8 always decides; this is only reached if the table above loses it.
@@ -154,28 +157,67 @@ function verdictRule({activityAt, records}: Context): Outcome {
   return {note: `user marked ${verdict.verdict} ${at(verdict.at)}`, reason: 'user_verdict', state: verdict.verdict}
 }
 
-function hardBlockRule({facts}: Context): Outcome {
+function hardBlockRule({facts, live}: Context): Outcome {
   if (facts.error) return {note: `API error ${at(facts.error.at)}: ${clip(facts.error.text)}`, reason: 'error', state: 'needs_input'}
   if (facts.question) {
-    return {note: `open question ${at(facts.question.at)}: ${clip(facts.question.text)}`, reason: 'question', state: 'needs_input'}
+    const note = `open question ${at(facts.question.at)}: ${clip(facts.question.text)}${overruled(facts, facts.question.source, live)}`
+    return {note, reason: 'question', state: 'needs_input'}
   }
 
   if (facts.approval) {
-    return {note: `permission prompt ${at(facts.approval.at)}: ${clip(facts.approval.text)}`, reason: 'approval', state: 'needs_input'}
+    const note = `permission prompt ${at(facts.approval.at)}: ${clip(facts.approval.text)}${overruled(facts, facts.approval.source, live)}`
+    return {note, reason: 'approval', state: 'needs_input'}
   }
 
   return 'no API error, question or permission prompt'
 }
 
-function producingRule({facts, live}: Context): Outcome {
+/**
+ * An ask stands while the process reports it is producing: the agent's own state (a registry, a
+ * hook, a state file) says working, and the transcript or screen that shows the ask wins. The
+ * note says both, for `cast explain`.
+ */
+function overruled(facts: SessionFacts, ask: FactSource, live: boolean): string {
+  const proc = facts.process
+  if (!live || proc === null || proc.status === null || !PRODUCING_STATUSES.includes(proc.status)) return ''
+  if (proc.source.kind === ask.kind && proc.source.ref === ask.ref) return ''
+  return `; the ${proc.source.kind} (${proc.source.ref}) says ${proc.status}, the ${ask.kind} showing the ask wins`
+}
+
+/** When a live session whose background work all finished reads stalled (rule 5); null when none is pending. */
+function stallDueAt({facts, live}: Context): number | null {
+  const done = facts.backgroundDoneAt ?? null
+  if (!live || done === null || facts.backgroundWork > 0) return null
+  return done + TIME_LIMITS.STALL_AFTER_MS
+}
+
+function producingRule(ctx: Context): Outcome {
+  const {facts, live, now} = ctx
   const proc = facts.process
   if (proc === null) return 'no process facts'
+  const stallAt = stallDueAt(ctx)
+  if (stallAt !== null && now >= stallAt) {
+    return {
+      note: `background work all finished ${at(facts.backgroundDoneAt ?? null)}; process ${proc.pid} has not resumed its turn since`,
+      reason: 'stalled',
+      state: 'needs_input',
+    }
+  }
+
   if (live && proc.status !== null && PRODUCING_STATUSES.includes(proc.status)) {
     return {note: `process ${proc.pid} alive, status ${proc.status}`, reason: 'producing', state: 'working'}
   }
 
   if (live && facts.queued > 0) {
     return {note: `${plural(facts.queued, 'queued message')} for live process ${proc.pid}`, reason: 'queued', state: 'working'}
+  }
+
+  if (live && proc.status === 'waiting') {
+    return {
+      note: `the ${proc.source.kind} says process ${proc.pid} waits, and names no ask`,
+      reason: 'blocked_unclear',
+      state: 'needs_input',
+    }
   }
 
   if (proc.status === 'hibernated' && facts.queued === 0 && proc.exited !== 'crash') {
@@ -229,6 +271,8 @@ function settledRule(ctx: Context): Outcome {
   const wake = verifiableWake(facts, records, children)
 
   if (declaration?.status === 'blocked') {
+    if (declaration.text.trim() === '')
+      return {note: 'settled, declared blocked with no text: it asks nothing', reason: 'blocked_unclear', state: 'needs_input'}
     return {note: `settled, declared blocked: ${clip(declaration.text)}`, reason: 'declared_blocked', state: 'needs_input'}
   }
 

@@ -21,7 +21,7 @@ export async function explainSession(store: Store, env: Env, id: string, me: str
   return {
     schema: SCHEMA_VERSION,
     bucket: row.bucket,
-    rest: await restOf(store, row, c.reason, env),
+    rest: await restOf(store, row, c.reason, env, c.rule),
     chain: c.chain.map((e) => ({matched: e.matched, note: e.note, rule: e.rule})),
     facts: factsOf(row),
     files: files.map((x) => ({kind: x.kind, offset: x.offset, parse_errors: x.parseErrors, path: x.path, size: x.size})),
@@ -60,6 +60,7 @@ function factsOf(row: SessionRow): ExplainFact[] {
     fact('approval', f.approval?.text ?? null),
     fact('error', f.error?.text ?? null),
     fact('background_work', f.backgroundWork, 'backgroundWork'),
+    fact('background_done_at', f.backgroundDoneAt == null ? null : new Date(f.backgroundDoneAt).toISOString(), 'backgroundDoneAt'),
     fact('queued', f.queued),
     {
       fact: 'process',

@@ -59,6 +59,7 @@ const REST_REASONS: Readonly<Record<Reason, RestExplanation['decided_by'] | null
   declared_dormant: 'declaration',
   delivered: 'classifier',
   settled: 'fallback',
+  blocked_unclear: 'declaration',
   trigger: 'structure',
   unverified_claim: 'declaration',
   approval: null,
@@ -71,6 +72,7 @@ const REST_REASONS: Readonly<Record<Reason, RestExplanation['decided_by'] | null
   question: null,
   queued: null,
   snooze_expired: null,
+  stalled: null,
   snoozed: null,
   turn_pending: null,
   unresponsive: null,
@@ -83,7 +85,10 @@ export async function restOf(
   row: import('../../core/store/store.js').SessionRow,
   reason: Reason,
   env: Env,
+  rule?: number,
 ): Promise<RestExplanation | null> {
+  // A reason another rule gave (blocked_unclear comes from rule 5 too) is not rule 7's to explain.
+  if (rule !== undefined && rule !== 7) return null
   // A reason this build does not know (a store written by a newer cast) explains nothing.
   const by = REST_REASONS[reason] ?? null
   if (by === null) return null

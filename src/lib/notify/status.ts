@@ -31,6 +31,8 @@ export interface StatusCounts {
 const OUTLIVES: Readonly<Record<Reason, boolean>> = {
   approval: true,
   declared_blocked: true,
+  blocked_unclear: true,
+  stalled: true,
   question: true,
   background_work: false,
   child_producing: false,

@@ -7,7 +7,7 @@
  */
 import {z} from 'zod'
 
-import type {VerbName} from '../../core/model/verbs.js'
+import {NUDGE_MESSAGE, type VerbName} from '../../core/model/verbs.js'
 import {CastError} from '../base/cast-error.js'
 import {EXIT} from '../base/exit-codes.js'
 import {approve, answer, choose, deny} from './answers.js'
@@ -49,6 +49,17 @@ const VERB_TABLE = {
   label: {input: z.object({label: z.string().max(200).nullable(), sessions}), run: label},
   mark: {input: z.object({as: MARK_AS, sessions}), run: mark},
   'needs-input': {input: z.object({sessions}), run: (c: VerbContext, i: {sessions: string[]}) => mark(c, {...i, as: 'needs_input'})},
+  // cast send --if needs_input:stalled with the short continue message: refused (exit 5) once the session moved on.
+  nudge: {
+    input: z.object({session}),
+    run: (c: VerbContext, i: {session: string}) =>
+      send(c, {
+        ifMatch: [{reason: 'stalled', state: 'needs_input'}],
+        ifText: ['needs_input:stalled'],
+        message: NUDGE_MESSAGE,
+        session: i.session,
+      }),
+  },
   own: {input: z.object({session, who: z.string().max(200).nullish()}), run: own},
   pin: {input: z.object({sessions}), run: (c: VerbContext, i: {sessions: string[]}) => pin(c, {...i, pinned: true})},
   rename: {input: z.object({session, title: z.string().max(10_000).nullable()}), run: rename},
@@ -150,6 +161,7 @@ export function catalogCall(
       return {input: {label: o.value ?? '', sessions: s}, name}
     case 'approve':
     case 'deny':
+    case 'nudge':
       return {input: {session: o.session}, name}
     case 'rename':
       return {input: {session: o.session, title: o.value ?? ''}, name}

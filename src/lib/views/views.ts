@@ -322,6 +322,10 @@ export function renderRow(row: ListedRow, me: string, now: number, home: string,
     lines.push(`   asks: ${firstLine(row.facts.question.text)}`)
   } else if (row.facts.error && row.reason === 'error') {
     lines.push(`   error: ${firstLine(row.facts.error.text)}`)
+  } else if (row.state === 'needs_input' && row.reason === 'stalled') {
+    lines.push(`   stalled: its background work finished, its turn never resumed (nudge: c in cast inbox)`)
+  } else if (row.state === 'needs_input' && row.reason === 'blocked_unclear') {
+    lines.push('   blocked, and asks nothing: open it to see why')
   }
 
   const lastNote = row.decision?.auto ? `auto-decided: ${oneLine(row.decision.answerNote ?? '')}` : null

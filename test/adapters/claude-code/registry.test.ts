@@ -3,6 +3,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {EMPTY_RECORDS} from '../../../src/core/model/types.js'
+import {classifyWorkState} from '../../../src/core/model/work-state.js'
 import {base, compose, feedFile, HOME, liveRegistry, parseWhole, processStartMs, sid, transcriptPath} from './engine.js'
 
 const registryPath = (pid: number): string => join(HOME, 'sessions', `${pid}.json`)
@@ -152,10 +154,23 @@ describe('the process registry ~/.claude/sessions/<pid>.json', () => {
     expect(compose(sid(2), [...transcript(2, 3), ...live(2, dialog)]).question?.text).toBe('Which database should I use?')
   })
 
-  it('a live process that moved on after a question closed it', () => {
-    const f = compose(sid(2), [...transcript(2, 3), ...live(2, {status: 'busy', statusUpdatedAt: base + 50_000, updatedAt: base + 50_000})])
+  it('a live process gone idle after a question closed it', () => {
+    const f = compose(sid(2), [...transcript(2, 3), ...live(2, {status: 'idle', statusUpdatedAt: base + 50_000, updatedAt: base + 50_000})])
 
     expect(f.question).toBeNull()
+  })
+
+  it('a registry saying busy after the question does not close the open AskUserQuestion call: the transcript wins', () => {
+    const f = compose(sid(2), [...transcript(2, 3), ...live(2, {status: 'busy', statusUpdatedAt: base + 50_000, updatedAt: base + 50_000})])
+
+    expect(f.question).toMatchObject({source: {kind: 'transcript'}, text: 'Which database should I use?'})
+    expect(f.process).toMatchObject({alive: true, status: 'working'})
+    expect(classifyWorkState({children: {asking: false, producing: false}, facts: f, records: EMPTY_RECORDS}, base + 60_000)).toMatchObject(
+      {
+        reason: 'question',
+        state: 'needs_input',
+      },
+    )
   })
 
   it('the registry name titles a session without a custom or ai title', () => {

@@ -540,7 +540,7 @@ const ROWS: Row[] = [
   },
   {
     name: 'a live idle process on an unsettled turn: unresponsive',
-    facts: {lastActivityAt: NOW - HOUR, process: live('waiting')},
+    facts: {lastActivityAt: NOW - HOUR, process: live('idle')},
     reason: 'unresponsive',
     rule: 8,
     state: 'needs_input',
@@ -587,6 +587,21 @@ const ROWS: Row[] = [
     reason: 'turn_pending',
     rule: 8,
     state: 'working',
+  },
+  // The stall reasons: their own table is test/core/model/stall-reasons.test.ts.
+  {
+    name: 'background work all finished, the live process never resumed',
+    facts: {backgroundDoneAt: NOW - 5 * MIN, process: live('idle'), ...settled},
+    reason: 'stalled',
+    rule: 5,
+    state: 'needs_input',
+  },
+  {
+    name: 'the agent says it waits, naming no ask',
+    facts: {process: live('waiting')},
+    reason: 'blocked_unclear',
+    rule: 5,
+    state: 'needs_input',
   },
   {name: 'no messages', facts: {messages: 0}, reason: 'empty', rule: 8, state: 'idle'},
   {name: 'no messages, live process', facts: {messages: 0, process: live()}, reason: 'empty', rule: 8, state: 'idle'},

@@ -312,6 +312,11 @@ class Inbox {
     if (k === 'enter') return this.jump(row)
     const found = k === undefined ? undefined : verbForKey(k)
     if (!found || found.global) return
+    if (found.forReason !== undefined && row.reason !== found.forReason) {
+      this.say(`${found.label.toLowerCase()}: only for a session that reads ${found.forReason} (this one reads ${row.state}:${row.reason})`)
+      return
+    }
+
     // p toggles: on a pinned row it unpins.
     const v = found.name === 'pin' && row.records.pinned ? verb('unpin') : found
     const title = oneLine(titleOf(row) ?? '(untitled)')
