@@ -138,7 +138,7 @@ describe.skipIf(!SSHD_AVAILABLE)('verbs on a fleet session', () => {
     const r = await runCast(['pin', 'box:abcdefg'], {env: home.fleetEnv, timeout: 120_000})
     expect(r.code).toBe(5)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toBe('box: unreachable — ssh: the host key changed (ssh refuses it: check known_hosts)\n')
+    expect(r.stderr).toBe('cast: box: unreachable — ssh: the host key changed (ssh refuses it: check known_hosts)\n')
   }, 240_000)
 
   it('times out a remote cast that hangs (exit 124, one line)', async () => {
@@ -146,7 +146,7 @@ describe.skipIf(!SSHD_AVAILABLE)('verbs on a fleet session', () => {
     const row = (await listing()).sessions.find((s) => s.host === 'slow')!
     const r = await runCast(['approve', row.id, '--timeout', '3s'], {env: home.fleetEnv, timeout: 120_000})
     expect(r.code).toBe(124)
-    expect(r.stderr).toMatch(/^slow: no answer within 3000 ms \(the verb may or may not have run there/)
+    expect(r.stderr).toMatch(/^cast: slow: no answer within 3000 ms \(the verb may or may not have run there/)
   }, 240_000)
 
   it('keeps a label that starts with the host name as text', async () => {

@@ -27,6 +27,8 @@ export interface SshOptions {
   /** Bound on stdout (default 8 MiB); stderr keeps its first 8 KiB. */
   readonly maxBytes?: number
   readonly signal?: AbortSignal
+  /** Written to the remote command's stdin, then closed (else it is closed at once: the remote reads EOF). */
+  readonly input?: string
 }
 
 /** The options every call adds before the destination: -F when CAST_SSH_CONFIG is set. */
@@ -53,8 +55,12 @@ export function runSsh(spec: HostSpec, env: Env, commandLine: string, options: S
     let settled = false
     const child = spawn('ssh', sshCommandArgv(spec, env, commandLine, options.timeoutMs), {
       env: {...process.env, ...env},
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     })
+    // The remote may exit before it reads all of it (a refusal): that is its answer, not an error.
+    child.stdin.on('error', () => {})
+    child.stdin.end(options.input ?? '')
+
     const kill = (): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     }

@@ -1,14 +1,15 @@
 /**
  * A verb on a session of another host (`cast approve laptop:abcd1234`): the session's `HOST:` names
- * the host, and the verb runs there as the host's own `cast <verb> [--json] [flags] -- args` over the
- * same ssh (./remote-argv.ts quotes every word), so the host's verb runner and its evidence rules
- * decide and its store keeps the triage. What comes back (the outcome line or JSON and the exit code)
- * is passed on unchanged, bounded and made visible.
+ * the host, and the verb runs there through the host's own verb runner: `cast run-verb NAME` over
+ * the same ssh, the verb's typed input as JSON on its stdin (src/commands/run-verb.ts), so the
+ * host's evidence rules decide and its store keeps the triage. The command line holds only fixed
+ * words; no argument of the person's is ever a word of it. What comes back is the host's result
+ * (its JSON, its lines, its exit code or its refusal), bounded and made visible.
  */
 import type {HostConfig} from '../home/config-shape.js'
 import type {Env} from '../home/env.js'
 import {EXIT} from '../base/exit-codes.js'
-import {hostSpec} from './hosts.js'
+import {hostSpec, INSTALL_LINE} from './hosts.js'
 import {remoteCastCommand} from './remote-argv.js'
 import {runSsh, sshFailure} from './ssh.js'
 import {oneLine, visible} from '../../core/model/wire.js'
@@ -42,97 +43,78 @@ export function routeOf(hosts: readonly HostConfig[], sessions: readonly string[
   return {host: found[0]!.host, kind: 'remote'}
 }
 
-/** One token of the local command line, as oclif parsed it (its `raw`). */
-export type RawToken = {type: 'flag'; flag: string; input: string} | {type: 'arg'; input: string}
+/** The host's result of one verb: the shape of the runner's VerbResult (src/lib/verbs/types.ts), or why not. */
+export type HostVerbOutcome =
+  | {readonly ok: true; readonly json: unknown; readonly lines: string[]; readonly warnings: string[]; readonly exit: number}
+  | {readonly ok: false; readonly json?: unknown; readonly line: string; readonly hints: string[]; readonly exit: number}
+
+/** Bound on what a host's result may be (its JSON listing of a kill of many sessions fits easily). */
+const MAX_RESULT_BYTES = 4 * 2 ** 20
+
+const strings = (v: unknown, max: number): string[] | null =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.slice(0, max).map((x: string) => oneLine(x)) : null
+
+/** Every string of a JSON value made visible (a host's bytes never reach a terminal or a page raw). */
+export function visibleJson(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return visible(v)
+  if (depth > 64 || v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map((x) => visibleJson(x, depth + 1))
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [visible(k), visibleJson(x, depth + 1)]))
+}
+
+/** A host's `cast run-verb` stdout as its result, or null when it is not one. */
+export function parseHostResult(stdout: string): HostVerbOutcome | null {
+  let raw: unknown
+  try {
+    raw = JSON.parse(stdout)
+  } catch {
+    return null
+  }
+
+  if (raw === null || typeof raw !== 'object') return null
+  const r = raw as Record<string, unknown>
+  const exit = typeof r.exit === 'number' && Number.isInteger(r.exit) && r.exit >= 0 && r.exit < 256 ? r.exit : null
+  if (exit === null) return null
+  const json = 'json' in r ? visibleJson(r.json) : undefined
+  if (r.ok === true) {
+    const lines = strings(r.lines, 10_000)
+    const warnings = strings(r.warnings, 100)
+    return lines && warnings ? {exit, json, lines, ok: true, warnings} : null
+  }
+
+  if (r.ok !== false || typeof r.line !== 'string') return null
+  const hints = strings(r.hints ?? [], 20) ?? []
+  return {exit: exit === 0 ? EXIT.FAILURE : exit, hints, line: oneLine(r.line), ok: false, ...(json === undefined ? {} : {json})}
+}
 
 /**
- * The remote flags and positionals from the local command line: the host prefix taken off each
- * session argument (those in `sessions`), booleans as `--name`/`--no-name`, values glued on (`--name=value`); `json`,
- * `timeout` and `no-wait` are this machine's.
+ * Runs one verb of the runner on the host: `cast run-verb NAME` with `input` (the verb's typed
+ * input, its session ids already this host's own) as JSON on stdin. ssh's own failures are a
+ * refusal: 1 unreachable, 5 the host key changed, 124 no answer within `timeoutMs`.
  */
-export function remoteWords(
-  raw: readonly RawToken[],
-  booleans: ReadonlySet<string>,
-  hostName: string,
-  sessions: ReadonlySet<string>,
-  substitute: (positional: string, index: number) => string = (p) => p,
-): {flags: string[]; args: string[]} {
-  const flags: string[] = []
-  const args: string[] = []
-  for (const t of raw) {
-    if (t.type === 'arg') {
-      // Only a session argument loses its host (a label or a message that starts with "laptop:" is text).
-      const v = sessions.has(t.input) && t.input.startsWith(`${hostName}:`) ? t.input.slice(hostName.length + 1) : t.input
-      args.push(substitute(v, args.length))
-      continue
-    }
-
-    if (t.flag === 'json' || t.flag === 'timeout' || t.flag === 'no-wait') continue
-    if (booleans.has(t.flag)) flags.push(t.input.startsWith('--no-') ? `--no-${t.flag}` : `--${t.flag}`)
-    else flags.push(`--${t.flag}=${t.input}`)
-  }
-
-  return {args, flags}
-}
-
-export interface RemoteVerbOutcome {
-  readonly exit: number
-  /** stdout as the host's cast printed it, made visible (JSON re-serialized). */
-  readonly stdout: string
-  /** stderr lines, made visible, each one line. */
-  readonly stderr: string[]
-}
-
-const CONTROL_IN_JSON = /[\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g
-
-/** Runs `cast <verb> ...` on the host; its exit code and output come back, or one line of why not. */
-export async function runRemoteVerb(
-  host: HostConfig,
-  env: Env,
-  verb: string,
-  words: {flags: readonly string[]; args: readonly string[]},
-  options: {json: boolean; timeoutMs: number},
-): Promise<RemoteVerbOutcome> {
+export async function runOnHost(host: HostConfig, env: Env, name: string, input: unknown, timeoutMs: number): Promise<HostVerbOutcome> {
+  const no = (line: string, exit: number): HostVerbOutcome => ({exit, hints: [], line: oneLine(line), ok: false})
   let line
   try {
-    line = remoteCastCommand(verb, words.args, {flags: words.flags, json: options.json})
+    line = remoteCastCommand(`run-verb ${name}`, [], {json: false, separator: false})
   } catch (error) {
-    return {exit: EXIT.USAGE, stderr: [`${host.name}: ${(error as Error).message}`], stdout: ''}
+    return no(`${host.name}: ${(error as Error).message}`, EXIT.USAGE)
   }
 
-  const r = await runSsh(hostSpec(host), env, line, {maxBytes: 4 * 2 ** 20, timeoutMs: options.timeoutMs})
-  const why = sshFailure(r, options.timeoutMs)
+  const r = await runSsh(hostSpec(host), env, line, {input: JSON.stringify(input), maxBytes: MAX_RESULT_BYTES, timeoutMs})
+  const why = sshFailure(r, timeoutMs)
   if (why !== null) {
     const keyChanged = /host key changed/.test(why)
     const exit = r.timedOut ? EXIT.TIMEOUT : keyChanged ? EXIT.REFUSED : EXIT.FAILURE
     const tail = r.timedOut ? ' (the verb may or may not have run there: "cast sessions --fleet" shows its state)' : ''
-    return {exit, stderr: [oneLine(`${host.name}: ${r.timedOut ? '' : 'unreachable — '}${why}${tail}`)], stdout: ''}
+    return no(`${host.name}: ${r.timedOut ? '' : 'unreachable — '}${why}${tail}`, exit)
   }
 
-  const stderr = r.stderr
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .slice(0, 20)
-    .map((l) => oneLine(l))
-  let stdout: string
-  if (options.json) {
-    try {
-      stdout =
-        JSON.stringify(JSON.parse(r.stdout), null, 2).replace(
-          CONTROL_IN_JSON,
-          (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`,
-        ) + '\n'
-    } catch {
-      return {
-        exit: EXIT.FAILURE,
-        stderr: [`${host.name}: its cast ${verb} answered ${r.stdout.length} bytes that are not JSON (exit ${r.code})`],
-        stdout: '',
-      }
-    }
-  } else {
-    stdout = r.stdout === '' ? '' : visible(r.stdout.endsWith('\n') ? r.stdout : r.stdout + '\n')
-  }
-
-  if (r.truncated) stderr.push(`${host.name}: its answer was cut off at 4 MiB`)
-  return {exit: r.code ?? EXIT.FAILURE, stderr, stdout}
+  const parsed = r.truncated ? null : parseHostResult(r.stdout)
+  if (parsed) return parsed
+  const said = r.stderr.split('\n').find((l) => l.trim() !== '')
+  return no(
+    `${host.name}: its cast answered no verb result (exit ${r.code}${said ? `: ${said.slice(0, 200)}` : ''}); a cast older than run-verb cannot act for the fleet: ${INSTALL_LINE}`,
+    EXIT.FAILURE,
+  )
 }

@@ -39,7 +39,13 @@ const Config = z.strictObject({
     .record(z.string(), z.strictObject({headless: argv.optional(), interactive: argv.optional(), resume: argv.optional()}))
     .default({}),
   // `cast hosts add` writes these (docs/fleet.md); the target is checked again where it is used.
-  fleet: z.strictObject({budget: duration.refine((ms) => ms > 0 && ms <= 60_000, 'between 1ms and 60s').optional()}).optional(),
+  fleet: z
+    .strictObject({
+      budget: duration.refine((ms) => ms > 0 && ms <= 60_000, 'between 1ms and 60s').optional(),
+      // true: cast sessions and cast status list the fleet without --fleet (--no-fleet: this machine only).
+      default: z.boolean().optional(),
+    })
+    .optional(),
   hosts: z
     .record(
       z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'lowercase letters, digits, "-" and "_"'),
@@ -140,7 +146,7 @@ export function validateConfig(raw: unknown, file: string): CastConfig {
   return {
     agents: c.agents,
     file,
-    fleet: {budgetMs: c.fleet?.budget ?? 1500},
+    fleet: {budgetMs: c.fleet?.budget ?? 1500, byDefault: c.fleet?.default === true},
     hosts: Object.entries(c.hosts ?? {}).map(([name, h]) => ({budgetMs: h.budget ?? null, name, target: h.target})),
     inbox: {recencyMs: c.inbox.recency},
     notify: c.notify

@@ -33,7 +33,7 @@ export interface CastConfig {
   /** `cast hosts add`: this person's other machines, reached over ssh (docs/fleet.md), in the order added. */
   readonly hosts?: readonly HostConfig[]
   /** `cast sessions --fleet`: each host's time budget (ms) unless the host has its own. */
-  readonly fleet?: {readonly budgetMs: number}
+  readonly fleet?: {readonly budgetMs: number; readonly byDefault?: boolean}
 }
 
 export interface HostConfig {

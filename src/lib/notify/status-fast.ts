@@ -58,6 +58,8 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   const configFile = env.CAST_HOME
     ? path.join(home, 'config.json')
     : path.join(env.XDG_CONFIG_HOME || path.join(homeDir(env), '.config'), 'cast', 'config.json')
+  // "fleet": {"default": true}: the hosts are counted too, which is the command's to do (src/lib/fleet/status.ts).
+  if (fleetByDefault(configFile)) return false
   const key = meKey(env)
   const cstamp = configStamp(configFile)
   const cached = loadStatusCache(home)
@@ -128,4 +130,18 @@ function readOnly(home: string): boolean {
   } catch {
     return true
   }
+}
+
+/** Whether the config file asks for the fleet by default (`"fleet": {"default": true}` with hosts). */
+function fleetByDefault(file: string): boolean {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return false
+  }
+
+  if (!text.includes('"default"')) return false
+  const raw = JSON.parse(text) as {fleet?: {default?: unknown}; hosts?: unknown}
+  return raw?.fleet?.default === true && raw.hosts !== null && typeof raw.hosts === 'object' && Object.keys(raw.hosts).length > 0
 }

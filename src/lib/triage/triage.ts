@@ -30,15 +30,14 @@ export abstract class TriageCommand extends BaseCommand {
   /**
    * Run a verb through the one runner (src/lib/verbs/index.ts) as the person at this terminal, and
    * render its result: its lines (or JSON), its warnings on stderr, its exit code; a refusal is
-   * one line and its exit code.
+   * one line and its exit code. A session of another machine of `cast hosts` (`HOST:ID`) is the
+   * runner's to send there (src/lib/verbs/fleet.ts).
    */
   protected async verb(name: RunnerVerb, input: unknown, wait: {'no-wait'?: boolean; timeout?: number} = {}): Promise<unknown> {
-    const onHost = await this.fleetVerb(name, input, wait)
-    if (onHost.ran) return onHost.json
     const store = await this.openStore()
     const {runVerbData} = await import('../verbs/index.js')
     const {oneLine} = await import('../../core/model/sanitize.js')
-    const r = await runVerbData({clock: this.clock(), env: this.env, me: this.me, store, team: true, wait}, name, input)
+    const r = await runVerbData({clock: this.clock(), env: this.env, fleet: true, me: this.me, store, team: true, wait}, name, input)
     if (!r.ok) {
       // The team branch's refusal: the action's JSON still goes out, the line to the person.
       if (r.json === undefined) this.fail(r.line, r.exit, [...r.hints])
@@ -52,43 +51,6 @@ export abstract class TriageCommand extends BaseCommand {
     for (const line of r.warnings) process.stderr.write(`cast: ${oneLine(line)}\n`)
     if (r.exit !== 0) process.exitCode = r.exit
     return r.json
-  }
-
-  /**
-   * A session of another machine of `cast hosts` (`HOST:ID`, src/lib/fleet/verb.ts): this command
-   * runs there, over ssh, with the same flags and arguments; its output and exit code are passed on.
-   */
-  private async fleetVerb(name: RunnerVerb, input: unknown, wait: {timeout?: number}): Promise<{ran: boolean; json?: unknown}> {
-    const i = input as {session?: unknown; sessions?: unknown}
-    const list: unknown[] = Array.isArray(i.sessions) ? (i.sessions as unknown[]) : []
-    const sessions = [i.session, ...list].filter((x): x is string => typeof x === 'string')
-    if (!sessions.some((x) => x.includes(':'))) return {ran: false}
-    const {loadConfig} = await import('../home/config.js')
-    const hosts = (await loadConfig(this.env)).hosts ?? []
-    if (hosts.length === 0) return {ran: false}
-    const {remoteWords, routeOf, runRemoteVerb} = await import('../fleet/verb.js')
-    const route = routeOf(hosts, sessions)
-    if (route.kind === 'local') return {ran: false}
-    if (route.kind === 'refused') this.fail(route.line, route.exit)
-    const ctor = this.constructor as unknown as {flags?: Record<string, {type?: string}>}
-    const {raw} = await this.parse(ctor as never)
-    const booleans = new Set(
-      Object.entries({...this.ctor.baseFlags, ...ctor.flags})
-        .filter(([, f]) => f?.type === 'boolean')
-        .map(([n]) => n),
-    )
-    // A message read from stdin ("-") goes as the text itself.
-    const message = name === 'reply' ? (input as {message?: string}).message : undefined
-    const words = remoteWords(raw, booleans, route.host.name, new Set(sessions), (p, n) =>
-      message !== undefined && p === '-' && n === 1 ? message : p,
-    )
-    const json = this.jsonEnabled()
-    const r = await runRemoteVerb(route.host, this.env, this.id ?? name, words, {json, timeoutMs: wait.timeout ?? 30_000})
-    for (const line of r.stderr) process.stderr.write(`${line}\n`)
-    if (r.stdout !== '') process.stdout.write(r.stdout)
-    process.exitCode = r.exit
-    // Printed already: oclif prints nothing more for undefined.
-    return {json: undefined, ran: true}
   }
 
   /** The session arguments: every positional argument is a session. */

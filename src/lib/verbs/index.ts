@@ -11,6 +11,7 @@ import {NUDGE_MESSAGE, type VerbName} from '../../core/model/verbs.js'
 import {CastError} from '../base/cast-error.js'
 import {EXIT} from '../base/exit-codes.js'
 import {approve, answer, choose, deny} from './answers.js'
+import {fleetVerb} from './fleet.js'
 import {own, undo} from './history.js'
 import {kill} from './kill.js'
 import {parseStateMatches, send} from './send.js'
@@ -126,6 +127,8 @@ export async function runVerbData(ctx: VerbContext, name: RunnerVerb, input: unk
   }
 
   try {
+    const onHost = await fleetVerb(ctx, name, parsed.data)
+    if (onHost) return onHost
     return await entry.run(ctx, parsed.data)
   } catch (error) {
     if (error instanceof CastError) return refusal(error.message, error.exit, error.suggestions)

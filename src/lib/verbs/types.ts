@@ -23,6 +23,12 @@ export interface VerbContext {
   readonly team: boolean
   /** The team branch's wait: --no-wait, --timeout (seconds). */
   readonly wait?: {readonly 'no-wait'?: boolean; readonly timeout?: number}
+  /**
+   * Whether a session of another machine of `cast hosts` (`HOST:ID`) runs there, over the person's
+   * ssh (./fleet.ts): set by the front-ends of the person at this machine, never by the team
+   * executor (a teammate's action does not drive this person's ssh) nor on the host that runs it.
+   */
+  readonly fleet?: boolean
   /** Sync the store before acting (false: the caller keeps it current, as `cast web` does). */
   readonly sync?: boolean
 }
