@@ -21,6 +21,8 @@ import {isProcessLive} from '../../core/model/work-state.js'
 import type {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
+import {answerRead, isReadRequest} from './read-serve.js'
+import type {ReadReplyHead, ReadRequest} from './read-socket.js'
 import {parseStateArgs} from './state-args.js'
 import {CALLER_VARIABLES, declare, declaredText, findOwn} from './state-declare.js'
 import {
@@ -67,7 +69,7 @@ export async function serveState(
     return null
   }
 
-  const server = net.createServer((socket) => connection(socket, store, file, o))
+  const server = net.createServer((socket) => connection(socket, store, home, file, o))
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
@@ -91,7 +93,13 @@ export async function serveState(
   }
 }
 
-function connection(socket: net.Socket, store: Store, file: string, o: {log: (m: string) => void; onChange: () => void; me: string}): void {
+function connection(
+  socket: net.Socket,
+  store: Store,
+  home: string,
+  file: string,
+  o: {log: (m: string) => void; onChange: () => void; me: string},
+): void {
   const chunks: Buffer[] = []
   let size = 0
   let handled = false
@@ -118,7 +126,9 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
     clearTimeout(timer)
     let request: StateRequest
     try {
-      request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as StateRequest
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+      if (isReadRequest(parsed)) return void read(socket, parsed, store, home, o)
+      request = parsed as StateRequest
       if (!wellFormed(request)) throw new Error('fields missing or of the wrong type')
     } catch (error) {
       reply(socket, {ok: false, v: protocolVersion()})
@@ -132,6 +142,25 @@ function connection(socket: net.Socket, store: Store, file: string, o: {log: (m:
       })
       .then((r) => reply(socket, r))
   })
+}
+
+/** A read (src/lib/state/read-socket.ts): its head line and stdout, or declined. */
+function read(socket: net.Socket, r: ReadRequest, store: Store, home: string, o: {log: (m: string) => void}): void {
+  const declined = (): void => reply(socket, {ok: false, v: protocolVersion()})
+  answerRead(store, home, r)
+    .then((a) => {
+      if (a === null) return declined()
+      if (socket.destroyed) return
+      const body = Buffer.from(a.stdout, 'utf8')
+      socket.write(
+        JSON.stringify({bytes: body.length, code: a.code, id: r.id, ok: true, v: protocolVersion()} satisfies ReadReplyHead) + '\n',
+      )
+      socket.end(body)
+    })
+    .catch((error: Error) => {
+      o.log(`cast ${r.cmd} over the socket: ${error.message.slice(0, 200)}; declined`)
+      declined()
+    })
 }
 
 /** Found through an agent's own variable: the ancestry may prove that agent alive (ancestry.ts). */
