@@ -1,6 +1,6 @@
 /**
  * `cast sessions` and `cast status` answered by a running `cast daemon` over its socket
- * (src/lib/state/read-socket.ts, read-serve.ts): over the demo store, the bytes are those the same
+ * (src/lib/home/read-socket.ts, src/lib/cli/read-serve.ts): over the demo store, the bytes are those the same
  * commands print with no daemon, and the caller loads neither the store nor oclif (the probe says
  * "socket"). Without an answer it can trust (a daemon killed with its socket left behind, a
  * listener on the socket that lies about the reply or cuts it short, a flag the daemon leaves to

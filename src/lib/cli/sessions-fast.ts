@@ -167,7 +167,7 @@ export async function fastSessions(argv: readonly string[]): Promise<boolean> {
 }
 
 /**
- * With `cast daemon` running, its answer over the socket (src/lib/state/read-socket.ts): the same
+ * With `cast daemon` running, its answer over the socket (src/lib/home/read-socket.ts): the same
  * bytes, without this process loading the store. A human listing for a terminal (colours, width,
  * pager) and `--cwd` (a folder relative to this one) are answered here; so is anything the daemon
  * declines. True when the daemon's answer was printed.
@@ -178,7 +178,7 @@ async function warmSessions(argv: readonly string[], parsed: Parsed, home: strin
   const fs = await import('node:fs')
   const path = await import('node:path')
   if (!fs.existsSync(path.join(home, 'run'))) return false
-  const {askDaemonRead, envOf, timeZone, writeAll} = await import('../state/read-socket.js')
+  const {askDaemonRead, envOf, timeZone, writeAll} = await import('../home/read-socket.js')
   const warm = await askDaemonRead(home, {argv: [...argv], cmd: 'sessions', env: envOf(process.env), me, tz: timeZone()})
   if (warm === null) return false
   writeAll(1, warm.stdout)

@@ -79,9 +79,9 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   }
 
   const recencyMs = cached && cached.config_stamp === cstamp ? cached.recency_ms : await fastRecency(configFile)
-  // A running daemon counts from the store it keeps open (src/lib/state/read-socket.ts).
+  // A running daemon counts from the store it keeps open (src/lib/home/read-socket.ts).
   if (fs.existsSync(path.join(home, 'run'))) {
-    const {askDaemonRead, envOf, timeZone, writeAll} = await import('../state/read-socket.js')
+    const {askDaemonRead, envOf, timeZone, writeAll} = await import('../home/read-socket.js')
     const {whoAmI} = await import('../home/env.js')
     const warm = await askDaemonRead(home, {argv: [...argv], cmd: 'status', env: envOf(env), me: whoAmI(env), recencyMs, tz: timeZone()})
     if (warm !== null) {

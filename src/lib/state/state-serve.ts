@@ -21,8 +21,7 @@ import {isProcessLive} from '../../core/model/work-state.js'
 import type {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
-import {answerRead, isReadRequest} from './read-serve.js'
-import type {ReadReplyHead, ReadRequest} from './read-socket.js'
+import type {ReadReplyHead, ReadRequest} from '../home/read-socket.js'
 import {parseStateArgs} from './state-args.js'
 import {CALLER_VARIABLES, declare, declaredText, findOwn} from './state-declare.js'
 import {
@@ -38,6 +37,14 @@ import {
 /** How long a connection may take to send its whole request. */
 const REQUEST_TIMEOUT_MS = 2000
 
+export interface ServeOptions {
+  log: (m: string) => void
+  onChange: () => void
+  me: string
+  /** The reads the socket also answers (src/lib/cli/read-serve.ts); without it every read is declined. */
+  read?: {accepts(r: unknown): r is ReadRequest; answer(r: ReadRequest): Promise<{code: number; stdout: string} | null>}
+}
+
 export interface StateSocket {
   readonly path: string
   close(): Promise<void>
@@ -48,11 +55,7 @@ export interface StateSocket {
  * Null, with one line in the log, when the folder is not this user's alone or the path is taken by
  * something that is not a socket: callers then declare themselves, as without a daemon.
  */
-export async function serveState(
-  store: Store,
-  home: string,
-  o: {log: (m: string) => void; onChange: () => void; me: string},
-): Promise<StateSocket | null> {
+export async function serveState(store: Store, home: string, o: ServeOptions): Promise<StateSocket | null> {
   const dir = socketDir(home)
   const file = socketPath(home)
   try {
@@ -69,7 +72,7 @@ export async function serveState(
     return null
   }
 
-  const server = net.createServer((socket) => connection(socket, store, home, file, o))
+  const server = net.createServer((socket) => connection(socket, store, file, o))
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
@@ -93,13 +96,7 @@ export async function serveState(
   }
 }
 
-function connection(
-  socket: net.Socket,
-  store: Store,
-  home: string,
-  file: string,
-  o: {log: (m: string) => void; onChange: () => void; me: string},
-): void {
+function connection(socket: net.Socket, store: Store, file: string, o: ServeOptions): void {
   const chunks: Buffer[] = []
   let size = 0
   let handled = false
@@ -127,7 +124,7 @@ function connection(
     let request: StateRequest
     try {
       const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
-      if (isReadRequest(parsed)) return void read(socket, parsed, store, home, o)
+      if ((parsed as {kind?: unknown})?.kind === 'read') return void read(socket, parsed, o)
       request = parsed as StateRequest
       if (!wellFormed(request)) throw new Error('fields missing or of the wrong type')
     } catch (error) {
@@ -144,10 +141,13 @@ function connection(
   })
 }
 
-/** A read (src/lib/state/read-socket.ts): its head line and stdout, or declined. */
-function read(socket: net.Socket, r: ReadRequest, store: Store, home: string, o: {log: (m: string) => void}): void {
+/** A read (src/lib/home/read-socket.ts): its head line and stdout, or declined. */
+function read(socket: net.Socket, parsed: unknown, o: ServeOptions): void {
   const declined = (): void => reply(socket, {ok: false, v: protocolVersion()})
-  answerRead(store, home, r)
+  if (!o.read?.accepts(parsed)) return declined()
+  const r = parsed
+  o.read
+    .answer(r)
     .then((a) => {
       if (a === null) return declined()
       if (socket.destroyed) return
@@ -190,13 +190,7 @@ function wellFormed(r: StateRequest): boolean {
   )
 }
 
-async function answer(
-  socket: net.Socket,
-  r: StateRequest,
-  store: Store,
-  file: string,
-  o: {log: (m: string) => void; onChange: () => void; me: string},
-): Promise<StateReply> {
+async function answer(socket: net.Socket, r: StateRequest, store: Store, file: string, o: ServeOptions): Promise<StateReply> {
   const declined: StateReply = {ok: false, v: protocolVersion()}
   // Another build's client: it answers itself (its code and this daemon's may differ).
   if (r.v !== protocolVersion()) return declined

@@ -17,10 +17,11 @@
  * writing but before replying never makes it twice.
  */
 import fs from 'node:fs'
-import path from 'node:path'
 
-/** Bumped when the request or the reply changes; the package's version is compared too. */
-const PROTOCOL = 1
+import {ownedPrivate, protocolVersion, socketDir, socketPath} from '../home/run-socket.js'
+
+export {ownedPrivate, protocolVersion, socketDir, socketPath} from '../home/run-socket.js'
+
 /** The longest request line the daemon reads (the arguments are at most a few MAX_TEXT_ARG). */
 export const MAX_REQUEST_BYTES = 512 * 1024
 /**
@@ -31,26 +32,6 @@ const REPLY_TIMEOUT_MS = 3000
 function replyTimeout(): number {
   const ms = Number(process.env.CAST_STATE_WAIT_MS)
   return Number.isInteger(ms) && ms > 0 && ms <= 60_000 ? ms : REPLY_TIMEOUT_MS
-}
-
-export const socketDir = (home: string): string => path.join(home, 'run')
-export const socketPath = (home: string): string => path.join(socketDir(home), 'state.sock')
-
-let version: string | undefined
-/** The protocol and the installed package's version: a daemon of another build declines (or is declined). */
-export function protocolVersion(): string {
-  if (version === undefined) {
-    let pkg = '?'
-    try {
-      pkg = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {version?: string}).version ?? '?'
-    } catch {
-      // A build without its package.json: the protocol number alone.
-    }
-
-    version = `${PROTOCOL}/${pkg}`
-  }
-
-  return version
 }
 
 export interface StateRequest {
@@ -72,13 +53,6 @@ export interface StateReply {
   stderr?: string
   code?: number
   mark?: {agent: string; nativeId: string; declared: boolean}
-}
-
-/** Is `p` (lstat) owned by this user, and, for the folder, closed to everyone else? */
-export function ownedPrivate(st: fs.Stats, folder: boolean): boolean {
-  const uid = process.getuid?.()
-  if (uid === undefined || st.uid !== uid) return false
-  return folder ? st.isDirectory() && (st.mode & 0o077) === 0 : st.isSocket()
 }
 
 export type Asked = {answered: true; reply: StateReply} | {answered: false; sent: boolean}

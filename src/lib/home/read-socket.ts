@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs'
 
-import {ownedPrivate, protocolVersion, socketDir, socketPath} from './state-socket.js'
+import {ownedPrivate, protocolVersion, socketDir, socketPath} from './run-socket.js'
 
 export type ReadCommand = 'sessions' | 'status'
 

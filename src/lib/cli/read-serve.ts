@@ -1,5 +1,6 @@
 /**
- * `cast daemon`'s side of the reads src/lib/state/read-socket.ts describes: `cast sessions` and
+ * `cast daemon`'s side of the reads src/lib/home/read-socket.ts describes (given to the socket's
+ * server, src/lib/state/state-serve.ts, by the daemon command): `cast sessions` and
  * `cast status` answered from the store this daemon keeps open and current, with the same code as
  * the commands' own paths (src/lib/views/sessions-list.ts, src/lib/notify/status-fast.ts), so the
  * bytes are the same. Whatever it cannot answer exactly as the caller would is declined, and the
@@ -10,8 +11,8 @@
  */
 import type {Store} from '../../core/store/store.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
-import {type ReadRequest, timeZone} from './read-socket.js'
-import {protocolVersion} from './state-socket.js'
+import {type ReadRequest, timeZone} from '../home/read-socket.js'
+import {protocolVersion} from '../home/run-socket.js'
 
 export interface ReadAnswer {
   readonly code: number
@@ -54,7 +55,7 @@ export async function answerRead(store: Store, home: string, r: ReadRequest): Pr
   }
 
   if (env.CAST_CONTENT_TYPE !== undefined) return null
-  const {parseSessionsArgv} = await import('../cli/sessions-fast.js')
+  const {parseSessionsArgv} = await import('./sessions-fast.js')
   const parsed = await parseSessionsArgv(r.argv)
   if (parsed === null || parsed.flags.cwd !== undefined) return null
   const {loadConfig} = await import('../home/config.js')
