@@ -16,7 +16,21 @@ import path from 'node:path'
 import {REPO, checkBuilt, machine, markdownTable, printTable} from './lib/common.js'
 import {printBudgets} from './lib/budgets.js'
 
-const BENCHES = ['dayone', 'firstanswer', 'sessions', 'list', 'index', 'stream', 'idle', 'hook', 'status', 'statusline', 'state', 'web']
+const BENCHES = [
+  'dayone',
+  'firstanswer',
+  'sessions',
+  'list',
+  'index',
+  'stream',
+  'idle',
+  'hook',
+  'status',
+  'warm',
+  'statusline',
+  'state',
+  'web',
+]
 
 const argv = process.argv.slice(2)
 let only = BENCHES

@@ -169,7 +169,10 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {serveState} = await import('../../lib/state/state-serve.js')
     const {castHome} = await import('../../lib/home/env.js')
     const onChange = (): void => (changed(), keeper.markDirty())
-    const stateSocket = await serveState(store, castHome(this.env), {log: say, me: this.me, onChange})
+    const {answerRead, isReadRequest} = await import('../../lib/cli/read-serve.js')
+    const home = castHome(this.env)
+    const read = {accepts: isReadRequest, answer: (r: Parameters<typeof answerRead>[2]) => answerRead(store, home, r)}
+    const stateSocket = await serveState(store, home, {log: say, me: this.me, onChange, read})
     const {deliverQueued} = await import('../../lib/agents/send-queue.js')
     const timer = setInterval(() => {
       void deliverDue(store, this.env, clock, this.me).catch((error: Error) => say(`delivery failed: ${error.message}`))

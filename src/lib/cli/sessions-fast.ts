@@ -111,6 +111,7 @@ export async function fastSessions(argv: readonly string[]): Promise<boolean> {
   const parsed = await parseSessionsArgv(argv)
   if (!parsed) return false
   const {castHome, clockFrom, whoAmI} = await import('../home/env.js')
+  if (await warmSessions(argv, parsed, castHome(env), whoAmI(env))) return true
   const {Store} = await import('../../core/store/store.js')
   const {listSessions} = await import('../views/sessions-list.js')
   const {visible} = await import('../../core/model/sanitize.js')
@@ -162,5 +163,25 @@ export async function fastSessions(argv: readonly string[]): Promise<boolean> {
     store?.close()
   }
 
+  return true
+}
+
+/**
+ * With `cast daemon` running, its answer over the socket (src/lib/home/read-socket.ts): the same
+ * bytes, without this process loading the store. A human listing for a terminal (colours, width,
+ * pager) and `--cwd` (a folder relative to this one) are answered here; so is anything the daemon
+ * declines. True when the daemon's answer was printed.
+ */
+async function warmSessions(argv: readonly string[], parsed: Parsed, home: string, me: string): Promise<boolean> {
+  // isatty, not process.stdout.isTTY: the stream would load the tty and net modules.
+  if (parsed.flags.cwd !== undefined || (!parsed.json && (await import('node:tty')).isatty(1))) return false
+  const fs = await import('node:fs')
+  const path = await import('node:path')
+  if (!fs.existsSync(path.join(home, 'run'))) return false
+  const {askDaemonRead, envOf, timeZone, writeAll} = await import('../home/read-socket.js')
+  const warm = await askDaemonRead(home, {argv: [...argv], cmd: 'sessions', env: envOf(process.env), me, tz: timeZone()})
+  if (warm === null) return false
+  writeAll(1, warm.stdout)
+  process.exitCode = warm.code
   return true
 }

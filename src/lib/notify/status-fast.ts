@@ -25,7 +25,8 @@ import {
   writeStatusCache,
 } from './status-cache.js'
 
-export async function fastStatus(argv: readonly string[]): Promise<boolean> {
+/** `[--format F] [--json]`, or null for anything else (oclif's to handle). */
+export function parseStatusArgs(argv: readonly string[]): {format: string | undefined; json: boolean} | null {
   let format: string | undefined
   let json = false
   for (let i = 0; i < argv.length; i++) {
@@ -33,19 +34,30 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
     if (a === '--json') json = true
     else if (a === '--format' && i + 1 < argv.length) format = argv[++i]
     else if (a.startsWith('--format=')) format = a.slice('--format='.length)
-    else return false
+    else return null
   }
 
   // A template naming an unknown field: oclif's command says so (exit 2).
-  if (format !== undefined && unknownStatusFields(format).length > 0) return false
+  if (format !== undefined && unknownStatusFields(format).length > 0) return null
+  return {format, json}
+}
 
+/** What `cast status` prints for these counts: the stored `line` unless a format asks for another. */
+export function statusText(c: CachedCounts, line: string | null, isStale: boolean, o: {format: string | undefined; json: boolean}): string {
+  if (line === null || o.format !== undefined) line = renderStatus(c, o.format)
+  line = staleMark(line, isStale)
+  return (o.json ? JSON.stringify({...c, line, synced: true, ...(isStale ? {stale: true} : {})}) : line) + '\n'
+}
+
+export async function fastStatus(argv: readonly string[]): Promise<boolean> {
+  const args = parseStatusArgs(argv)
+  if (args === null) return false
+  const {format, json} = args
   const env = process.env
   const home = castHome(env)
   const now = clockFrom(env)()
   const print = (c: CachedCounts, line: string | null, isStale: boolean): void => {
-    if (line === null || format !== undefined) line = renderStatus(c, format)
-    line = staleMark(line, isStale)
-    process.stdout.write((json ? JSON.stringify({...c, line, synced: true, ...(isStale ? {stale: true} : {})}) : line) + '\n')
+    process.stdout.write(statusText(c, line, isStale, args))
   }
 
   // No store yet: nothing was ever read, so the line cannot say nothing needs you (and no store
@@ -69,6 +81,18 @@ export async function fastStatus(argv: readonly string[]): Promise<boolean> {
   }
 
   const recencyMs = cached && cached.config_stamp === cstamp ? cached.recency_ms : await fastRecency(configFile)
+  // A running daemon counts from the store it keeps open (src/lib/home/read-socket.ts).
+  if (fs.existsSync(path.join(home, 'run'))) {
+    const {askDaemonRead, envOf, timeZone, writeAll} = await import('../home/read-socket.js')
+    const {whoAmI} = await import('../home/env.js')
+    const warm = await askDaemonRead(home, {argv: [...argv], cmd: 'status', env: envOf(env), me: whoAmI(env), recencyMs, tz: timeZone()})
+    if (warm !== null) {
+      writeAll(1, warm.stdout)
+      process.exitCode = warm.code
+      return true
+    }
+  }
+
   const {Store} = await import('../../core/store/store.js')
   const {statusSnapshot} = await import('./status.js')
   const {whoAmI} = await import('../home/env.js')

@@ -20,6 +20,7 @@ import {parentPid} from '../../core/ingest/process-table.js'
 import {isProcessLive} from '../../core/model/work-state.js'
 import type {Store} from '../../core/store/store.js'
 import {sweepSnoozes} from '../../core/store/triage.js'
+import type {ReadReplyHead, ReadRequest} from '../home/read-socket.js'
 import {INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
 import {parseStateArgs} from './state-args.js'
 import {CALLER_VARIABLES, declare, declaredText, findOwn} from './state-declare.js'
@@ -95,11 +96,15 @@ export interface StateSocket {
  * Null, with one line in the log, when the folder is not this user's alone or the path is taken by
  * something that is not a socket: callers then declare themselves, as without a daemon.
  */
-export async function serveState(
-  store: Store,
-  home: string,
-  o: {log: (m: string) => void; onChange: () => void; me: string},
-): Promise<StateSocket | null> {
+export interface ServeOptions {
+  log: (m: string) => void
+  onChange: () => void
+  me: string
+  /** The reads the socket also answers (src/lib/cli/read-serve.ts); without it every read is declined. */
+  read?: {accepts(r: unknown): r is ReadRequest; answer(r: ReadRequest): Promise<{code: number; stdout: string} | null>}
+}
+
+export async function serveState(store: Store, home: string, o: ServeOptions): Promise<StateSocket | null> {
   const dir = socketDir(home)
   const file = socketPath(home)
   try {
@@ -173,12 +178,10 @@ function kindOf(st: fs.Stats): string {
   return st.isFile() ? 'a regular file' : 'a device'
 }
 
-interface Context {
+interface Context extends ServeOptions {
   /** The name the socket was bound under (what `ss -x` shows for it). */
   bound: string
   log: Log
-  onChange: () => void
-  me: string
   prove: ReturnType<typeof gate>
 }
 
@@ -209,7 +212,9 @@ function connection(socket: net.Socket, store: Store, o: Context): void {
     clearTimeout(timer)
     let request: StateRequest
     try {
-      request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as StateRequest
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+      if ((parsed as {kind?: unknown} | null)?.kind === 'read') return void read(socket, parsed, o)
+      request = parsed as StateRequest
       if (!wellFormed(request)) throw new Error('fields missing or of the wrong type')
     } catch (error) {
       reply(socket, {ok: false, v: protocolVersion()})
@@ -223,6 +228,28 @@ function connection(socket: net.Socket, store: Store, o: Context): void {
       })
       .then((r) => reply(socket, r))
   })
+}
+
+/** A read (src/lib/home/read-socket.ts): its head line and stdout, or declined. */
+function read(socket: net.Socket, parsed: unknown, o: Context): void {
+  const declined = (): void => reply(socket, {ok: false, v: protocolVersion()})
+  if (!o.read?.accepts(parsed)) return declined()
+  const r = parsed
+  o.read
+    .answer(r)
+    .then((a) => {
+      if (a === null) return declined()
+      if (socket.destroyed) return
+      const body = Buffer.from(a.stdout, 'utf8')
+      socket.write(
+        JSON.stringify({bytes: body.length, code: a.code, id: r.id, ok: true, v: protocolVersion()} satisfies ReadReplyHead) + '\n',
+      )
+      socket.end(body)
+    })
+    .catch((error: Error) => {
+      o.log(`cast ${r.cmd} over the socket: ${error.message.slice(0, 200)}; declined`)
+      declined()
+    })
 }
 
 /** Found through an agent's own variable: the ancestry may prove that agent alive (ancestry.ts). */

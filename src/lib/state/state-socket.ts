@@ -16,11 +16,11 @@
  * came: a declaration is made once per id (state-declare.ts), so a daemon that stopped after
  * writing but before replying never makes it twice.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 
-/** Bumped when the request or the reply changes; the package's version is compared too. */
-const PROTOCOL = 1
+import {locate, protocolVersion} from '../home/run-socket.js'
+
+export {ownedPrivate, protocolVersion, socketDir, socketPath} from '../home/run-socket.js'
+
 /** The longest request line the daemon reads (the arguments are at most a few MAX_TEXT_ARG). */
 export const MAX_REQUEST_BYTES = 512 * 1024
 /**
@@ -31,26 +31,6 @@ const REPLY_TIMEOUT_MS = 3000
 function replyTimeout(): number {
   const ms = Number(process.env.CAST_STATE_WAIT_MS)
   return Number.isInteger(ms) && ms > 0 && ms <= 60_000 ? ms : REPLY_TIMEOUT_MS
-}
-
-export const socketDir = (home: string): string => path.join(home, 'run')
-export const socketPath = (home: string): string => path.join(socketDir(home), 'state.sock')
-
-let version: string | undefined
-/** The protocol and the installed package's version: a daemon of another build declines (or is declined). */
-export function protocolVersion(): string {
-  if (version === undefined) {
-    let pkg = '?'
-    try {
-      pkg = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {version?: string}).version ?? '?'
-    } catch {
-      // A build without its package.json: the protocol number alone.
-    }
-
-    version = `${PROTOCOL}/${pkg}`
-  }
-
-  return version
 }
 
 export interface StateRequest {
@@ -74,80 +54,7 @@ export interface StateReply {
   mark?: {agent: string; nativeId: string; declared: boolean}
 }
 
-/** Is `p` (lstat) owned by this user, and, for the folder, closed to everyone else? */
-export function ownedPrivate(st: fs.Stats, folder: boolean): boolean {
-  const uid = process.getuid?.()
-  if (uid === undefined || st.uid !== uid) return false
-  return folder ? st.isDirectory() && (st.mode & 0o077) === 0 : st.isSocket()
-}
-
 export type Asked = {answered: true; reply: StateReply} | {answered: false; sent: boolean; refused?: string}
-
-/** Linux's O_PATH (fs.constants lacks it): a descriptor that names the file without opening it, so a FIFO never blocks. */
-const O_PATH = 0o10000000
-
-/** What lstat-like stats show, for the one line that says why a path was not connected to. */
-function what(st: fs.Stats, folder: boolean): string {
-  if (st.isSymbolicLink()) return 'a symbolic link'
-  if (st.uid !== process.getuid?.()) return `another user's ${st.isSocket() ? 'socket' : st.isDirectory() ? 'folder' : 'file'}`
-  if (folder) return st.isDirectory() ? `reachable by other users (mode ${(st.mode & 0o777).toString(8)})` : 'not a folder'
-  return st.isFIFO() ? 'a FIFO' : st.isFile() ? 'a regular file' : st.isDirectory() ? 'a folder' : 'not a socket'
-}
-
-/** Control, bidi and zero-width characters of a path shown in a line, as `?`. */
-const shown = (p: string): string => [...p].map((c) => (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(c) ? '?' : c)).join('')
-
-type Located = {kind: 'none'} | {kind: 'refused'; why: string} | {kind: 'socket'; at: string; release: () => void}
-
-/**
- * The daemon's socket, checked and connected to without following a link. On Linux the folder and
- * then the socket are opened O_PATH|O_NOFOLLOW (the socket through the folder's descriptor), their
- * stats read from those descriptors, and the connection made through /proc/self/fd/N: the very
- * inode that was checked, whatever is renamed into the path meanwhile. Elsewhere lstat and the path.
- */
-function locate(home: string): Located {
-  const dir = socketDir(home)
-  const file = socketPath(home)
-  const refuse = (p: string, st: fs.Stats, folder: boolean): Located => ({kind: 'refused', why: `${shown(p)} is ${what(st, folder)}`})
-  if (process.platform !== 'linux') {
-    try {
-      const d = fs.lstatSync(dir, {throwIfNoEntry: false})
-      if (d === undefined) return {kind: 'none'}
-      if (!ownedPrivate(d, true)) return refuse(dir, d, true)
-      const f = fs.lstatSync(file, {throwIfNoEntry: false})
-      if (f === undefined) return {kind: 'none'}
-      return ownedPrivate(f, false) ? {at: file, kind: 'socket', release: () => {}} : refuse(file, f, false)
-    } catch {
-      return {kind: 'none'}
-    }
-  }
-
-  const fds: number[] = []
-  const release = (): void => {
-    for (const fd of fds.splice(0)) fs.closeSync(fd)
-  }
-
-  try {
-    fds.push(fs.openSync(dir, O_PATH | fs.constants.O_NOFOLLOW))
-    const d = fs.fstatSync(fds[0]!)
-    if (!ownedPrivate(d, true)) {
-      release()
-      return refuse(dir, d, true)
-    }
-
-    fds.push(fs.openSync(`/proc/self/fd/${fds[0]}/${path.basename(file)}`, O_PATH | fs.constants.O_NOFOLLOW))
-    const f = fs.fstatSync(fds[1]!)
-    if (!ownedPrivate(f, false)) {
-      release()
-      return refuse(file, f, false)
-    }
-
-    return {at: `/proc/self/fd/${fds[1]}`, kind: 'socket', release}
-  } catch {
-    release()
-    return {kind: 'none'}
-  }
-}
 
 /**
  * Ask the daemon to declare. Not answered (sent false: nothing reached it) when there is no socket,

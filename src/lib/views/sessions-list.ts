@@ -20,7 +20,7 @@ import {deviceName, type Env, homeDir} from '../home/env.js'
 import {BACKFILL_LEASE, INGESTER_LEASE, leaseIsLive} from '../ingest/lease.js'
 import {inboxListing, streamListing} from './stream-listing.js'
 import {type Column, columnCells} from './holds-view.js'
-import {buildListing, type Listing, renderListing, type RenderStyle} from './views.js'
+import {buildListing, type Listing, PLAIN, renderListing, type RenderStyle} from './views.js'
 import type {SessionRow} from '../../core/store/sessions.js'
 import type {ListedRow} from '../../core/store/listing-rows.js'
 
@@ -54,6 +54,11 @@ export interface SessionsListOutput {
   styled(text: string): void
   /** Raw bytes on stdout (the streamed JSON list). */
   write(chunk: string): void
+  /**
+   * Render for a pipe whatever this process's stdout is: no colour, COLUMNS alone for the width,
+   * no pager (`cast daemon` answering a caller whose stdout is not a terminal, read-serve.ts).
+   */
+  readonly plain?: boolean
   /** The listed teammates' sessions I may not act on, by id, and why (`cast web`'s page marks them read-only). */
   readOnly?(lines: Readonly<Record<string, string>>): void
 }
@@ -154,14 +159,17 @@ async function printHuman(
   const styled = (text: string): number => human.push(text)
   const line = (text: string): number => human.push(visible(text))
   const {fitLines, terminalStyle, terminalWidth} = await import('./style.js')
-  const style = await terminalStyle()
+  const pipe = {isTTY: false}
+  const style = out.plain ? PLAIN : await terminalStyle()
   const title = flags.team ? 'cast sessions · team' : 'cast sessions'
   const columns = columnsLine(flags, now, style)
   const extra = (row: ListedRow): string[] => [
     ...(readOnly[row.id] === undefined ? [] : [`   ${style.dim(oneLine(readOnly[row.id]!))}`]),
     ...(columns?.(row) ?? []),
   ]
-  styled(fitLines(renderListing(listing, rows, now, homeDir(env), style, title, extra), terminalWidth(env)))
+  styled(
+    fitLines(renderListing(listing, rows, now, homeDir(env), style, title, extra), terminalWidth(env, out.plain ? pipe : process.stdout)),
+  )
   if (synced && synced.deferred > 0) {
     line('')
     line(
@@ -198,7 +206,7 @@ async function printHuman(
 
   const text = human.join('\n')
   const {page, shouldPage} = await import('./pager.js')
-  if (shouldPage(text, env, process.stdout, flags.pager !== false)) await page(text + '\n', env)
+  if (shouldPage(text, env, out.plain ? pipe : process.stdout, flags.pager !== false)) await page(text + '\n', env)
   else out.styled(text)
 }
 

@@ -16,10 +16,13 @@ export async function terminalStyle(): Promise<RenderStyle> {
 }
 
 /** The width rows must fit: COLUMNS when set (as in every shell), else the terminal's, else none (a pipe). */
-export function terminalWidth(env: Readonly<Record<string, string | undefined>> = process.env): number | null {
+export function terminalWidth(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  out: {readonly isTTY?: boolean; readonly columns?: number} = process.stdout,
+): number | null {
   const cols = Number(env.COLUMNS)
   if (Number.isInteger(cols) && cols > 0) return cols
-  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : null
+  return out.isTTY && out.columns !== undefined && out.columns > 0 ? out.columns : null
 }
 
 // eslint-disable-next-line no-control-regex
