@@ -28,7 +28,7 @@ q quit. Each verb is the cast command of the same name, with the same rules and 
     const store = await this.openStore()
     const {loadConfig} = await import('../lib/home/config.js')
     const {homeDir} = await import('../lib/home/env.js')
-    const {runInbox} = await import('../lib/views/inbox/app.js')
+    const {runInbox} = await import('../lib/inbox/app.js')
     const config = await loadConfig(this.env)
     await runInbox({
       clock: this.clock(),

@@ -70,7 +70,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
 
       const {setPresence} = await families.presence()
       setPresence(store, {presence: name, setAt: now, until, who: this.me})
-      const {presenceFor: pf} = await import('../lib/triage/decide.js')
+      const {presenceFor: pf} = await import('../lib/verbs/decide.js')
       const {writePresenceNotice} = await import('../lib/ingest/turn-marks.js')
       const cur = pf(store, config, this.me, now)
       writePresenceNotice(this.env, {id: String(now), text: noticeText(cur.who, cur.name, until, cur.instructions)})
@@ -79,7 +79,7 @@ A change reaches running agents: sessions with cast's hooks (cast hooks install 
       this.fail('--for needs a presence: cast presence away --for 2h', EXIT.USAGE)
     }
 
-    const {presenceFor} = await import('../lib/triage/decide.js')
+    const {presenceFor} = await import('../lib/verbs/decide.js')
     const p = presenceFor(store, config, this.me, now)
     const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString())
     if (!this.jsonEnabled()) {

@@ -66,7 +66,8 @@ pipe or with --json.`
       if (flags.team && (await this.watchTeam(flags))) return
       if (flags.fleet) await this.watchFleet(flags)
       const {watchSessions} = await import('../lib/views/watch.js')
-      await watchSessions(flags, this.jsonEnabled())
+      const {castRunner} = await import('../lib/verbs/team-runner.js')
+      await watchSessions(flags, this.jsonEnabled(), process.env, castRunner)
       return
     }
 

@@ -49,7 +49,7 @@ const SITES: Record<string, readonly string[]> = {
     'core/model/placement.ts placeSession',
     'core/model/tally.ts tally',
     'lib/fleet/render.ts MARKERS',
-    'lib/views/inbox/app.ts makeStyle',
+    'lib/inbox/app.ts makeStyle',
     'lib/views/style.ts colours',
     'lib/views/views.ts MARKERS',
   ],

@@ -144,18 +144,8 @@ export function folderGraph(g: ReadonlyMap<string, readonly Edge[]>): Map<string
 describe('the folders of src/lib are floors', () => {
   const folders = folderGraph(graph())
 
-  /**
-   * Not yet floors: the verb runner (src/lib/verbs) and the folders around it still tie into one
-   * knot (team's executor runs verbs while verbs' remote branch asks the team; the TUI runs verbs
-   * that render views; errors in cli). A cycle with any folder outside this set fails, and so does
-   * one of these folders once it no longer sits in a cycle (remove it: the list can only shrink).
-   */
-  const KNOT: ReadonlySet<string> = new Set(['cli', 'notify', 'push', 'team', 'triage', 'verbs', 'views', 'web'].map((f) => `lib/${f}`))
-
-  it('no two folders import each other, directly or round a loop, dynamic import() included (outside the knot being untied)', () => {
-    const found = cycles(folders, true)
-    expect(found.flat().filter((f) => !KNOT.has(f))).toEqual([])
-    expect([...KNOT].filter((f) => !found.flat().includes(f))).toEqual([])
+  it('no two folders import each other, directly or round a loop, dynamic import() included', () => {
+    expect(cycles(folders, true)).toEqual([])
     expect(folders.size).toBeGreaterThan(8)
   })
 

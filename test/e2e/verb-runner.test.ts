@@ -1,7 +1,7 @@
 /**
  * One verb, four front-ends, one answer: `cast approve` on the command line, the `a` key of
  * `cast inbox` in a real tmux, POST /api/verb of `cast web` over HTTP, and the team executor's
- * runner (src/lib/team/executor.ts castRunner) all go through the verb runner (src/lib/verbs/), so a
+ * runner (src/lib/verbs/team-runner.ts castRunner) all go through the verb runner (src/lib/verbs/), so a
  * refusal reads the same line with the same exit code everywhere. Also: keys typed while a verb
  * runs in `cast inbox` are queued, not dropped, and mark done keeps the cursor where it was.
  */
@@ -9,7 +9,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {castId} from '../../src/core/model/ids.js'
 import {Store} from '../../src/core/store/store.js'
-import {castRunner} from '../../src/lib/team/executor.js'
+import {castRunner} from '../../src/lib/verbs/team-runner.js'
 import {startTmux, type TmuxServer, waitFor} from '../fakes/agents.js'
 import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {sid, writeSession} from '../commands/triage-helpers.js'

@@ -9,7 +9,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {saveSubscription} from '../../src/lib/push/files.js'
-import {exchangePairCode, newPairCode} from '../../src/lib/web/devices.js'
+import {exchangePairCode, newPairCode} from '../../src/lib/home/devices.js'
 import {fakeInWindow, makeProject, startTmux, type TmuxServer, waitFor, writeFakeConfig} from '../fakes/agents.js'
 import {BIN, json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {type PushService, startPushService} from './endpoint.js'

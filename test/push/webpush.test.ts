@@ -14,7 +14,7 @@ import {dropSubscriptions, listSubscriptions, saveSubscription, vapidKeys} from 
 import {buildPayload} from '../../src/lib/push/payload.js'
 import {pushToDevices} from '../../src/lib/push/send.js'
 import {encryptPayload} from '../../src/lib/push/webpush.js'
-import {exchangePairCode, newPairCode} from '../../src/lib/web/devices.js'
+import {exchangePairCode, newPairCode} from '../../src/lib/home/devices.js'
 import {json, makeHome, runCast, type TempHome} from '../helpers/cli.js'
 import {decryptAes128gcm, type PushService, startPushService} from './endpoint.js'
 

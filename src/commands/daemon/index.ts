@@ -241,8 +241,16 @@ what it writes instead of syncing themselves. Logs go to stderr.`
     const {loadConfig} = await import('../../lib/home/config.js')
     const {deviceName} = await import('../../lib/home/env.js')
     const {startTeamSync} = await import('../../lib/team/index.js')
+    const {castRunner} = await import('../../lib/verbs/team-runner.js')
     const log = say
-    const team = await startTeamSync(store, this.env, await loadConfig(this.env), {clock, device: deviceName(this.env), log, me: this.me})
+    const run = castRunner(this.env)
+    const team = await startTeamSync(store, this.env, await loadConfig(this.env), {
+      clock,
+      device: deviceName(this.env),
+      log,
+      me: this.me,
+      run,
+    })
     if (team && !quiet) log(`publishing to the team store as ${deviceName(this.env)}`)
     return team
   }

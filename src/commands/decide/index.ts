@@ -55,7 +55,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
 
   async run(): Promise<DecisionJson> {
     const {args, flags, raw} = await this.parse(Decide)
-    const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/triage/decide.js')
+    const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../../lib/verbs/decide.js')
     const question = args.question.trim()
     if (question === '') this.fail('The question is empty.', EXIT.USAGE)
     if (question.length > MAX_QUESTION)
@@ -104,7 +104,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
     })
     if (!flags.wait) {
       if (!this.jsonEnabled()) {
-        const {renderCard} = await import('../../lib/triage/decide.js')
+        const {renderCard} = await import('../../lib/verbs/decide.js')
         this.log(renderCard(card, clock()))
         this.log(`Posted. The answer comes to this session as its next turn; or read it with: cast decide show ${card.id}`)
       }
@@ -140,7 +140,7 @@ Without --wait, the answer is delivered to your session as its next turn when it
   ) {
     const {hostname} = await import('node:os')
     const {autoDecide, getDecision, waiterLeaseName} = await families.decisions()
-    const {presenceFor, waitBudget} = await import('../../lib/triage/decide.js')
+    const {presenceFor, waitBudget} = await import('../../lib/verbs/decide.js')
     const {loadConfig} = await import('../../lib/home/config.js')
     const config = await loadConfig(this.env)
     const lease = waiterLeaseName(id)

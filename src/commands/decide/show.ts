@@ -20,7 +20,7 @@ export default class DecideShow extends BaseCommand {
   async run(): Promise<DecisionJson> {
     const {args} = await this.parse(DecideShow)
     const store = await this.openStore()
-    const {findCard, renderCard} = await import('../../lib/triage/decide.js')
+    const {findCard, renderCard} = await import('../../lib/verbs/decide.js')
     const {decisionJson} = await import('../../lib/views/views.js')
     const card = findCard(store, args.card)
     if (!this.jsonEnabled()) {

@@ -27,7 +27,7 @@ stops working at its next request and its open live streams close within a secon
   async run(): Promise<DevicesJson> {
     const {flags} = await this.parse(WebDevices)
     const {castHome} = await import('../../lib/home/env.js')
-    const {listDevices, revokeDevices} = await import('../../lib/web/devices.js')
+    const {listDevices, revokeDevices} = await import('../../lib/home/devices.js')
     const {oneLine} = await import('../../core/model/sanitize.js')
     const home = castHome(this.env)
     let revoked: string[] = []

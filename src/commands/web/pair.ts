@@ -46,7 +46,7 @@ The credential is stored hashed in CAST_HOME/web/devices.json (0600) and revoked
   async run(): Promise<PairJson> {
     const {flags} = await this.parse(WebPair)
     const {castHome} = await import('../../lib/home/env.js')
-    const {newPairCode} = await import('../../lib/web/devices.js')
+    const {newPairCode} = await import('../../lib/home/devices.js')
     const {pairUrl} = await import('../../lib/web/pair-url.js')
     const {oneLine} = await import('../../core/model/sanitize.js')
     const {code, expiresAt} = newPairCode(castHome(this.env), Date.now())

@@ -23,7 +23,7 @@ export interface WaitForAnswerOptions {
 
 export async function waitForAnswer(ctx: VerbContext, cardId: string, options: WaitForAnswerOptions): Promise<DecisionJson> {
   const {autoDecide, getDecision, waiterLeaseName} = await import('../../core/store/decisions.js')
-  const {presenceFor, waitBudget} = await import('../triage/decide.js')
+  const {presenceFor, waitBudget} = await import('../verbs/decide.js')
   const {loadConfig} = await import('../home/config.js')
   const {decisionJson} = await import('../views/views.js')
   const {oneLine} = await import('../../core/model/sanitize.js')

@@ -156,7 +156,7 @@ export interface DecisionInput {
 
 /** `cast decide QUESTION --option …`: a decision card on the session; it files under Questions. */
 export async function postDecisionCard(ctx: VerbContext, input: DecisionInput): Promise<DecisionJson> {
-  const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../triage/decide.js')
+  const {MAX_OPTIONS, MIN_OPTIONS, parseOption} = await import('../verbs/decide.js')
   const {checkPlainText} = await import('./own.js')
   const question = input.question.trim()
   if (question === '') throw new CastError('The question is empty.', EXIT.USAGE)

@@ -46,7 +46,7 @@ export function vapidKeys(home: string): VapidKeys {
 }
 
 export interface Subscription {
-  /** The paired device (src/lib/web/devices.ts) it belongs to. */
+  /** The paired device (src/lib/home/devices.ts) it belongs to. */
   readonly device: string
   readonly endpoint: string
   readonly keys: PushKeys

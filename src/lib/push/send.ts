@@ -5,7 +5,7 @@
  * from 30 s to an hour) and skip it until then; anything else is an error for that device only.
  * A subscription whose device was revoked is dropped, never sent to.
  */
-import {listDevices} from '../web/devices.js'
+import {listDevices} from '../home/devices.js'
 import {listSubscriptions, type Subscription, updateSubscriptions, vapidKeys} from './files.js'
 import type {PagePayload} from './payload.js'
 import {encryptPayload, type VapidKeys, vapidAuthorization} from './webpush.js'

@@ -24,39 +24,19 @@ import {machineKeys} from '../../core/store/team/machines.js'
 import {pgSafe} from '../../core/store/team/safe-text.js'
 import {readTrust} from './keys.js'
 import {refusalLine, standing} from './standing.js'
-import {actionCall, ArgError, type Pinned, type QueuedAction, verifyAction} from './protocol.js'
-
-type Env = Readonly<Record<string, string | undefined>>
+import {type Pinned, type QueuedAction, verifyAction} from './protocol.js'
 
 export interface ActionOutcome {
   readonly status: 'delivered' | 'refused'
   readonly result: Record<string, unknown>
 }
 
-/** Carries out one action as `who` on this machine, through the verb runner, acting locally only. */
+/**
+ * Carries out one action as `who` on this machine, through the verb runner, acting locally only.
+ * The runner's own is src/lib/verbs/team-runner.ts castRunner, handed in by the command that starts
+ * the team's loops (the team sits below the verbs, which ask it for remote sessions).
+ */
 export type RunCast = (store: Store, a: Pick<QueuedAction, 'verb' | 'sessionId' | 'args'>, who: string) => Promise<ActionOutcome>
-
-/** The verb runner (src/lib/verbs/index.ts) in this process, with the requester's identity as its context's `me`. */
-export function castRunner(env: Env): RunCast {
-  return async (store, a, who) => {
-    let call: ReturnType<typeof actionCall>
-    try {
-      call = actionCall(a.verb, a.sessionId, a.args)
-    } catch (error) {
-      if (!(error instanceof ArgError)) throw error
-      return {result: {error: `${a.verb}: ${error.message}; nothing was done`, exit: 2}, status: 'refused'}
-    }
-
-    const {isRunnerVerb, runVerbData} = await import('../verbs/index.js')
-    const {clockFrom} = await import('../home/env.js')
-    if (!isRunnerVerb(call.name)) return {result: {error: `"${a.verb}" is not an action cast carries out`, exit: 2}, status: 'refused'}
-    const r = await runVerbData({clock: clockFrom(env), env, me: who, store, team: false}, call.name, call.input)
-    if (r.ok && r.exit === 0) return {result: {exit: 0, output: r.json}, status: 'delivered'}
-    // It ran, and part of it did not take (an answer recorded but not delivered): carried out, with why.
-    if (r.ok) return {result: {error: r.warnings[0] ?? r.lines[0] ?? `exit ${r.exit}`, exit: r.exit, output: r.json}, status: 'delivered'}
-    return {result: {error: r.line, exit: r.exit, output: r.json ?? null}, status: 'refused'}
-  }
-}
 
 /** Why `who` may not act on the session here, or null when they may (they own it or run it). */
 export function refusal(store: Store, sessionId: string, who: string): string | null {

@@ -10,6 +10,7 @@
 import type {SessionRow, Store} from '../../core/store/store.js'
 import {cleanError} from '../../core/store/team/client.js'
 import {type ConfigLike, type Env, teamContext} from './context.js'
+import type {RunCast} from './executor.js'
 
 export {teamContext} from './context.js'
 export type {RemoteOutcome} from './request.js'
@@ -19,19 +20,18 @@ export async function startTeamSync(
   store: Store,
   env: Env,
   config: ConfigLike,
-  o: {device: string; me: string; clock: () => number; log: (m: string) => void},
+  o: {device: string; me: string; clock: () => number; log: (m: string) => void; run: RunCast},
 ): Promise<{kick(): void; stop(): Promise<void>; readonly passes: number} | null> {
   const ctx = teamContext(store, env, config)
   if (!ctx) return null
   const {TeamSync} = await import('./sync.js')
-  const {castRunner} = await import('./executor.js')
   const {castHome} = await import('../home/env.js')
   const sync = new TeamSync(store, {
     clock: o.clock,
     device: o.device,
     home: castHome(env),
     log: o.log,
-    run: castRunner(env),
+    run: o.run,
     url: ctx.target.url,
   })
   await sync.start()

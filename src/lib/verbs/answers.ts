@@ -1,7 +1,7 @@
 /**
  * The answering verbs: approve and deny an open permission prompt, choose an option of an open
  * question (src/lib/agents/dialog-*.ts type the keys and check the screen), and answer a decision
- * card (src/lib/triage/decide.ts). A question on a session with no live process has no dialog to
+ * card (src/lib/verbs/decide.ts). A question on a session with no live process has no dialog to
  * type into: its option goes in as the reply that resumes the session, the rule cast send uses.
  */
 import {shortId} from '../../core/model/ids.js'
@@ -116,7 +116,7 @@ export async function answer(
   const remote = await remoteVerb(ctx, 'answer', i.card, {choice: i.choice, note: i.note ?? null})
   if (remote) return remote
   const {families} = await import('../../core/store/families.js')
-  const {answerMessage, findCard, parseChoice} = await import('../triage/decide.js')
+  const {answerMessage, findCard, parseChoice} = await import('./decide.js')
   const {answerDecision, getDecision, waiterLeaseName} = await families.decisions()
   const {leaseIsLive} = await import('../ingest/ingest.js')
   const {decisionJson} = await import('../views/views.js')

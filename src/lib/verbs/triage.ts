@@ -213,10 +213,10 @@ export async function stash(
     )
   }
 
-  // Stash and park on OTHER: every refusal before any change (src/lib/triage/park.ts).
+  // Stash and park on OTHER: every refusal before any change (src/lib/verbs/park.ts).
   await synced(ctx)
   const {resolveSession} = await import('../base/resolve.js')
-  const {parkSessions} = await import('../triage/park.js')
+  const {parkSessions} = await import('./park.js')
   const {parkLine} = await import('../views/park-view.js')
   const ids = await resolveAll(ctx, i.sessions)
   const otherId = resolveSession(ctx.store, i.untilReady)

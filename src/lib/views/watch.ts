@@ -22,6 +22,7 @@ import {oneLine} from '../../core/model/sanitize.js'
 import {inView} from '../../core/model/view.js'
 import {fitLine, terminalWidth} from './style.js'
 import {type ListFilters, localTime, titleOf, type WatchChange, type WatchEvent, watchLine, type WatchSnapshot} from './views.js'
+import type {RunCast} from '../team/executor.js'
 
 export interface WatchFlags {
   agent?: string[]
@@ -42,9 +43,19 @@ const LIVE_TAIL_MS = 200
 
 type TeamHandle = {kick(): void; stop(): Promise<void>}
 
-export async function watchSessions(flags: WatchFlags, json: boolean, env: Env = process.env): Promise<void> {
+/**
+ * `cast sessions -w`. `teamRunner`: how teammates' actions are carried out while this watch is the
+ * ingester (src/lib/verbs/team-runner.ts castRunner, handed in by the command: the verbs sit above
+ * the views); without it the watch does not run the team's loops.
+ */
+export async function watchSessions(
+  flags: WatchFlags,
+  json: boolean,
+  env: Env = process.env,
+  teamRunner?: (env: Env) => RunCast,
+): Promise<void> {
   const {Store} = await import('../../core/store/store.js')
-  const w = new SessionWatch(new Store(castHome(env)), flags, json, env)
+  const w = new SessionWatch(new Store(castHome(env)), flags, json, env, teamRunner)
   w.listenForExit()
   // The settle classifier runs beside the in-process ingester, when configured.
   const {settleRunnerFor} = await import('../ingest/classifier.js')
@@ -78,6 +89,7 @@ class SessionWatch {
     private readonly flags: WatchFlags,
     private readonly json: boolean,
     private readonly env: Env,
+    private readonly teamRunner?: (env: Env) => RunCast,
   ) {
     this.clock = clockFrom(env)
     this.me = whoAmI(env)
@@ -173,6 +185,7 @@ class SessionWatch {
   }
 
   private async startTeam(): Promise<TeamHandle | null> {
+    if (this.teamRunner === undefined) return null
     const {loadConfig} = await import('../home/config.js')
     const {deviceName} = await import('../home/env.js')
     const {startTeamSync} = await import('../team/index.js')
@@ -182,6 +195,7 @@ class SessionWatch {
       device: deviceName(this.env),
       log,
       me: this.me,
+      run: this.teamRunner(this.env),
     })
   }
 

@@ -10,7 +10,7 @@
 import crypto from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
-import {deviceFor, listDevices} from './devices.js'
+import {deviceFor, listDevices} from '../home/devices.js'
 
 /** The header every API call carries: the session's or device's key, which no cookie holds. */
 export const KEY_HEADER = 'x-cast-key'

@@ -9,7 +9,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {webDir} from './devices.js'
+import {webDir} from '../home/devices.js'
 
 export const SIGN_IN_FILE_MS = 120_000
 

@@ -7,13 +7,13 @@
  */
 import {emitKeypressEvents} from 'node:readline'
 
-import type {SessionRow, Store} from '../../../core/store/store.js'
-import {verb, verbForKey, type Verb, type VerbName} from '../../../core/model/verbs.js'
-import {castHome, type Env} from '../../home/env.js'
-import {recordKeystroke} from '../../notify/activity.js'
-import {oneLine} from '../../../core/model/sanitize.js'
-import {buildListing, PLAIN, type Listing, titleOf} from '../views.js'
-import {filterRows, type InboxState, type Mode, nextWaiting, renderInbox, type Style} from './view.js'
+import type {SessionRow, Store} from '../../core/store/store.js'
+import {verb, verbForKey, type Verb, type VerbName} from '../../core/model/verbs.js'
+import {castHome, type Env} from '../home/env.js'
+import {recordKeystroke} from '../notify/activity.js'
+import {oneLine} from '../../core/model/sanitize.js'
+import {buildListing, PLAIN, type Listing, titleOf} from '../views/views.js'
+import {filterRows, type InboxState, type Mode, nextWaiting, renderInbox, type Style} from '../views/inbox/view.js'
 
 interface Key {
   readonly name?: string
@@ -128,7 +128,7 @@ class Inbox {
     this.say(`${doing}…`)
     const o = this.o
     try {
-      const {catalogCall, runVerbData} = await import('../../verbs/index.js')
+      const {catalogCall, runVerbData} = await import('../verbs/index.js')
       const call = catalogCall(v.name, {session, value})
       const r = await runVerbData({clock: o.clock, env: o.env, me: o.me, store: o.store, team: true}, call.name, call.input)
       const ok = r.ok && r.exit === 0
@@ -158,7 +158,7 @@ class Inbox {
 
   private async jump(row: SessionRow): Promise<void> {
     const o = this.o
-    const {checkClaims, findPane, paneName} = await import('../../agents/dialog.js')
+    const {checkClaims, findPane, paneName} = await import('../agents/dialog.js')
     const found = await findPane(o.store, row, o.env, checkClaims(o.store, row))
     if (!found.pane) return this.say(`cannot jump: ${found.why}`)
     const {execa} = await import('execa')
@@ -341,7 +341,7 @@ class Inbox {
     })
     this.enter()
     this.render()
-    const {followLog} = await import('../../ingest/follow.js')
+    const {followLog} = await import('../ingest/follow.js')
     const follower = await followLog({clock: o.clock, env: o.env, ingest: true, me: o.me, onWake: this.refresh, store: o.store})
     this.refresh()
     // The clock in the header, ages and the quiet band move with time: redraw once a minute.
