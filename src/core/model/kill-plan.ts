@@ -16,7 +16,7 @@
 export const START_MATCH_MS = 10_000
 
 /**
- * An agent writes its own start time once it has loaded (Claude Code's ~/.claude/sessions/PID.json),
+ * An agent writes its own start time once it has loaded (a session registry of pid files),
  * which on a loaded machine is well after the kernel started it: a claim up to this much later
  * than the real start is the same process. Sound because the claim was written while that pid ran:
  * any other holder of the pid started after the claim, which START_MATCH_MS still refuses.

@@ -161,7 +161,7 @@ export interface SessionFacts {
    * When the last of the background work the session launched (background subagents, background
    * shells) reported finished, while its turn had ended and nothing of the agent's followed the
    * report: the result waits for a turn that has not started. Null or absent otherwise (where the
-   * adapter reads it: Claude Code's task notifications).
+   * adapter reads it: the task notifications an agent writes).
    */
   readonly backgroundDoneAt?: number | null
   /** Native id of the parent session, for subagents and forks. */
