@@ -235,7 +235,10 @@ describe("a flood on cast state's socket", () => {
     await Promise.all(Array.from({length: 300}, (_, i) => forged(i % 40, i % 2 === 0)))
     most = Math.max(most, fdCount(pid))
 
-    expect(most - before).toBeLessThanOrEqual(MAX_CONNECTIONS + 40)
+    // 600 idle connections and 300 requests: unbounded, the count would grow by hundreds. Beside the
+    // 32 connections, the daemon's own work holds a varying few dozen (the `ss` proofs' pipes, its
+    // ingest passes' files, a read worker): 74 seen on a loaded machine.
+    expect(most - before).toBeLessThanOrEqual(MAX_CONNECTIONS + 100)
     expect(socketLines().length).toBeLessThanOrEqual(12)
     expect(daemon!.exitCode).toBeNull()
     // After the flood the daemon answers again through its socket.
